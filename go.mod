@@ -1,0 +1,5 @@
+module github.com/symchan/symchan
+
+go 1.26.0
+
+require golang.org/x/sync v0.24.0

@@ -1,0 +1,115 @@
+package pgas
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Word is a type atomics and point-to-point waits operate on: the spec's
+// standard AMO types of 32 and 64 bits.
+type Word interface {
+	~int32 | ~uint32 | ~int64 | ~uint64
+}
+
+// KindOf is the Kind of T.
+func KindOf[T Word]() Kind {
+	var z T
+	signed := z-1 < 0
+	switch {
+	case unsafe.Sizeof(z) == 4 && signed:
+		return KindInt32
+	case unsafe.Sizeof(z) == 4:
+		return KindUint32
+	case signed:
+		return KindInt64
+	}
+	return KindUint64
+}
+
+// bitsOf carries v's bits in a uint64 (truncated back by Transports).
+func bitsOf[T Word](v T) uint64 { return uint64(v) }
+
+func atomicOp[T Word](p *PE, s Sym[T], pe int, op AtomicOp, operand, cond T) (T, error) {
+	if err := p.checkRMA(s.rec, pe); err != nil {
+		return 0, err
+	}
+	if s.n < 1 {
+		return 0, fmt.Errorf("%w: atomic on an empty Sym", ErrBadSize)
+	}
+	old, err := p.w.tr.Atomic(p.id, pe, s.off, KindOf[T](), op, bitsOf(operand), bitsOf(cond))
+	return T(old), err
+}
+
+// AtomicFetch atomically loads s's first element on PE pe.
+func AtomicFetch[T Word](p *PE, s Sym[T], pe int) (T, error) {
+	return atomicOp(p, s, pe, OpFetch, 0, 0)
+}
+
+// AtomicSet atomically stores v.
+func AtomicSet[T Word](p *PE, s Sym[T], v T, pe int) error {
+	_, err := atomicOp(p, s, pe, OpSet, v, 0)
+	return err
+}
+
+// AtomicSwap atomically stores v and returns the previous value.
+func AtomicSwap[T Word](p *PE, s Sym[T], v T, pe int) (T, error) {
+	return atomicOp(p, s, pe, OpSwap, v, 0)
+}
+
+// AtomicCompareSwap stores v if the word equals cond, and returns the
+// previous value either way.
+func AtomicCompareSwap[T Word](p *PE, s Sym[T], cond, v T, pe int) (T, error) {
+	return atomicOp(p, s, pe, OpCompareSwap, v, cond)
+}
+
+// AtomicAdd atomically adds v (wrapping).
+func AtomicAdd[T Word](p *PE, s Sym[T], v T, pe int) error {
+	_, err := atomicOp(p, s, pe, OpFetchAdd, v, 0)
+	return err
+}
+
+// AtomicFetchAdd atomically adds v and returns the previous value.
+func AtomicFetchAdd[T Word](p *PE, s Sym[T], v T, pe int) (T, error) {
+	return atomicOp(p, s, pe, OpFetchAdd, v, 0)
+}
+
+// AtomicInc atomically adds 1.
+func AtomicInc[T Word](p *PE, s Sym[T], pe int) error { return AtomicAdd(p, s, 1, pe) }
+
+// AtomicFetchInc atomically adds 1 and returns the previous value.
+func AtomicFetchInc[T Word](p *PE, s Sym[T], pe int) (T, error) {
+	return AtomicFetchAdd(p, s, 1, pe)
+}
+
+// AtomicAnd atomically replaces the word w with w & v.
+func AtomicAnd[T Word](p *PE, s Sym[T], v T, pe int) error {
+	_, err := atomicOp(p, s, pe, OpFetchAnd, v, 0)
+	return err
+}
+
+// AtomicFetchAnd is AtomicAnd returning the previous value.
+func AtomicFetchAnd[T Word](p *PE, s Sym[T], v T, pe int) (T, error) {
+	return atomicOp(p, s, pe, OpFetchAnd, v, 0)
+}
+
+// AtomicOr atomically replaces the word w with w | v.
+func AtomicOr[T Word](p *PE, s Sym[T], v T, pe int) error {
+	_, err := atomicOp(p, s, pe, OpFetchOr, v, 0)
+	return err
+}
+
+// AtomicFetchOr is AtomicOr returning the previous value.
+func AtomicFetchOr[T Word](p *PE, s Sym[T], v T, pe int) (T, error) {
+	return atomicOp(p, s, pe, OpFetchOr, v, 0)
+}
+
+// AtomicXor atomically replaces the word w with w ^ v.
+func AtomicXor[T Word](p *PE, s Sym[T], v T, pe int) error {
+	_, err := atomicOp(p, s, pe, OpFetchXor, v, 0)
+	return err
+}
+
+// AtomicFetchXor is AtomicXor returning the previous value.
+func AtomicFetchXor[T Word](p *PE, s Sym[T], v T, pe int) (T, error) {
+	return atomicOp(p, s, pe, OpFetchXor, v, 0)
+}

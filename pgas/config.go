@@ -1,0 +1,121 @@
+package pgas
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Environment variables read by [Run] for fields a [Config] leaves zero, in
+// the style of NVSHMEM's NVSHMEM_* variables.
+const (
+	EnvBackend       = "SYMCHAN_BACKEND"        // backend name, e.g. "host"
+	EnvPEs           = "SYMCHAN_PES"            // number of PEs, e.g. "8"
+	EnvSymmetricSize = "SYMCHAN_SYMMETRIC_SIZE" // heap bytes per PE, e.g. "512M"
+)
+
+// Defaults for fields that neither the Config nor the environment set.
+const (
+	DefaultBackend  = "host"
+	DefaultHeapSize = 128 << 20 // bytes per PE
+)
+
+// Config says where and how a world runs. Zero fields are filled from the
+// environment (EnvBackend, EnvPEs, EnvSymmetricSize), then from the defaults;
+// a field set here wins over the environment.
+type Config struct {
+	// Backend is the registered backend name ("host", "cuda", ...).
+	Backend string
+	// PEs is the number of PEs; zero lets the backend choose (host: 8).
+	PEs int
+	// HeapSize is the symmetric heap size per PE in bytes. A small part of
+	// it (ControlBytes) is reserved for the runtime's own signal words.
+	HeapSize int64
+}
+
+// Resolve returns c with zero fields filled from the environment and the
+// defaults, or an error naming a bad value.
+func (c Config) Resolve() (Config, error) {
+	if c.Backend == "" {
+		c.Backend = os.Getenv(EnvBackend)
+	}
+	if c.Backend == "" {
+		c.Backend = DefaultBackend
+	}
+	if c.PEs < 0 {
+		return c, fmt.Errorf("pgas: config: PEs = %d, want > 0", c.PEs)
+	}
+	if c.PEs == 0 {
+		if s := os.Getenv(EnvPEs); s != "" {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n <= 0 {
+				return c, fmt.Errorf("pgas: %s=%q: want a positive integer", EnvPEs, s)
+			}
+			c.PEs = n
+		}
+	}
+	if c.HeapSize < 0 {
+		return c, fmt.Errorf("pgas: config: HeapSize = %d, want > 0", c.HeapSize)
+	}
+	if c.HeapSize == 0 {
+		if s := os.Getenv(EnvSymmetricSize); s != "" {
+			n, err := ParseSize(s)
+			if err != nil {
+				return c, fmt.Errorf("pgas: %s: %w", EnvSymmetricSize, err)
+			}
+			c.HeapSize = n
+		}
+	}
+	if c.HeapSize == 0 {
+		c.HeapSize = DefaultHeapSize
+	}
+	if c.HeapSize < minHeapSize {
+		return c, fmt.Errorf("pgas: heap size %d bytes is below the minimum %d (the runtime reserves %d)", c.HeapSize, minHeapSize, ControlBytes)
+	}
+	return c, nil
+}
+
+// ParseSize parses a byte count the way NVSHMEM_SYMMETRIC_SIZE does: a
+// positive integer with an optional binary suffix K, M, G or T (any case,
+// optionally followed by "B" or "iB"): "4096", "64K", "512M", "2G", "1GiB".
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, errors.New("empty size")
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("size %q: want digits with an optional K/M/G/T suffix", s)
+	}
+	n, err := strconv.ParseUint(t[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("size %q: %w", s, err)
+	}
+	var shift uint
+	switch strings.ToUpper(t[i:]) {
+	case "", "B":
+	case "K", "KB", "KIB":
+		shift = 10
+	case "M", "MB", "MIB":
+		shift = 20
+	case "G", "GB", "GIB":
+		shift = 30
+	case "T", "TB", "TIB":
+		shift = 40
+	default:
+		return 0, fmt.Errorf("size %q: unknown suffix %q (want K, M, G or T)", s, t[i:])
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("size %q: must be positive", s)
+	}
+	if n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("size %q: overflows int64", s)
+	}
+	return int64(n << shift), nil
+}

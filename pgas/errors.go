@@ -1,0 +1,44 @@
+package pgas
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors a caller can test for with errors.Is. Returned errors wrap them
+// with the details (which PE, which sizes).
+var (
+	// ErrClosed: the world has ended (its Run returned).
+	ErrClosed = errors.New("pgas: world has ended")
+	// ErrBadPE: a PE id outside the world or team.
+	ErrBadPE = errors.New("pgas: PE out of range")
+	// ErrBadSym: a zero, freed, or foreign (another world's) Sym.
+	ErrBadSym = errors.New("pgas: invalid symmetric object")
+	// ErrBadSize: a zero, negative, overflowing or too long size.
+	ErrBadSize = errors.New("pgas: bad size")
+	// ErrBadArg: any other invalid argument (operator, alignment,
+	// overlapping signal and data, short index slice, ...).
+	ErrBadArg = errors.New("pgas: bad argument")
+	// ErrHeapExhausted: the symmetric heap has no block large enough.
+	ErrHeapExhausted = errors.New("pgas: symmetric heap exhausted")
+	// ErrCollectiveMismatch: PEs made different collective calls
+	// (allocations of other sizes or in another order).
+	ErrCollectiveMismatch = errors.New("pgas: collective call mismatch")
+)
+
+// PEError is the failure of one PE: its function returned an error or
+// panicked. Blocking calls on other PEs that were aborted by the failure
+// return an error wrapping it, so errors.As finds the PE that failed.
+type PEError struct {
+	PE  int
+	Err error
+}
+
+func (e *PEError) Error() string { return fmt.Sprintf("pgas: PE %d failed: %v", e.PE, e.Err) }
+
+// Unwrap returns the PE's own error.
+func (e *PEError) Unwrap() error { return e.Err }
+
+func badPE(pe, n int) error {
+	return fmt.Errorf("%w: PE %d not in [0, %d)", ErrBadPE, pe, n)
+}

@@ -1,0 +1,388 @@
+package pgas
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Layout of the control region at the start of every partition. The
+// runtime's own words live here so that barriers, allocation agreement and
+// team creation work on every backend through ordinary signal operations.
+const (
+	allocDescOff   = 0   // 2 slots × 4 words: the last collective allocation request
+	teamSlotsOff   = 64  // MaxTeams slots of teamSlotBytes
+	teamSlotBytes  = 512 // barrier round counters, then split scratch
+	barrierRounds  = 32  // enough for 2^32 PEs
+	teamScratchOff = barrierRounds * 8
+
+	// MaxTeams is how many teams a PE can take part in over a run,
+	// TeamWorld and TeamNode included. Destroyed teams' slots are not
+	// reused.
+	MaxTeams = 64
+
+	// ControlBytes is the part of every partition the runtime reserves;
+	// the rest is for symmetric allocations.
+	ControlBytes = 64 << 10
+	minHeapSize  = ControlBytes + 4096
+
+	worldTeamSlot     = 0
+	nodeTeamSlot      = 1
+	firstFreeTeamSlot = 2
+)
+
+// minAlign is the smallest alignment of an allocation: every Sym can hold
+// 64-bit words (signals, atomics).
+const minAlign = 8
+
+// Sym is a symmetric array of n elements of T: the same offset in every
+// PE's partition of the heap. Collective allocation returns one on each PE;
+// a Sym is a small value, copied freely. T must be a fixed-size type
+// without pointers (numbers, arrays and structs of them).
+//
+// Scalar operations (P, G, atomics, signal operations, single waits) act on
+// a Sym's first element; use Index or Slice to name another.
+type Sym[T any] struct {
+	rec *allocRec
+	off int64 // byte offset of element 0 in a partition
+	n   int
+}
+
+type allocRec struct {
+	w     *World
+	off   int64
+	size  int64 // bytes reserved
+	n     int   // elements allocated
+	freed atomic.Bool
+}
+
+// Len is the number of elements.
+func (s Sym[T]) Len() int { return s.n }
+
+// Offset is the byte offset of the first element in a PE's partition.
+func (s Sym[T]) Offset() int64 { return s.off }
+
+// Bytes is the size of the array in bytes.
+func (s Sym[T]) Bytes() int64 { return int64(s.n) * sizeOf[T]() }
+
+// Valid reports whether s came from an allocation that has not been freed.
+func (s Sym[T]) Valid() bool { return s.rec != nil && !s.rec.freed.Load() }
+
+// Slice returns elements [lo, hi) as a Sym. Like slicing, it panics unless
+// 0 ≤ lo ≤ hi ≤ Len().
+func (s Sym[T]) Slice(lo, hi int) Sym[T] {
+	if lo < 0 || hi < lo || hi > s.n {
+		panic(fmt.Sprintf("pgas: Sym slice [%d:%d] out of range [0:%d]", lo, hi, s.n))
+	}
+	return Sym[T]{rec: s.rec, off: s.off + int64(lo)*sizeOf[T](), n: hi - lo}
+}
+
+// Index returns element i as a one-element Sym. It panics unless
+// 0 ≤ i < Len().
+func (s Sym[T]) Index(i int) Sym[T] { return s.Slice(i, i+1) }
+
+func (s Sym[T]) String() string {
+	var z T
+	return fmt.Sprintf("Sym[%T]{off %d, len %d}", z, s.off, s.n)
+}
+
+func sizeOf[T any]() int64 {
+	var z T
+	return int64(unsafe.Sizeof(z))
+}
+
+// checkSym validates a Sym for use by p.
+func (p *PE) checkSym(r *allocRec) error {
+	switch {
+	case r == nil:
+		return fmt.Errorf("%w: zero Sym (not from an allocation)", ErrBadSym)
+	case r.w != p.w:
+		return fmt.Errorf("%w: Sym belongs to another world", ErrBadSym)
+	case r.freed.Load():
+		return fmt.Errorf("%w: Sym at offset %d was freed", ErrBadSym, r.off)
+	}
+	return nil
+}
+
+// Alloc collectively allocates n elements of T on every PE (shmem_malloc).
+// Every PE must call it with the same n, in the same order relative to its
+// other collective calls; otherwise every PE gets an error wrapping
+// ErrCollectiveMismatch. The contents are unspecified; see AllocZeroed.
+// Alloc returns once every PE has allocated, so the caller may write into
+// other PEs' copies at once.
+func Alloc[T any](ctx context.Context, p *PE, n int) (Sym[T], error) {
+	return alloc[T](ctx, p, n, 0, false)
+}
+
+// AllocZeroed is Alloc with every element zero on every PE (shmem_calloc).
+func AllocZeroed[T any](ctx context.Context, p *PE, n int) (Sym[T], error) {
+	return alloc[T](ctx, p, n, 0, true)
+}
+
+// AllocAligned is Alloc with the first element aligned to align bytes, a
+// power of two (shmem_align).
+func AllocAligned[T any](ctx context.Context, p *PE, n int, align int) (Sym[T], error) {
+	if align <= 0 {
+		// Reported after agreement so every PE returns the same error.
+		align = -1
+	}
+	return alloc[T](ctx, p, n, int64(align), false)
+}
+
+const (
+	opAlloc = 1
+	opFree  = 2
+)
+
+func alloc[T any](ctx context.Context, p *PE, n int, align int64, zero bool) (Sym[T], error) {
+	if err := p.w.check(); err != nil {
+		return Sym[T]{}, err
+	}
+	var z T
+	typ := reflect.TypeOf(&z).Elem()
+	esize := int64(typ.Size())
+
+	// Check locally, agree collectively, and only then report: every PE
+	// then returns the same verdict.
+	var bad error
+	switch {
+	case !isPlain(typ):
+		bad = fmt.Errorf("%w: element type %v holds pointers or is not fixed-size", ErrBadArg, typ)
+	case n <= 0:
+		bad = fmt.Errorf("%w: allocation of %d elements", ErrBadSize, n)
+	case esize > 0 && int64(n) > math.MaxInt64/esize:
+		bad = fmt.Errorf("%w: %d elements of %d bytes overflow", ErrBadSize, n, esize)
+	case align < 0 || align&(align-1) != 0:
+		bad = fmt.Errorf("%w: alignment %d is not a positive power of two", ErrBadArg, align)
+	}
+	nbytes := int64(n) * esize
+	if nbytes == 0 {
+		nbytes = 1 // zero-size element types still get a distinct address
+	}
+	align = max(align, int64(typ.Align()), minAlign)
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	off := int64(-1)
+	if bad == nil {
+		// Tentative: the heaps of all PEs are identical, so the same
+		// request gets the same offset everywhere.
+		off, bad = p.heap.alloc(nbytes, align)
+		if bad == nil && zero {
+			if err := p.w.tr.Put(p.id, p.id, off, make([]byte, nbytes)); err != nil {
+				p.heap.free(off, nbytes)
+				return Sym[T]{}, err
+			}
+		}
+	}
+	req := [4]uint64{opAlloc, uint64(n), uint64(esize), uint64(align)}
+	if err := p.agree(ctx, req); err != nil {
+		if off >= 0 {
+			p.heap.free(off, nbytes)
+		}
+		return Sym[T]{}, err
+	}
+	if bad != nil {
+		return Sym[T]{}, bad
+	}
+	rec := &allocRec{w: p.w, off: off, size: nbytes, n: n}
+	return Sym[T]{rec: rec, off: off, n: n}, nil
+}
+
+// Free collectively frees s on every PE (shmem_free). s must be a whole
+// allocation, not a Slice of one. Using s, or any Slice of it, afterwards
+// is an error.
+func Free[T any](ctx context.Context, p *PE, s Sym[T]) error {
+	if err := p.w.check(); err != nil {
+		return err
+	}
+	bad := p.checkSym(s.rec)
+	if bad == nil && (s.off != s.rec.off || s.n != s.rec.n) {
+		bad = fmt.Errorf("%w: Free of a Slice of an allocation", ErrBadArg)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	req := [4]uint64{opFree, ^uint64(0), 0, 0}
+	if bad == nil {
+		req = [4]uint64{opFree, uint64(s.rec.off), uint64(s.rec.size), 0}
+	}
+	if err := p.agree(ctx, req); err != nil {
+		return err
+	}
+	if bad != nil {
+		return bad
+	}
+	s.rec.freed.Store(true)
+	p.heap.free(s.rec.off, s.rec.size)
+	return nil
+}
+
+// agree checks that every PE makes the same collective allocation call:
+// each publishes its request in its control region, a barrier passes, and
+// each compares every PE's request with PE 0's. All PEs read the same
+// requests, so all return the same verdict. Callers hold p.mu.
+func (p *PE) agree(ctx context.Context, req [4]uint64) error {
+	p.allocN++
+	seq := p.allocN
+	req[0] |= seq << 8
+	// Two slots: a PE can publish call k+1 while a slower one still reads
+	// call k, never call k+2 (the barrier of k+1 lies between).
+	slot := int64(allocDescOff + (seq%2)*32)
+	if err := p.w.tr.Put(p.id, p.id, slot, wordsBytes(req[:])); err != nil {
+		return err
+	}
+	if err := p.world.sync(ctx, "collective allocation"); err != nil {
+		return err
+	}
+	var first, other [4]uint64
+	for q := range p.w.n {
+		dst := &other
+		if q == 0 {
+			dst = &first
+		}
+		if err := p.w.tr.Get(p.id, q, slot, wordsBytes(dst[:])); err != nil {
+			return err
+		}
+		if q > 0 && other != first {
+			return fmt.Errorf("%w: collective allocation call #%d: PE 0 made %s, PE %d made %s",
+				ErrCollectiveMismatch, seq, describeReq(first), q, describeReq(other))
+		}
+	}
+	return nil
+}
+
+func describeReq(r [4]uint64) string {
+	seq := r[0] >> 8
+	switch r[0] & 0xff {
+	case opAlloc:
+		return fmt.Sprintf("call #%d Alloc(%d elements of %d bytes, align %d)", seq, int64(r[1]), r[2], r[3])
+	case opFree:
+		if r[1] == ^uint64(0) {
+			return fmt.Sprintf("call #%d Free(invalid Sym)", seq)
+		}
+		return fmt.Sprintf("call #%d Free(offset %d, %d bytes)", seq, r[1], r[2])
+	}
+	return fmt.Sprintf("call #%d (unknown)", seq)
+}
+
+func wordsBytes(w []uint64) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8)
+}
+
+// asBytes views a slice of plain values as bytes.
+func asBytes[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), int64(len(s))*sizeOf[T]())
+}
+
+// isPlain reports whether values of t are fixed-size bytes with no
+// pointers, so they can be copied between partitions as raw memory.
+func isPlain(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	case reflect.Array:
+		return isPlain(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !isPlain(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// Local returns p's own copy of s as a slice, for backends whose
+// partitions the host can address (host). Elsewhere it returns an error;
+// use Get and Put.
+func Local[T any](p *PE, s Sym[T]) ([]T, error) {
+	if err := p.w.check(); err != nil {
+		return nil, err
+	}
+	if err := p.checkSym(s.rec); err != nil {
+		return nil, err
+	}
+	h := p.w.tr.Heap(p.id)
+	if h == nil {
+		return nil, fmt.Errorf("%w: the %s backend's partitions are not host memory; use Get/Put", ErrBadArg, p.w.cfg.Backend)
+	}
+	if s.n == 0 {
+		return []T{}, nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&h[s.off])), s.n), nil
+}
+
+// allocator is a first-fit allocator over one partition. Every PE runs an
+// identical one and feeds it the identical (agreed) sequence of requests,
+// so offsets match without communication.
+type allocator struct {
+	base, size int64
+	spans      []span // free blocks, sorted by off, coalesced
+}
+
+type span struct{ off, n int64 }
+
+func (a *allocator) init(base, size int64) {
+	a.base, a.size = base, size
+	a.spans = []span{{base, size - base}}
+}
+
+func (a *allocator) freeBytes() (total, largest int64) {
+	for _, s := range a.spans {
+		total += s.n
+		largest = max(largest, s.n)
+	}
+	return
+}
+
+func alignUp(x, a int64) int64 { return (x + a - 1) &^ (a - 1) }
+
+func (a *allocator) alloc(n, align int64) (int64, error) {
+	n = alignUp(n, minAlign)
+	for i, s := range a.spans {
+		start := alignUp(s.off, align)
+		if start-s.off > s.n || s.n-(start-s.off) < n {
+			continue
+		}
+		end := s.off + s.n
+		rest := []span{}
+		if start > s.off {
+			rest = append(rest, span{s.off, start - s.off})
+		}
+		if start+n < end {
+			rest = append(rest, span{start + n, end - start - n})
+		}
+		a.spans = append(a.spans[:i], append(rest, a.spans[i+1:]...)...)
+		return start, nil
+	}
+	total, largest := a.freeBytes()
+	return -1, fmt.Errorf("%w: requested %d bytes (align %d); %d bytes free, largest free block %d, heap %d bytes per PE (set %s to enlarge)",
+		ErrHeapExhausted, n, align, total, largest, a.size, EnvSymmetricSize)
+}
+
+func (a *allocator) free(off, n int64) {
+	n = alignUp(n, minAlign)
+	i := sort.Search(len(a.spans), func(i int) bool { return a.spans[i].off > off })
+	a.spans = append(a.spans, span{})
+	copy(a.spans[i+1:], a.spans[i:])
+	a.spans[i] = span{off, n}
+	// Coalesce with the neighbours.
+	if i+1 < len(a.spans) && a.spans[i].off+a.spans[i].n == a.spans[i+1].off {
+		a.spans[i].n += a.spans[i+1].n
+		a.spans = append(a.spans[:i+1], a.spans[i+2:]...)
+	}
+	if i > 0 && a.spans[i-1].off+a.spans[i-1].n == a.spans[i].off {
+		a.spans[i-1].n += a.spans[i].n
+		a.spans = append(a.spans[:i], a.spans[i+1:]...)
+	}
+}

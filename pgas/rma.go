@@ -1,0 +1,82 @@
+package pgas
+
+import "fmt"
+
+// checkRMA validates the common arguments of a one-sided operation.
+func (p *PE) checkRMA(r *allocRec, pe int) error {
+	if err := p.w.check(); err != nil {
+		return err
+	}
+	if err := p.checkPE(pe); err != nil {
+		return err
+	}
+	return p.checkSym(r)
+}
+
+func checkFits(op string, n, room int) error {
+	if n > room {
+		return fmt.Errorf("%w: %s of %d elements into/from a Sym of %d", ErrBadSize, op, n, room)
+	}
+	return nil
+}
+
+// Put copies src into dst's first len(src) elements on PE pe (shmem_put).
+// It returns once src may be reused; delivery is complete at the latest
+// after Quiet or a barrier.
+func Put[T any](p *PE, dst Sym[T], src []T, pe int) error {
+	if err := p.checkRMA(dst.rec, pe); err != nil {
+		return err
+	}
+	if err := checkFits("Put", len(src), dst.n); err != nil || len(src) == 0 {
+		return err
+	}
+	return p.w.tr.Put(p.id, pe, dst.off, asBytes(src))
+}
+
+// PutNBI is Put that may return before src may be reused: src must stay
+// unchanged until p.Quiet returns (shmem_put_nbi).
+func PutNBI[T any](p *PE, dst Sym[T], src []T, pe int) error {
+	if err := p.checkRMA(dst.rec, pe); err != nil {
+		return err
+	}
+	if err := checkFits("PutNBI", len(src), dst.n); err != nil || len(src) == 0 {
+		return err
+	}
+	return p.w.tr.PutNBI(p.id, pe, dst.off, asBytes(src))
+}
+
+// Get copies the first len(dst) elements of src on PE pe into dst
+// (shmem_get). It returns when dst holds them.
+func Get[T any](p *PE, dst []T, src Sym[T], pe int) error {
+	if err := p.checkRMA(src.rec, pe); err != nil {
+		return err
+	}
+	if err := checkFits("Get", len(dst), src.n); err != nil || len(dst) == 0 {
+		return err
+	}
+	return p.w.tr.Get(p.id, pe, src.off, asBytes(dst))
+}
+
+// GetNBI is Get that may return before dst is filled: dst is valid after
+// p.Quiet returns (shmem_get_nbi).
+func GetNBI[T any](p *PE, dst []T, src Sym[T], pe int) error {
+	if err := p.checkRMA(src.rec, pe); err != nil {
+		return err
+	}
+	if err := checkFits("GetNBI", len(dst), src.n); err != nil || len(dst) == 0 {
+		return err
+	}
+	return p.w.tr.GetNBI(p.id, pe, src.off, asBytes(dst))
+}
+
+// P stores v into dst's first element on PE pe (shmem_p).
+func P[T any](p *PE, dst Sym[T], v T, pe int) error {
+	return Put(p, dst, []T{v}, pe)
+}
+
+// G loads src's first element from PE pe (shmem_g).
+func G[T any](p *PE, src Sym[T], pe int) (T, error) {
+	var v [1]T
+	err := Get(p, v[:], src, pe)
+	return v[0], err
+}

@@ -1,0 +1,175 @@
+package pgas
+
+import (
+	"context"
+	"fmt"
+)
+
+// putSignal validates and issues a put-with-signal.
+func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, op SigOp, pe int, nbi bool) error {
+	if err := p.checkRMA(dst.rec, pe); err != nil {
+		return err
+	}
+	if err := p.checkSym(sig.rec); err != nil {
+		return fmt.Errorf("signal: %w", err)
+	}
+	if sig.n < 1 {
+		return fmt.Errorf("%w: empty signal Sym", ErrBadSize)
+	}
+	if !op.valid() {
+		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
+	}
+	if err := checkFits("PutSignal", len(src), dst.n); err != nil {
+		return err
+	}
+	n := int64(len(src)) * sizeOf[T]()
+	if sig.off < dst.off+n && dst.off < sig.off+8 {
+		return fmt.Errorf("%w: signal word at offset %d overlaps the data [%d, %d)", ErrBadArg, sig.off, dst.off, dst.off+n)
+	}
+	return p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, op, nbi)
+}
+
+// PutSignal copies src into dst on PE pe, then updates sig's first word
+// there with op and val (nvshmem_putmem_signal). A PE that observes the
+// signal update also sees the data of the same call; nothing else is
+// ordered without Fence or Quiet. The signal word must not overlap the
+// data. It returns once src may be reused.
+func PutSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, op SigOp, pe int) error {
+	return putSignal(p, dst, src, sig, val, op, pe, false)
+}
+
+// PutSignalNBI is PutSignal that may return before src may be reused:
+// src must stay unchanged until p.Quiet returns.
+func PutSignalNBI[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, op SigOp, pe int) error {
+	return putSignal(p, dst, src, sig, val, op, pe, true)
+}
+
+// SignalOp updates sig's first word on PE pe with op and val, without data
+// (nvshmemx_signal_op). It is atomic with respect to other signal
+// operations and waits.
+func SignalOp(p *PE, sig Sym[uint64], val uint64, op SigOp, pe int) error {
+	if !op.valid() {
+		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
+	}
+	aop := OpSet
+	if op == SignalAdd {
+		aop = OpFetchAdd
+	}
+	_, err := atomicOp(p, sig, pe, aop, val, 0)
+	return err
+}
+
+// SignalFetch atomically loads sig's first word on the calling PE
+// (nvshmem_signal_fetch).
+func SignalFetch(p *PE, sig Sym[uint64]) (uint64, error) {
+	return AtomicFetch(p, sig, p.id)
+}
+
+// SignalWaitUntil blocks until sig's first word on the calling PE
+// satisfies cmp val, and returns the value that satisfied it
+// (nvshmem_signal_wait_until). It ends early with an error when ctx ends
+// or another PE fails.
+func SignalWaitUntil(ctx context.Context, p *PE, sig Sym[uint64], cmp Cmp, val uint64) (uint64, error) {
+	if sig.rec != nil && sig.n < 1 {
+		return 0, fmt.Errorf("%w: empty signal Sym", ErrBadSize)
+	}
+	r, err := Wait(ctx, p, WaitAll, WaitSet[uint64]{Ivars: sig.Slice(0, min(1, sig.n)), Cmp: cmp, Value: val})
+	return r.Word, err
+}
+
+// WaitSet names words to wait on in the calling PE's partition, as the
+// spec's wait_until_* and test_* routines take them. Package signals wraps
+// it in the spec's API.
+type WaitSet[T Word] struct {
+	Ivars Sym[T] // the words
+	// Status excludes Ivars[i] when Status[i] != 0; nil includes all.
+	Status []int
+	Cmp    Cmp
+	Value  T   // comparand of the scalar forms
+	Values []T // comparands of the _vector forms, one per word; nil otherwise
+	// Indices receives satisfied indices (WaitSome); len ≥ Ivars.Len().
+	Indices []int
+}
+
+// Wait blocks until ws is satisfied in mode: all words (WaitAll), one word
+// (WaitAny: result N is its index), or some words (WaitSome: result N is
+// how many indices were written). An empty wait set (no words, or all
+// excluded) returns at once: WaitAny reports NoIndex, WaitSome 0. Over a
+// series of WaitAny calls every word that stays satisfied is reported
+// eventually. It ends with an error when ctx ends or another PE fails.
+func Wait[T Word](ctx context.Context, p *PE, mode WaitMode, ws WaitSet[T]) (WaitResult, error) {
+	return wait(ctx, p, mode, false, ws)
+}
+
+// Test is Wait evaluated once, without blocking: WaitAll reports N = 1 if
+// all words satisfy the condition, else 0; WaitAny an index or NoIndex;
+// WaitSome the count of indices written (possibly 0).
+func Test[T Word](p *PE, mode WaitMode, ws WaitSet[T]) (WaitResult, error) {
+	return wait(context.Background(), p, mode, true, ws)
+}
+
+func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitSet[T]) (WaitResult, error) {
+	if err := p.w.check(); err != nil {
+		return WaitResult{}, err
+	}
+	if err := p.checkSym(ws.Ivars.rec); err != nil {
+		return WaitResult{}, err
+	}
+	n := ws.Ivars.n
+	switch {
+	case mode < WaitAll || mode > WaitSome:
+		return WaitResult{}, fmt.Errorf("%w: wait mode %d", ErrBadArg, mode)
+	case !ws.Cmp.valid():
+		return WaitResult{}, fmt.Errorf("%w: comparison %v", ErrBadArg, ws.Cmp)
+	case ws.Status != nil && len(ws.Status) != n:
+		return WaitResult{}, fmt.Errorf("%w: status mask has %d entries for %d words", ErrBadArg, len(ws.Status), n)
+	case ws.Values != nil && len(ws.Values) != n:
+		return WaitResult{}, fmt.Errorf("%w: %d comparison values for %d words", ErrBadArg, len(ws.Values), n)
+	case mode == WaitSome && len(ws.Indices) < n:
+		return WaitResult{}, fmt.Errorf("%w: indices has room for %d of %d words", ErrBadArg, len(ws.Indices), n)
+	}
+	if emptySet(n, ws.Status) {
+		switch mode {
+		case WaitAny:
+			return WaitResult{N: NoIndex}, nil
+		case WaitSome:
+			return WaitResult{}, nil
+		}
+		return WaitResult{N: 1}, nil
+	}
+	req := WaitRequest{
+		Mode: mode, Test: test, Kind: KindOf[T](), Off: ws.Ivars.off, N: n,
+		Status: ws.Status, Cmp: ws.Cmp, Value: bitsOf(ws.Value), Indices: ws.Indices,
+	}
+	if ws.Values != nil {
+		req.Values = make([]uint64, n)
+		for i, v := range ws.Values {
+			req.Values[i] = bitsOf(v)
+		}
+	}
+	if mode == WaitAny {
+		req.Start = int(p.cursor.Load() % int64(n))
+	}
+	r, err := p.w.tr.Wait(ctx, p.id, p.w.failed, req)
+	if err != nil {
+		return r, p.w.abortErr(ctx, "wait", err)
+	}
+	if mode == WaitAny && r.N != NoIndex {
+		// Start the next any-wait after the word just reported, so that
+		// every satisfied word gets its turn.
+		p.cursor.Store(int64(r.N) + 1)
+	}
+	return r, nil
+}
+
+func emptySet(n int, status []int) bool {
+	if status == nil {
+		return n == 0
+	}
+	for _, s := range status {
+		if s == 0 {
+			return false
+		}
+	}
+	return true
+}

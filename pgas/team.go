@@ -1,0 +1,183 @@
+package pgas
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+)
+
+// Team is a set of PEs that synchronise and run collectives together, as
+// seen by one member: Team values are per PE, like OpenSHMEM team handles.
+// Members are numbered 0 … Size()-1 in the order of their world ids.
+type Team struct {
+	pe      *PE
+	slot    int   // control-region slot holding its barrier words
+	members []int // world ids by team rank
+	rank    int   // this PE's rank
+	epoch   atomic.Uint64
+	gone    atomic.Bool
+}
+
+func newTeam(p *PE, slot int, members []int) *Team {
+	t := &Team{pe: p, slot: slot, members: members, rank: -1}
+	for r, m := range members {
+		if m == p.id {
+			t.rank = r
+		}
+	}
+	return t
+}
+
+// MyPE is the calling PE's rank in the team (shmem_team_my_pe).
+func (t *Team) MyPE() int { return t.rank }
+
+// NumPEs is the team's size (shmem_team_n_pes).
+func (t *Team) NumPEs() int { return len(t.members) }
+
+// WorldPE returns the world id of team rank r.
+func (t *Team) WorldPE(r int) (int, error) {
+	if uint(r) >= uint(len(t.members)) {
+		return -1, badPE(r, len(t.members))
+	}
+	return t.members[r], nil
+}
+
+// TeamPE returns the team rank of world PE pe, or -1 if it is not a member.
+func (t *Team) TeamPE(pe int) int {
+	for r, m := range t.members {
+		if m == pe {
+			return r
+		}
+	}
+	return -1
+}
+
+// TranslatePE returns the rank in dst of t's rank r, or -1 if that PE is
+// not in dst (shmem_team_translate_pe).
+func (t *Team) TranslatePE(r int, dst *Team) int {
+	w, err := t.WorldPE(r)
+	if err != nil || dst == nil {
+		return -1
+	}
+	return dst.TeamPE(w)
+}
+
+// Destroy ends the team on this PE; using it afterwards is an error. Its
+// slot is not reused (see MaxTeams).
+func (t *Team) Destroy() { t.gone.Store(true) }
+
+func (t *Team) check() error {
+	if err := t.pe.w.check(); err != nil {
+		return err
+	}
+	if t.gone.Load() {
+		return fmt.Errorf("%w: team was destroyed", ErrBadArg)
+	}
+	return nil
+}
+
+func (t *Team) slotOff() int64 { return teamSlotsOff + int64(t.slot)*teamSlotBytes }
+
+// Barrier completes the calling PE's outstanding operations (Quiet) and
+// returns when every member has called it (shmem_team_barrier /
+// shmem_barrier_all for TeamWorld).
+func (t *Team) Barrier(ctx context.Context) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if err := t.pe.w.tr.Quiet(t.pe.id); err != nil {
+		return err
+	}
+	return t.sync(ctx, "barrier")
+}
+
+// Sync returns when every member has called it; unlike Barrier it does not
+// complete outstanding operations (shmem_team_sync).
+func (t *Team) Sync(ctx context.Context) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	return t.sync(ctx, "sync")
+}
+
+// sync is a dissemination barrier: in round k each member adds 1 to a
+// counter of the member 2^k ranks ahead and waits for its own counter of
+// round k to reach the barrier's epoch. Counters only grow, so no reset
+// races with a fast member's next barrier.
+func (t *Team) sync(ctx context.Context, what string) error {
+	n := len(t.members)
+	e := t.epoch.Add(1)
+	tr, me := t.pe.w.tr, t.pe.id
+	base := t.slotOff()
+	for k, dist := 0, 1; dist < n; k, dist = k+1, dist*2 {
+		off := base + int64(k)*8
+		to := t.members[(t.rank+dist)%n]
+		if _, err := tr.Atomic(me, to, off, KindUint64, OpFetchAdd, 1, 0); err != nil {
+			return err
+		}
+		req := WaitRequest{Mode: WaitAll, Kind: KindUint64, Off: off, N: 1, Cmp: CmpGE, Value: e}
+		if _, err := tr.Wait(ctx, me, t.pe.w.failed, req); err != nil {
+			return t.pe.w.abortErr(ctx, what, err)
+		}
+	}
+	return nil
+}
+
+// Split creates a team of the members of t with ranks start, start+stride,
+// … (size of them) (shmem_team_split_strided). Every member of t must call
+// it with the same arguments; members left out get a nil Team and a nil
+// error. The new team takes a fresh slot; a PE can take part in at most
+// MaxTeams teams over a run.
+func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	p := t.pe
+	p.mu.Lock()
+	defer p.mu.Unlock()
+
+	// Agree on the arguments and on a slot free on every member: each
+	// publishes (next free slot, start, stride, size); all take the max.
+	scratch := t.slotOff() + teamScratchOff
+	mine := [4]uint64{uint64(p.nextTS), uint64(start), uint64(stride), uint64(size)}
+	tr := p.w.tr
+	if err := tr.Put(p.id, p.id, scratch, wordsBytes(mine[:])); err != nil {
+		return nil, err
+	}
+	if err := t.sync(ctx, "team split"); err != nil {
+		return nil, err
+	}
+	slot := 0
+	var other [4]uint64
+	for r, m := range t.members {
+		if err := tr.Get(p.id, m, scratch, wordsBytes(other[:])); err != nil {
+			return nil, err
+		}
+		if [3]uint64(other[1:]) != [3]uint64(mine[1:]) {
+			return nil, fmt.Errorf("%w: team split: rank %d asked for (start %d, stride %d, size %d), rank %d for (%d, %d, %d)",
+				ErrCollectiveMismatch, t.rank, start, stride, size, r, int64(other[1]), int64(other[2]), int64(other[3]))
+		}
+		slot = max(slot, int(other[0]))
+	}
+	// Nobody may overwrite the scratch words before all have read them.
+	if err := t.sync(ctx, "team split"); err != nil {
+		return nil, err
+	}
+	n := len(t.members)
+	if start < 0 || start >= n || stride < 1 || size < 1 || start+(size-1)*stride >= n {
+		return nil, fmt.Errorf("%w: team split (start %d, stride %d, size %d) of a team of %d", ErrBadArg, start, stride, size, n)
+	}
+	if slot >= MaxTeams {
+		return nil, fmt.Errorf("%w: team split: all %d team slots used", ErrBadArg, MaxTeams)
+	}
+	p.nextTS = slot + 1
+	members := make([]int, size)
+	for i := range members {
+		members[i] = t.members[start+i*stride]
+	}
+	nt := newTeam(p, slot, members)
+	if nt.rank < 0 {
+		return nil, nil
+	}
+	return nt, nil
+}

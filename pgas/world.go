@@ -1,0 +1,201 @@
+package pgas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// World is one run of an SPMD program: the PEs [Run] started, their
+// backend and their symmetric heap.
+type World struct {
+	cfg Config
+	tr  Transport
+	n   int
+
+	failed   chan struct{} // closed when a PE fails
+	failOnce sync.Once
+	failErr  *PEError
+	closed   atomic.Bool
+}
+
+// Config returns the resolved configuration of the world.
+func (w *World) Config() Config { return w.cfg }
+
+// NumPEs is the number of PEs in the world.
+func (w *World) NumPEs() int { return w.n }
+
+func (w *World) fail(e *PEError) {
+	w.failOnce.Do(func() {
+		w.failErr = e
+		close(w.failed)
+	})
+}
+
+// check returns ErrClosed after the world ended.
+func (w *World) check() error {
+	if w.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// abortErr is the error of a blocking call ended by ctx or by a failed PE.
+func (w *World) abortErr(ctx context.Context, what string, err error) error {
+	select {
+	case <-w.failed:
+		return fmt.Errorf("pgas: %s aborted: %w", what, w.failErr)
+	default:
+	}
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("pgas: %s: %w", what, context.Cause(ctx))
+	}
+	return err
+}
+
+// PE is one processing element, as its own function sees it. A PE may be
+// used from several goroutines at once; collective calls (allocation,
+// barriers, collectives, team split) must be made by one of them at a time,
+// in the same order on every PE.
+type PE struct {
+	w  *World
+	id int
+
+	mu     sync.Mutex // guards the heap bookkeeping and team slots
+	heap   allocator
+	allocN uint64 // collective allocations and frees made so far
+	nextTS int    // next free team slot on this PE
+
+	world, node *Team
+	cursor      atomic.Int64 // where the next any-wait scans from
+}
+
+// ID is the PE's number in the world, 0 ≤ ID < NumPEs.
+func (p *PE) ID() int { return p.id }
+
+// NumPEs is the number of PEs in the world.
+func (p *PE) NumPEs() int { return p.w.n }
+
+// World returns the world the PE belongs to.
+func (p *PE) World() *World { return p.w }
+
+// TeamWorld is the team of all PEs (SHMEM_TEAM_WORLD).
+func (p *PE) TeamWorld() *Team { return p.world }
+
+// TeamNode is the team of the PEs on this PE's node (SHMEM_TEAM_SHARED).
+func (p *PE) TeamNode() *Team { return p.node }
+
+// Barrier is a barrier over all PEs (barrier_all): it completes this PE's
+// outstanding operations (Quiet) and returns when every PE has called it.
+func (p *PE) Barrier(ctx context.Context) error { return p.world.Barrier(ctx) }
+
+// Sync is a barrier over all PEs that does not complete outstanding
+// operations (sync_all).
+func (p *PE) Sync(ctx context.Context) error { return p.world.Sync(ctx) }
+
+// Fence orders delivery: this PE's operations to any one PE issued before
+// Fence are delivered before its later operations to that PE. It does not
+// complete them (see Quiet).
+func (p *PE) Fence() error {
+	if err := p.w.check(); err != nil {
+		return err
+	}
+	return p.w.tr.Fence(p.id)
+}
+
+// Quiet completes every outstanding operation this PE issued (NBI
+// included): afterwards their effects are visible to every PE and the
+// buffers of NBI calls may be reused.
+func (p *PE) Quiet() error {
+	if err := p.w.check(); err != nil {
+		return err
+	}
+	return p.w.tr.Quiet(p.id)
+}
+
+func (p *PE) checkPE(pe int) error {
+	if uint(pe) >= uint(p.w.n) {
+		return badPE(pe, p.w.n)
+	}
+	return nil
+}
+
+// Run starts a world as cfg says and calls fn on every PE, each in its own
+// goroutine, with a context that is cancelled when ctx is or when any PE
+// fails. It returns when every PE's fn has returned, with the PEs' errors
+// joined (each a *PEError; nil when all succeeded). A panic in fn is
+// recovered and reported as that PE's error.
+//
+// When one PE fails, the blocking calls of the others (waits, barriers,
+// collectives, allocations) return errors wrapping its *PEError at once.
+func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) error) error {
+	cfg, err := cfg.Resolve()
+	if err != nil {
+		return err
+	}
+	b, err := lookupBackend(cfg.Backend)
+	if err != nil {
+		return err
+	}
+	tr, err := b.Open(cfg)
+	if err != nil {
+		return fmt.Errorf("pgas: open %s backend: %w", cfg.Backend, err)
+	}
+	w := &World{cfg: cfg, tr: tr, n: tr.NumPEs(), failed: make(chan struct{})}
+	w.cfg.PEs = w.n
+	if tr.HeapSize() < minHeapSize {
+		tr.Close()
+		return fmt.Errorf("pgas: %s backend heap of %d bytes is below the minimum %d", cfg.Backend, tr.HeapSize(), minHeapSize)
+	}
+
+	local := tr.LocalPEs()
+	pes := make([]*PE, len(local))
+	for i, id := range local {
+		pes[i] = newPE(w, id)
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	errs := make([]error, len(pes))
+	for i, pe := range pes {
+		g.Go(func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+				}
+				if err != nil {
+					pe := &PEError{PE: pe.id, Err: err}
+					w.fail(pe)
+					errs[i], err = pe, pe
+				}
+			}()
+			return fn(gctx, pe)
+		})
+	}
+	_ = g.Wait() // every PE's error is in errs
+	w.closed.Store(true)
+	if cerr := tr.Close(); cerr != nil {
+		errs = append(errs, fmt.Errorf("pgas: close %s backend: %w", cfg.Backend, cerr))
+	}
+	return errors.Join(errs...)
+}
+
+func newPE(w *World, id int) *PE {
+	p := &PE{w: w, id: id, nextTS: firstFreeTeamSlot}
+	p.heap.init(ControlBytes, w.tr.HeapSize())
+	all := make([]int, w.n)
+	var node []int
+	for i := range all {
+		all[i] = i
+		if w.tr.Node(i) == w.tr.Node(id) {
+			node = append(node, i)
+		}
+	}
+	p.world = newTeam(p, worldTeamSlot, all)
+	p.node = newTeam(p, nodeTeamSlot, node)
+	return p
+}

@@ -1,0 +1,141 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/signals"
+)
+
+// When one PE fails, the blocking calls of the others return an error that
+// names it, promptly, and Run reports the failure.
+func TestPEFailurePropagates(t *testing.T) {
+	const n = 4
+	const failing = 2
+	ways := map[string]func() error{
+		"error": func() error { return errors.New("boom") },
+		"panic": func() error { panic("boom") },
+	}
+	blockers := map[string]func(ctx context.Context, pe *pgas.PE, w pgas.Sym[uint64]) error{
+		"wait": func(ctx context.Context, pe *pgas.PE, w pgas.Sym[uint64]) error {
+			return signals.WaitUntil(ctx, pe, w, signals.EQ, 1)
+		},
+		"wait some": func(ctx context.Context, pe *pgas.PE, w pgas.Sym[uint64]) error {
+			_, err := signals.WaitUntilSome(ctx, pe, w, make([]int, w.Len()), nil, signals.EQ, 1)
+			return err
+		},
+		"barrier": func(ctx context.Context, pe *pgas.PE, _ pgas.Sym[uint64]) error { return pe.Barrier(ctx) },
+		"alloc": func(ctx context.Context, pe *pgas.PE, _ pgas.Sym[uint64]) error {
+			_, err := pgas.Alloc[byte](ctx, pe, 8)
+			return err
+		},
+		"reduce": func(ctx context.Context, pe *pgas.PE, w pgas.Sym[uint64]) error {
+			return pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.Sum, w, w, 1)
+		},
+	}
+	for wname, fail := range ways {
+		for bname, block := range blockers {
+			t.Run(wname+"/"+bname, func(t *testing.T) {
+				before := runtime.NumGoroutine()
+				var delay [n]time.Duration
+				err := runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
+					w := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
+					check(pe.Barrier(ctx))
+					if pe.ID() == failing {
+						time.Sleep(20 * time.Millisecond) // let the others block first
+						return fail()
+					}
+					// Independent of ctx: the runtime itself must end the wait.
+					start := time.Now()
+					err := block(context.Background(), pe, w)
+					delay[pe.ID()] = time.Since(start) - 20*time.Millisecond
+					var pf *pgas.PEError
+					if !errors.As(err, &pf) || pf.PE != failing {
+						return fmt.Errorf("blocked call returned %v, want an error naming PE %d", err, failing)
+					}
+					return err
+				})
+				var pf *pgas.PEError
+				if !errors.As(err, &pf) {
+					t.Fatalf("Run returned %v, want a *PEError", err)
+				}
+				if !strings.Contains(err.Error(), "boom") {
+					t.Errorf("Run's error does not carry the cause: %v", err)
+				}
+				for i, d := range delay {
+					if i != failing && d > 100*time.Millisecond {
+						t.Errorf("PE %d noticed the failure after %v (> 100ms)", i, d)
+					}
+				}
+				checkNoLeak(t, before)
+			})
+		}
+	}
+}
+
+// checkNoLeak fails t if goroutines started during the test outlive it.
+func checkNoLeak(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines before the run, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestNoGoroutineOutlivesRun(t *testing.T) {
+	before := runtime.NumGoroutine()
+	run(t, 16, func(ctx context.Context, pe *pgas.PE) error {
+		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		check(pgas.SignalOp(pe, w, 1, pgas.SignalAdd, 0))
+		if pe.ID() == 0 {
+			_, err := pgas.SignalWaitUntil(ctx, pe, w, signals.EQ, 16)
+			return err
+		}
+		return nil
+	})
+	checkNoLeak(t, before)
+}
+
+func TestRunContextCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	err := pgas.Run(ctx, pgas.Config{Backend: backend(), PEs: 2, HeapSize: testHeap}, func(ctx context.Context, pe *pgas.PE) error {
+		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		return signals.WaitUntil(ctx, pe, w, signals.EQ, 1) // never set
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+}
+
+// A PE kept past the end of its world fails cleanly.
+func TestUseAfterWorldEnded(t *testing.T) {
+	var kept *pgas.PE
+	var sym pgas.Sym[int64]
+	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+		kept, sym = pe, must(pgas.Alloc[int64](ctx, pe, 1))
+		return nil
+	})
+	ctx := context.Background()
+	for name, err := range map[string]error{
+		"put":     pgas.P(kept, sym, 1, 0),
+		"atomic":  pgas.AtomicInc(kept, sym, 0),
+		"barrier": kept.Barrier(ctx),
+		"quiet":   kept.Quiet(),
+		"alloc":   func() error { _, err := pgas.Alloc[int64](ctx, kept, 1); return err }(),
+	} {
+		if !errors.Is(err, pgas.ErrClosed) {
+			t.Errorf("%s after the world ended: %v", name, err)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package tests
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/symchan/symchan/pgas"
+)
+
+// backend is the backend under test.
+func backend() string {
+	if b := os.Getenv("SYMCHAN_TEST_BACKEND"); b != "" {
+		return b
+	}
+	return "host"
+}
+
+// testHeap is the heap per PE of the suite's worlds: small, so that tests
+// of 64 PEs stay cheap.
+const testHeap = 4 << 20
+
+// run runs fn on n PEs of the backend under test and fails t on error.
+func run(t testing.TB, n int, fn func(ctx context.Context, pe *pgas.PE) error) {
+	t.Helper()
+	if err := runErr(t, n, fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runErr is run returning the joined error, for tests of failures.
+func runErr(t testing.TB, n int, fn func(ctx context.Context, pe *pgas.PE) error) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return pgas.Run(ctx, pgas.Config{Backend: backend(), PEs: n, HeapSize: testHeap}, fn)
+}
+
+// must turns a value and error into the value, failing the PE on error.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// check panics on err: inside a PE function a panic fails the run with the
+// PE's id and stack, which is what a test wants to see.
+func check(err error) {
+	if err != nil {
+		panic(err)
+	}
+}

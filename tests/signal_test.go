@@ -1,0 +1,210 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/signals"
+)
+
+// The ring neighbour exchange of the spec: put to the right neighbour,
+// quiet, signal it, wait for the left neighbour's signal.
+func TestRingNeighbourExchange(t *testing.T) {
+	for _, n := range []int{2, 5, 8} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+				me := pe.ID()
+				right := (me + 1) % n
+				dst := must(pgas.AllocZeroed[int64](ctx, pe, 1))
+				sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+				for round := uint64(1); round <= 100; round++ {
+					check(pgas.P(pe, dst, int64(me)*1000+int64(round), right))
+					check(pe.Quiet())
+					check(pgas.SignalOp(pe, sig, round, pgas.SignalSet, right))
+					v, err := pgas.SignalWaitUntil(ctx, pe, sig, signals.GE, round)
+					if err != nil {
+						return err
+					}
+					if v < round {
+						return fmt.Errorf("SignalWaitUntil returned %d < %d", v, round)
+					}
+					left := (me + n - 1) % n
+					if got := must(pgas.G(pe, dst, me)); got != int64(left)*1000+int64(round) {
+						return fmt.Errorf("round %d: got %d from PE %d", round, got, left)
+					}
+					// The left neighbour may not overwrite dst before we read it.
+					check(pe.Sync(ctx))
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// Put-with-signal: once the receiver sees the signal, the data of the same
+// call is there, for both signal operations and for NBI.
+func TestPutSignalDataVisible(t *testing.T) {
+	const words = 1 << 14
+	for _, nbi := range []bool{false, true} {
+		for _, op := range []pgas.SigOp{pgas.SignalSet, pgas.SignalAdd} {
+			t.Run(fmt.Sprintf("%v/nbi=%v", op, nbi), func(t *testing.T) {
+				run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+					data := must(pgas.AllocZeroed[uint64](ctx, pe, words))
+					sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+					ack := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+					buf := make([]uint64, words)
+					for round := uint64(1); round <= 200; round++ {
+						if pe.ID() == 0 {
+							for i := range buf {
+								buf[i] = round<<32 | uint64(i)
+							}
+							val := round
+							if op == pgas.SignalAdd {
+								val = 1
+							}
+							if nbi {
+								check(pgas.PutSignalNBI(pe, data, buf, sig, val, op, 1))
+								check(pe.Quiet())
+							} else {
+								check(pgas.PutSignal(pe, data, buf, sig, val, op, 1))
+							}
+							if _, err := pgas.SignalWaitUntil(ctx, pe, ack, signals.EQ, round); err != nil {
+								return err
+							}
+							continue
+						}
+						if _, err := pgas.SignalWaitUntil(ctx, pe, sig, signals.GE, round); err != nil {
+							return err
+						}
+						check(pgas.Get(pe, buf, data, 1))
+						for i, v := range buf {
+							if v != round<<32|uint64(i) {
+								return fmt.Errorf("round %d: word %d = %#x after the signal", round, i, v)
+							}
+						}
+						check(pgas.SignalOp(pe, ack, round, pgas.SignalSet, 0))
+					}
+					return nil
+				})
+			})
+		}
+	}
+}
+
+// Many senders add to one signal; when it reaches the count, every
+// sender's slot is delivered.
+func TestPutSignalAddFanIn(t *testing.T) {
+	const n = 8
+	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		slots := must(pgas.AllocZeroed[int64](ctx, pe, n*64))
+		sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		mine := seq(64, func(i int) int64 { return int64(pe.ID()*1000 + i) })
+		check(pgas.PutSignal(pe, slots.Slice(pe.ID()*64, pe.ID()*64+64), mine, sig, 1, pgas.SignalAdd, 0))
+		if pe.ID() != 0 {
+			return nil
+		}
+		if _, err := pgas.SignalWaitUntil(ctx, pe, sig, signals.EQ, n); err != nil {
+			return err
+		}
+		got := make([]int64, n*64)
+		check(pgas.Get(pe, got, slots, 0))
+		for i, v := range got {
+			if want := int64(i/64*1000 + i%64); v != want {
+				return fmt.Errorf("slot word %d = %d, want %d", i, v, want)
+			}
+		}
+		return nil
+	})
+}
+
+// Fence orders delivery to one PE: data put before the fence is delivered
+// before the flag put after it.
+func TestFenceOrdersDelivery(t *testing.T) {
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		data := must(pgas.AllocZeroed[int64](ctx, pe, 1024))
+		flag := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		for round := int64(1); round <= 100; round++ {
+			if pe.ID() == 0 {
+				check(pgas.PutNBI(pe, data, seq(1024, func(int) int64 { return round }), 1))
+				check(pe.Fence())
+				check(pgas.AtomicSet(pe, flag, uint64(round), 1))
+				check(pe.Quiet())
+			} else {
+				if err := signals.WaitUntil(ctx, pe, flag, signals.EQ, uint64(round)); err != nil {
+					return err
+				}
+				got := make([]int64, 1024)
+				check(pgas.Get(pe, got, data, 1))
+				for i, v := range got {
+					if v != round {
+						return fmt.Errorf("round %d: data[%d] = %d after the fenced flag", round, i, v)
+					}
+				}
+			}
+			check(pe.Sync(ctx))
+		}
+		return nil
+	})
+}
+
+// Quiet completes NBI puts and gets to every PE.
+func TestQuietCompletesNBI(t *testing.T) {
+	const n = 4
+	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		s := must(pgas.AllocZeroed[int32](ctx, pe, n*256))
+		flags := must(pgas.AllocZeroed[uint64](ctx, pe, n))
+		src := seq(256, func(i int) int32 { return int32(pe.ID()<<16 | i) })
+		for q := range n {
+			check(pgas.PutNBI(pe, s.Slice(pe.ID()*256, pe.ID()*256+256), src, q))
+		}
+		check(pe.Quiet())
+		for q := range n {
+			check(pgas.SignalOp(pe, flags.Index(pe.ID()), 1, pgas.SignalSet, q))
+		}
+		check(signals.WaitUntilAll(ctx, pe, flags, nil, signals.EQ, 1))
+		for q := range n {
+			got := make([]int32, 256)
+			check(pgas.Get(pe, got, s.Slice(q*256, q*256+256), pe.ID()))
+			for i, v := range got {
+				if v != int32(q<<16|i) {
+					return fmt.Errorf("block of PE %d word %d = %#x", q, i, v)
+				}
+			}
+		}
+		// GetNBI: the data is there after Quiet.
+		check(pe.Barrier(ctx))
+		dst := make([]int32, n*256)
+		check(pgas.GetNBI(pe, dst, s, (pe.ID()+1)%n))
+		check(pe.Quiet())
+		for i, v := range dst {
+			if v != int32((i/256)<<16|i%256) {
+				return fmt.Errorf("GetNBI word %d = %#x", i, v)
+			}
+		}
+		return nil
+	})
+}
+
+func TestSignalOpAndFetch(t *testing.T) {
+	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+		sig := must(pgas.AllocZeroed[uint64](ctx, pe, 2))
+		check(pgas.SignalOp(pe, sig, 5, pgas.SignalAdd, 0))
+		check(pgas.SignalOp(pe, sig.Index(1), uint64(pe.ID()+1), pgas.SignalSet, 0))
+		check(pe.Barrier(ctx))
+		if pe.ID() == 0 {
+			if v := must(pgas.SignalFetch(pe, sig)); v != 15 {
+				return fmt.Errorf("three adds of 5: %d", v)
+			}
+			if v := must(pgas.SignalFetch(pe, sig.Index(1))); v < 1 || v > 3 {
+				return fmt.Errorf("set word = %d, want one of the values set", v)
+			}
+		}
+		if err := pgas.SignalOp(pe, sig, 1, pgas.SigOp(9), 0); !errors.Is(err, pgas.ErrBadArg) {
+			return fmt.Errorf("bad signal op: %v", err)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,276 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/signals"
+)
+
+// Comparisons follow the word's type: signed words compare as signed.
+func TestCompareOperators(t *testing.T) {
+	type c struct {
+		cmp         signals.Cmp
+		word, value int64
+		want        bool
+	}
+	cases := []c{
+		{signals.EQ, 3, 3, true}, {signals.EQ, 3, 4, false},
+		{signals.NE, 3, 4, true}, {signals.NE, 3, 3, false},
+		{signals.GT, 4, 3, true}, {signals.GT, 3, 3, false},
+		{signals.GE, 3, 3, true}, {signals.GE, 2, 3, false},
+		{signals.LT, 2, 3, true}, {signals.LT, 3, 3, false},
+		{signals.LE, 3, 3, true}, {signals.LE, 4, 3, false},
+		{signals.LT, -1, 0, true}, {signals.GT, -5, -6, true},
+	}
+	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+		i32 := must(pgas.AllocZeroed[int32](ctx, pe, 1))
+		i64 := must(pgas.AllocZeroed[int64](ctx, pe, 1))
+		u32 := must(pgas.AllocZeroed[uint32](ctx, pe, 1))
+		for _, c := range cases {
+			check(pgas.AtomicSet(pe, i32, int32(c.word), 0))
+			check(pgas.AtomicSet(pe, i64, c.word, 0))
+			if got := must(signals.Test(pe, i32, c.cmp, int32(c.value))); got != c.want {
+				t.Errorf("int32 %d %v %d = %v", c.word, c.cmp, c.value, got)
+			}
+			if got := must(signals.Test(pe, i64, c.cmp, c.value)); got != c.want {
+				t.Errorf("int64 %d %v %d = %v", c.word, c.cmp, c.value, got)
+			}
+		}
+		// Unsigned: all ones is the largest value, not -1.
+		check(pgas.AtomicSet(pe, u32, ^uint32(0), 0))
+		if !must(signals.Test(pe, u32, signals.GT, 0)) {
+			t.Errorf("uint32 max > 0 is false")
+		}
+		if _, err := signals.Test(pe, u32, signals.Cmp(0), 0); !errors.Is(err, pgas.ErrBadArg) {
+			t.Errorf("bad comparison: %v", err)
+		}
+		return nil
+	})
+}
+
+// setter runs on PE 1 and sets the words of PE 0 listed, one per step,
+// while PE 0 waits.
+func TestWaitUntilAllAnySome(t *testing.T) {
+	const words = 16
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		w := must(pgas.AllocZeroed[uint64](ctx, pe, words))
+		go1 := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		if pe.ID() == 1 {
+			// Phase 1: set words one by one, each after PE 0 asks.
+			for i := range words {
+				if _, err := pgas.SignalWaitUntil(ctx, pe, go1, signals.GE, uint64(i+1)); err != nil {
+					return err
+				}
+				check(pgas.SignalOp(pe, w.Index(i), 1, pgas.SignalSet, 0))
+			}
+			return nil
+		}
+		idx := make([]int, words)
+		for i := range words {
+			check(pgas.SignalOp(pe, go1, uint64(i+1), pgas.SignalSet, 1))
+			// Any reports the newly set word i or an older one; excluding
+			// the older ones with the status mask leaves only i.
+			status := make([]int, words)
+			for j := range i {
+				status[j] = 1
+			}
+			got, err := signals.WaitUntilAny(ctx, pe, w, status, signals.EQ, 1)
+			if err != nil || got != i {
+				return fmt.Errorf("step %d: WaitUntilAny = %d, %v", i, got, err)
+			}
+			n, err := signals.WaitUntilSome(ctx, pe, w, idx, nil, signals.EQ, 1)
+			if err != nil || n != i+1 {
+				return fmt.Errorf("step %d: WaitUntilSome = %d, %v", i, n, err)
+			}
+			slices.Sort(idx[:n])
+			for j := range n {
+				if idx[j] != j {
+					return fmt.Errorf("step %d: indices %v", i, idx[:n])
+				}
+			}
+		}
+		return signals.WaitUntilAll(ctx, pe, w, nil, signals.EQ, 1)
+	})
+}
+
+// A series of WaitUntilAny calls reports every satisfied word (no
+// starvation), and status masks keep excluded words out.
+func TestWaitUntilAnyFairness(t *testing.T) {
+	const words = 32
+	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+		w := must(pgas.AllocZeroed[int32](ctx, pe, words))
+		status := make([]int, words)
+		for i := range words {
+			if i%3 == 0 {
+				check(pgas.AtomicSet(pe, w.Index(i), 7, 0))
+			}
+			if i%6 == 0 {
+				status[i] = 1 // excluded although satisfied
+			}
+		}
+		seen := map[int]int{}
+		for range 4 * words {
+			i := must(signals.WaitUntilAny(ctx, pe, w, status, signals.EQ, 7))
+			seen[i]++
+			j := must(signals.TestAny(pe, w, status, signals.EQ, 7))
+			seen[j]++
+		}
+		for i := range words {
+			want := i%3 == 0 && i%6 != 0
+			if (seen[i] > 0) != want {
+				return fmt.Errorf("word %d reported %d times (satisfied and included: %v)", i, seen[i], want)
+			}
+		}
+		return nil
+	})
+}
+
+// The spec's results for empty wait sets, at once, without blocking.
+func TestEmptyWaitSets(t *testing.T) {
+	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+		w := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
+		all := []int{1, 1, 1, 1}
+		idx := make([]int, 4)
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		for name, ivars := range map[string]pgas.Sym[uint64]{"no words": w.Slice(0, 0), "all excluded": w} {
+			var status []int
+			if ivars.Len() > 0 {
+				status = all
+			}
+			if err := signals.WaitUntilAll(ctx, pe, ivars, status, signals.EQ, 1); err != nil {
+				return fmt.Errorf("%s: WaitUntilAll: %v", name, err)
+			}
+			if i, err := signals.WaitUntilAny(ctx, pe, ivars, status, signals.EQ, 1); i != signals.NoIndex || err != nil {
+				return fmt.Errorf("%s: WaitUntilAny = %d, %v; want NoIndex", name, i, err)
+			}
+			if n, err := signals.WaitUntilSome(ctx, pe, ivars, idx, status, signals.EQ, 1); n != 0 || err != nil {
+				return fmt.Errorf("%s: WaitUntilSome = %d, %v; want 0", name, n, err)
+			}
+			if i, err := signals.WaitUntilAnyVector(ctx, pe, ivars, status, signals.EQ, make([]uint64, ivars.Len())); i != signals.NoIndex || err != nil {
+				return fmt.Errorf("%s: WaitUntilAnyVector = %d, %v", name, i, err)
+			}
+			if i := must(signals.TestAny(pe, ivars, status, signals.EQ, 1)); i != signals.NoIndex {
+				return fmt.Errorf("%s: TestAny = %d", name, i)
+			}
+			if n := must(signals.TestSome(pe, ivars, idx, status, signals.EQ, 1)); n != 0 {
+				return fmt.Errorf("%s: TestSome = %d", name, n)
+			}
+			if ok := must(signals.TestAll(pe, ivars, status, signals.EQ, 1)); !ok {
+				return fmt.Errorf("%s: TestAll = false", name)
+			}
+		}
+		// A single wait on an empty Sym is an error, not an empty set.
+		if err := signals.WaitUntil(ctx, pe, w.Slice(0, 0), signals.EQ, 0); !errors.Is(err, pgas.ErrBadSize) {
+			return fmt.Errorf("WaitUntil on an empty Sym: %v", err)
+		}
+		return nil
+	})
+}
+
+// Vector forms compare word i with value i.
+func TestVectorWaits(t *testing.T) {
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		w := must(pgas.AllocZeroed[int64](ctx, pe, 4))
+		want := []int64{10, -20, 30, 40}
+		idx := make([]int, 4)
+		if pe.ID() == 1 {
+			for i, v := range want {
+				check(pgas.AtomicSet(pe, w.Index(i), v, 0))
+			}
+			return nil
+		}
+		check(signals.WaitUntilAllVector(ctx, pe, w, nil, signals.EQ, want))
+		if i := must(signals.WaitUntilAnyVector(ctx, pe, w, []int{1, 1, 0, 1}, signals.GE, []int64{0, 0, 30, 0})); i != 2 {
+			return fmt.Errorf("WaitUntilAnyVector = %d, want 2", i)
+		}
+		n := must(signals.WaitUntilSomeVector(ctx, pe, w, idx, nil, signals.LT, []int64{11, -19, 30, 41}))
+		slices.Sort(idx[:n])
+		if !slices.Equal(idx[:n], []int{0, 1, 3}) {
+			return fmt.Errorf("WaitUntilSomeVector indices %v", idx[:n])
+		}
+		if ok := must(signals.TestAllVector(pe, w, nil, signals.NE, []int64{0, 0, 0, 0})); !ok {
+			return fmt.Errorf("TestAllVector NE 0 = false")
+		}
+		if ok := must(signals.TestAllVector(pe, w, []int{0, 0, 0, 1}, signals.LE, []int64{10, -20, 30, 0})); !ok {
+			return fmt.Errorf("TestAllVector with a mask = false")
+		}
+		if i := must(signals.TestAnyVector(pe, w, nil, signals.GT, []int64{10, -20, 30, 40})); i != signals.NoIndex {
+			return fmt.Errorf("TestAnyVector = %d, want NoIndex", i)
+		}
+		if n := must(signals.TestSomeVector(pe, w, idx, nil, signals.EQ, []int64{10, 0, 30, 0})); n != 2 {
+			return fmt.Errorf("TestSomeVector = %d, want 2", n)
+		}
+		return nil
+	})
+}
+
+func TestWaitBadArguments(t *testing.T) {
+	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+		w := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
+		cases := map[string]error{
+			"short status":  signals.WaitUntilAll(ctx, pe, w, []int{0}, signals.EQ, 0),
+			"short values":  signals.WaitUntilAllVector(ctx, pe, w, nil, signals.EQ, []uint64{1}),
+			"nil values":    signals.WaitUntilAllVector(ctx, pe, w, nil, signals.EQ, nil),
+			"bad cmp":       signals.WaitUntilAll(ctx, pe, w, nil, signals.Cmp(99), 0),
+			"short indices": func() error { _, err := signals.WaitUntilSome(ctx, pe, w, make([]int, 3), nil, signals.EQ, 0); return err }(),
+		}
+		for name, err := range cases {
+			if !errors.Is(err, pgas.ErrBadArg) {
+				return fmt.Errorf("%s: %v, want ErrBadArg", name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Cancellation and deadlines end every kind of blocking call.
+func TestWaitCancellation(t *testing.T) {
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		w := must(pgas.AllocZeroed[uint64](ctx, pe, 8))
+		if pe.ID() == 1 {
+			// Keep away from the barrier PE 0 will time out in.
+			return pe.Barrier(ctx)
+		}
+		waits := map[string]func(context.Context) error{
+			"WaitUntil":    func(c context.Context) error { return signals.WaitUntil(c, pe, w, signals.EQ, 1) },
+			"WaitUntilAll": func(c context.Context) error { return signals.WaitUntilAll(c, pe, w, nil, signals.EQ, 1) },
+			"WaitUntilAny": func(c context.Context) error {
+				_, err := signals.WaitUntilAny(c, pe, w, nil, signals.NE, 0)
+				return err
+			},
+			"WaitUntilSome": func(c context.Context) error {
+				_, err := signals.WaitUntilSome(c, pe, w, make([]int, 8), nil, signals.GT, 5)
+				return err
+			},
+			"SignalWaitUntil": func(c context.Context) error {
+				_, err := pgas.SignalWaitUntil(c, pe, w, signals.EQ, 9)
+				return err
+			},
+		}
+		for name, wait := range waits {
+			c, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+			start := time.Now()
+			err := wait(c)
+			cancel()
+			if !errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("%s with a deadline: %v", name, err)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				return fmt.Errorf("%s took %v to notice its deadline", name, d)
+			}
+			c, cancel = context.WithCancel(ctx)
+			time.AfterFunc(10*time.Millisecond, cancel)
+			if err := wait(c); !errors.Is(err, context.Canceled) {
+				return fmt.Errorf("%s cancelled: %v", name, err)
+			}
+		}
+		return pe.Barrier(ctx)
+	})
+}

@@ -1,0 +1,154 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/symchan/symchan/pgas"
+)
+
+func TestWorldIdentity(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 8} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+				seen := must(pgas.AllocZeroed[int64](ctx, pe, n))
+				if pe.NumPEs() != n || pe.World().NumPEs() != n {
+					return fmt.Errorf("NumPEs = %d, want %d", pe.NumPEs(), n)
+				}
+				w := pe.TeamWorld()
+				if w.NumPEs() != n || w.MyPE() != pe.ID() {
+					return fmt.Errorf("world team: size %d rank %d, want %d %d", w.NumPEs(), w.MyPE(), n, pe.ID())
+				}
+				if nd := pe.TeamNode(); nd.NumPEs() < 1 || nd.TeamPE(pe.ID()) != nd.MyPE() {
+					return fmt.Errorf("node team: size %d rank %d", nd.NumPEs(), nd.MyPE())
+				}
+				// Every PE marks its id on PE 0: ids are distinct and cover 0..n-1.
+				check(pgas.AtomicAdd(pe, seen.Index(pe.ID()), 1, 0))
+				check(pe.Barrier(ctx))
+				if pe.ID() == 0 {
+					got := make([]int64, n)
+					check(pgas.Get(pe, got, seen, 0))
+					for i, c := range got {
+						if c != 1 {
+							return fmt.Errorf("PE id %d claimed %d times", i, c)
+						}
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
+
+func TestTeamSplitStrided(t *testing.T) {
+	const n = 8
+	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		world := pe.TeamWorld()
+		odd, err := world.Split(ctx, 1, 2, 4) // world PEs 1, 3, 5, 7
+		if err != nil {
+			return err
+		}
+		if pe.ID()%2 == 0 {
+			if odd != nil {
+				return fmt.Errorf("PE %d not a member but got a team", pe.ID())
+			}
+		} else {
+			if odd == nil || odd.NumPEs() != 4 || odd.MyPE() != pe.ID()/2 {
+				return fmt.Errorf("odd team on PE %d: %+v", pe.ID(), odd)
+			}
+			for r := range 4 {
+				if w, err := odd.WorldPE(r); err != nil || w != 2*r+1 {
+					return fmt.Errorf("WorldPE(%d) = %d, %v", r, w, err)
+				}
+				if got := odd.TranslatePE(r, world); got != 2*r+1 {
+					return fmt.Errorf("TranslatePE(%d, world) = %d", r, got)
+				}
+			}
+			if odd.TeamPE(2) != -1 || world.TranslatePE(2, odd) != -1 {
+				return fmt.Errorf("PE 2 translated into the odd team")
+			}
+			if _, err := odd.WorldPE(4); err == nil {
+				return fmt.Errorf("WorldPE(4) of a team of 4: no error")
+			}
+			// A split of a split: ranks 0 and 2 of the odd team = world 1, 5.
+			sub, err := odd.Split(ctx, 0, 2, 2)
+			if err != nil {
+				return err
+			}
+			if (pe.ID() == 1 || pe.ID() == 5) != (sub != nil) {
+				return fmt.Errorf("PE %d: sub-team membership %v", pe.ID(), sub != nil)
+			}
+			if sub != nil {
+				if err := sub.Barrier(ctx); err != nil {
+					return err
+				}
+			}
+			if err := odd.Barrier(ctx); err != nil {
+				return err
+			}
+		}
+		// A team of the even PEs, created after the odd PEs made one more
+		// team: slots must still agree.
+		even, err := world.Split(ctx, 0, 2, 4)
+		if err != nil {
+			return err
+		}
+		if even != nil {
+			for range 10 {
+				if err := even.Barrier(ctx); err != nil {
+					return err
+				}
+			}
+		}
+		return world.Barrier(ctx)
+	})
+}
+
+func TestTeamSplitBadArgs(t *testing.T) {
+	cases := []struct{ start, stride, size int }{
+		{-1, 1, 2}, {0, 0, 2}, {0, 1, 0}, {0, 1, 5}, {3, 1, 2}, {0, 3, 3},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c), func(t *testing.T) {
+			run(t, 4, func(ctx context.Context, pe *pgas.PE) error {
+				tm, err := pe.TeamWorld().Split(ctx, c.start, c.stride, c.size)
+				if err == nil || tm != nil {
+					return fmt.Errorf("split %v: team %v, err %v; want an error on every PE", c, tm, err)
+				}
+				return pe.Barrier(ctx) // the world is still usable
+			})
+		})
+	}
+}
+
+func TestTeamDestroyed(t *testing.T) {
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		tm := must(pe.TeamWorld().Split(ctx, 0, 1, 2))
+		tm.Destroy()
+		if err := tm.Barrier(ctx); err == nil {
+			return fmt.Errorf("barrier on a destroyed team: no error")
+		}
+		return nil
+	})
+}
+
+func TestBarrier(t *testing.T) {
+	for _, n := range []int{1, 2, 5, 8, 64} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+				count := must(pgas.AllocZeroed[int64](ctx, pe, 1))
+				for round := int64(1); round <= 20; round++ {
+					check(pgas.AtomicInc(pe, count, 0))
+					check(pe.Barrier(ctx))
+					// Everyone incremented before anyone passed.
+					if got := must(pgas.AtomicFetch(pe, count, 0)); got < round*int64(n) {
+						return fmt.Errorf("round %d: counter %d after barrier, want ≥ %d", round, got, round*int64(n))
+					}
+					check(pe.Sync(ctx))
+				}
+				return nil
+			})
+		})
+	}
+}
