@@ -2,6 +2,7 @@ package pgas
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -37,7 +38,6 @@ func (hostBackend) Open(cfg Config) (Transport, error) {
 		// Backed by uint64s so every partition is 8-byte aligned.
 		words := make([]uint64, size/8)
 		h.heaps[i] = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), size)
-		h.parks[i].ch = make(chan struct{})
 		h.local[i] = i
 	}
 	return h, nil
@@ -59,9 +59,11 @@ func (h *hostTransport) Fence(int) error    { return nil }
 func (h *hostTransport) Quiet(int) error    { return nil }
 func (h *hostTransport) Close() error       { return nil }
 
+var errAborted = errors.New("aborted: a PE failed")
+
 func (h *hostTransport) Put(_, pe int, off int64, src []byte) error {
 	copy(h.heaps[pe][off:], src)
-	h.parks[pe].notify()
+	h.parks[pe].notify(off, off+int64(len(src)))
 	return nil
 }
 
@@ -89,7 +91,8 @@ func (h *hostTransport) PutSignal(_, pe int, off int64, src []byte, sigOff int64
 	} else {
 		atomic.StoreUint64(w, sig)
 	}
-	h.parks[pe].notify()
+	h.parks[pe].notify(sigOff, sigOff+8)
+	h.parks[pe].notify(off, off+int64(len(src)))
 	return nil
 }
 
@@ -102,7 +105,7 @@ func (h *hostTransport) Atomic(_, pe int, off int64, k Kind, op AtomicOp, v, con
 		old = atomic64(op, (*uint64)(p), v, cond)
 	}
 	if op != OpFetch {
-		h.parks[pe].notify()
+		h.parks[pe].notify(off, off+k.Size())
 	}
 	return old, nil
 }
@@ -173,60 +176,114 @@ func atomic64(op AtomicOp, p *uint64, v, cond uint64) uint64 {
 	panic(fmt.Sprintf("pgas/host: atomic op %d", op))
 }
 
-func load(heap []byte, off int64, k Kind) uint64 {
-	p := unsafe.Pointer(&heap[off])
-	if k.Size() == 4 {
-		return uint64(atomic.LoadUint32((*uint32)(p)))
-	}
-	return atomic.LoadUint64((*uint64)(p))
+// evaluator checks a WaitRequest against a partition. It is built once
+// per wait, so spinning re-checks do no allocation or setup.
+type evaluator struct {
+	req  *WaitRequest
+	base unsafe.Pointer // word 0
+	wide bool           // 8-byte words
+	val  uint64         // normalised comparand
+	vals []uint64       // normalised comparands of a vector wait
 }
 
-// eval checks req once against heap; ok reports whether a blocking wait
-// may return with r.
-func eval(heap []byte, req *WaitRequest) (r WaitResult, ok bool) {
-	sz := req.Kind.Size()
-	val := func(i int) uint64 {
-		if req.Values != nil {
-			return req.Values[i]
+func newEvaluator(heap []byte, req *WaitRequest) evaluator {
+	e := evaluator{req: req, base: unsafe.Pointer(&heap[req.Off]), wide: req.Kind.Size() == 8, val: norm(req.Kind, req.Value)}
+	if req.Values != nil {
+		e.vals = make([]uint64, len(req.Values))
+		for i, v := range req.Values {
+			e.vals[i] = norm(req.Kind, v)
 		}
-		return req.Value
 	}
-	in := func(i int) bool { return req.Status == nil || req.Status[i] == 0 }
+	return e
+}
+
+// sat loads word i and reports whether it is in the set and satisfied.
+func (e *evaluator) sat(i int) (word uint64, ok bool) {
+	if e.req.Status != nil && e.req.Status[i] != 0 {
+		return 0, false
+	}
+	if e.wide {
+		word = atomic.LoadUint64((*uint64)(unsafe.Add(e.base, i*8)))
+	} else {
+		word = uint64(atomic.LoadUint32((*uint32)(unsafe.Add(e.base, i*4))))
+	}
+	v := e.val
+	if e.vals != nil {
+		v = e.vals[i]
+	}
+	return word, holds(e.req.Cmp, norm(e.req.Kind, word), v)
+}
+
+// eval checks the request once; ok reports whether a blocking wait may
+// return with r.
+func (e *evaluator) eval() (r WaitResult, ok bool) {
+	req := e.req
+	n := req.N
 	switch req.Mode {
 	case WaitAll:
-		var w uint64
-		for i := range req.N {
-			if !in(i) {
+		var last uint64
+		for i := range n {
+			if req.Status != nil && req.Status[i] != 0 {
 				continue
 			}
-			w = load(heap, req.Off+int64(i)*sz, req.Kind)
-			if !req.Cmp.Compare(req.Kind, w, val(i)) {
+			w, sat := e.sat(i)
+			if !sat {
 				return WaitResult{N: 0}, false
 			}
+			last = w
 		}
-		return WaitResult{N: 1, Word: w}, true
+		return WaitResult{N: 1, Word: last}, true
 	case WaitAny:
-		for j := range req.N {
-			i := (req.Start + j) % req.N
-			if !in(i) {
-				continue
-			}
-			w := load(heap, req.Off+int64(i)*sz, req.Kind)
-			if req.Cmp.Compare(req.Kind, w, val(i)) {
+		i := req.Start
+		for range n {
+			if w, sat := e.sat(i); sat {
 				return WaitResult{N: i, Word: w}, true
+			}
+			if i++; i == n {
+				i = 0
 			}
 		}
 		return WaitResult{N: NoIndex}, false
 	default: // WaitSome
-		n := 0
-		for i := range req.N {
-			if in(i) && req.Cmp.Compare(req.Kind, load(heap, req.Off+int64(i)*sz, req.Kind), val(i)) {
-				req.Indices[n] = i
-				n++
+		k := 0
+		for i := range n {
+			if _, sat := e.sat(i); sat {
+				req.Indices[k] = i
+				k++
 			}
 		}
-		return WaitResult{N: n}, n > 0
+		return WaitResult{N: k}, k > 0
 	}
+}
+
+// norm maps a word of kind k to a uint64 whose unsigned order is the
+// word's order, so that one comparison serves every kind.
+func norm(k Kind, v uint64) uint64 {
+	switch k {
+	case KindInt32:
+		return uint64(int64(int32(v))) ^ 1<<63
+	case KindUint32:
+		return uint64(uint32(v))
+	case KindInt64:
+		return v ^ 1<<63
+	}
+	return v
+}
+
+func holds(c Cmp, a, b uint64) bool {
+	switch c {
+	case CmpEQ:
+		return a == b
+	case CmpNE:
+		return a != b
+	case CmpGT:
+		return a > b
+	case CmpGE:
+		return a >= b
+	case CmpLT:
+		return a < b
+	}
+	return a <= b
 }
 
 // Spinning before parking keeps the round trip of a busy ping-pong in the
@@ -237,20 +294,20 @@ const (
 )
 
 func (h *hostTransport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req WaitRequest) (WaitResult, error) {
-	heap := h.heaps[pe]
-	r, ok := eval(heap, &req)
+	e := newEvaluator(h.heaps[pe], &req)
+	r, ok := e.eval()
 	if ok || req.Test {
 		return r, nil
 	}
 	for range spinChecks {
-		if r, ok = eval(heap, &req); ok {
+		if r, ok = e.eval(); ok {
 			return r, nil
 		}
 	}
 	deadline := time.Now().Add(spinFor)
 	for i := 0; ; i++ {
 		runtime.Gosched()
-		if r, ok = eval(heap, &req); ok {
+		if r, ok = e.eval(); ok {
 			return r, nil
 		}
 		if i%16 == 15 && time.Now().After(deadline) {
@@ -261,55 +318,94 @@ func (h *hostTransport) Wait(ctx context.Context, pe int, abort <-chan struct{},
 		return r, err
 	}
 	pk := &h.parks[pe]
+	lo, hi := req.Off, req.Off+int64(req.N)*req.Kind.Size()
 	done := ctx.Done()
 	for {
-		ch := pk.arm()
-		if r, ok = eval(heap, &req); ok {
-			pk.disarm()
+		w := pk.arm(lo, hi)
+		if r, ok = e.eval(); ok {
+			pk.disarm(w)
 			return r, nil
 		}
 		select {
-		case <-ch:
+		case <-w.ch:
 		case <-done:
-			pk.disarm()
+			pk.disarm(w)
 			return r, ctx.Err()
 		case <-abort:
-			pk.disarm()
-			return r, fmt.Errorf("aborted")
+			pk.disarm(w)
+			return r, errAborted
 		}
-		pk.disarm()
 	}
 }
 
-// parker wakes the goroutines parked in waits on one partition whenever a
-// word there may have changed. Writers pay one atomic load when nobody
-// waits.
+// parker wakes the goroutines parked in waits on one partition when a
+// write touches the words they wait on. Writers pay two atomic loads when
+// nobody waits on what they wrote.
 type parker struct {
 	waiters atomic.Int32
+	lo, hi  atomic.Int64 // union of the parked waiters' ranges
 	mu      sync.Mutex
-	ch      chan struct{} // closed and replaced by notify
+	list    []*waiter
 }
 
-// arm registers a waiter and returns the channel notify will close. The
-// caller re-checks its condition after arm: Go's atomics are sequentially
-// consistent, so either the writer sees the waiter or the waiter sees the
-// write.
-func (p *parker) arm() <-chan struct{} {
-	p.waiters.Add(1)
+type waiter struct {
+	lo, hi int64
+	ch     chan struct{} // closed by notify
+}
+
+// arm registers a waiter on bytes [lo, hi). The caller re-checks its
+// condition after arm: Go's atomics are sequentially consistent, so either
+// the writer sees the registration or the waiter sees the write.
+func (p *parker) arm(lo, hi int64) *waiter {
+	w := &waiter{lo: lo, hi: hi, ch: make(chan struct{})}
 	p.mu.Lock()
-	ch := p.ch
+	p.list = append(p.list, w)
+	p.update()
 	p.mu.Unlock()
-	return ch
+	return w
 }
 
-func (p *parker) disarm() { p.waiters.Add(-1) }
+// disarm removes w if notify has not already.
+func (p *parker) disarm(w *waiter) {
+	p.mu.Lock()
+	for i, x := range p.list {
+		if x == w {
+			p.list = append(p.list[:i], p.list[i+1:]...)
+			p.update()
+			break
+		}
+	}
+	p.mu.Unlock()
+}
 
-func (p *parker) notify() {
-	if p.waiters.Load() == 0 {
+// update publishes the union of the ranges, then the count (callers hold
+// p.mu): a writer that sees the count sees a union covering every range.
+func (p *parker) update() {
+	lo, hi := int64(1<<62), int64(0)
+	for _, w := range p.list {
+		lo, hi = min(lo, w.lo), max(hi, w.hi)
+	}
+	p.lo.Store(lo)
+	p.hi.Store(hi)
+	p.waiters.Store(int32(len(p.list)))
+}
+
+// notify wakes the waiters on ranges overlapping [lo, hi).
+func (p *parker) notify(lo, hi int64) {
+	if p.waiters.Load() == 0 || hi <= p.lo.Load() || lo >= p.hi.Load() {
 		return
 	}
 	p.mu.Lock()
-	close(p.ch)
-	p.ch = make(chan struct{})
+	kept := p.list[:0]
+	for _, w := range p.list {
+		if lo < w.hi && w.lo < hi {
+			close(w.ch)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	clear(p.list[len(kept):])
+	p.list = kept
+	p.update()
 	p.mu.Unlock()
 }

@@ -194,4 +194,3 @@ func TestReduceAllRepeated(t *testing.T) {
 		return nil
 	})
 }
-

@@ -175,11 +175,20 @@ func TestAllocBadSizes(t *testing.T) {
 			_, err := pgas.Alloc[[1024]byte](ctx, pe, math.MaxInt/512)
 			return err
 		}, pgas.ErrBadSize},
-		{"too large", func(ctx context.Context, pe *pgas.PE) error { _, err := pgas.Alloc[byte](ctx, pe, 2*testHeap); return err }, pgas.ErrHeapExhausted},
+		{"too large", func(ctx context.Context, pe *pgas.PE) error {
+			_, err := pgas.Alloc[byte](ctx, pe, 2*testHeap)
+			return err
+		}, pgas.ErrHeapExhausted},
 		{"pointer type", func(ctx context.Context, pe *pgas.PE) error { _, err := pgas.Alloc[withPtr](ctx, pe, 1); return err }, pgas.ErrBadArg},
 		{"string type", func(ctx context.Context, pe *pgas.PE) error { _, err := pgas.Alloc[string](ctx, pe, 1); return err }, pgas.ErrBadArg},
-		{"alignment 3", func(ctx context.Context, pe *pgas.PE) error { _, err := pgas.AllocAligned[byte](ctx, pe, 1, 3); return err }, pgas.ErrBadArg},
-		{"alignment 0", func(ctx context.Context, pe *pgas.PE) error { _, err := pgas.AllocAligned[byte](ctx, pe, 1, 0); return err }, pgas.ErrBadArg},
+		{"alignment 3", func(ctx context.Context, pe *pgas.PE) error {
+			_, err := pgas.AllocAligned[byte](ctx, pe, 1, 3)
+			return err
+		}, pgas.ErrBadArg},
+		{"alignment 0", func(ctx context.Context, pe *pgas.PE) error {
+			_, err := pgas.AllocAligned[byte](ctx, pe, 1, 0)
+			return err
+		}, pgas.ErrBadArg},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

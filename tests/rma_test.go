@@ -66,7 +66,9 @@ func TestPutGet(t *testing.T) {
 					if err := putGetRoundTrip(ctx, pe, bytes, nbi); err != nil {
 						return fmt.Errorf("bytes: %w", err)
 					}
-					floats := func(id int) []float64 { return seq(size, func(i int) float64 { return float64(i) / 3 * float64(id+1) }) }
+					floats := func(id int) []float64 {
+						return seq(size, func(i int) float64 { return float64(i) / 3 * float64(id+1) })
+					}
 					if err := putGetRoundTrip(ctx, pe, floats, nbi); err != nil {
 						return fmt.Errorf("float64: %w", err)
 					}

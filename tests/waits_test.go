@@ -215,11 +215,14 @@ func TestWaitBadArguments(t *testing.T) {
 	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
 		cases := map[string]error{
-			"short status":  signals.WaitUntilAll(ctx, pe, w, []int{0}, signals.EQ, 0),
-			"short values":  signals.WaitUntilAllVector(ctx, pe, w, nil, signals.EQ, []uint64{1}),
-			"nil values":    signals.WaitUntilAllVector(ctx, pe, w, nil, signals.EQ, nil),
-			"bad cmp":       signals.WaitUntilAll(ctx, pe, w, nil, signals.Cmp(99), 0),
-			"short indices": func() error { _, err := signals.WaitUntilSome(ctx, pe, w, make([]int, 3), nil, signals.EQ, 0); return err }(),
+			"short status": signals.WaitUntilAll(ctx, pe, w, []int{0}, signals.EQ, 0),
+			"short values": signals.WaitUntilAllVector(ctx, pe, w, nil, signals.EQ, []uint64{1}),
+			"nil values":   signals.WaitUntilAllVector(ctx, pe, w, nil, signals.EQ, nil),
+			"bad cmp":      signals.WaitUntilAll(ctx, pe, w, nil, signals.Cmp(99), 0),
+			"short indices": func() error {
+				_, err := signals.WaitUntilSome(ctx, pe, w, make([]int, 3), nil, signals.EQ, 0)
+				return err
+			}(),
 		}
 		for name, err := range cases {
 			if !errors.Is(err, pgas.ErrBadArg) {

@@ -1,0 +1,70 @@
+package pgas_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/signals"
+)
+
+// Each PE puts a message into its right neighbour's buffer with a signal,
+// waits for its own signal, then reads what its left neighbour sent.
+func ExampleRun() {
+	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 4, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+		data, err := pgas.AllocZeroed[float64](ctx, pe, 1024)
+		if err != nil {
+			return err
+		}
+		sig, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
+		if err != nil {
+			return err
+		}
+		right := (pe.ID() + 1) % pe.NumPEs()
+		msg := make([]float64, 1024)
+		msg[0] = float64(pe.ID())
+		if err := pgas.PutSignal(pe, data, msg, sig, 1, pgas.SignalSet, right); err != nil {
+			return err
+		}
+		if err := signals.WaitUntil(ctx, pe, sig, signals.EQ, 1); err != nil {
+			return err
+		}
+		got, err := pgas.G(pe, data, pe.ID())
+		fmt.Printf("PE %d got %v from its left neighbour\n", pe.ID(), got)
+		return err
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Unordered output:
+	// PE 0 got 3 from its left neighbour
+	// PE 1 got 0 from its left neighbour
+	// PE 2 got 1 from its left neighbour
+	// PE 3 got 2 from its left neighbour
+}
+
+// A reduction over all PEs, as Jacobi uses for its residual norm.
+func ExampleReduceAll() {
+	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 3, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+		x, err := pgas.AllocZeroed[float64](ctx, pe, 1)
+		if err != nil {
+			return err
+		}
+		if err := pgas.P(pe, x, float64(pe.ID()+1), pe.ID()); err != nil {
+			return err
+		}
+		if err := pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.Sum, x, x, 1); err != nil {
+			return err
+		}
+		if pe.ID() == 0 {
+			v, err := pgas.G(pe, x, 0)
+			fmt.Println("sum:", v)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Output: sum: 6
+}
