@@ -150,7 +150,7 @@ func alloc[T any](ctx context.Context, p *PE, n int, align int64, zero bool) (Sy
 	// then returns the same verdict.
 	var bad error
 	switch {
-	case !isPlain(typ):
+	case !IsPlain(typ):
 		bad = fmt.Errorf("%w: element type %v holds pointers or is not fixed-size", ErrBadArg, typ)
 	case n <= 0:
 		bad = fmt.Errorf("%w: allocation of %d elements", ErrBadSize, n)
@@ -281,19 +281,20 @@ func asBytes[T any](s []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), int64(len(s))*sizeOf[T]())
 }
 
-// isPlain reports whether values of t are fixed-size bytes with no
-// pointers, so they can be copied between partitions as raw memory.
-func isPlain(t reflect.Type) bool {
+// IsPlain reports whether values of t are fixed-size bytes with no
+// pointers (numbers, and arrays and structs of them), so they can be
+// copied between partitions as raw memory: the element types Sym accepts.
+func IsPlain(t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
 		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
 		return true
 	case reflect.Array:
-		return isPlain(t.Elem())
+		return IsPlain(t.Elem())
 	case reflect.Struct:
 		for i := range t.NumField() {
-			if !isPlain(t.Field(i).Type) {
+			if !IsPlain(t.Field(i).Type) {
 				return false
 			}
 		}

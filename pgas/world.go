@@ -73,6 +73,22 @@ type PE struct {
 
 	world, node *Team
 	cursor      atomic.Int64 // where the next any-wait scans from
+
+	bgCtx    context.Context // ends when the PE's function returns
+	bgCancel context.CancelFunc
+	bg       sync.WaitGroup
+}
+
+// Go runs fn in a goroutine bound to this PE: its context is cancelled
+// when the PE's function returns (or the run is cancelled or fails), and
+// Run waits for fn to return before it returns. Libraries use it for
+// helpers such as receive loops, so that no goroutine outlives a run.
+func (p *PE) Go(fn func(ctx context.Context)) {
+	p.bg.Add(1)
+	go func() {
+		defer p.bg.Done()
+		fn(p.bgCtx)
+	}()
 }
 
 // ID is the PE's number in the world, 0 ≤ ID < NumPEs.
@@ -153,13 +169,14 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 		return fmt.Errorf("pgas: %s backend heap of %d bytes is below the minimum %d", cfg.Backend, tr.HeapSize(), minHeapSize)
 	}
 
+	g, gctx := errgroup.WithContext(ctx)
 	local := tr.LocalPEs()
 	pes := make([]*PE, len(local))
 	for i, id := range local {
 		pes[i] = newPE(w, id)
+		pes[i].bgCtx, pes[i].bgCancel = context.WithCancel(gctx)
 	}
 
-	g, gctx := errgroup.WithContext(ctx)
 	errs := make([]error, len(pes))
 	for i, pe := range pes {
 		g.Go(func() (err error) {
@@ -167,6 +184,9 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 				if r := recover(); r != nil {
 					err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
 				}
+				// The PE's helpers end with it.
+				pe.bgCancel()
+				pe.bg.Wait()
 				if err != nil {
 					pe := &PEError{PE: pe.id, Err: err}
 					w.fail(pe)

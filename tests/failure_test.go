@@ -139,3 +139,23 @@ func TestUseAfterWorldEnded(t *testing.T) {
 		}
 	}
 }
+
+// PE.Go goroutines end with their PE, and Run waits for them.
+func TestPEGoEndsWithPE(t *testing.T) {
+	before := runtime.NumGoroutine()
+	var ended [4]bool
+	run(t, 4, func(ctx context.Context, pe *pgas.PE) error {
+		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		pe.Go(func(ctx context.Context) {
+			err := signals.WaitUntil(ctx, pe, w, signals.EQ, 1) // never set
+			ended[pe.ID()] = errors.Is(err, context.Canceled)
+		})
+		return pe.Barrier(ctx)
+	})
+	for i, e := range ended {
+		if !e {
+			t.Errorf("PE %d's helper did not end with a cancelled wait before Run returned", i)
+		}
+	}
+	checkNoLeak(t, before)
+}

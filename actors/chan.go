@@ -1,0 +1,169 @@
+package actors
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/symchan/symchan/pgas"
+)
+
+// Chan is a typed channel between PEs: every PE has a receiving end (its
+// inbox) and can send to any PE. It is created collectively by NewChan.
+//
+//	ch, err := actors.NewChan[float64](ctx, pe)
+//	err = ch.Send(ctx, (pe.ID()+1)%pe.NumPEs(), 3.14)
+//	v, err := ch.Recv(ctx)
+//
+// Go channel semantics map as follows: Send to a full receiver blocks
+// (TrySend returns ErrFull); Close closes the calling PE's sending side
+// and later Sends from it return ErrClosed (closing twice too); once every
+// PE has closed and the inbox is drained, Recv returns the zero value and
+// ErrClosed and the C view is closed, like a receive from a closed Go
+// channel.
+type Chan[T any] struct {
+	mb    *Mailbox
+	codec Codec[T]
+	bufs  sync.Pool // *[]byte encode buffers
+
+	viewOnce sync.Once
+	viewing  atomic.Bool
+	view     chan T
+	viewErr  atomic.Pointer[error]
+}
+
+// NewChan collectively creates a Chan of T. T needs no codec if it is
+// plain fixed-size data (numbers, arrays and structs of them); otherwise
+// pass WithCodec.
+func NewChan[T any](ctx context.Context, pe *pgas.PE, opts ...Option) (*Chan[T], error) {
+	c, err := configure(opts)
+	if err != nil {
+		return nil, err
+	}
+	codec, cerr := codecFor[T](c)
+	// Allocate even when the codec is missing, so every PE makes the same
+	// collective calls; then report.
+	mb, err := newMailbox(ctx, pe, c)
+	if err != nil {
+		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
+	}
+	return &Chan[T]{mb: mb, codec: codec}, nil
+}
+
+// Mailbox is the Chan's underlying Mailbox.
+func (c *Chan[T]) Mailbox() *Mailbox { return c.mb }
+
+func (c *Chan[T]) encode(v T) (*[]byte, error) {
+	bp, _ := c.bufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	b, err := c.codec.Append((*bp)[:0], v)
+	*bp = b
+	return bp, err
+}
+
+// Send sends v to PE to, waiting for a free slot if need be.
+func (c *Chan[T]) Send(ctx context.Context, to int, v T) error {
+	bp, err := c.encode(v)
+	if err == nil {
+		err = c.mb.Send(ctx, to, *bp)
+	}
+	c.bufs.Put(bp)
+	return err
+}
+
+// TrySend sends v to PE to, or fails with ErrFull if that would wait.
+func (c *Chan[T]) TrySend(to int, v T) error {
+	bp, err := c.encode(v)
+	if err == nil {
+		err = c.mb.TrySend(to, *bp)
+	}
+	c.bufs.Put(bp)
+	return err
+}
+
+// Recv receives the next value sent to this PE.
+func (c *Chan[T]) Recv(ctx context.Context) (T, error) {
+	v, _, err := c.RecvFrom(ctx)
+	return v, err
+}
+
+// RecvFrom is Recv that also returns the sender.
+func (c *Chan[T]) RecvFrom(ctx context.Context) (v T, from int, err error) {
+	if c.viewing.Load() {
+		return v, -1, ErrBusy
+	}
+	_, err = c.mb.recv(ctx, true, func(x Message) error {
+		from = x.From
+		v, err = c.codec.Decode(x.Data)
+		return err
+	})
+	return v, from, err
+}
+
+// TryRecv receives a value if one is ready; ok reports whether it did.
+func (c *Chan[T]) TryRecv() (v T, ok bool, err error) {
+	if c.viewing.Load() {
+		return v, false, ErrBusy
+	}
+	ok, err = c.mb.recv(context.Background(), false, func(x Message) error {
+		v, err = c.codec.Decode(x.Data)
+		return err
+	})
+	return v, ok, err
+}
+
+// Close closes this PE's sending side (see Mailbox.Close). It waits for a
+// free slot at each PE for its marker; CloseContext bounds that wait.
+func (c *Chan[T]) Close() error { return c.mb.Close(context.Background()) }
+
+// CloseContext is Close with a context.
+func (c *Chan[T]) CloseContext(ctx context.Context) error { return c.mb.Close(ctx) }
+
+// C returns a Go channel of the values sent to this PE, for select. A
+// helper goroutine (bound to the PE, see pgas.PE.Go) receives into it; the
+// channel is closed when the inbox is closed and drained, on an error
+// (see Err), or when the PE's function returns. Once C is called, Recv and
+// TryRecv return ErrBusy.
+func (c *Chan[T]) C() <-chan T {
+	c.viewOnce.Do(func() {
+		c.viewing.Store(true)
+		c.view = make(chan T)
+		c.mb.pe.Go(func(ctx context.Context) {
+			defer close(c.view)
+			for {
+				var v T
+				_, err := c.mb.recv(ctx, true, func(x Message) error {
+					var derr error
+					v, derr = c.codec.Decode(x.Data)
+					return derr
+				})
+				if err != nil {
+					c.viewErr.Store(&err)
+					return
+				}
+				select {
+				case c.view <- v:
+				case <-ctx.Done():
+					err := context.Cause(ctx)
+					c.viewErr.Store(&err)
+					return
+				}
+			}
+		})
+	})
+	return c.view
+}
+
+// Err is why the C channel was closed: ErrClosed after every PE closed
+// its side, or the error that ended it; nil while it is open.
+func (c *Chan[T]) Err() error {
+	if p := c.viewErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}

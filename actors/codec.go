@@ -1,0 +1,70 @@
+package actors
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"github.com/symchan/symchan/pgas"
+)
+
+// Codec turns values of T into bytes and back, for types that are not
+// fixed-size plain data. Implementations must be safe for concurrent use.
+type Codec[T any] interface {
+	// Append appends the encoding of v to b and returns the result.
+	Append(b []byte, v T) ([]byte, error)
+	// Decode decodes a value from b, which it must not retain.
+	Decode(b []byte) (T, error)
+}
+
+// codecFor returns the codec of T: the configured one, else raw bytes for
+// plain types, else ErrNoCodec.
+func codecFor[T any](c config) (Codec[T], error) {
+	if c.codec != nil {
+		cc, ok := c.codec.(Codec[T])
+		if !ok {
+			var z T
+			return nil, fmt.Errorf("actors: codec %T does not encode %T", c.codec, z)
+		}
+		return cc, nil
+	}
+	var z T
+	if !pgas.IsPlain(reflect.TypeOf(&z).Elem()) {
+		return nil, fmt.Errorf("%w: %T", ErrNoCodec, z)
+	}
+	return rawCodec[T]{}, nil
+}
+
+// rawCodec copies a plain value's memory: no reflection, no allocation.
+type rawCodec[T any] struct{}
+
+func (rawCodec[T]) Append(b []byte, v T) ([]byte, error) {
+	return append(b, unsafe.Slice((*byte)(unsafe.Pointer(&v)), unsafe.Sizeof(v))...), nil
+}
+
+func (rawCodec[T]) Decode(b []byte) (T, error) {
+	var v T
+	if uintptr(len(b)) != unsafe.Sizeof(v) {
+		return v, fmt.Errorf("%w: %d bytes for a %T of %d", ErrProtocol, len(b), v, unsafe.Sizeof(v))
+	}
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), len(b)), b)
+	return v, nil
+}
+
+// BytesCodec passes []byte messages through unchanged (copied on receive).
+type BytesCodec struct{}
+
+// Append appends v.
+func (BytesCodec) Append(b []byte, v []byte) ([]byte, error) { return append(b, v...), nil }
+
+// Decode returns a copy of b.
+func (BytesCodec) Decode(b []byte) ([]byte, error) { return append([]byte(nil), b...), nil }
+
+// StringCodec sends strings as their bytes.
+type StringCodec struct{}
+
+// Append appends v's bytes.
+func (StringCodec) Append(b []byte, v string) ([]byte, error) { return append(b, v...), nil }
+
+// Decode returns b as a string.
+func (StringCodec) Decode(b []byte) (string, error) { return string(b), nil }

@@ -1,0 +1,47 @@
+// Package actors makes every PE an actor: typed channels, futures and raw
+// mailboxes between PEs, built only on the pgas and signals APIs, so they
+// run unchanged on every backend.
+//
+// # Mailboxes
+//
+// A [Mailbox] is created collectively ([NewMailbox]) and gives every PE an
+// inbox in its own partition of the symmetric heap: for each sender s, a
+// ring of K slots of S bytes, each with a uint64 signal word. A send is one
+// PutSignal of the slot (header and payload) with SignalSet of the
+// message's sequence number. The receiver waits with WaitUntilSome over the
+// head slot word of every sender, copies out every message that is ready,
+// clears those words and returns the slots to their senders with one
+// SignalAdd per sender on a credit word in the sender's partition. A sender
+// with no free slot towards a receiver waits for credit (or, with TrySend,
+// fails with [ErrFull]); it never overwrites an unread slot.
+//
+// Memory: every PE holds N·K·(S+8) bytes of slots and words and N·8 bytes
+// of credit words per Mailbox or Chan, for N PEs. The defaults (K = 16,
+// S = 1 KiB) cost 16.1 KiB per PE of the world: 129 KiB per PE with 8 PEs,
+// 1 MiB with 64.
+//
+// Messages larger than a slot are cut into chunks that travel through
+// consecutive slots of the same sender and are joined by the receiver
+// (up to [MaxMessage], default 64 MiB). A message whose Send is cancelled
+// half-way is discarded whole by the receiver; Send reports the error.
+//
+// # Guarantees
+//
+//   - FIFO per (sender, receiver): messages from one PE to another are
+//     received in the order their Sends returned.
+//   - Exactly once: every message whose Send returned nil is received once,
+//     unless the receiving side stops receiving; none is duplicated.
+//   - Backpressure: a sender is held back by credits, never by overwriting.
+//   - Closing: Close closes the calling PE's sending side of a Mailbox or
+//     Chan towards every PE (a marker after its last message). A PE's inbox
+//     reports ErrClosed once every PE has closed its side and every message
+//     was received, like a Go channel after close and drain.
+//
+// # Channels and futures
+//
+// [Chan] is a typed Mailbox: fixed-size plain types travel as raw bytes,
+// anything else through a [Codec]. [Future] is a one-shot reply slot: the
+// request carries its [ReplyTo]; the reply is one PutSignal into it.
+//
+// The protoactor-go bridge lives in package actors/protobridge.
+package actors

@@ -1,0 +1,27 @@
+package actors
+
+import "errors"
+
+// Errors returned by the package; test with errors.Is.
+var (
+	// ErrClosed: Send after this PE closed its sending side, Close twice,
+	// or Recv on an inbox that every PE closed and that is drained.
+	ErrClosed = errors.New("actors: closed")
+	// ErrFull: TrySend found no free slot at the receiver.
+	ErrFull = errors.New("actors: no free slot at the receiver (would block)")
+	// ErrTooLarge: a message above the configured maximum; nothing was sent.
+	ErrTooLarge = errors.New("actors: message too large")
+	// ErrNoCodec: a Chan or Future of a type that is not plain and has no
+	// codec.
+	ErrNoCodec = errors.New("actors: type is not plain data and no codec was given")
+	// ErrBadPE: a destination outside the world.
+	ErrBadPE = errors.New("actors: PE out of range")
+	// ErrProtocol: a slot held something no sender of this package writes
+	// (memory corruption, or mixing incompatible versions).
+	ErrProtocol = errors.New("actors: protocol violation in a mailbox slot")
+	// ErrAbandoned: a reply to a future that timed out or was abandoned;
+	// the reply was dropped and nothing was written.
+	ErrAbandoned = errors.New("actors: future was abandoned")
+	// ErrBusy: Recv and the channel view of one Chan used together.
+	ErrBusy = errors.New("actors: the channel's <-chan view is receiving")
+)

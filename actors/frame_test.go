@@ -1,0 +1,73 @@
+package actors
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestHeaderRoundTrip(t *testing.T) {
+	const cap, max = 1008, 1 << 20
+	cases := []header{
+		{kind: kindData, n: 8, total: 8},
+		{kind: kindData, n: 0, total: 0},
+		{kind: kindData, n: cap, total: 5000},
+		{kind: kindMore, n: 100, off: 4000},
+		{kind: kindClose},
+	}
+	for _, h := range cases {
+		b := make([]byte, headerSize)
+		putHeader(b, h)
+		got, err := decodeHeader(b, cap, max)
+		if err != nil || got != h {
+			t.Errorf("%+v: decoded %+v, %v", h, got, err)
+		}
+	}
+	bad := []header{
+		{kind: kindData, n: cap + 1, total: cap + 1}, // chunk larger than a slot
+		{kind: kindData, n: 8, total: max + 1},       // beyond the max
+		{kind: kindData, n: 9, total: 8},             // chunk longer than the message
+		{kind: kindData, n: 8, total: 5000},          // first chunk short of its slot
+		{kind: kindMore, n: 0, off: 8},               // empty continuation
+		{kind: kindMore, n: 100, off: max - 50},      // past the max
+		{kind: 9, n: 1, total: 1},
+	}
+	for _, h := range bad {
+		b := make([]byte, headerSize)
+		putHeader(b, h)
+		if _, err := decodeHeader(b, cap, max); !errors.Is(err, ErrProtocol) {
+			t.Errorf("%+v accepted: %v", h, err)
+		}
+	}
+	b := make([]byte, headerSize)
+	putHeader(b, header{kind: kindClose})
+	b[9] = 1
+	if _, err := decodeHeader(b, cap, max); err == nil {
+		t.Error("close marker with a value accepted")
+	}
+}
+
+// FuzzDecodeHeader: the decoder never panics, and whatever it accepts is
+// within the limits and encodes back to the same bytes.
+func FuzzDecodeHeader(f *testing.F) {
+	for _, h := range []header{{kind: kindData, n: 8, total: 8}, {kind: kindMore, n: 3, off: 1000}, {kind: kindClose}} {
+		b := make([]byte, headerSize)
+		putHeader(b, h)
+		f.Add(b)
+	}
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		const cap, max = 1008, 1 << 20
+		h, err := decodeHeader(b, cap, max)
+		if err != nil {
+			return
+		}
+		if h.n < 0 || h.n > cap || h.total > max || h.off+h.n > max {
+			t.Fatalf("accepted out-of-limit header %+v", h)
+		}
+		re := make([]byte, headerSize)
+		putHeader(re, h)
+		if string(re) != string(b[:headerSize]) {
+			t.Fatalf("header %+v re-encodes to %x, was %x", h, re, b[:headerSize])
+		}
+	})
+}

@@ -1,0 +1,234 @@
+package actors
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/signals"
+)
+
+// System is a PE's actor runtime state: for now, the table of reply slots
+// behind its futures. Create one per PE, collectively, with NewSystem.
+type System struct {
+	pe    *pgas.PE
+	cfg   config
+	words pgas.Sym[uint64] // per reply slot: generation<<2 | state
+	data  pgas.Sym[byte]   // per reply slot: 8-byte length, then the reply
+
+	mu         sync.Mutex
+	free       []int
+	gen        []uint64
+	quarantine []int // abandoned while a reply was being written
+}
+
+// Reply slot states, in a word's low two bits. A replier may write a
+// slot only after moving it from armed to writing with a compare-and-swap,
+// so a reply to an abandoned future is dropped before any byte of it is
+// written, and a reused slot (a new generation) cannot be hit by a late
+// reply.
+const (
+	stateAbandoned = 0
+	stateArmed     = 1
+	stateWriting   = 2
+	stateDone      = 3
+)
+
+func word(gen uint64, state uint64) uint64 { return gen<<2 | state }
+
+// NewSystem collectively creates the PE's actor state. Options: Futures,
+// ReplySize.
+func NewSystem(ctx context.Context, pe *pgas.PE, opts ...Option) (*System, error) {
+	c, err := configure(opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &System{pe: pe, cfg: c, gen: make([]uint64, c.futures)}
+	if s.words, err = pgas.AllocZeroed[uint64](ctx, pe, c.futures); err != nil {
+		return nil, fmt.Errorf("actors: reply words: %w", err)
+	}
+	if s.data, err = pgas.AllocAligned[byte](ctx, pe, c.futures*s.slotBytes(), 8); err != nil {
+		_ = pgas.Free(ctx, pe, s.words)
+		return nil, fmt.Errorf("actors: reply slots (%d × %d bytes): %w", c.futures, s.slotBytes(), err)
+	}
+	s.free = make([]int, c.futures)
+	for i := range s.free {
+		s.free[i] = c.futures - 1 - i
+	}
+	return s, nil
+}
+
+// PE is the PE this System belongs to.
+func (s *System) PE() *pgas.PE { return s.pe }
+
+func (s *System) slotBytes() int { return 8 + (s.cfg.replySize+7)&^7 }
+
+// ReplyTo addresses one future's reply slot. It is plain data, so it can
+// travel inside any message, including plain structs on a Chan.
+type ReplyTo struct {
+	PE   int32
+	Slot uint32
+	Gen  uint64
+}
+
+// Future is the receiving side of one reply. Create it with NewFuture,
+// send its ReplyTo with a request, then Await the reply.
+type Future[T any] struct {
+	sys   *System
+	codec Codec[T]
+	slot  int
+	gen   uint64
+	used  bool
+}
+
+// NewFuture reserves a reply slot on this PE. It fails if all slots (the
+// Futures option) are outstanding. Await or Abandon releases it.
+func NewFuture[T any](sys *System, opts ...Option) (*Future[T], error) {
+	c, err := configure(opts)
+	if err != nil {
+		return nil, err
+	}
+	codec, err := codecFor[T](c)
+	if err != nil {
+		return nil, err
+	}
+	s := sys
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reclaimLocked()
+	if len(s.free) == 0 {
+		return nil, fmt.Errorf("actors: all %d futures of PE %d are outstanding", len(s.gen), s.pe.ID())
+	}
+	slot := s.free[len(s.free)-1]
+	s.free = s.free[:len(s.free)-1]
+	s.gen[slot]++
+	g := s.gen[slot]
+	if err := pgas.AtomicSet(s.pe, s.words.Index(slot), word(g, stateArmed), s.pe.ID()); err != nil {
+		s.free = append(s.free, slot)
+		return nil, err
+	}
+	return &Future[T]{sys: s, codec: codec, slot: slot, gen: g}, nil
+}
+
+// reclaimLocked frees quarantined slots whose late reply has landed.
+func (s *System) reclaimLocked() {
+	kept := s.quarantine[:0]
+	for _, slot := range s.quarantine {
+		w, err := pgas.AtomicFetch(s.pe, s.words.Index(slot), s.pe.ID())
+		if err == nil && w == word(s.gen[slot], stateDone) {
+			s.free = append(s.free, slot)
+		} else {
+			kept = append(kept, slot)
+		}
+	}
+	s.quarantine = kept
+}
+
+// ReplyTo is the address a replier passes to Reply.
+func (f *Future[T]) ReplyTo() ReplyTo {
+	return ReplyTo{PE: int32(f.sys.pe.ID()), Slot: uint32(f.slot), Gen: f.gen}
+}
+
+// Await waits for the reply and returns it. It ends with an error when ctx
+// ends (the future is then abandoned: a late reply is dropped) or a PE
+// fails. A Future is awaited once.
+func (f *Future[T]) Await(ctx context.Context) (T, error) {
+	var zero T
+	if f.used {
+		return zero, fmt.Errorf("actors: future awaited or abandoned already")
+	}
+	f.used = true
+	s, me := f.sys, f.sys.pe.ID()
+	w := s.words.Index(f.slot)
+	if _, err := pgas.SignalWaitUntil(ctx, s.pe, w, signals.EQ, word(f.gen, stateDone)); err != nil {
+		f.abandon()
+		return zero, err
+	}
+	base := f.slot * s.slotBytes()
+	var lenb [8]byte
+	err := pgas.Get(s.pe, lenb[:], s.data.Slice(base, base+8), me)
+	var v T
+	if err == nil {
+		n := int(binary.LittleEndian.Uint64(lenb[:]))
+		if n > s.cfg.replySize {
+			err = fmt.Errorf("%w: reply of %d bytes in a slot of %d", ErrProtocol, n, s.cfg.replySize)
+		} else {
+			buf := make([]byte, n)
+			if err = pgas.Get(s.pe, buf, s.data.Slice(base+8, base+8+n), me); err == nil {
+				v, err = f.codec.Decode(buf)
+			}
+		}
+	}
+	s.mu.Lock()
+	s.free = append(s.free, f.slot)
+	s.mu.Unlock()
+	return v, err
+}
+
+// Abandon gives the future up without waiting; a later reply is dropped.
+func (f *Future[T]) Abandon() {
+	if !f.used {
+		f.used = true
+		f.abandon()
+	}
+}
+
+func (f *Future[T]) abandon() {
+	s := f.sys
+	old, err := pgas.AtomicCompareSwap(s.pe, s.words.Index(f.slot), word(f.gen, stateArmed), word(f.gen, stateAbandoned), s.pe.ID())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil && old == word(f.gen, stateArmed) {
+		s.free = append(s.free, f.slot) // no reply can be written any more
+		return
+	}
+	if errors.Is(err, pgas.ErrClosed) {
+		return
+	}
+	// A reply is being written (or has landed): reuse the slot only once
+	// it is complete.
+	s.quarantine = append(s.quarantine, f.slot)
+}
+
+// Reply sends v as the reply to the future at to. It returns ErrAbandoned,
+// having written nothing, if that future timed out or was abandoned, and
+// ErrTooLarge if v does not fit its reply slot. It does not block.
+func Reply[T any](sys *System, to ReplyTo, v T, opts ...Option) error {
+	c, err := configure(opts)
+	if err != nil {
+		return err
+	}
+	codec, err := codecFor[T](c)
+	if err != nil {
+		return err
+	}
+	s := sys
+	if to.PE < 0 || int(to.PE) >= s.pe.NumPEs() {
+		return fmt.Errorf("%w: reply to PE %d", ErrBadPE, to.PE)
+	}
+	if int(to.Slot) >= len(s.gen) {
+		return fmt.Errorf("actors: reply to slot %d of %d (do all PEs use the same Futures option?)", to.Slot, len(s.gen))
+	}
+	buf, err := codec.Append(make([]byte, 8, 8+s.cfg.replySize), v)
+	if err != nil {
+		return err
+	}
+	n := len(buf) - 8
+	if n > s.cfg.replySize {
+		return fmt.Errorf("%w: reply of %d bytes, ReplySize %d", ErrTooLarge, n, s.cfg.replySize)
+	}
+	binary.LittleEndian.PutUint64(buf, uint64(n))
+	w := s.words.Index(int(to.Slot))
+	old, err := pgas.AtomicCompareSwap(s.pe, w, word(to.Gen, stateArmed), word(to.Gen, stateWriting), int(to.PE))
+	if err != nil {
+		return err
+	}
+	if old != word(to.Gen, stateArmed) {
+		return ErrAbandoned
+	}
+	base := int(to.Slot) * s.slotBytes()
+	return pgas.PutSignal(s.pe, s.data.Slice(base, base+len(buf)), buf, w, word(to.Gen, stateDone), pgas.SignalSet, int(to.PE))
+}

@@ -1,0 +1,409 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/signals"
+)
+
+// Mailbox carries byte messages between PEs: every PE has an inbox in the
+// same collective allocation and can send to every PE, itself included.
+// See the package documentation for the protocol and its guarantees.
+//
+// All methods are safe for concurrent use by the goroutines of the PE that
+// created the Mailbox; Sends to one destination, and Recvs, are serialised.
+type Mailbox struct {
+	pe   *pgas.PE
+	n, k int
+	s    int // slot bytes
+	cap  int // payload bytes per slot
+	max  int
+
+	words  pgas.Sym[uint64] // n·k: the word of slot j from sender s at s·k+j
+	slots  pgas.Sym[byte]   // n·k·s
+	credit pgas.Sym[uint64] // n: on a sender, slots receiver r has freed
+
+	closing atomic.Bool // this PE's sending side is (being) closed
+	out     []outbox    // per destination
+	in      inbox
+}
+
+type outbox struct {
+	mu      *semaphore.Weighted
+	sent    uint64 // slots used towards this destination
+	buf     []byte // one slot, built before it is put
+	closeOK bool   // the close marker was delivered
+}
+
+type inbox struct {
+	mu     *semaphore.Weighted
+	next   []uint64 // per sender: the sequence number of its next slot
+	status []int    // wait mask over the words: 0 only for open senders' heads
+	idx    []int
+	open   int // senders that have not closed
+	asm    []assembly
+	queue  []Message // ready messages, taken in order
+	qhead  int
+	arena  []byte // payloads of single-slot messages in queue
+	hdr    [headerSize]byte
+}
+
+// assembly joins the chunks of one sender's large message.
+type assembly struct {
+	buf    []byte
+	got    int
+	active bool
+}
+
+// Message is a received message: its sender and its bytes.
+type Message struct {
+	From int
+	Data []byte
+}
+
+// NewMailbox collectively creates a Mailbox: every PE must call it with the
+// same options, in the same order relative to its other collective calls.
+func NewMailbox(ctx context.Context, pe *pgas.PE, opts ...Option) (*Mailbox, error) {
+	c, err := configure(opts)
+	if err != nil {
+		return nil, err
+	}
+	return newMailbox(ctx, pe, c)
+}
+
+func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
+	n, k, s := pe.NumPEs(), c.slots, c.slotSize
+	m := &Mailbox{pe: pe, n: n, k: k, s: s, cap: s - headerSize, max: c.maxMessage}
+	var err error
+	if m.words, err = pgas.AllocZeroed[uint64](ctx, pe, n*k); err != nil {
+		return nil, fmt.Errorf("actors: mailbox slot words: %w", err)
+	}
+	if m.slots, err = pgas.AllocAligned[byte](ctx, pe, n*k*s, 64); err != nil {
+		_ = pgas.Free(ctx, pe, m.words)
+		return nil, fmt.Errorf("actors: mailbox slots (%d PEs × %d × %d bytes): %w", n, k, s, err)
+	}
+	if m.credit, err = pgas.AllocZeroed[uint64](ctx, pe, n); err != nil {
+		_ = pgas.Free(ctx, pe, m.slots)
+		_ = pgas.Free(ctx, pe, m.words)
+		return nil, fmt.Errorf("actors: mailbox credit words: %w", err)
+	}
+	m.out = make([]outbox, n)
+	for i := range m.out {
+		m.out[i] = outbox{mu: semaphore.NewWeighted(1)}
+	}
+	in := &m.in
+	in.mu = semaphore.NewWeighted(1)
+	in.next = make([]uint64, n)
+	in.status = make([]int, n*k)
+	in.idx = make([]int, n*k)
+	in.asm = make([]assembly, n)
+	in.open = n
+	for i := range in.status {
+		in.status[i] = 1
+	}
+	for snd := range n {
+		in.next[snd] = 1
+		in.status[snd*k] = 0 // slot 0 is every sender's first head
+	}
+	return m, nil
+}
+
+// PE is the PE this Mailbox belongs to.
+func (m *Mailbox) PE() *pgas.PE { return m.pe }
+
+// MaxMessage is the largest message Send accepts, in bytes.
+func (m *Mailbox) MaxMessage() int { return m.max }
+
+func (m *Mailbox) checkDest(to int) error {
+	if uint(to) >= uint(m.n) {
+		return fmt.Errorf("%w: destination %d not in [0, %d)", ErrBadPE, to, m.n)
+	}
+	return nil
+}
+
+// Send sends data to PE to, waiting for a free slot there if need be
+// (until ctx ends or a PE fails). data may be reused once Send returns.
+func (m *Mailbox) Send(ctx context.Context, to int, data []byte) error {
+	return m.send(ctx, to, data, true)
+}
+
+// TrySend is Send that fails with ErrFull instead of waiting for slots.
+func (m *Mailbox) TrySend(to int, data []byte) error {
+	return m.send(context.Background(), to, data, false)
+}
+
+func (m *Mailbox) send(ctx context.Context, to int, data []byte, wait bool) error {
+	if err := m.checkDest(to); err != nil {
+		return err
+	}
+	if len(data) > m.max {
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(data), m.max)
+	}
+	if m.closing.Load() {
+		return ErrClosed
+	}
+	o := &m.out[to]
+	if wait {
+		if err := o.mu.Acquire(ctx, 1); err != nil {
+			return err
+		}
+	} else if !o.mu.TryAcquire(1) {
+		return ErrFull
+	}
+	defer o.mu.Release(1)
+	if m.closing.Load() { // Close holds every o.mu while it closes
+		return ErrClosed
+	}
+	chunks := max(1, (len(data)+m.cap-1)/m.cap)
+	if !wait {
+		freed, err := pgas.SignalFetch(m.pe, m.credit.Index(to))
+		if err != nil {
+			return err
+		}
+		if o.sent+uint64(chunks) > freed+uint64(m.k) {
+			return ErrFull
+		}
+	}
+	off := 0
+	for c := range chunks {
+		n := min(m.cap, len(data)-off)
+		h := header{kind: kindMore, n: n, off: off}
+		if c == 0 {
+			h = header{kind: kindData, n: n, total: len(data)}
+		}
+		if err := m.putSlot(ctx, to, o, h, data[off:off+n]); err != nil {
+			// A message cut short is discarded whole by the receiver
+			// when this sender's next message starts.
+			return err
+		}
+		off += n
+	}
+	return nil
+}
+
+// putSlot waits for a free slot at to and puts one slot there with its
+// signal. Callers hold o.mu.
+func (m *Mailbox) putSlot(ctx context.Context, to int, o *outbox, h header, payload []byte) error {
+	seq := o.sent + 1
+	if seq > uint64(m.k) {
+		if _, err := pgas.SignalWaitUntil(ctx, m.pe, m.credit.Index(to), signals.GE, seq-uint64(m.k)); err != nil {
+			return err
+		}
+	}
+	if o.buf == nil {
+		o.buf = make([]byte, m.s)
+	}
+	n := headerSize + len(payload)
+	putHeader(o.buf, h)
+	copy(o.buf[headerSize:], payload)
+	slot := m.pe.ID()*m.k + int((seq-1)%uint64(m.k))
+	if err := pgas.PutSignal(m.pe, m.slots.Slice(slot*m.s, slot*m.s+n), o.buf[:n], m.words.Index(slot), seq, pgas.SignalSet, to); err != nil {
+		return err
+	}
+	o.sent = seq
+	return nil
+}
+
+// Close closes this PE's sending side towards every PE: later Sends
+// return ErrClosed, and each receiver learns it after this PE's last
+// message. It waits for a free slot at each PE for the marker; if ctx ends
+// first, calling Close again finishes the job. Closing twice returns
+// ErrClosed.
+func (m *Mailbox) Close(ctx context.Context) error {
+	for i := range m.out {
+		if err := m.out[i].mu.Acquire(ctx, 1); err != nil {
+			for j := range i {
+				m.out[j].mu.Release(1)
+			}
+			return err
+		}
+	}
+	defer func() {
+		for i := range m.out {
+			m.out[i].mu.Release(1)
+		}
+	}()
+	already := m.closing.Swap(true)
+	done := true
+	for to := range m.out {
+		o := &m.out[to]
+		if o.closeOK {
+			continue
+		}
+		if err := m.putSlot(ctx, to, o, header{kind: kindClose}, nil); err != nil {
+			return err
+		}
+		o.closeOK = true
+		done = false
+	}
+	if already && done {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Recv returns the next message for this PE, waiting until one arrives,
+// ctx ends, a PE fails, or every PE has closed its side and all messages
+// were received (ErrClosed). Messages from one sender arrive in order.
+// The returned Data belongs to the caller.
+func (m *Mailbox) Recv(ctx context.Context) (Message, error) {
+	var msg Message
+	_, err := m.recv(ctx, true, func(x Message) error {
+		msg = Message{From: x.From, Data: append([]byte(nil), x.Data...)}
+		return nil
+	})
+	return msg, err
+}
+
+// TryRecv is Recv that does not wait: ok is false when no message is
+// ready (or another goroutine is receiving).
+func (m *Mailbox) TryRecv() (msg Message, ok bool, err error) {
+	ok, err = m.recv(context.Background(), false, func(x Message) error {
+		msg = Message{From: x.From, Data: append([]byte(nil), x.Data...)}
+		return nil
+	})
+	return msg, ok, err
+}
+
+// recv takes the next ready message and hands it to use while the inbox is
+// held: x.Data may point into memory reused by the next recv.
+func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error) (bool, error) {
+	in := &m.in
+	if wait {
+		if err := in.mu.Acquire(ctx, 1); err != nil {
+			return false, err
+		}
+	} else if !in.mu.TryAcquire(1) {
+		return false, nil
+	}
+	defer in.mu.Release(1)
+	for {
+		if in.qhead < len(in.queue) {
+			x := in.queue[in.qhead]
+			in.queue[in.qhead] = Message{}
+			in.qhead++
+			return true, use(x)
+		}
+		in.queue, in.qhead, in.arena = in.queue[:0], 0, in.arena[:0]
+		var n int
+		var err error
+		if wait {
+			n, err = signals.WaitUntilSome(ctx, m.pe, m.words, in.idx, in.status, signals.NE, 0)
+		} else {
+			n, err = signals.TestSome(m.pe, m.words, in.idx, in.status, signals.NE, 0)
+		}
+		if err != nil {
+			return false, err
+		}
+		if n == 0 {
+			if in.open == 0 {
+				return false, ErrClosed
+			}
+			if !wait {
+				return false, nil
+			}
+		}
+		for _, i := range in.idx[:n] {
+			if err := m.drain(i / m.k); err != nil {
+				return false, err
+			}
+		}
+	}
+}
+
+// drain takes every ready slot of sender snd in order, queues complete
+// messages, and returns the freed slots to snd with one credit update.
+// Callers hold in.mu.
+func (m *Mailbox) drain(snd int) error {
+	in, me := &m.in, m.pe.ID()
+	freed := uint64(0)
+	var err error
+	for freed < uint64(m.k) {
+		seq := in.next[snd]
+		wi := snd*m.k + int((seq-1)%uint64(m.k))
+		if in.status[wi] != 0 {
+			break // closed
+		}
+		var w uint64
+		if w, err = pgas.SignalFetch(m.pe, m.words.Index(wi)); err != nil || w == 0 {
+			break
+		}
+		if w != seq {
+			err = fmt.Errorf("%w: slot of PE %d holds sequence %d, expected %d", ErrProtocol, snd, w, seq)
+			break
+		}
+		var h header
+		if h, err = m.take(snd, wi); err != nil {
+			break
+		}
+		// Clear the word before the credit lets the sender reuse the slot.
+		if err = pgas.AtomicSet(m.pe, m.words.Index(wi), 0, me); err != nil {
+			break
+		}
+		in.status[wi] = 1
+		in.next[snd]++
+		freed++
+		if h.kind == kindClose {
+			in.open--
+			break // the sender's words stay out of the wait set
+		}
+		in.status[snd*m.k+int(in.next[snd]-1)%m.k] = 0
+	}
+	if freed > 0 {
+		if cerr := pgas.SignalOp(m.pe, m.credit.Index(me), freed, pgas.SignalAdd, snd); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// take reads slot wi of sender snd and acts on it.
+func (m *Mailbox) take(snd, wi int) (header, error) {
+	in, me := &m.in, m.pe.ID()
+	base := wi * m.s
+	if err := pgas.Get(m.pe, in.hdr[:], m.slots.Slice(base, base+headerSize), me); err != nil {
+		return header{}, err
+	}
+	h, err := decodeHeader(in.hdr[:], m.cap, m.max)
+	if err != nil {
+		return h, fmt.Errorf("from PE %d: %w", snd, err)
+	}
+	payload := m.slots.Slice(base+headerSize, base+headerSize+h.n)
+	a := &in.asm[snd]
+	switch h.kind {
+	case kindData:
+		*a = assembly{} // a message cut short by a cancelled Send
+		if h.n == h.total {
+			at := len(in.arena)
+			in.arena = slices.Grow(in.arena, h.n)[:at+h.n]
+			data := in.arena[at : at+h.n : at+h.n]
+			if err := pgas.Get(m.pe, data, payload, me); err != nil {
+				return h, err
+			}
+			in.queue = append(in.queue, Message{From: snd, Data: data})
+			return h, nil
+		}
+		*a = assembly{buf: make([]byte, h.total), got: h.n, active: true}
+		return h, pgas.Get(m.pe, a.buf[:h.n], payload, me)
+	case kindMore:
+		if !a.active || h.off != a.got || h.off+h.n > len(a.buf) {
+			return h, fmt.Errorf("%w: from PE %d: chunk at %d, expected %d of %d", ErrProtocol, snd, h.off, a.got, len(a.buf))
+		}
+		if err := pgas.Get(m.pe, a.buf[h.off:h.off+h.n], payload, me); err != nil {
+			return h, err
+		}
+		if a.got += h.n; a.got == len(a.buf) {
+			in.queue = append(in.queue, Message{From: snd, Data: a.buf})
+			*a = assembly{}
+		}
+	case kindClose:
+		*a = assembly{}
+	}
+	return h, nil
+}
