@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/symchan/symchan/pgas"
 )
@@ -24,6 +25,7 @@ import (
 type Chan[T any] struct {
 	mb    *Mailbox
 	codec Codec[T]
+	raw   bool      // plain T that fits one slot: encoded straight into it
 	bufs  sync.Pool // *[]byte encode buffers
 
 	viewOnce sync.Once
@@ -50,7 +52,10 @@ func NewChan[T any](ctx context.Context, pe *pgas.PE, opts ...Option) (*Chan[T],
 	if cerr != nil {
 		return nil, cerr
 	}
-	return &Chan[T]{mb: mb, codec: codec}, nil
+	var z T
+	_, raw := codec.(rawCodec[T])
+	raw = raw && int(unsafe.Sizeof(z)) <= mb.cap && int(unsafe.Sizeof(z)) <= mb.max
+	return &Chan[T]{mb: mb, codec: codec, raw: raw}, nil
 }
 
 // Mailbox is the Chan's underlying Mailbox.
@@ -68,6 +73,9 @@ func (c *Chan[T]) encode(v T) (*[]byte, error) {
 
 // Send sends v to PE to, waiting for a free slot if need be.
 func (c *Chan[T]) Send(ctx context.Context, to int, v T) error {
+	if c.raw {
+		return c.mb.sendPlain(ctx, to, unsafe.Pointer(&v), int(unsafe.Sizeof(v)), true)
+	}
 	bp, err := c.encode(v)
 	if err == nil {
 		err = c.mb.Send(ctx, to, *bp)
@@ -78,6 +86,9 @@ func (c *Chan[T]) Send(ctx context.Context, to int, v T) error {
 
 // TrySend sends v to PE to, or fails with ErrFull if that would wait.
 func (c *Chan[T]) TrySend(to int, v T) error {
+	if c.raw {
+		return c.mb.sendPlain(context.Background(), to, unsafe.Pointer(&v), int(unsafe.Sizeof(v)), false)
+	}
 	bp, err := c.encode(v)
 	if err == nil {
 		err = c.mb.TrySend(to, *bp)

@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
-
-	"golang.org/x/sync/semaphore"
+	"unsafe"
 
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/signals"
@@ -35,23 +34,25 @@ type Mailbox struct {
 }
 
 type outbox struct {
-	mu      *semaphore.Weighted
+	mu      ctxLock
 	sent    uint64 // slots used towards this destination
+	freed   uint64 // the destination's credit word, last seen
 	buf     []byte // one slot, built before it is put
 	closeOK bool   // the close marker was delivered
 }
 
 type inbox struct {
-	mu     *semaphore.Weighted
+	mu     ctxLock
 	next   []uint64 // per sender: the sequence number of its next slot
-	status []int    // wait mask over the words: 0 only for open senders' heads
+	expect []uint64 // per word: the sequence number that makes it ready (closed: never)
+	unpaid []uint64 // per sender: slots freed but not yet credited
 	idx    []int
 	open   int // senders that have not closed
 	asm    []assembly
 	queue  []Message // ready messages, taken in order
 	qhead  int
-	arena  []byte // payloads of single-slot messages in queue
-	hdr    [headerSize]byte
+	arena  []byte   // payloads of single-slot messages in queue
+	hdr    [64]byte // a slot's header and the start of its payload
 }
 
 // assembly joins the chunks of one sender's large message.
@@ -95,21 +96,21 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
 	}
 	m.out = make([]outbox, n)
 	for i := range m.out {
-		m.out[i] = outbox{mu: semaphore.NewWeighted(1)}
+		m.out[i] = outbox{mu: newLock()}
 	}
 	in := &m.in
-	in.mu = semaphore.NewWeighted(1)
+	in.mu = newLock()
 	in.next = make([]uint64, n)
-	in.status = make([]int, n*k)
+	in.expect = make([]uint64, n*k)
+	in.unpaid = make([]uint64, n)
 	in.idx = make([]int, n*k)
 	in.asm = make([]assembly, n)
 	in.open = n
-	for i := range in.status {
-		in.status[i] = 1
-	}
 	for snd := range n {
 		in.next[snd] = 1
-		in.status[snd*k] = 0 // slot 0 is every sender's first head
+		for j := range k {
+			in.expect[snd*k+j] = uint64(j + 1)
+		}
 	}
 	return m, nil
 }
@@ -150,24 +151,20 @@ func (m *Mailbox) send(ctx context.Context, to int, data []byte, wait bool) erro
 	}
 	o := &m.out[to]
 	if wait {
-		if err := o.mu.Acquire(ctx, 1); err != nil {
+		if err := o.mu.lock(ctx); err != nil {
 			return err
 		}
-	} else if !o.mu.TryAcquire(1) {
+	} else if !o.mu.tryLock() {
 		return ErrFull
 	}
-	defer o.mu.Release(1)
+	defer o.mu.unlock()
 	if m.closing.Load() { // Close holds every o.mu while it closes
 		return ErrClosed
 	}
 	chunks := max(1, (len(data)+m.cap-1)/m.cap)
 	if !wait {
-		freed, err := pgas.SignalFetch(m.pe, m.credit.Index(to))
-		if err != nil {
+		if err := m.refresh(to, o, chunks); err != nil {
 			return err
-		}
-		if o.sent+uint64(chunks) > freed+uint64(m.k) {
-			return ErrFull
 		}
 	}
 	off := 0
@@ -190,23 +187,91 @@ func (m *Mailbox) send(ctx context.Context, to int, data []byte, wait bool) erro
 // putSlot waits for a free slot at to and puts one slot there with its
 // signal. Callers hold o.mu.
 func (m *Mailbox) putSlot(ctx context.Context, to int, o *outbox, h header, payload []byte) error {
-	seq := o.sent + 1
-	if seq > uint64(m.k) {
-		if _, err := pgas.SignalWaitUntil(ctx, m.pe, m.credit.Index(to), signals.GE, seq-uint64(m.k)); err != nil {
-			return err
-		}
+	if err := m.reserve(ctx, to, o); err != nil {
+		return err
 	}
+	putHeader(o.buf, h)
+	copy(o.buf[headerSize:], payload)
+	return m.commit(to, o, headerSize+len(payload))
+}
+
+// reserve waits until slot o.sent+1 at to is free. The credit word is
+// read only when the last value seen does not already cover the slot.
+func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
 	if o.buf == nil {
 		o.buf = make([]byte, m.s)
 	}
-	n := headerSize + len(payload)
-	putHeader(o.buf, h)
-	copy(o.buf[headerSize:], payload)
+	need := o.sent + 1
+	if need <= o.freed+uint64(m.k) {
+		return nil
+	}
+	freed, err := pgas.SignalFetch(m.pe, m.credit.Index(to))
+	if err == nil && need > freed+uint64(m.k) {
+		freed, err = pgas.SignalWaitUntil(ctx, m.pe, m.credit.Index(to), signals.GE, need-uint64(m.k))
+	}
+	if err != nil {
+		return err
+	}
+	o.freed = freed
+	return nil
+}
+
+// commit puts the first n bytes of o.buf into the reserved slot with its
+// sequence number as the signal.
+func (m *Mailbox) commit(to int, o *outbox, n int) error {
+	seq := o.sent + 1
 	slot := m.pe.ID()*m.k + int((seq-1)%uint64(m.k))
 	if err := pgas.PutSignal(m.pe, m.slots.Slice(slot*m.s, slot*m.s+n), o.buf[:n], m.words.Index(slot), seq, pgas.SignalSet, to); err != nil {
 		return err
 	}
 	o.sent = seq
+	return nil
+}
+
+// sendPlain sends the n bytes at p as one message, encoding them straight
+// into the slot (the fast path of Chan for plain types; n fits a slot).
+func (m *Mailbox) sendPlain(ctx context.Context, to int, p unsafe.Pointer, n int, wait bool) error {
+	if err := m.checkDest(to); err != nil {
+		return err
+	}
+	if m.closing.Load() {
+		return ErrClosed
+	}
+	o := &m.out[to]
+	if wait {
+		if err := o.mu.lock(ctx); err != nil {
+			return err
+		}
+	} else if !o.mu.tryLock() {
+		return ErrFull
+	}
+	defer o.mu.unlock()
+	if m.closing.Load() {
+		return ErrClosed
+	}
+	if !wait {
+		if err := m.refresh(to, o, 1); err != nil {
+			return err
+		}
+	}
+	if err := m.reserve(ctx, to, o); err != nil {
+		return err
+	}
+	putHeader(o.buf, header{kind: kindData, n: n, total: n})
+	copy(o.buf[headerSize:], unsafe.Slice((*byte)(p), n))
+	return m.commit(to, o, headerSize+n)
+}
+
+// refresh fails with ErrFull unless chunks slots are free at to now.
+func (m *Mailbox) refresh(to int, o *outbox, chunks int) error {
+	freed, err := pgas.SignalFetch(m.pe, m.credit.Index(to))
+	if err != nil {
+		return err
+	}
+	o.freed = freed
+	if o.sent+uint64(chunks) > freed+uint64(m.k) {
+		return ErrFull
+	}
 	return nil
 }
 
@@ -217,16 +282,16 @@ func (m *Mailbox) putSlot(ctx context.Context, to int, o *outbox, h header, payl
 // ErrClosed.
 func (m *Mailbox) Close(ctx context.Context) error {
 	for i := range m.out {
-		if err := m.out[i].mu.Acquire(ctx, 1); err != nil {
+		if err := m.out[i].mu.lock(ctx); err != nil {
 			for j := range i {
-				m.out[j].mu.Release(1)
+				m.out[j].mu.unlock()
 			}
 			return err
 		}
 	}
 	defer func() {
 		for i := range m.out {
-			m.out[i].mu.Release(1)
+			m.out[i].mu.unlock()
 		}
 	}()
 	already := m.closing.Swap(true)
@@ -276,13 +341,13 @@ func (m *Mailbox) TryRecv() (msg Message, ok bool, err error) {
 func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error) (bool, error) {
 	in := &m.in
 	if wait {
-		if err := in.mu.Acquire(ctx, 1); err != nil {
+		if err := in.mu.lock(ctx); err != nil {
 			return false, err
 		}
-	} else if !in.mu.TryAcquire(1) {
+	} else if !in.mu.tryLock() {
 		return false, nil
 	}
-	defer in.mu.Release(1)
+	defer in.mu.unlock()
 	for {
 		if in.qhead < len(in.queue) {
 			x := in.queue[in.qhead]
@@ -291,23 +356,24 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			return true, use(x)
 		}
 		in.queue, in.qhead, in.arena = in.queue[:0], 0, in.arena[:0]
-		var n int
-		var err error
-		if wait {
-			n, err = signals.WaitUntilSome(ctx, m.pe, m.words, in.idx, in.status, signals.NE, 0)
-		} else {
-			n, err = signals.TestSome(m.pe, m.words, in.idx, in.status, signals.NE, 0)
+		// A word is ready when it reaches the sequence number due in its
+		// slot; closed senders' words are due at +inf.
+		n, err := signals.TestSomeVector(m.pe, m.words, in.idx, nil, signals.GE, in.expect)
+		if err == nil && n == 0 && in.open > 0 && wait {
+			// About to block: hand back every freed slot first, so no
+			// sender waits on credit this receiver is sitting on.
+			if err = m.payAll(); err == nil {
+				n, err = signals.WaitUntilSomeVector(ctx, m.pe, m.words, in.idx, nil, signals.GE, in.expect)
+			}
 		}
 		if err != nil {
 			return false, err
 		}
 		if n == 0 {
 			if in.open == 0 {
-				return false, ErrClosed
+				return false, m.closedErr()
 			}
-			if !wait {
-				return false, nil
-			}
+			return false, nil // TryRecv: nothing ready
 		}
 		for _, i := range in.idx[:n] {
 			if err := m.drain(i / m.k); err != nil {
@@ -317,62 +383,97 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 	}
 }
 
-// drain takes every ready slot of sender snd in order, queues complete
-// messages, and returns the freed slots to snd with one credit update.
-// Callers hold in.mu.
+// closedErr is ErrClosed once the last credits are handed back.
+func (m *Mailbox) closedErr() error {
+	if err := m.payAll(); err != nil {
+		return err
+	}
+	return ErrClosed
+}
+
+// payAll returns every sender's freed slots. Callers hold in.mu.
+func (m *Mailbox) payAll() error {
+	for snd, u := range m.in.unpaid {
+		if u > 0 {
+			if err := m.pay(snd); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// pay returns sender snd's freed slots with one SignalAdd on its credit
+// word for this receiver.
+func (m *Mailbox) pay(snd int) error {
+	u := m.in.unpaid[snd]
+	m.in.unpaid[snd] = 0
+	return pgas.SignalOp(m.pe, m.credit.Index(m.pe.ID()), u, pgas.SignalAdd, snd)
+}
+
+// drain takes every ready slot of sender snd in order and queues complete
+// messages. Freed slots go back to the sender in batches of K/2, and
+// whenever the receiver is about to block: a sender only ever waits for
+// credit while this receiver has its messages in hand, so batching adds no
+// deadlock. Callers hold in.mu.
 func (m *Mailbox) drain(snd int) error {
-	in, me := &m.in, m.pe.ID()
-	freed := uint64(0)
-	var err error
-	for freed < uint64(m.k) {
+	in := &m.in
+	for range m.k {
 		seq := in.next[snd]
 		wi := snd*m.k + int((seq-1)%uint64(m.k))
-		if in.status[wi] != 0 {
+		if in.expect[wi] != seq {
 			break // closed
 		}
-		var w uint64
-		if w, err = pgas.SignalFetch(m.pe, m.words.Index(wi)); err != nil || w == 0 {
+		w, err := pgas.SignalFetch(m.pe, m.words.Index(wi))
+		if err != nil {
+			return err
+		}
+		if w < seq {
 			break
 		}
 		if w != seq {
-			err = fmt.Errorf("%w: slot of PE %d holds sequence %d, expected %d", ErrProtocol, snd, w, seq)
-			break
+			return fmt.Errorf("%w: slot of PE %d holds sequence %d, expected %d", ErrProtocol, snd, w, seq)
 		}
-		var h header
-		if h, err = m.take(snd, wi); err != nil {
-			break
+		h, err := m.take(snd, wi)
+		if err != nil {
+			return err
 		}
-		// Clear the word before the credit lets the sender reuse the slot.
-		if err = pgas.AtomicSet(m.pe, m.words.Index(wi), 0, me); err != nil {
-			break
-		}
-		in.status[wi] = 1
 		in.next[snd]++
-		freed++
+		in.unpaid[snd]++
 		if h.kind == kindClose {
 			in.open--
-			break // the sender's words stay out of the wait set
+			for j := range m.k {
+				in.expect[snd*m.k+j] = ^uint64(0) // out of the wait set
+			}
+			return m.pay(snd)
 		}
-		in.status[snd*m.k+int(in.next[snd]-1)%m.k] = 0
+		in.expect[wi] = seq + uint64(m.k)
 	}
-	if freed > 0 {
-		if cerr := pgas.SignalOp(m.pe, m.credit.Index(me), freed, pgas.SignalAdd, snd); err == nil {
-			err = cerr
-		}
+	if 2*in.unpaid[snd] >= uint64(m.k) {
+		return m.pay(snd)
 	}
-	return err
+	return nil
 }
 
 // take reads slot wi of sender snd and acts on it.
 func (m *Mailbox) take(snd, wi int) (header, error) {
 	in, me := &m.in, m.pe.ID()
 	base := wi * m.s
-	if err := pgas.Get(m.pe, in.hdr[:], m.slots.Slice(base, base+headerSize), me); err != nil {
+	// One read covers the header and a small payload.
+	head := in.hdr[:min(len(in.hdr), m.s)]
+	if err := pgas.Get(m.pe, head, m.slots.Slice(base, base+len(head)), me); err != nil {
 		return header{}, err
 	}
-	h, err := decodeHeader(in.hdr[:], m.cap, m.max)
+	h, err := decodeHeader(head, m.cap, m.max)
 	if err != nil {
 		return h, fmt.Errorf("from PE %d: %w", snd, err)
+	}
+	if h.kind == kindData && h.n == h.total && headerSize+h.n <= len(head) {
+		at := len(in.arena)
+		in.arena = append(in.arena, head[headerSize:headerSize+h.n]...)
+		in.queue = append(in.queue, Message{From: snd, Data: in.arena[at : at+h.n : at+h.n]})
+		in.asm[snd] = assembly{}
+		return h, nil
 	}
 	payload := m.slots.Slice(base+headerSize, base+headerSize+h.n)
 	a := &in.asm[snd]

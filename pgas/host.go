@@ -188,11 +188,15 @@ type evaluator struct {
 
 func newEvaluator(heap []byte, req *WaitRequest) evaluator {
 	e := evaluator{req: req, base: unsafe.Pointer(&heap[req.Off]), wide: req.Kind.Size() == 8, val: norm(req.Kind, req.Value)}
-	if req.Values != nil {
+	switch {
+	case req.Values == nil:
+	case req.Kind.Signed():
 		e.vals = make([]uint64, len(req.Values))
 		for i, v := range req.Values {
 			e.vals[i] = norm(req.Kind, v)
 		}
+	default:
+		e.vals = req.Values // unsigned words compare as they are
 	}
 	return e
 }
@@ -219,6 +223,9 @@ func (e *evaluator) sat(i int) (word uint64, ok bool) {
 func (e *evaluator) eval() (r WaitResult, ok bool) {
 	req := e.req
 	n := req.N
+	if e.wide && req.Status == nil && req.Mode == WaitSome && !req.Kind.Signed() {
+		return e.someWide()
+	}
 	switch req.Mode {
 	case WaitAll:
 		var last uint64
@@ -254,6 +261,31 @@ func (e *evaluator) eval() (r WaitResult, ok bool) {
 		}
 		return WaitResult{N: k}, k > 0
 	}
+}
+
+// someWide is the some-wait over unsigned 64-bit words with no status
+// mask: the mailbox's scan, kept free of per-word branches on the request.
+func (e *evaluator) someWide() (WaitResult, bool) {
+	req := e.req
+	words := unsafe.Slice((*uint64)(e.base), req.N)
+	k := 0
+	if e.vals != nil {
+		vals := e.vals[:len(words)]
+		for i := range words {
+			if holds(req.Cmp, atomic.LoadUint64(&words[i]), vals[i]) {
+				req.Indices[k] = i
+				k++
+			}
+		}
+	} else {
+		for i := range words {
+			if holds(req.Cmp, atomic.LoadUint64(&words[i]), e.val) {
+				req.Indices[k] = i
+				k++
+			}
+		}
+	}
+	return WaitResult{N: k}, k > 0
 }
 
 // norm maps a word of kind k to a uint64 whose unsigned order is the

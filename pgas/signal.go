@@ -3,6 +3,7 @@ package pgas
 import (
 	"context"
 	"fmt"
+	"unsafe"
 )
 
 // putSignal validates and issues a put-with-signal.
@@ -142,9 +143,14 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 		Status: ws.Status, Cmp: ws.Cmp, Value: bitsOf(ws.Value), Indices: ws.Indices,
 	}
 	if ws.Values != nil {
-		req.Values = make([]uint64, n)
-		for i, v := range ws.Values {
-			req.Values[i] = bitsOf(v)
+		if req.Kind == KindUint64 {
+			// Same bits: no copy on the hot path of mailboxes.
+			req.Values = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(ws.Values))), n)
+		} else {
+			req.Values = make([]uint64, n)
+			for i, v := range ws.Values {
+				req.Values[i] = bitsOf(v)
+			}
 		}
 	}
 	if mode == WaitAny {

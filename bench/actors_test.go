@@ -1,0 +1,193 @@
+package bench
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/symchan/symchan/actors"
+	"github.com/symchan/symchan/pgas"
+)
+
+// BenchmarkChanRoundTrip/symchan: an 8-byte Chan send → recv → send back
+// between 2 PEs; /gochan: the same over unbuffered Go channels.
+func BenchmarkChanRoundTrip(b *testing.B) {
+	b.Run("symchan", func(b *testing.B) {
+		runWorld(b, 2, 4<<20, func(ctx context.Context, pe *pgas.PE) error {
+			ch, err := actors.NewChan[uint64](ctx, pe)
+			if err != nil {
+				return err
+			}
+			peer := 1 - pe.ID()
+			if err := pe.Barrier(ctx); err != nil {
+				return err
+			}
+			if pe.ID() == 0 {
+				b.StartTimer()
+			}
+			for i := range uint64(b.N) {
+				if pe.ID() == 0 {
+					if err := ch.Send(ctx, peer, i); err != nil {
+						return err
+					}
+				}
+				if _, err := ch.Recv(ctx); err != nil {
+					return err
+				}
+				if pe.ID() == 1 {
+					if err := ch.Send(ctx, peer, i); err != nil {
+						return err
+					}
+				}
+			}
+			if pe.ID() == 0 {
+				b.StopTimer()
+			}
+			return nil
+		})
+	})
+	b.Run("gochan", func(b *testing.B) {
+		ping, pong := make(chan uint64), make(chan uint64)
+		go func() {
+			for v := range ping {
+				pong <- v
+			}
+		}()
+		for i := range uint64(b.N) {
+			ping <- i
+			<-pong
+		}
+		close(ping)
+	})
+}
+
+// BenchmarkThroughput8B/symchan: one-way 8-byte messages from PE 0 to PE 1
+// through a Chan, timed until the last is received; /protoactor: local
+// Send to a protoactor actor in the same process, timed until it has
+// processed the last. ns/op is per message.
+func BenchmarkThroughput8B(b *testing.B) {
+	b.Run("symchan", func(b *testing.B) {
+		runWorld(b, 2, 4<<20, func(ctx context.Context, pe *pgas.PE) error {
+			ch, err := actors.NewChan[uint64](ctx, pe)
+			if err != nil {
+				return err
+			}
+			if err := pe.Barrier(ctx); err != nil {
+				return err
+			}
+			if pe.ID() == 0 {
+				b.StartTimer()
+				for i := range uint64(b.N) {
+					if err := ch.Send(ctx, 1, i); err != nil {
+						return err
+					}
+				}
+				_, err := ch.Recv(ctx) // PE 1 got them all
+				b.StopTimer()
+				return err
+			}
+			for range b.N {
+				if _, err := ch.Recv(ctx); err != nil {
+					return err
+				}
+			}
+			return ch.Send(ctx, 0, 0)
+		})
+	})
+	b.Run("protoactor", func(b *testing.B) {
+		sys := actor.NewActorSystem(actor.WithLoggerFactory(quiet))
+		defer sys.Shutdown()
+		done := make(chan struct{})
+		n := 0
+		pid := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+			if _, ok := c.Message().(uint64); ok {
+				if n++; n == b.N {
+					close(done)
+				}
+			}
+		}))
+		b.ResetTimer()
+		for i := range uint64(b.N) {
+			sys.Root.Send(pid, i)
+		}
+		<-done
+		b.StopTimer()
+		sys.Root.Stop(pid)
+	})
+}
+
+type request struct {
+	X       uint64
+	ReplyTo actors.ReplyTo
+}
+
+// BenchmarkFutureRoundTrip/symchan: PE 0 sends a request carrying a
+// future's ReplyTo to PE 1 over a Chan and awaits the reply; /protoactor:
+// RequestFuture to a local actor that responds.
+func BenchmarkFutureRoundTrip(b *testing.B) {
+	b.Run("symchan", func(b *testing.B) {
+		runWorld(b, 2, 4<<20, func(ctx context.Context, pe *pgas.PE) error {
+			sys, err := actors.NewSystem(ctx, pe)
+			if err != nil {
+				return err
+			}
+			reqs, err := actors.NewChan[request](ctx, pe)
+			if err != nil {
+				return err
+			}
+			if err := pe.Barrier(ctx); err != nil {
+				return err
+			}
+			if pe.ID() == 1 {
+				for range b.N {
+					r, err := reqs.Recv(ctx)
+					if err != nil {
+						return err
+					}
+					if err := actors.Reply(sys, r.ReplyTo, r.X+1); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			b.StartTimer()
+			for i := range uint64(b.N) {
+				f, err := actors.NewFuture[uint64](sys)
+				if err != nil {
+					return err
+				}
+				if err := reqs.Send(ctx, 1, request{X: i, ReplyTo: f.ReplyTo()}); err != nil {
+					return err
+				}
+				if _, err := f.Await(ctx); err != nil {
+					return err
+				}
+			}
+			b.StopTimer()
+			return nil
+		})
+	})
+	b.Run("protoactor", func(b *testing.B) {
+		sys := actor.NewActorSystem(actor.WithLoggerFactory(quiet))
+		defer sys.Shutdown()
+		pid := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+			if v, ok := c.Message().(uint64); ok {
+				c.Respond(v + 1)
+			}
+		}))
+		b.ResetTimer()
+		for i := range uint64(b.N) {
+			if _, err := sys.Root.RequestFuture(pid, i, 5*time.Second).Result(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		sys.Root.Stop(pid)
+	})
+}
+
+// quiet keeps protoactor's start-up log out of the benchmark output.
+func quiet(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }
