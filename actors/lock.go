@@ -1,34 +1,49 @@
 package actors
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+)
 
-// ctxLock is a mutex whose Lock ends with its context: a channel of one
-// token, cheaper than a semaphore on the uncontended path.
-type ctxLock chan struct{}
+// ctxLock is a mutex whose lock ends with its context. The uncontended
+// path is one compare-and-swap; waiters park on a one-token channel that
+// unlock fills when someone waits.
+type ctxLock struct {
+	held    atomic.Bool
+	waiters atomic.Int32
+	wake    chan struct{}
+}
 
-func newLock() ctxLock { return make(ctxLock, 1) }
+func newLock() *ctxLock { return &ctxLock{wake: make(chan struct{}, 1)} }
 
-func (l ctxLock) lock(ctx context.Context) error {
-	select {
-	case l <- struct{}{}:
+func (l *ctxLock) lock(ctx context.Context) error {
+	if l.held.CompareAndSwap(false, true) {
 		return nil
-	default:
 	}
-	select {
-	case l <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	l.waiters.Add(1)
+	defer l.waiters.Add(-1)
+	for {
+		// Registered before this attempt: an unlock after it sees the
+		// waiter and leaves a token (atomics are sequentially consistent).
+		if l.held.CompareAndSwap(false, true) {
+			return nil
+		}
+		select {
+		case <-l.wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 
-func (l ctxLock) tryLock() bool {
-	select {
-	case l <- struct{}{}:
-		return true
-	default:
-		return false
+func (l *ctxLock) tryLock() bool { return l.held.CompareAndSwap(false, true) }
+
+func (l *ctxLock) unlock() {
+	l.held.Store(false)
+	if l.waiters.Load() > 0 {
+		select {
+		case l.wake <- struct{}{}:
+		default: // a token is already waiting
+		}
 	}
 }
-
-func (l ctxLock) unlock() { <-l }

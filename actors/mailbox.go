@@ -34,7 +34,7 @@ type Mailbox struct {
 }
 
 type outbox struct {
-	mu      ctxLock
+	mu      *ctxLock
 	sent    uint64 // slots used towards this destination
 	freed   uint64 // the destination's credit word, last seen
 	buf     []byte // one slot, built before it is put
@@ -42,7 +42,7 @@ type outbox struct {
 }
 
 type inbox struct {
-	mu     ctxLock
+	mu     *ctxLock
 	next   []uint64 // per sender: the sequence number of its next slot
 	expect []uint64 // per word: the sequence number that makes it ready (closed: never)
 	unpaid []uint64 // per sender: slots freed but not yet credited

@@ -189,5 +189,24 @@ func BenchmarkFutureRoundTrip(b *testing.B) {
 	})
 }
 
+// BenchmarkSelfSendRecv: a PE sends an 8-byte value to itself and
+// receives it: the CPU cost of one Chan message, without any wait.
+func BenchmarkSelfSendRecv(b *testing.B) {
+	runWorld(b, 1, 4<<20, func(ctx context.Context, pe *pgas.PE) error {
+		ch, _ := actors.NewChan[uint64](ctx, pe)
+		b.StartTimer()
+		for i := range uint64(b.N) {
+			if err := ch.Send(ctx, 0, i); err != nil {
+				return err
+			}
+			if _, err := ch.Recv(ctx); err != nil {
+				return err
+			}
+		}
+		b.StopTimer()
+		return nil
+	})
+}
+
 // quiet keeps protoactor's start-up log out of the benchmark output.
 func quiet(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }
