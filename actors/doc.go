@@ -6,14 +6,17 @@
 //
 // A [Mailbox] is created collectively ([NewMailbox]) and gives every PE an
 // inbox in its own partition of the symmetric heap: for each sender s, a
-// ring of K slots of S bytes, each with a uint64 signal word. A send is one
-// PutSignal of the slot (header and payload) with SignalSet of the
-// message's sequence number. The receiver waits with WaitUntilSome over the
-// head slot word of every sender, copies out every message that is ready,
-// clears those words and returns the slots to their senders with one
-// SignalAdd per sender on a credit word in the sender's partition. A sender
-// with no free slot towards a receiver waits for credit (or, with TrySend,
-// fails with [ErrFull]); it never overwrites an unread slot.
+// ring of K slots of S bytes, each with a uint64 signal word that holds the
+// sequence number of the last message put there. A send is one PutSignal
+// of the slot (header and payload) with SignalSet of the message's
+// sequence number. The receiver waits with WaitUntilSome (vector form: each
+// word against the sequence number due in its slot) over all its slot
+// words, copies out every message that is ready, in each sender's order,
+// and returns the slots to their senders with SignalAdd on a credit word in
+// the sender's partition: in batches of K/2, and always before it blocks,
+// so a sender only ever waits while the receiver has unread messages of
+// its. A sender with no free slot towards a receiver waits for credit (or,
+// with TrySend, fails with [ErrFull]); it never overwrites an unread slot.
 //
 // Memory: every PE holds N·K·(S+8) bytes of slots and words and N·8 bytes
 // of credit words per Mailbox or Chan, for N PEs. The defaults (K = 16,

@@ -50,6 +50,10 @@ type Transport interface {
 	// GetNBI is Get that may return before dst is filled; Quiet(from)
 	// completes it.
 	GetNBI(from, pe int, off int64, dst []byte) error
+	// Copy copies n bytes from srcPE's partition at srcOff to dstPE's at
+	// dstOff, issued by from (one of the two). On device backends the
+	// bytes move device to device. It returns when the copy is complete.
+	Copy(from, dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error
 	// PutSignal delivers src at off, then updates the uint64 signal word at
 	// sigOff with op and sig; a PE that observes the update sees the data.
 	// With nbi, src may be in use until Quiet(from).

@@ -1,10 +1,12 @@
 package pgas
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"unsafe"
@@ -190,6 +192,8 @@ func alloc[T any](ctx context.Context, p *PE, n int, align int64, zero bool) (Sy
 		return Sym[T]{}, bad
 	}
 	rec := &allocRec{w: p.w, off: off, size: nbytes, n: n}
+	i, _ := slices.BinarySearchFunc(p.live, off, func(r *allocRec, off int64) int { return cmp.Compare(r.off, off) })
+	p.live = slices.Insert(p.live, i, rec)
 	return Sym[T]{rec: rec, off: off, n: n}, nil
 }
 
@@ -218,6 +222,7 @@ func Free[T any](ctx context.Context, p *PE, s Sym[T]) error {
 	}
 	s.rec.freed.Store(true)
 	p.heap.free(s.rec.off, s.rec.size)
+	p.live = slices.DeleteFunc(p.live, func(r *allocRec) bool { return r == s.rec })
 	return nil
 }
 
@@ -301,6 +306,32 @@ func IsPlain(t reflect.Type) bool {
 		return true
 	}
 	return false
+}
+
+// Lookup returns the Sym of n elements of T at byte offset off, which must
+// lie inside one live allocation of p's world. It turns an offset that
+// travelled in a message (see actors.Ref) back into a Sym.
+func Lookup[T any](p *PE, off int64, n int) (Sym[T], error) {
+	if err := p.w.check(); err != nil {
+		return Sym[T]{}, err
+	}
+	if n < 0 || off < 0 || int64(n) > math.MaxInt64/max(sizeOf[T](), 1)-off {
+		return Sym[T]{}, fmt.Errorf("%w: %d elements at offset %d", ErrBadSize, n, off)
+	}
+	end := off + int64(n)*sizeOf[T]()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i, _ := slices.BinarySearchFunc(p.live, off, func(r *allocRec, off int64) int { return cmp.Compare(r.off, off) })
+	if i == len(p.live) || p.live[i].off > off {
+		i--
+	}
+	if i < 0 || end > p.live[i].off+p.live[i].size {
+		return Sym[T]{}, fmt.Errorf("%w: [%d, %d) is not inside one live allocation", ErrBadSym, off, end)
+	}
+	if (off-p.live[i].off)%max(int64(reflect.TypeFor[T]().Align()), 1) != 0 {
+		return Sym[T]{}, fmt.Errorf("%w: offset %d misaligned for %v", ErrBadArg, off, reflect.TypeFor[T]())
+	}
+	return Sym[T]{rec: p.live[i], off: off, n: n}, nil
 }
 
 // Local returns p's own copy of s as a slice, for backends whose

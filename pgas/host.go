@@ -67,6 +67,12 @@ func (h *hostTransport) Put(_, pe int, off int64, src []byte) error {
 	return nil
 }
 
+func (h *hostTransport) Copy(_, dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error {
+	copy(h.heaps[dstPE][dstOff:dstOff+n], h.heaps[srcPE][srcOff:srcOff+n])
+	h.parks[dstPE].notify(dstOff, dstOff+n)
+	return nil
+}
+
 func (h *hostTransport) Get(_, pe int, off int64, dst []byte) error {
 	copy(dst, h.heaps[pe][off:])
 	return nil

@@ -80,3 +80,33 @@ func G[T any](p *PE, src Sym[T], pe int) (T, error) {
 	err := Get(p, v[:], src, pe)
 	return v[0], err
 }
+
+// PutSym copies src, this PE's copy of a symmetric array, into dst on PE
+// pe (shmem_put with a symmetric source). No host memory is involved, so
+// on device backends the data moves device to device.
+func PutSym[T any](p *PE, dst, src Sym[T], pe int) error {
+	return copySym(p, dst, pe, src, p.id, src.n, "PutSym")
+}
+
+// GetSym copies PE pe's copy of src into dst, this PE's copy of a
+// symmetric array (shmem_get into a symmetric destination).
+func GetSym[T any](p *PE, dst, src Sym[T], pe int) error {
+	return copySym(p, dst, p.id, src, pe, dst.n, "GetSym")
+}
+
+func copySym[T any](p *PE, dst Sym[T], dstPE int, src Sym[T], srcPE int, n int, op string) error {
+	if err := p.checkRMA(dst.rec, dstPE); err != nil {
+		return err
+	}
+	if err := p.checkRMA(src.rec, srcPE); err != nil {
+		return err
+	}
+	if err := checkFits(op, n, min(dst.n, src.n)); err != nil || n == 0 {
+		return err
+	}
+	nb := int64(n) * sizeOf[T]()
+	if dstPE == srcPE && dst.off < src.off+nb && src.off < dst.off+nb {
+		return fmt.Errorf("%w: %s: source and destination overlap", ErrBadArg, op)
+	}
+	return p.w.tr.Copy(p.id, dstPE, dst.off, srcPE, src.off, nb)
+}

@@ -68,8 +68,9 @@ type PE struct {
 
 	mu     sync.Mutex // guards the heap bookkeeping and team slots
 	heap   allocator
-	allocN uint64 // collective allocations and frees made so far
-	nextTS int    // next free team slot on this PE
+	live   []*allocRec // this PE's live allocations, by offset
+	allocN uint64      // collective allocations and frees made so far
+	nextTS int         // next free team slot on this PE
 
 	world, node *Team
 	cursor      atomic.Int64 // where the next any-wait scans from

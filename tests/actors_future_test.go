@@ -222,3 +222,53 @@ func TestActorsSoak(t *testing.T) {
 	})
 	t.Logf("%d messages across %d PEs in %v", per*n, n, time.Since(start))
 }
+
+// Large data by reference: the sender sends a Ref to its symmetric buffer
+// with a ReplyTo; the receiver pulls the bytes partition to partition and
+// replies, after which the sender may reuse the buffer.
+func TestRefRendezvous(t *testing.T) {
+	const size = 64 << 20
+	n := size
+	if testing.Short() {
+		n = 1 << 20
+	}
+	type offer struct {
+		Data    actors.Ref
+		ReplyTo actors.ReplyTo
+	}
+	err := pgas.Run(context.Background(), pgas.Config{Backend: backend(), PEs: 2, HeapSize: 2*size + 8<<20}, func(ctx context.Context, pe *pgas.PE) error {
+		sys := must(actors.NewSystem(ctx, pe))
+		offers := must(actors.NewChan[offer](ctx, pe))
+		buf := must(pgas.Alloc[byte](ctx, pe, n))
+		dst := must(pgas.Alloc[byte](ctx, pe, n))
+		small := must(pgas.Alloc[byte](ctx, pe, 16))
+		if pe.ID() == 0 {
+			for round := range 2 { // the buffer is reused after the ack
+				check(pgas.Put(pe, buf, pattern(n, round), 0))
+				f := must(actors.NewFuture[uint32](sys))
+				check(offers.Send(ctx, 1, offer{Data: actors.RefOf(pe, buf), ReplyTo: f.ReplyTo()}))
+				if crc := must(f.Await(ctx)); crc != crc32.ChecksumIEEE(pattern(n, round)) {
+					return fmt.Errorf("round %d: receiver's checksum %08x", round, crc)
+				}
+			}
+			return nil
+		}
+		for range 2 {
+			o := must(offers.Recv(ctx))
+			if err := actors.Fetch(pe, o.Data, small); !errors.Is(err, actors.ErrTooLarge) {
+				return fmt.Errorf("Fetch into a small buffer: %v", err)
+			}
+			check(actors.Fetch(pe, o.Data, dst))
+			got := make([]byte, n)
+			check(pgas.Get(pe, got, dst, 1))
+			check(actors.Reply(sys, o.ReplyTo, crc32.ChecksumIEEE(got)))
+		}
+		if err := actors.Fetch(pe, actors.Ref{PE: 0, Off: 8, Len: 4}, dst); err == nil {
+			return fmt.Errorf("Fetch of a Ref outside any allocation: no error")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -201,6 +202,61 @@ func TestAtomicWraps(t *testing.T) {
 		check(pgas.AtomicAdd(pe, u, ^uint32(0), 0))
 		if v := must(pgas.AtomicFetch(pe, u, 0)); v != ^uint32(0) {
 			return fmt.Errorf("0 + max uint32 = %d", v)
+		}
+		return nil
+	})
+}
+
+// PutSym and GetSym copy between symmetric arrays; Lookup turns an offset
+// back into a Sym.
+func TestSymToSymAndLookup(t *testing.T) {
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		a := must(pgas.AllocZeroed[int32](ctx, pe, 64))
+		b := must(pgas.AllocZeroed[int32](ctx, pe, 64))
+		me, other := pe.ID(), 1-pe.ID()
+		check(pgas.Put(pe, a, seq(64, func(i int) int32 { return int32(me*1000 + i) }), me))
+		check(pe.Barrier(ctx))
+		check(pgas.PutSym(pe, b.Slice(0, 32), a.Slice(0, 32), other))  // my a[:32] → other's b[:32]
+		check(pgas.GetSym(pe, a.Slice(32, 64), a.Slice(0, 32), other)) // other's a[:32] → my a[32:]
+		check(pe.Barrier(ctx))
+		got := make([]int32, 64)
+		check(pgas.Get(pe, got, b, me))
+		for i := range 32 {
+			if got[i] != int32(other*1000+i) {
+				return fmt.Errorf("PutSym: b[%d] = %d", i, got[i])
+			}
+		}
+		check(pgas.Get(pe, got, a, me))
+		for i := range 32 {
+			if got[32+i] != int32(other*1000+i) {
+				return fmt.Errorf("GetSym: a[%d] = %d", 32+i, got[32+i])
+			}
+		}
+		if err := pgas.PutSym(pe, a.Slice(1, 33), a.Slice(0, 32), me); !errors.Is(err, pgas.ErrBadArg) {
+			return fmt.Errorf("overlapping PutSym to self: %v", err)
+		}
+		if err := pgas.GetSym(pe, a, b.Slice(0, 8), other); !errors.Is(err, pgas.ErrBadSize) {
+			return fmt.Errorf("GetSym of 64 from 8: %v", err)
+		}
+		l := must(pgas.Lookup[int32](pe, a.Offset()+8, 4))
+		if l.Offset() != a.Offset()+8 || l.Len() != 4 {
+			return fmt.Errorf("Lookup: %v", l)
+		}
+		if v := must(pgas.G(pe, l, me)); v != int32(me*1000+2) {
+			return fmt.Errorf("Lookup view reads %d", v)
+		}
+		for name, err := range map[string]error{
+			"past the allocation": func() error { _, err := pgas.Lookup[int32](pe, a.Offset()+8, 63); return err }(),
+			"in no allocation":    func() error { _, err := pgas.Lookup[byte](pe, 8, 1); return err }(),
+			"negative":            func() error { _, err := pgas.Lookup[byte](pe, a.Offset(), -1); return err }(),
+		} {
+			if err == nil {
+				return fmt.Errorf("Lookup %s: no error", name)
+			}
+		}
+		check(pgas.Free(ctx, pe, b))
+		if _, err := pgas.Lookup[int32](pe, b.Offset(), 1); !errors.Is(err, pgas.ErrBadSym) {
+			return fmt.Errorf("Lookup in a freed allocation: %v", err)
 		}
 		return nil
 	})
