@@ -138,8 +138,9 @@ func (c *Chan[T]) CloseContext(ctx context.Context) error { return c.mb.Close(ct
 // C returns a Go channel of the values sent to this PE, for select. A
 // helper goroutine (bound to the PE, see pgas.PE.Go) receives into it; the
 // channel is closed when the inbox is closed and drained, on an error
-// (see Err), or when the PE's function returns. Once C is called, Recv and
-// TryRecv return ErrBusy.
+// (see Err), or when the PE's function returns (a value the helper holds
+// then, not yet taken from the channel, is dropped with the PE). Once C is
+// called, Recv and TryRecv return ErrBusy.
 func (c *Chan[T]) C() <-chan T {
 	c.viewOnce.Do(func() {
 		c.viewing.Store(true)

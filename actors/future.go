@@ -75,7 +75,8 @@ type ReplyTo struct {
 }
 
 // Future is the receiving side of one reply. Create it with NewFuture,
-// send its ReplyTo with a request, then Await the reply.
+// send its ReplyTo with a request, then Await the reply. A Future belongs
+// to one goroutine; the System it comes from is safe for concurrent use.
 type Future[T any] struct {
 	sys   *System
 	codec Codec[T]

@@ -139,34 +139,47 @@ func (m *Mailbox) TrySend(to int, data []byte) error {
 	return m.send(context.Background(), to, data, false)
 }
 
-func (m *Mailbox) send(ctx context.Context, to int, data []byte, wait bool) error {
+// open checks a send to to and locks its outbox: waiting for the lock,
+// or, without wait, failing with ErrFull unless it is free and chunks
+// slots are free at to now. On success the caller unlocks o.mu.
+func (m *Mailbox) open(ctx context.Context, to int, wait bool, chunks int) (*outbox, error) {
 	if err := m.checkDest(to); err != nil {
-		return err
-	}
-	if len(data) > m.max {
-		return fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(data), m.max)
+		return nil, err
 	}
 	if m.closing.Load() {
-		return ErrClosed
+		return nil, ErrClosed
 	}
 	o := &m.out[to]
 	if wait {
 		if err := o.mu.lock(ctx); err != nil {
-			return err
+			return nil, err
 		}
 	} else if !o.mu.tryLock() {
-		return ErrFull
+		return nil, ErrFull
 	}
-	defer o.mu.unlock()
+	err := error(nil)
 	if m.closing.Load() { // Close holds every o.mu while it closes
-		return ErrClosed
+		err = ErrClosed
+	} else if !wait {
+		err = m.refresh(to, o, chunks)
+	}
+	if err != nil {
+		o.mu.unlock()
+		return nil, err
+	}
+	return o, nil
+}
+
+func (m *Mailbox) send(ctx context.Context, to int, data []byte, wait bool) error {
+	if len(data) > m.max {
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(data), m.max)
 	}
 	chunks := max(1, (len(data)+m.cap-1)/m.cap)
-	if !wait {
-		if err := m.refresh(to, o, chunks); err != nil {
-			return err
-		}
+	o, err := m.open(ctx, to, wait, chunks)
+	if err != nil {
+		return err
 	}
+	defer o.mu.unlock()
 	off := 0
 	for c := range chunks {
 		n := min(m.cap, len(data)-off)
@@ -231,29 +244,11 @@ func (m *Mailbox) commit(to int, o *outbox, n int) error {
 // sendPlain sends the n bytes at p as one message, encoding them straight
 // into the slot (the fast path of Chan for plain types; n fits a slot).
 func (m *Mailbox) sendPlain(ctx context.Context, to int, p unsafe.Pointer, n int, wait bool) error {
-	if err := m.checkDest(to); err != nil {
+	o, err := m.open(ctx, to, wait, 1)
+	if err != nil {
 		return err
 	}
-	if m.closing.Load() {
-		return ErrClosed
-	}
-	o := &m.out[to]
-	if wait {
-		if err := o.mu.lock(ctx); err != nil {
-			return err
-		}
-	} else if !o.mu.tryLock() {
-		return ErrFull
-	}
 	defer o.mu.unlock()
-	if m.closing.Load() {
-		return ErrClosed
-	}
-	if !wait {
-		if err := m.refresh(to, o, 1); err != nil {
-			return err
-		}
-	}
 	if err := m.reserve(ctx, to, o); err != nil {
 		return err
 	}
