@@ -13,9 +13,8 @@
 // word against the sequence number due in its slot) over all its slot
 // words, copies out every message that is ready, in each sender's order,
 // and returns the slots to their senders with SignalAdd on a credit word in
-// the sender's partition: in batches of K/2, and always before it blocks,
-// so a sender only ever waits while the receiver has unread messages of
-// its. A sender with no free slot towards a receiver waits for credit (or,
+// the sender's partition, in batches of K/2: a sender only ever waits
+// while more than K/2 of its messages are unread at the receiver. A sender with no free slot towards a receiver waits for credit (or,
 // with TrySend, fails with [ErrFull]); it never overwrites an unread slot.
 //
 // Memory: every PE holds N·K·(S+8) bytes of slots and words and N·8 bytes

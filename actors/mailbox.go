@@ -353,13 +353,12 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		in.queue, in.qhead, in.arena = in.queue[:0], 0, in.arena[:0]
 		// A word is ready when it reaches the sequence number due in its
 		// slot; closed senders' words are due at +inf.
-		n, err := signals.TestSomeVector(m.pe, m.words, in.idx, nil, signals.GE, in.expect)
-		if err == nil && n == 0 && in.open > 0 && wait {
-			// About to block: hand back every freed slot first, so no
-			// sender waits on credit this receiver is sitting on.
-			if err = m.payAll(); err == nil {
-				n, err = signals.WaitUntilSomeVector(ctx, m.pe, m.words, in.idx, nil, signals.GE, in.expect)
-			}
+		var n int
+		var err error
+		if wait && in.open > 0 {
+			n, err = signals.WaitUntilSomeVector(ctx, m.pe, m.words, in.idx, nil, signals.GE, in.expect)
+		} else {
+			n, err = signals.TestSomeVector(m.pe, m.words, in.idx, nil, signals.GE, in.expect)
 		}
 		if err != nil {
 			return false, err
@@ -407,10 +406,11 @@ func (m *Mailbox) pay(snd int) error {
 }
 
 // drain takes every ready slot of sender snd in order and queues complete
-// messages. Freed slots go back to the sender in batches of K/2, and
-// whenever the receiver is about to block: a sender only ever waits for
-// credit while this receiver has its messages in hand, so batching adds no
-// deadlock. Callers hold in.mu.
+// messages. Freed slots go back to the sender once K/2 of them (at least
+// one) are due. That batching cannot stall a sender: one that waits for
+// credit has sent K slots beyond the credit it holds, fewer than K/2 of
+// which are freed and unpaid, so more than K/2 wait unread here and the
+// next receives free enough of them to pay. Callers hold in.mu.
 func (m *Mailbox) drain(snd int) error {
 	in := &m.in
 	for range m.k {
