@@ -40,12 +40,19 @@ func TestChanRing(t *testing.T) {
 	}
 }
 
-// Per-sender FIFO and exactly-once delivery with 2 slots per sender and a
-// slow receiver: senders run out of credit for long stretches.
+// Per-sender FIFO and exactly-once delivery with few slots per sender and
+// a slow receiver: senders run out of credit for long stretches (and with
+// K = 1 or 3, credit batches of K/2 round oddly).
 func TestChanBackpressureFIFO(t *testing.T) {
+	for _, k := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint(k), func(t *testing.T) { backpressureFIFO(t, k) })
+	}
+}
+
+func backpressureFIFO(t *testing.T, k int) {
 	const n, per = 4, 400
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
-		ch := must(actors.NewChan[uint64](ctx, pe, actors.Slots(2)))
+		ch := must(actors.NewChan[uint64](ctx, pe, actors.Slots(k)))
 		if pe.ID() != 0 {
 			for i := range uint64(per) {
 				check(ch.Send(ctx, 0, uint64(pe.ID())<<32|i))
