@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/symchan/symchan/pgas"
@@ -125,10 +126,13 @@ func BenchmarkPut(b *testing.B) {
 				}
 				if pe.ID() == 0 {
 					src := make([]byte, n)
-					// Warm-up: fault in both buffers' pages before timing.
+					// Warm-up: fault in both buffers' pages before timing,
+					// and leave no garbage of earlier worlds for the GC to
+					// chew on while we measure.
 					if err := pgas.Put(pe, dst, src, 1); err != nil {
 						return err
 					}
+					runtime.GC()
 					b.SetBytes(int64(n))
 					b.StartTimer()
 					for range b.N {
@@ -149,6 +153,7 @@ func BenchmarkCopy(b *testing.B) {
 		b.Run(sizeName(n), func(b *testing.B) {
 			src, dst := make([]byte, n), make([]byte, n)
 			copy(dst, src) // warm-up, as for Put
+			runtime.GC()
 			b.SetBytes(int64(n))
 			b.ResetTimer()
 			for range b.N {
