@@ -28,6 +28,12 @@ type Mailbox struct {
 	slots  pgas.Sym[byte]   // n·k·s
 	credit pgas.Sym[uint64] // n: on a sender, slots receiver r has freed
 
+	// This PE's words and slots, where the backend lets the host read its
+	// own partition (pgas.Local): the receive path then reads them
+	// directly instead of through Get and SignalFetch.
+	localWords []uint64
+	localSlots []byte
+
 	closing atomic.Bool // this PE's sending side is (being) closed
 	out     []outbox    // per destination
 	in      inbox
@@ -94,6 +100,8 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
 		_ = pgas.Free(ctx, pe, m.words)
 		return nil, fmt.Errorf("actors: mailbox credit words: %w", err)
 	}
+	m.localWords, _ = pgas.Local(pe, m.words) // nil where partitions are not host memory
+	m.localSlots, _ = pgas.Local(pe, m.slots)
 	m.out = make([]outbox, n)
 	for i := range m.out {
 		m.out[i] = outbox{mu: newLock()}
@@ -419,7 +427,7 @@ func (m *Mailbox) drain(snd int) error {
 		if in.expect[wi] != seq {
 			break // closed
 		}
-		w, err := pgas.SignalFetch(m.pe, m.words.Index(wi))
+		w, err := m.word(wi)
 		if err != nil {
 			return err
 		}
@@ -452,11 +460,11 @@ func (m *Mailbox) drain(snd int) error {
 
 // take reads slot wi of sender snd and acts on it.
 func (m *Mailbox) take(snd, wi int) (header, error) {
-	in, me := &m.in, m.pe.ID()
+	in := &m.in
 	base := wi * m.s
 	// One read covers the header and a small payload.
 	head := in.hdr[:min(len(in.hdr), m.s)]
-	if err := pgas.Get(m.pe, head, m.slots.Slice(base, base+len(head)), me); err != nil {
+	if err := m.read(head, base); err != nil {
 		return header{}, err
 	}
 	h, err := decodeHeader(head, m.cap, m.max)
@@ -470,7 +478,7 @@ func (m *Mailbox) take(snd, wi int) (header, error) {
 		in.asm[snd] = assembly{}
 		return h, nil
 	}
-	payload := m.slots.Slice(base+headerSize, base+headerSize+h.n)
+	payload := base + headerSize
 	a := &in.asm[snd]
 	switch h.kind {
 	case kindData:
@@ -479,19 +487,19 @@ func (m *Mailbox) take(snd, wi int) (header, error) {
 			at := len(in.arena)
 			in.arena = slices.Grow(in.arena, h.n)[:at+h.n]
 			data := in.arena[at : at+h.n : at+h.n]
-			if err := pgas.Get(m.pe, data, payload, me); err != nil {
+			if err := m.read(data, payload); err != nil {
 				return h, err
 			}
 			in.queue = append(in.queue, Message{From: snd, Data: data})
 			return h, nil
 		}
 		*a = assembly{buf: make([]byte, h.total), got: h.n, active: true}
-		return h, pgas.Get(m.pe, a.buf[:h.n], payload, me)
+		return h, m.read(a.buf[:h.n], payload)
 	case kindMore:
 		if !a.active || h.off != a.got || h.off+h.n > len(a.buf) {
 			return h, fmt.Errorf("%w: from PE %d: chunk at %d, expected %d of %d", ErrProtocol, snd, h.off, a.got, len(a.buf))
 		}
-		if err := pgas.Get(m.pe, a.buf[h.off:h.off+h.n], payload, me); err != nil {
+		if err := m.read(a.buf[h.off:h.off+h.n], payload); err != nil {
 			return h, err
 		}
 		if a.got += h.n; a.got == len(a.buf) {
@@ -502,4 +510,23 @@ func (m *Mailbox) take(snd, wi int) (header, error) {
 		*a = assembly{}
 	}
 	return h, nil
+}
+
+// word loads this PE's slot word wi.
+func (m *Mailbox) word(wi int) (uint64, error) {
+	if m.localWords != nil {
+		return atomic.LoadUint64(&m.localWords[wi]), nil
+	}
+	return pgas.SignalFetch(m.pe, m.words.Index(wi))
+}
+
+// read copies len(dst) bytes of this PE's slots at byte off into dst. The
+// slot's word was loaded atomically first, which orders this read after
+// the sender's put.
+func (m *Mailbox) read(dst []byte, off int) error {
+	if m.localSlots != nil {
+		copy(dst, m.localSlots[off:off+len(dst)])
+		return nil
+	}
+	return pgas.Get(m.pe, dst, m.slots.Slice(off, off+len(dst)), m.pe.ID())
 }
