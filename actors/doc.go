@@ -41,8 +41,10 @@
 //
 // # Channels and futures
 //
-// [Chan] is a typed Mailbox: fixed-size plain types travel as raw bytes,
-// anything else through a [Codec]. [Future] is a one-shot reply slot: the
+// [Chan] is a typed Mailbox: fixed-size plain types travel as raw bytes
+// (no reflection per message), anything else through a [Codec]: the
+// package's [BytesCodec] and [StringCodec], protobridge.Codec for protobuf
+// messages, or the user's own. [Future] is a one-shot reply slot: the
 // request carries its [ReplyTo]; the reply is one PutSignal into it.
 //
 // The protoactor-go bridge lives in package actors/protobridge.
