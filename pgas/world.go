@@ -84,6 +84,7 @@ type PE struct {
 // when the PE's function returns (or the run is cancelled or fails), and
 // Run waits for fn to return before it returns. Libraries use it for
 // helpers such as receive loops, so that no goroutine outlives a run.
+// Call it while the PE's function runs (from it or from its helpers).
 func (p *PE) Go(fn func(ctx context.Context)) {
 	p.bg.Add(1)
 	go func() {
