@@ -322,20 +322,22 @@ func (m *Mailbox) Close(ctx context.Context) error {
 // The returned Data belongs to the caller.
 func (m *Mailbox) Recv(ctx context.Context) (Message, error) {
 	var msg Message
-	_, err := m.recv(ctx, true, func(x Message) error {
-		msg = Message{From: x.From, Data: append([]byte(nil), x.Data...)}
-		return nil
-	})
+	_, err := m.recv(ctx, true, copyTo(&msg))
 	return msg, err
+}
+
+// copyTo returns a use function for recv that keeps a copy of the message.
+func copyTo(msg *Message) func(Message) error {
+	return func(x Message) error {
+		*msg = Message{From: x.From, Data: append([]byte(nil), x.Data...)}
+		return nil
+	}
 }
 
 // TryRecv is Recv that does not wait: ok is false when no message is
 // ready (or another goroutine is receiving).
 func (m *Mailbox) TryRecv() (msg Message, ok bool, err error) {
-	ok, err = m.recv(context.Background(), false, func(x Message) error {
-		msg = Message{From: x.From, Data: append([]byte(nil), x.Data...)}
-		return nil
-	})
+	ok, err = m.recv(context.Background(), false, copyTo(&msg))
 	return msg, ok, err
 }
 

@@ -49,19 +49,7 @@ func BenchmarkChanRoundTrip(b *testing.B) {
 			return nil
 		})
 	})
-	b.Run("gochan", func(b *testing.B) {
-		ping, pong := make(chan uint64), make(chan uint64)
-		go func() {
-			for v := range ping {
-				pong <- v
-			}
-		}()
-		for i := range uint64(b.N) {
-			ping <- i
-			<-pong
-		}
-		close(ping)
-	})
+	b.Run("gochan", goChanRoundTrip)
 }
 
 // BenchmarkThroughput8B/symchan: one-way 8-byte messages from PE 0 to PE 1
