@@ -5,7 +5,10 @@ go 1.26.0
 require (
 	golang.org/x/sync v0.24.0
 	google.golang.org/protobuf v1.33.0
+	gorgonia.org/cu v0.9.6
 )
+
+require github.com/pkg/errors v0.9.1 // indirect
 
 require (
 	github.com/Workiva/go-datastructures v1.1.3 // indirect

@@ -1,0 +1,34 @@
+// Package device is symchan's GPU driver layer, on gorgonia.org/cu (the
+// CUDA driver API) plus small cgo of its own for what that lacks. It is
+// compiled in only with the build tag cuda; without it every function
+// returns ErrNoCUDA, which says how to build with CUDA.
+//
+// So far it enumerates devices, describes them and reports peer access;
+// contexts, streams, memory, stream memory operations and module
+// loading come with the cuda backend.
+//
+// Build with CUDA on a machine without it (headers and libcuda from
+// Debian's non-free packages, nothing installed):
+//
+//	eval "$(scripts/cuda-sdk.sh --env)"
+//	go build -tags cuda ./...
+//
+// Note: gorgonia.org/cu initialises the driver in its package init and
+// exits the process if that fails, so a cuda-tagged binary needs an
+// NVIDIA driver wherever it runs.
+package device
+
+import "errors"
+
+// ErrNoCUDA is returned by every function of a binary built without the
+// cuda tag.
+var ErrNoCUDA = errors.New("device: this binary was built without CUDA; rebuild with -tags cuda " +
+	`(on a machine without CUDA: eval "$(scripts/cuda-sdk.sh --env)" first)`)
+
+// Info describes one GPU.
+type Info struct {
+	Ordinal      int
+	Name         string
+	TotalMem     int64 // bytes
+	Major, Minor int   // compute capability
+}
