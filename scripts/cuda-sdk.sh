@@ -17,7 +17,7 @@ root=${SYMCHAN_CUDA_SDK:-$HOME/.cache/symchan/cuda-sdk}
 inc=$root/usr/include
 lib=$root/usr/lib/x86_64-linux-gnu/nvidia/current
 
-if [ ! -f "$inc/cuda.h" ] || [ ! -e "$lib/libcuda.so" ] && [ ! -e "$lib/libcuda.so.1" ]; then
+if [ ! -f "$inc/cuda.h" ] || [ ! -e "$lib/libcuda.so.1" ]; then
 	work=$root/.apt
 	mkdir -p "$work/lists/partial" "$work/archives/partial" "$root"
 	# A private sources list with non-free: the system's apt setup is
@@ -28,7 +28,7 @@ deb http://deb.debian.org/debian bookworm-updates main non-free
 SRC
 	aptopts=(-o Dir::Etc::sourcelist="$work/sources.list" -o Dir::Etc::sourceparts=- \
 		-o Dir::State::Lists="$work/lists" -o Dir::Cache::Archives="$work/archives" \
-		-o Debug::NoLocking=1 -qq)
+		-o Debug::NoLocking=1 -o APT::Sandbox::User=root -qq)
 	echo "cuda-sdk: fetching package lists" >&2
 	apt-get "${aptopts[@]}" update
 	echo "cuda-sdk: downloading nvidia-cuda-dev and libcuda1 (about 800 MB)" >&2
