@@ -3,9 +3,11 @@
 // compiled in only with the build tag cuda; without it every function
 // returns ErrNoCUDA, which says how to build with CUDA.
 //
-// So far it enumerates devices, describes them and reports peer access;
-// contexts, streams, memory, stream memory operations and module
-// loading come with the cuda backend.
+// So far: device enumeration and description, peer-access capability,
+// contexts (used through Do, which pins the goroutine to an OS thread with
+// the context current), device memory, host↔device and peer copies.
+// Streams, events, mapped pinned memory, 64-bit stream memory operations,
+// PTX modules and (cooperative) launches come with the cuda backend.
 //
 // Build with CUDA on a machine without it (headers and libcuda from
 // Debian's non-free packages, nothing installed):
