@@ -108,12 +108,18 @@ func (c *Chan[T]) RecvFrom(ctx context.Context) (v T, from int, err error) {
 	if c.viewing.Load() {
 		return v, -1, ErrBusy
 	}
-	_, err = c.mb.recv(ctx, true, func(x Message) error {
-		from = x.From
-		v, err = c.codec.Decode(x.Data)
-		return err
-	})
+	_, err = c.mb.recv(ctx, true, c.decodeInto(&v, &from))
 	return v, from, err
+}
+
+// decodeInto returns a use function for Mailbox.recv that decodes the
+// message into v and records its sender in from.
+func (c *Chan[T]) decodeInto(v *T, from *int) func(Message) error {
+	return func(x Message) (err error) {
+		*from = x.From
+		*v, err = c.codec.Decode(x.Data)
+		return err
+	}
 }
 
 // TryRecv receives a value if one is ready; ok reports whether it did.
@@ -121,10 +127,8 @@ func (c *Chan[T]) TryRecv() (v T, ok bool, err error) {
 	if c.viewing.Load() {
 		return v, false, ErrBusy
 	}
-	ok, err = c.mb.recv(context.Background(), false, func(x Message) error {
-		v, err = c.codec.Decode(x.Data)
-		return err
-	})
+	var from int
+	ok, err = c.mb.recv(context.Background(), false, c.decodeInto(&v, &from))
 	return v, ok, err
 }
 
@@ -149,11 +153,8 @@ func (c *Chan[T]) C() <-chan T {
 			defer close(c.view)
 			for {
 				var v T
-				_, err := c.mb.recv(ctx, true, func(x Message) error {
-					var derr error
-					v, derr = c.codec.Decode(x.Data)
-					return derr
-				})
+				var from int
+				_, err := c.mb.recv(ctx, true, c.decodeInto(&v, &from))
 				if err != nil {
 					c.viewErr.Store(&err)
 					return

@@ -1,6 +1,10 @@
 package actors
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/symchan/symchan/pgas"
+)
 
 // Errors returned by the package; test with errors.Is.
 var (
@@ -14,8 +18,9 @@ var (
 	// ErrNoCodec: a Chan or Future of a type that is not plain and has no
 	// codec.
 	ErrNoCodec = errors.New("actors: type is not plain data and no codec was given")
-	// ErrBadPE: a destination outside the world.
-	ErrBadPE = errors.New("actors: PE out of range")
+	// ErrBadPE: a destination outside the world; the same error as
+	// pgas.ErrBadPE.
+	ErrBadPE = pgas.ErrBadPE
 	// ErrProtocol: a slot held something no sender of this package writes
 	// (memory corruption, or mixing incompatible versions).
 	ErrProtocol = errors.New("actors: protocol violation in a mailbox slot")

@@ -375,7 +375,7 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		}
 		if n == 0 {
 			if in.open == 0 {
-				return false, m.closedErr()
+				return false, ErrClosed // each close marker paid its sender in full
 			}
 			return false, nil // TryRecv: nothing ready
 		}
@@ -385,26 +385,6 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			}
 		}
 	}
-}
-
-// closedErr is ErrClosed once the last credits are handed back.
-func (m *Mailbox) closedErr() error {
-	if err := m.payAll(); err != nil {
-		return err
-	}
-	return ErrClosed
-}
-
-// payAll returns every sender's freed slots. Callers hold in.mu.
-func (m *Mailbox) payAll() error {
-	for snd, u := range m.in.unpaid {
-		if u > 0 {
-			if err := m.pay(snd); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // pay returns sender snd's freed slots with one SignalAdd on its credit
