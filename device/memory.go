@@ -3,3 +3,9 @@ package device
 // Ptr is a device address in the unified address space of the GPUs of
 // one process.
 type Ptr uintptr
+
+// Dim3 is a grid or block shape; a zero Y or Z means 1.
+type Dim3 struct{ X, Y, Z int }
+
+// D1 is the shape n × 1 × 1.
+func D1(n int) Dim3 { return Dim3{n, 1, 1} }

@@ -221,3 +221,8 @@ func newPE(w *World, id int) *PE {
 	p.node = newTeam(p, nodeTeamSlot, node)
 	return p
 }
+
+// Transport returns the world's backend transport, for backend packages
+// that add their own routines on top of the PGAS ones (pgas/cuda's
+// kernel launches, for one). Programs written against pgas never need it.
+func (w *World) Transport() Transport { return w.tr }

@@ -227,6 +227,7 @@ func TestActorsSoak(t *testing.T) {
 // with a ReplyTo; the receiver pulls the bytes partition to partition and
 // replies, after which the sender may reuse the buffer.
 func TestRefRendezvous(t *testing.T) {
+	needPEs(t, 2)
 	const size = 64 << 20
 	n := size
 	if testing.Short() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/symchan/symchan/pgas"
@@ -81,11 +82,12 @@ func TestRunBadConfig(t *testing.T) {
 }
 
 func TestRunEnvironment(t *testing.T) {
-	t.Setenv(pgas.EnvPEs, "3")
+	n := min(3, maxPEs(t))
+	t.Setenv(pgas.EnvPEs, strconv.Itoa(n))
 	t.Setenv(pgas.EnvSymmetricSize, "1M")
 	t.Setenv(pgas.EnvBackend, backend())
 	err := pgas.Run(context.Background(), pgas.Config{}, func(ctx context.Context, pe *pgas.PE) error {
-		if pe.NumPEs() != 3 || pe.World().Config().HeapSize != 1<<20 {
+		if pe.NumPEs() != n || pe.World().Config().HeapSize != 1<<20 {
 			return fmt.Errorf("env not applied: %d PEs, config %+v", pe.NumPEs(), pe.World().Config())
 		}
 		return nil
@@ -98,7 +100,8 @@ func TestRunEnvironment(t *testing.T) {
 		if err := pgas.Run(context.Background(), pgas.Config{}, func(context.Context, *pgas.PE) error { return nil }); err == nil {
 			t.Errorf("%s=%s accepted", bad[0], bad[1])
 		}
-		t.Setenv(pgas.EnvPEs, "3")
+		n := min(3, maxPEs(t))
+		t.Setenv(pgas.EnvPEs, strconv.Itoa(n))
 		t.Setenv(pgas.EnvSymmetricSize, "1M")
 	}
 }

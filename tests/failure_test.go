@@ -107,6 +107,7 @@ func TestNoGoroutineOutlivesRun(t *testing.T) {
 }
 
 func TestRunContextCancelled(t *testing.T) {
+	needPEs(t, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
 	err := pgas.Run(ctx, pgas.Config{Backend: backend(), PEs: 2, HeapSize: testHeap}, func(ctx context.Context, pe *pgas.PE) error {

@@ -2,7 +2,9 @@ package tests
 
 import (
 	"context"
+	"math"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -15,6 +17,29 @@ func backend() string {
 		return b
 	}
 	return "host"
+}
+
+// maxPEs is the most PEs the backend under test can start
+// (SYMCHAN_TEST_MAX_PES, e.g. the GPU count for cuda; unlimited if unset).
+func maxPEs(t testing.TB) int {
+	v := os.Getenv("SYMCHAN_TEST_MAX_PES")
+	if v == "" {
+		return math.MaxInt
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("SYMCHAN_TEST_MAX_PES=%q: want a positive integer", v)
+	}
+	return n
+}
+
+// needPEs skips t when the backend cannot start n PEs (one PE per GPU on
+// the cuda backend: a machine has so many).
+func needPEs(t testing.TB, n int) {
+	t.Helper()
+	if m := maxPEs(t); n > m {
+		t.Skipf("needs %d PEs; SYMCHAN_TEST_MAX_PES=%d", n, m)
+	}
 }
 
 // testHeap is the heap per PE of the suite's worlds: small, so that tests
@@ -32,6 +57,7 @@ func run(t testing.TB, n int, fn func(ctx context.Context, pe *pgas.PE) error) {
 // runErr is run returning the joined error, for tests of failures.
 func runErr(t testing.TB, n int, fn func(ctx context.Context, pe *pgas.PE) error) error {
 	t.Helper()
+	needPEs(t, n)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	return pgas.Run(ctx, pgas.Config{Backend: backend(), PEs: n, HeapSize: testHeap}, fn)

@@ -1,0 +1,49 @@
+// common.cuh: what the NVSHMEM anchor programs share: error checks, the
+// unique-id bootstrap over MPI (no MPI inside NVSHMEM), timing helpers.
+#pragma once
+#include <mpi.h>
+#include <nvshmem.h>
+#include <nvshmemx.h>
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x)                                                                                        \
+	do {                                                                                             \
+		cudaError_t e_ = (x);                                                                        \
+		if (e_ != cudaSuccess) {                                                                     \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));        \
+			MPI_Abort(MPI_COMM_WORLD, 1);                                                            \
+		}                                                                                            \
+	} while (0)
+
+// anchor_init binds this rank to GPU rank % GPUs and starts NVSHMEM with
+// the unique-id bootstrap; it returns this PE.
+static int anchor_init(int *argc, char ***argv) {
+	MPI_Init(argc, argv);
+	int rank, size, ndev;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	CK(cudaGetDeviceCount(&ndev));
+	CK(cudaSetDevice(rank % ndev));
+	nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
+	if (rank == 0)
+		nvshmemx_get_uniqueid(&id);
+	MPI_Bcast(&id, sizeof(id), MPI_UINT8_T, 0, MPI_COMM_WORLD);
+	nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+	nvshmemx_set_attr_uniqueid_args(rank, size, &id, &attr);
+	nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
+	return nvshmem_my_pe();
+}
+
+static void anchor_fini() {
+	nvshmem_finalize();
+	MPI_Finalize();
+}
+
+static double median(std::vector<double> v) {
+	std::sort(v.begin(), v.end());
+	return v[v.size() / 2];
+}

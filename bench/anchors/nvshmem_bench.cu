@@ -1,0 +1,155 @@
+// nvshmem_bench: the NVSHMEM side of bench/gpu (2 PEs, PE 0 → PE 1), doing
+// what each Go benchmark does. Output lines: "anchor <name> <size> <value>
+// <unit>", medians over reps after warm-up. Build and run: scripts/anchors.sh.
+#include "common.cuh"
+
+__global__ void pp_putsig(char *data, uint64_t *sig, int peer, int iters, size_t size, int initiator, uint64_t base) {
+	for (int i = 1; i <= iters; i++) {
+		uint64_t v = base + i;
+		if (!initiator)
+			nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, v);
+		nvshmem_putmem_signal_nbi(data, data, size, sig, v, NVSHMEM_SIGNAL_SET, peer);
+		if (initiator)
+			nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, v);
+	}
+}
+
+__global__ void pp_sig(uint64_t *sig, int peer, int iters, int initiator, uint64_t base) {
+	for (int i = 1; i <= iters; i++) {
+		uint64_t v = base + i;
+		if (!initiator)
+			nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, v);
+		nvshmemx_signal_op(sig, v, NVSHMEM_SIGNAL_SET, peer);
+		if (initiator)
+			nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, v);
+	}
+}
+
+__global__ void put_block(char *dst, const char *src, size_t size, int peer, int reps) {
+	size_t share = (size / gridDim.x + 15) & ~(size_t)15, lo = share * blockIdx.x;
+	if (lo < size) {
+		size_t n = share < size - lo ? share : size - lo;
+		for (int r = 0; r < reps; r++)
+			nvshmemx_putmem_block(dst + lo, src + lo, n, peer);
+	}
+	if (threadIdx.x == 0)
+		nvshmem_quiet();
+}
+
+int main(int argc, char **argv) {
+	int me = anchor_init(&argc, &argv);
+	int peer = 1 - me;
+	const size_t maxsz = 256ull << 20;
+	char *buf = (char *)nvshmem_malloc(2 * maxsz);
+	uint64_t *sig = (uint64_t *)nvshmem_calloc(8, sizeof(uint64_t));
+	cudaStream_t st;
+	CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+	cudaEvent_t e0, e1;
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	uint64_t base = 0;
+	auto ms = [&]() { float t; CK(cudaEventElapsedTime(&t, e0, e1)); return (double)t; };
+
+	// Host-initiated put bandwidth, one shot per rep: putmem_on_stream.
+	for (size_t sz = 64 << 10; sz <= maxsz; sz *= 4) {
+		std::vector<double> r;
+		for (int rep = 0; rep < 25; rep++) {
+			nvshmem_barrier_all();
+			if (me == 0) {
+				CK(cudaEventRecord(e0, st));
+				nvshmemx_putmem_on_stream(buf + maxsz, buf, sz, peer, st);
+				nvshmemx_quiet_on_stream(st);
+				CK(cudaEventRecord(e1, st));
+				CK(cudaStreamSynchronize(st));
+				if (rep >= 5)
+					r.push_back(sz / (ms() * 1e6));
+			}
+		}
+		if (me == 0)
+			printf("anchor put_on_stream %zu %.1f GB/s\n", sz, median(r));
+	}
+	// Peer copy by the copy engines: cudaMemcpyPeerAsync (the bandwidth anchor).
+	if (me == 0) {
+		char *remote = (char *)nvshmem_ptr(buf + maxsz, peer);
+		for (size_t sz = 64 << 10; sz <= maxsz; sz *= 4) {
+			std::vector<double> r;
+			for (int rep = 0; rep < 25; rep++) {
+				CK(cudaEventRecord(e0, st));
+				CK(cudaMemcpyAsync(remote, buf, sz, cudaMemcpyDeviceToDevice, st));
+				CK(cudaEventRecord(e1, st));
+				CK(cudaStreamSynchronize(st));
+				if (rep >= 5)
+					r.push_back(sz / (ms() * 1e6));
+			}
+			printf("anchor memcpy_peer %zu %.1f GB/s\n", sz, median(r));
+		}
+	}
+	nvshmem_barrier_all();
+	// Device-initiated block put bandwidth: 132 blocks × 1024 threads.
+	for (size_t sz = 64 << 10; sz <= maxsz; sz *= 4) {
+		int reps = sz < (16 << 20) ? 100 : 10;
+		std::vector<double> r;
+		for (int rep = 0; rep < 7; rep++) {
+			nvshmem_barrier_all();
+			if (me == 0) {
+				CK(cudaEventRecord(e0, st));
+				put_block<<<132, 1024, 0, st>>>(buf + maxsz, buf, sz, peer, reps);
+				CK(cudaEventRecord(e1, st));
+				CK(cudaStreamSynchronize(st));
+				if (rep >= 2)
+					r.push_back((double)sz * reps / (ms() * 1e6));
+			}
+		}
+		if (me == 0)
+			printf("anchor put_block %zu %.1f GB/s\n", sz, median(r));
+	}
+	// Device-initiated ping-pong, half round trip.
+	const int iters = 20000;
+	for (int kind = 0; kind < 2; kind++) {
+		std::vector<double> r;
+		for (int rep = 0; rep < 7; rep++) {
+			nvshmem_barrier_all();
+			CK(cudaEventRecord(e0, st));
+			if (kind == 0)
+				pp_putsig<<<1, 1, 0, st>>>(buf, sig, peer, iters, 8, me == 0, base);
+			else
+				pp_sig<<<1, 1, 0, st>>>(sig + 1, peer, iters, me == 0, base);
+			CK(cudaEventRecord(e1, st));
+			CK(cudaStreamSynchronize(st));
+			base += iters;
+			if (rep >= 2)
+				r.push_back(ms() * 1e3 / iters / 2);
+		}
+		if (me == 0)
+			printf("anchor %s 8 %.3f us\n", kind == 0 ? "pingpong_put_signal" : "pingpong_signal", median(r));
+	}
+	// Host on-stream ping-pong: putmem_signal_on_stream + signal_wait_until_on_stream.
+	{
+		const int n = 2000;
+		std::vector<double> r;
+		for (int rep = 0; rep < 7; rep++) {
+			nvshmem_barrier_all();
+			double t0 = MPI_Wtime();
+			for (int i = 1; i <= n; i++) {
+				uint64_t v = base + i;
+				if (me == 1)
+					nvshmemx_signal_wait_until_on_stream(sig + 2, NVSHMEM_CMP_GE, v, st);
+				nvshmemx_putmem_signal_on_stream(buf, buf, 8, sig + 2, v, NVSHMEM_SIGNAL_SET, peer, st);
+				if (me == 0)
+					nvshmemx_signal_wait_until_on_stream(sig + 2, NVSHMEM_CMP_GE, v, st);
+			}
+			CK(cudaStreamSynchronize(st));
+			double t = MPI_Wtime() - t0;
+			base += n;
+			if (rep >= 2)
+				r.push_back(t * 1e6 / n / 2);
+		}
+		if (me == 0)
+			printf("anchor pingpong_on_stream 8 %.3f us\n", median(r));
+	}
+	nvshmem_barrier_all();
+	nvshmem_free(buf);
+	nvshmem_free(sig);
+	anchor_fini();
+	return 0;
+}

@@ -1,0 +1,108 @@
+//go:build cuda
+
+package device
+
+// What gorgonia.org/cu v0.9.6 lacks, against the same cuda.h: mapped
+// pinned host memory, 64-bit stream memory operations, event timing and
+// cooperative launch.
+
+/*
+#cgo LDFLAGS: -lcuda
+#include <cuda.h>
+#include <stdlib.h>
+
+static CUresult symchan_host_alloc(size_t n, void **host, CUdeviceptr *dev) {
+	CUresult r = cuMemHostAlloc(host, n, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+	if (r != CUDA_SUCCESS) return r;
+	return cuMemHostGetDevicePointer(dev, *host, 0);
+}
+
+static CUresult symchan_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                               unsigned shared, CUstream s, unsigned long long *args, int nargs, int cooperative) {
+	void *ptrs[32];
+	for (int i = 0; i < nargs && i < 32; i++) ptrs[i] = &args[i];
+	if (cooperative)
+		return cuLaunchCooperativeKernel(f, gx, gy, gz, bx, by, bz, shared, s, ptrs);
+	return cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, s, ptrs, NULL);
+}
+
+static const char *symchan_error_name(CUresult r) {
+	const char *s = NULL;
+	cuGetErrorName(r, &s);
+	return s ? s : "unknown CUDA error";
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// drvError is a CUDA driver error from our own cgo calls.
+type drvError struct {
+	what string
+	code C.CUresult
+}
+
+func (e *drvError) Error() string {
+	return fmt.Sprintf("%s: %s (%d)", e.what, C.GoString(C.symchan_error_name(e.code)), int(e.code))
+}
+
+func check(what string, r C.CUresult) error {
+	if r == C.CUDA_SUCCESS {
+		return nil
+	}
+	return &drvError{what, r}
+}
+
+func hostAlloc(n int) (unsafe.Pointer, Ptr, error) {
+	var host unsafe.Pointer
+	var dev C.CUdeviceptr
+	if err := check("cuMemHostAlloc", C.symchan_host_alloc(C.size_t(n), &host, &dev)); err != nil {
+		return nil, 0, err
+	}
+	return host, Ptr(dev), nil
+}
+
+func hostFree(p unsafe.Pointer) error { return check("cuMemFreeHost", C.cuMemFreeHost(p)) }
+
+func streamWriteValue64(s C.CUstream, addr Ptr, v uint64) error {
+	return check("cuStreamWriteValue64", C.cuStreamWriteValue64_v2(s, C.CUdeviceptr(addr), C.cuuint64_t(v), C.CU_STREAM_WRITE_VALUE_DEFAULT))
+}
+
+func streamWaitValue64(s C.CUstream, addr Ptr, v uint64) error {
+	return check("cuStreamWaitValue64", C.cuStreamWaitValue64_v2(s, C.CUdeviceptr(addr), C.cuuint64_t(v), C.CU_STREAM_WAIT_VALUE_GEQ))
+}
+
+func launch(f C.CUfunction, grid, block Dim3, shared int, s C.CUstream, args []uint64, cooperative bool) error {
+	if len(args) > 32 {
+		return fmt.Errorf("device: launch with %d arguments (at most 32)", len(args))
+	}
+	// The argument values go to C memory: cgo forbids passing Go memory
+	// that the callee keeps pointers into.
+	cargs := (*C.ulonglong)(C.malloc(C.size_t(8 * (len(args) + 1))))
+	defer C.free(unsafe.Pointer(cargs))
+	copy(unsafe.Slice((*uint64)(unsafe.Pointer(cargs)), len(args)), args)
+	coop := C.int(0)
+	if cooperative {
+		coop = 1
+	}
+	return check("cuLaunchKernel", C.symchan_launch(f, C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z), C.uint(block.X), C.uint(block.Y),
+		C.uint(block.Z), C.uint(shared), s, cargs, C.int(len(args)), coop))
+}
+
+func eventCreate() (C.CUevent, error) {
+	var e C.CUevent
+	return e, check("cuEventCreate", C.cuEventCreate(&e, C.CU_EVENT_DEFAULT))
+}
+
+func eventRecord(e C.CUevent, s C.CUstream) error { return check("cuEventRecord", C.cuEventRecord(e, s)) }
+func eventSync(e C.CUevent) error                 { return check("cuEventSynchronize", C.cuEventSynchronize(e)) }
+func eventDestroy(e C.CUevent) error              { return check("cuEventDestroy", C.cuEventDestroy(e)) }
+
+func eventElapsed(a, b C.CUevent) (float32, error) {
+	var ms C.float
+	err := check("cuEventElapsedTime", C.cuEventElapsedTime(&ms, a, b))
+	return float32(ms), err
+}

@@ -1,0 +1,245 @@
+//go:build cuda
+
+package device
+
+// #include <cuda.h>
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"gorgonia.org/cu"
+)
+
+// Stream is a CUDA stream of a Context. It never synchronises with the
+// legacy default stream, so a kernel that waits on the device (a waiting
+// kernel on another stream) cannot block it. A Stream is not safe for
+// concurrent use; its methods enqueue and return unless they say otherwise.
+type Stream struct {
+	ctx *Context
+	s   cu.Stream
+}
+
+// NewStream creates a non-blocking stream.
+func (c *Context) NewStream() (*Stream, error) {
+	st := &Stream{ctx: c}
+	err := c.Do(func() (err error) {
+		st.s, err = cu.MakeStream(cu.NonBlocking)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("device: stream on GPU %d: %w", c.ordinal, err)
+	}
+	return st, nil
+}
+
+func (s *Stream) c() C.CUstream { return *(*C.CUstream)(unsafe.Pointer(&s.s)) }
+
+// Context is the stream's context.
+func (s *Stream) Context() *Context { return s.ctx }
+
+// Sync blocks until everything enqueued on s has completed.
+func (s *Stream) Sync() error { return s.ctx.Do(s.s.Synchronize) }
+
+// Destroy releases s once its work completes.
+func (s *Stream) Destroy() error { return s.ctx.Do(s.s.Destroy) }
+
+// CopyIn enqueues a host-to-device copy. From pageable memory (any Go
+// slice) the driver stages src before it returns, so src may be reused at
+// once.
+func (s *Stream) CopyIn(dst Ptr, src []byte) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return s.ctx.Do(func() error {
+		return cu.MemcpyHtoDAsync(cu.DevicePtr(dst), unsafe.Pointer(unsafe.SliceData(src)), int64(len(src)), s.s)
+	})
+}
+
+// CopyOut copies device memory to dst. Into pageable memory the driver
+// returns only when dst is filled.
+func (s *Stream) CopyOut(dst []byte, src Ptr) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	return s.ctx.Do(func() error {
+		return cu.MemcpyDtoHAsync(unsafe.Pointer(unsafe.SliceData(dst)), cu.DevicePtr(src), int64(len(dst)), s.s)
+	})
+}
+
+// CopyPeer enqueues a copy of n bytes from src (memory of context sc) to
+// dst (memory of context dc) on the copy engines.
+func (s *Stream) CopyPeer(dst Ptr, dc *Context, src Ptr, sc *Context, n int64) error {
+	if n == 0 {
+		return nil
+	}
+	return s.ctx.Do(func() error {
+		return cu.MemcpyPeerAsync(cu.DevicePtr(dst), dc.ctx, cu.DevicePtr(src), sc.ctx, n, s.s)
+	})
+}
+
+// Memset enqueues setting n bytes at dst to b.
+func (s *Stream) Memset(dst Ptr, b byte, n int64) error {
+	return s.ctx.Do(func() error { return cu.MemsetD8Async(cu.DevicePtr(dst), b, n, s.s) })
+}
+
+// WriteValue64 enqueues a 64-bit store of v to addr (any GPU's memory
+// mapped here, or mapped host memory), ordered after the stream's earlier
+// work and its memory writes: the copy engine's signal, no kernel.
+func (s *Stream) WriteValue64(addr Ptr, v uint64) error {
+	return s.ctx.Do(func() error { return streamWriteValue64(s.c(), addr, v) })
+}
+
+// WaitValue64 makes the stream's later work wait until the 64-bit word at
+// addr is ≥ v.
+func (s *Stream) WaitValue64(addr Ptr, v uint64) error {
+	return s.ctx.Do(func() error { return streamWaitValue64(s.c(), addr, v) })
+}
+
+// Launch enqueues f on s. Every argument is passed as 8 bytes: kernels
+// take pointers and 64-bit integers (our kernels' convention).
+func (s *Stream) Launch(f *Function, grid, block Dim3, shared int, args ...uint64) error {
+	return s.launch(f, grid, block, shared, args, false)
+}
+
+// LaunchCooperative is Launch with cuLaunchCooperativeKernel: all blocks
+// are resident at once, as kernels that wait on each other need.
+func (s *Stream) LaunchCooperative(f *Function, grid, block Dim3, shared int, args ...uint64) error {
+	return s.launch(f, grid, block, shared, args, true)
+}
+
+func (s *Stream) launch(f *Function, grid, block Dim3, shared int, args []uint64, coop bool) error {
+	fix := func(d Dim3) Dim3 {
+		if d.Y == 0 {
+			d.Y = 1
+		}
+		if d.Z == 0 {
+			d.Z = 1
+		}
+		return d
+	}
+	err := s.ctx.Do(func() error {
+		return launch(*(*C.CUfunction)(unsafe.Pointer(&f.f)), fix(grid), fix(block), shared, s.c(), args, coop)
+	})
+	if err != nil {
+		return fmt.Errorf("device: launch %s on GPU %d: %w", f.name, s.ctx.ordinal, err)
+	}
+	return nil
+}
+
+// Module is PTX loaded into a Context (JIT-compiled by the driver).
+type Module struct {
+	ctx *Context
+	m   cu.Module
+}
+
+// LoadModule JIT-compiles and loads PTX text.
+func (c *Context) LoadModule(ptx string) (*Module, error) {
+	m := &Module{ctx: c}
+	err := c.Do(func() (err error) {
+		m.m, err = cu.LoadData(ptx)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("device: load PTX on GPU %d: %w", c.ordinal, err)
+	}
+	return m, nil
+}
+
+// Function is a kernel of a Module.
+type Function struct {
+	name string
+	f    cu.Function
+}
+
+// Function looks up an extern "C" kernel by name.
+func (m *Module) Function(name string) (*Function, error) {
+	fn := &Function{name: name}
+	err := m.ctx.Do(func() (err error) {
+		fn.f, err = m.m.Function(name)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("device: kernel %q: %w", name, err)
+	}
+	return fn, nil
+}
+
+// HostMem is pinned host memory mapped into every context's address space:
+// the host reads and writes Bytes, kernels use Ptr.
+type HostMem struct {
+	ctx   *Context
+	host  unsafe.Pointer
+	bytes []byte
+	dev   Ptr
+}
+
+// HostAlloc allocates n bytes of mapped pinned host memory, zeroed.
+func (c *Context) HostAlloc(n int) (*HostMem, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("device: pinned allocation of %d bytes", n)
+	}
+	h := &HostMem{ctx: c}
+	err := c.Do(func() (err error) {
+		h.host, h.dev, err = hostAlloc(n)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("device: pinned allocation of %d bytes: %w", n, err)
+	}
+	h.bytes = unsafe.Slice((*byte)(h.host), n)
+	clear(h.bytes)
+	return h, nil
+}
+
+// Bytes is the host view.
+func (h *HostMem) Bytes() []byte { return h.bytes }
+
+// Ptr is the device address of the memory.
+func (h *HostMem) Ptr() Ptr { return h.dev }
+
+// Free releases the memory.
+func (h *HostMem) Free() error {
+	if h.host == nil {
+		return nil
+	}
+	p := h.host
+	h.host, h.bytes = nil, nil
+	return h.ctx.Do(func() error { return hostFree(p) })
+}
+
+// Event marks a point in a stream, for timing.
+type Event struct {
+	ctx *Context
+	e   C.CUevent
+}
+
+// NewEvent creates a timing event.
+func (c *Context) NewEvent() (*Event, error) {
+	ev := &Event{ctx: c}
+	err := c.Do(func() (err error) {
+		ev.e, err = eventCreate()
+		return err
+	})
+	return ev, err
+}
+
+// Record enqueues the event on s.
+func (e *Event) Record(s *Stream) error { return e.ctx.Do(func() error { return eventRecord(e.e, s.c()) }) }
+
+// Sync blocks until the event has happened.
+func (e *Event) Sync() error { return e.ctx.Do(func() error { return eventSync(e.e) }) }
+
+// Destroy releases the event.
+func (e *Event) Destroy() error { return e.ctx.Do(func() error { return eventDestroy(e.e) }) }
+
+// Elapsed is the time in milliseconds between two recorded events.
+func Elapsed(from, to *Event) (float32, error) {
+	var ms float32
+	err := from.ctx.Do(func() (err error) {
+		ms, err = eventElapsed(from.e, to.e)
+		return err
+	})
+	return ms, err
+}

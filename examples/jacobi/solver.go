@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/symchan/symchan/pgas"
+)
+
+// problem is one Jacobi run's parameters.
+type problem struct {
+	nx, ny, niter, nccheck int
+	tol                    float64
+}
+
+// due reports whether sweep k's norm is computed.
+func (p problem) due(k int) bool { return k%p.nccheck == 0 || k%100 == 0 || k == p.niter }
+
+// result is what a run produced.
+type result struct {
+	pes     int
+	norms   map[int]float64 // sweep → residual norm, for the computed ones
+	sweeps  int             // sweeps run
+	elapsed time.Duration   // the sweeps alone
+	grid    []float32       // final ny × nx field, when gathered
+}
+
+// layout is PE pe's share of the interior rows 1 … ny-2: chunk rows from
+// global row start; the first (ny-2) % n PEs take one more.
+type layout struct{ n, interior int }
+
+func (l layout) chunk(pe int) int {
+	c := l.interior / l.n
+	if pe < l.interior%l.n {
+		c++
+	}
+	return c
+}
+
+func (l layout) start(pe int) int { return 1 + pe*(l.interior/l.n) + min(pe, l.interior%l.n) }
+
+// boundary is the fixed value of columns 0 and nx-1 in global row iy.
+func boundary(iy, ny int) float32 { return float32(math.Sin(2 * math.Pi * float64(iy) / float64(ny-1))) }
+
+// engine runs the sweeps of one PE; host and cuda each have one.
+type engine func(ctx context.Context, pe *pgas.PE, s *state) error
+
+// state is one PE's view of a run, shared by the engines.
+type state struct {
+	p           problem
+	l           layout
+	me          int
+	chunk, top  int // this PE's rows; its neighbours above and below
+	bot         int
+	start       int
+	a, an       pgas.Sym[float32] // (maxchunk+2) × nx each, halo rows 0 and chunk+1
+	sig         pgas.Sym[uint64]  // [0]: top halo arrived (iteration), [1]: bottom
+	red, redOut pgas.Sym[float64] // norm partial sums, reduced across PEs
+	res         *result
+	gather      bool
+	report      func(k int, norm float64)
+}
+
+// solve runs the problem on cfg's backend and returns its result;
+// report, if not nil, sees each computed norm (on PE 0).
+func solve(ctx context.Context, cfg pgas.Config, p problem, gather bool, report func(int, float64)) (*result, error) {
+	res := &result{norms: map[int]float64{}}
+	if gather {
+		res.grid = make([]float32, p.nx*p.ny)
+	}
+	run := engines[cfg.Backend]
+	if run == nil {
+		run = hostEngine
+	}
+	cells := int64(0)
+	if cfg.HeapSize == 0 {
+		// Two grids of the largest share plus room for the runtime.
+		n := cfg.PEs
+		if n == 0 {
+			n = 1
+		}
+		cells = int64(layout{n, p.ny - 2}.chunk(0)+2) * int64(p.nx)
+		cfg.HeapSize = 2*cells*4 + 16<<20
+	}
+	err := pgas.Run(ctx, cfg, func(ctx context.Context, pe *pgas.PE) error {
+		n := pe.NumPEs()
+		l := layout{n, p.ny - 2}
+		s := &state{p: p, l: l, me: pe.ID(), chunk: l.chunk(pe.ID()), start: l.start(pe.ID()),
+			top: (pe.ID() + n - 1) % n, bot: (pe.ID() + 1) % n, res: res, gather: gather}
+		if pe.ID() == 0 {
+			s.report = report
+			res.pes = n
+		}
+		if s.chunk < 1 {
+			return fmt.Errorf("jacobi: %d interior rows for %d PEs: every PE needs at least one", l.interior, n)
+		}
+		size := (l.chunk(0) + 2) * p.nx
+		var err error
+		if s.a, err = pgas.Alloc[float32](ctx, pe, size); err != nil {
+			return err
+		}
+		if s.an, err = pgas.Alloc[float32](ctx, pe, size); err != nil {
+			return err
+		}
+		if s.sig, err = pgas.AllocZeroed[uint64](ctx, pe, 2); err != nil {
+			return err
+		}
+		if s.red, err = pgas.Alloc[float64](ctx, pe, 100); err != nil {
+			return err
+		}
+		if s.redOut, err = pgas.Alloc[float64](ctx, pe, 100); err != nil {
+			return err
+		}
+		return run(ctx, pe, s)
+	})
+	return res, err
+}
+
+// reduceNorms sums the squared norms of sweeps ks (at most 100) across PEs
+// and records sqrt of each; it reports whether one fell to the tolerance.
+func (s *state) reduceNorms(ctx context.Context, pe *pgas.PE, ks []int, partial []float64) (bool, error) {
+	if len(ks) == 0 {
+		return false, nil
+	}
+	if err := pgas.Put(pe, s.red, partial, pe.ID()); err != nil {
+		return false, err
+	}
+	if err := pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.Sum, s.redOut, s.red, len(ks)); err != nil {
+		return false, err
+	}
+	sums := make([]float64, len(ks))
+	if err := pgas.Get(pe, sums, s.redOut.Slice(0, len(ks)), pe.ID()); err != nil {
+		return false, err
+	}
+	converged := false
+	for i, k := range ks {
+		norm := math.Sqrt(sums[i])
+		if pe.ID() == 0 {
+			s.res.norms[k] = norm
+			if s.report != nil {
+				s.report(k, norm)
+			}
+		}
+		converged = converged || norm <= s.p.tol
+	}
+	return converged, nil
+}
+
+// finish records the time and gathers this PE's rows of the final grid w.
+func (s *state) finish(ctx context.Context, pe *pgas.PE, w pgas.Sym[float32], sweeps int, elapsed time.Duration) error {
+	if pe.ID() == 0 {
+		s.res.sweeps, s.res.elapsed = sweeps, elapsed
+	}
+	if !s.gather {
+		return nil
+	}
+	nx, ny := s.p.nx, s.p.ny
+	rows := s.res.grid[s.start*nx : (s.start+s.chunk)*nx]
+	if err := pgas.Get(pe, rows, w.Slice(nx, (s.chunk+1)*nx), pe.ID()); err != nil {
+		return err
+	}
+	if err := pe.Barrier(ctx); err != nil {
+		return err
+	}
+	if pe.ID() == 0 {
+		// Halo rows, periodic in y: row 0 is row ny-2, row ny-1 is row 1,
+		// with their own fixed boundary columns.
+		g := s.res.grid
+		copy(g[1:nx-1], g[(ny-2)*nx+1:(ny-1)*nx-1])
+		copy(g[(ny-1)*nx+1:ny*nx-1], g[nx+1:2*nx-1])
+		for _, iy := range []int{0, ny - 1} {
+			g[iy*nx], g[iy*nx+nx-1] = boundary(iy, ny), boundary(iy, ny)
+		}
+	}
+	return nil
+}
+
+// engines maps a backend to its engine; the host engine serves the rest.
+var engines = map[string]engine{}

@@ -1,0 +1,335 @@
+// symchan.cu: the kernels of symchan's cuda backend (atomics, host-side
+// waits on GPU-resident words), of examples/jacobi, and of the GPU
+// benchmarks. Every parameter is 8 bytes wide (pointers and 64-bit
+// integers), as device.Launch passes them. PTX: see symchan.ptx's first
+// line for the exact nvcc command (scripts/gpu-ptx.sh runs it).
+#include "symchan.cuh"
+
+typedef unsigned long long u64;
+
+// Word kinds, atomic operations and wait modes: the values of pgas.Kind,
+// pgas.AtomicOp and pgas.WaitMode.
+#define KIND_INT32 1
+#define KIND_UINT32 2
+#define KIND_INT64 3
+#define KIND_UINT64 4
+#define OP_FETCH 1
+#define OP_SET 2
+#define OP_SWAP 3
+#define OP_CSWAP 4
+#define OP_FADD 5
+#define OP_FAND 6
+#define OP_FOR 7
+#define OP_FXOR 8
+#define WAIT_ALL 1
+#define WAIT_ANY 2
+#define WAIT_SOME 3
+
+// ord maps a word of kind k to a u64 whose unsigned order is the word's order.
+static __device__ __forceinline__ u64 ord(int kind, u64 v) {
+	switch (kind) {
+	case KIND_INT32: return (u64)(long long)(int)(unsigned)v ^ 0x8000000000000000ull;
+	case KIND_UINT32: return v & 0xffffffffull;
+	case KIND_INT64: return v ^ 0x8000000000000000ull;
+	}
+	return v;
+}
+
+// symchan_atomic performs one atomic operation on the word at ptr (in any
+// GPU's memory: peer access is enabled) and stores the old value to result
+// (mapped pinned host memory) unless result is 0.
+extern "C" __global__ void symchan_atomic(u64 ptr, u64 kindop, u64 operand, u64 cond, u64 result) {
+	int kind = kindop & 0xff, op = (kindop >> 8) & 0xff;
+	u64 old = 0;
+	if (kind == KIND_INT64 || kind == KIND_UINT64) {
+		u64 *p = (u64 *)ptr;
+		switch (op) {
+		case OP_FETCH: old = *(volatile u64 *)p; break;
+		case OP_SET:
+		case OP_SWAP: old = atomicExch_system(p, operand); break;
+		case OP_CSWAP: old = atomicCAS_system(p, cond, operand); break;
+		case OP_FADD: old = atomicAdd_system(p, operand); break;
+		case OP_FAND: old = atomicAnd_system(p, operand); break;
+		case OP_FOR: old = atomicOr_system(p, operand); break;
+		case OP_FXOR: old = atomicXor_system(p, operand); break;
+		}
+	} else {
+		unsigned *p = (unsigned *)ptr, v = (unsigned)operand, c = (unsigned)cond;
+		switch (op) {
+		case OP_FETCH: old = *(volatile unsigned *)p; break;
+		case OP_SET:
+		case OP_SWAP: old = atomicExch_system(p, v); break;
+		case OP_CSWAP: old = atomicCAS_system(p, c, v); break;
+		case OP_FADD: old = atomicAdd_system(p, v); break;
+		case OP_FAND: old = atomicAnd_system(p, v); break;
+		case OP_FOR: old = atomicOr_system(p, v); break;
+		case OP_FXOR: old = atomicXor_system(p, v); break;
+		}
+	}
+	__threadfence_system();
+	if (result)
+		*(volatile u64 *)result = old;
+}
+
+// symchan_wait evaluates a wait set of n words of one kind at words (local
+// GPU memory) until it holds (or once, with the test bit), then reports into
+// out (mapped pinned host memory: out[1] the result, out[2] the word, int32
+// indices from out+3) and sets out[0] = 1 last. The host sets *abort to end
+// the wait early; the kernel then sets out[0] = 2.
+//
+// spec = kind | cmp<<8 | mode<<16 | test<<24. values (u64 per word) and
+// status (a byte per word, nonzero excludes) are 0 or host memory; they are
+// staged in shared memory (nshared words, 0 when they do not fit).
+extern "C" __global__ void symchan_wait(u64 words, u64 n_, u64 spec, u64 value, u64 values_, u64 status_, u64 start_, u64 out_,
+                                        u64 abort_) {
+	extern __shared__ u64 staged[];
+	__shared__ int s_count, s_best, s_stop;
+	__shared__ u64 s_word;
+	const int n = (int)n_, kind = spec & 0xff, cmp = (spec >> 8) & 0xff, mode = (spec >> 16) & 0xff, test = (spec >> 24) & 0xff;
+	const int start = (int)start_;
+	const bool wide = kind == KIND_INT64 || kind == KIND_UINT64;
+	volatile u64 *out = (volatile u64 *)out_;
+	int *indices = (int *)(out_ + 24);
+	const u64 *values = (const u64 *)values_;
+	const unsigned char *status = (const unsigned char *)status_;
+	const u64 nv = ord(kind, value);
+
+	// Stage the comparands and mask in shared memory when the host asked
+	// for it (dynamic shared size > 0): they are polled on every pass.
+	unsigned dyn;
+	asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
+	if (dyn > 0) {
+		u64 *sv = staged;
+		unsigned char *ss = (unsigned char *)(staged + (values ? n : 0));
+		for (int i = threadIdx.x; i < n; i += blockDim.x) {
+			if (values)
+				sv[i] = ord(kind, values[i]);
+			if (status)
+				ss[i] = status[i];
+		}
+		if (values)
+			values = sv;
+		if (status)
+			status = ss;
+	}
+	const bool staged_values = dyn > 0;
+	__syncthreads();
+
+	for (unsigned pass = 0;; pass++) {
+		if (threadIdx.x == 0) {
+			s_count = 0;
+			s_best = 0x7fffffff;
+		}
+		__syncthreads();
+		bool all_ok = true;
+		int my_best = 0x7fffffff;
+		u64 my_word = 0;
+		for (int i = threadIdx.x; i < n; i += blockDim.x) {
+			if (status && status[i])
+				continue;
+			u64 w = wide ? ((const volatile u64 *)words)[i] : (u64)((const volatile unsigned *)words)[i];
+			u64 v = values ? (staged_values ? values[i] : ord(kind, values[i])) : nv;
+			bool ok = symchan_compare(ord(kind, w), cmp, v);
+			if (mode == WAIT_ALL) {
+				all_ok &= ok;
+				if (n == 1)
+					s_word = w;
+			} else if (ok) {
+				if (mode == WAIT_ANY) {
+					int d = (i - start + n) % n;
+					if (d < my_best) {
+						my_best = d;
+						my_word = w;
+					}
+				} else {
+					indices[atomicAdd(&s_count, 1)] = i;
+				}
+			}
+		}
+		if (mode == WAIT_ANY && my_best != 0x7fffffff)
+			atomicMin(&s_best, my_best);
+		int done = __syncthreads_and(all_ok);
+		if (mode == WAIT_ANY) {
+			if (my_best != 0x7fffffff && my_best == s_best)
+				s_word = my_word;
+			done = s_best != 0x7fffffff;
+		} else if (mode == WAIT_SOME) {
+			done = s_count > 0;
+		}
+		__syncthreads();
+		if (done || test) {
+			if (threadIdx.x == 0) {
+				__threadfence_system();
+				u64 r = mode == WAIT_ALL ? (u64)done : mode == WAIT_SOME ? (u64)s_count : done ? (u64)((start + s_best) % n) : ~0ull;
+				out[1] = r;
+				out[2] = s_word;
+				__threadfence_system();
+				out[0] = 1;
+			}
+			return;
+		}
+		if ((pass & 15) == 15) {
+			if (threadIdx.x == 0)
+				s_stop = *(volatile unsigned *)abort_;
+			__syncthreads();
+			if (s_stop) {
+				if (threadIdx.x == 0)
+					out[0] = 2;
+				return;
+			}
+		}
+	}
+}
+
+// --- examples/jacobi ------------------------------------------------------
+
+// jacobi_init zeroes rows [0, rows) of a grid of nx columns whose row 0 is
+// global row iy0, and sets columns 0 and nx-1 to sin(2π·iy/(ny-1)).
+extern "C" __global__ void jacobi_init(u64 a_, u64 nx_, u64 rows_, u64 iy0_, u64 ny_) {
+	float *a = (float *)a_;
+	const long long nx = nx_, rows = rows_, iy0 = iy0_, ny = ny_;
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < nx * rows; i += (long long)gridDim.x * blockDim.x) {
+		long long iy = i / nx, ix = i % nx;
+		float v = 0.0f;
+		if (ix == 0 || ix == nx - 1)
+			v = (float)sin(2.0 * 3.14159265358979323846 * (double)(iy0 + iy) / (double)(ny - 1));
+		a[i] = v;
+	}
+}
+
+// jacobi_sweep is one Jacobi sweep of this PE's rows 1..chunk (rows 0 and
+// chunk+1 are halos) from grid a to grid an (symmetric offsets a_off,
+// an_off), with the halo exchange done on the GPU: the blocks holding row 1
+// and row chunk first wait until the neighbours' halos of the previous sweep
+// have arrived (signal words sig_off, +8 ≥ iter-1), and put their new rows
+// straight into the neighbours' an halos; the last block of each boundary
+// then signals the neighbour with the iteration number. Each thread owns a
+// column and walks a strip of rows, so a cell costs one 4-byte read and one
+// 4-byte write of DRAM. norm, when not 0, accumulates Σ(new-old)² (double).
+// nbrs = top PE | bottom PE << 32; cnt: two u32 arrival counters.
+extern "C" __global__ void jacobi_sweep(u64 heap_, u64 a_off, u64 an_off, u64 nx_, u64 chunk_, u64 top_chunk_, u64 iter, u64 nbrs,
+                                        u64 sig_off, u64 cnt_, u64 norm_) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const int nx = (int)nx_, chunk = (int)chunk_, top_chunk = (int)top_chunk_;
+	const int top = (int)(nbrs & 0xffffffff), bot = (int)(nbrs >> 32);
+	// restrict: the loads of the next rows may move above this row's stores.
+	const float *__restrict__ a = (const float *)symchan_ptr(h, h->pe, a_off);
+	float *__restrict__ an = (float *)symchan_ptr(h, h->pe, an_off);
+	volatile u64 *sig = (volatile u64 *)symchan_ptr(h, h->pe, sig_off);
+	const int rps = (chunk + gridDim.y - 1) / gridDim.y;
+	const bool first = blockIdx.y == 0, last = blockIdx.y == (unsigned)((chunk - 1) / rps);
+	if (first || last) {
+		if (threadIdx.x == 0 && iter > 1) {
+			if (first)
+				symchan_wait_until(&sig[0], SYMCHAN_CMP_GE, iter - 1);
+			if (last)
+				symchan_wait_until(&sig[1], SYMCHAN_CMP_GE, iter - 1);
+		}
+		__syncthreads();
+	}
+	const int ix = blockIdx.x * blockDim.x + threadIdx.x + 1;
+	const int y0 = 1 + blockIdx.y * rps;
+	const int y1 = min(chunk + 1, y0 + rps);
+	float d2 = 0.0f;
+	if (ix < nx - 1 && y0 < y1) {
+		float *top_halo = (float *)symchan_ptr(h, top, an_off) + (size_t)(top_chunk + 1) * nx;
+		float *bot_halo = (float *)symchan_ptr(h, bot, an_off);
+		float up = a[(size_t)(y0 - 1) * nx + ix], c = a[(size_t)y0 * nx + ix];
+#pragma unroll 4
+		for (int iy = y0; iy < y1; iy++) {
+			const size_t row = (size_t)iy * nx;
+			float dn = a[row + nx + ix];
+			float v = 0.25f * (a[row + ix + 1] + a[row + ix - 1] + dn + up);
+			an[row + ix] = v;
+			float d = v - c;
+			d2 += d * d;
+			if (iy == 1)
+				top_halo[ix] = v;
+			if (iy == chunk)
+				bot_halo[ix] = v;
+			up = c;
+			c = dn;
+		}
+	}
+	if (norm_) {
+		for (int o = 16; o > 0; o /= 2)
+			d2 += __shfl_down_sync(0xffffffff, d2, o);
+		__shared__ float warp_sums[32];
+		if ((threadIdx.x & 31) == 0)
+			warp_sums[threadIdx.x / 32] = d2;
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			double s = 0;
+			for (int w = 0; w < (int)(blockDim.x + 31) / 32; w++)
+				s += warp_sums[w];
+			atomicAdd((double *)norm_, s);
+		}
+	}
+	if (first || last) {
+		__threadfence_system();
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			unsigned *cnt = (unsigned *)cnt_;
+			if (first && atomicAdd(&cnt[0], 1u) + 1 == (unsigned)iter * gridDim.x) {
+				__threadfence_system();
+				symchan_signal_op(h, top, sig_off + 8, iter, SYMCHAN_SIGNAL_SET);
+			}
+			if (last && atomicAdd(&cnt[1], 1u) + 1 == (unsigned)iter * gridDim.x) {
+				__threadfence_system();
+				symchan_signal_op(h, bot, sig_off, iter, SYMCHAN_SIGNAL_SET);
+			}
+		}
+	}
+}
+
+// --- benchmarks -----------------------------------------------------------
+
+// bench_pingpong: iters round trips between this PE and peer, one thread.
+// mode 0: put-with-signal of size bytes (data_off) + wait on the signal;
+// mode 1: signal only; mode 2: the payload rides in the signal word
+// (seq<<32 | 4 bytes), one 8-byte store, polled directly. The initiator
+// sends first; values are base+i so that runs need no reset.
+extern "C" __global__ void bench_pingpong(u64 heap_, u64 peer, u64 iters, u64 size, u64 data_off, u64 sig_off, u64 flags, u64 base) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const bool initiator = flags & 1;
+	const int mode = (int)(flags >> 8);
+	volatile u64 *my_sig = (volatile u64 *)symchan_ptr(h, h->pe, sig_off);
+	const void *src = symchan_ptr(h, h->pe, data_off);
+	for (u64 i = 1; i <= iters; i++) {
+		const u64 v = base + i;
+		if (!initiator) {
+			if (mode == 2)
+				while ((*my_sig >> 32) != (v & 0xffffffff))
+					;
+			else
+				symchan_wait_until(my_sig, SYMCHAN_CMP_GE, v);
+		}
+		if (mode == 0)
+			symchan_put_signal(h, (int)peer, data_off, src, size, sig_off, v, SYMCHAN_SIGNAL_SET);
+		else if (mode == 1)
+			symchan_signal_op(h, (int)peer, sig_off, v, SYMCHAN_SIGNAL_SET);
+		else
+			*(volatile u64 *)symchan_ptr(h, (int)peer, sig_off) = (v << 32) | (u64)(unsigned)i;
+		if (initiator) {
+			if (mode == 2)
+				while ((*my_sig >> 32) != (v & 0xffffffff))
+					;
+			else
+				symchan_wait_until(my_sig, SYMCHAN_CMP_GE, v);
+		}
+	}
+}
+
+// bench_put_block: every block puts its share of size bytes from this PE's
+// src_off to peer's dst_off, reps times back to back, then fences.
+extern "C" __global__ void bench_put_block(u64 heap_, u64 peer, u64 dst_off, u64 src_off, u64 size, u64 reps) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const u64 share = (size / gridDim.x + 15) & ~15ull;
+	const u64 lo = share * blockIdx.x;
+	if (lo < size) {
+		const u64 n = min(share, size - lo);
+		for (u64 r = 0; r < reps; r++)
+			symchan_copy_part(symchan_ptr(h, (int)peer, dst_off + lo), symchan_ptr(h, h->pe, src_off + lo), n, threadIdx.x, blockDim.x);
+	}
+	__threadfence_system();
+}

@@ -1,0 +1,215 @@
+// symchan.cuh: the device-side API of symchan's cuda backend, header-only.
+//
+// Our kernels and users' kernels include it. Every routine works on a heap
+// descriptor (struct symchan_heap) that the Go side builds and passes in
+// (pgas/cuda: HeapDescriptor): the device address of each PE's partition
+// of the symmetric heap, so a symmetric address is (PE, byte offset) and a
+// peer pointer is base[pe] + offset (peer access is enabled pairwise).
+//
+// Semantics follow NVSHMEM: a put-with-signal makes its data visible before
+// the signal update; fence orders puts to one PE; quiet completes them (our
+// puts are stores, so both are a system-scope fence); waits return only
+// after the update they observed is complete (acquire).
+#ifndef SYMCHAN_CUH
+#define SYMCHAN_CUH
+
+#define SYMCHAN_MAX_PES 64
+
+// Signal operations and comparisons: the values of pgas.SigOp and pgas.Cmp.
+#define SYMCHAN_SIGNAL_SET 1
+#define SYMCHAN_SIGNAL_ADD 2
+#define SYMCHAN_CMP_EQ 1
+#define SYMCHAN_CMP_NE 2
+#define SYMCHAN_CMP_GT 3
+#define SYMCHAN_CMP_GE 4
+#define SYMCHAN_CMP_LT 5
+#define SYMCHAN_CMP_LE 6
+
+// symchan_heap is laid out exactly as pgas/cuda's heapDescriptor.
+struct symchan_heap {
+	unsigned long long base[SYMCHAN_MAX_PES]; // partition of each PE
+	unsigned long long size;                  // bytes per partition
+	int pe;                                   // the PE this descriptor belongs to
+	int npes;
+};
+
+typedef unsigned long long symchan_u64;
+
+static __device__ __forceinline__ void *symchan_ptr(const symchan_heap *h, int pe, symchan_u64 off) {
+	return (void *)(h->base[pe] + off);
+}
+
+// --- ordering -------------------------------------------------------------
+
+static __device__ __forceinline__ void symchan_fence() { __threadfence_system(); }
+static __device__ __forceinline__ void symchan_quiet() { __threadfence_system(); }
+
+// --- put ------------------------------------------------------------------
+
+// symchan_copy_part copies n bytes with `nthreads` cooperating threads, this
+// one being `tid`, in 16-byte words when both ends allow it.
+static __device__ __forceinline__ void symchan_copy_part(void *dst, const void *src, symchan_u64 n, unsigned tid, unsigned nthreads) {
+	char *d = (char *)dst;
+	const char *s = (const char *)src;
+	symchan_u64 done = 0;
+	if ((((symchan_u64)d | (symchan_u64)s) & 15) == 0) {
+		symchan_u64 nv = n / 16;
+		uint4 *dv = (uint4 *)d;
+		const uint4 *sv = (const uint4 *)s;
+		for (symchan_u64 i = tid; i < nv; i += nthreads)
+			dv[i] = sv[i];
+		done = nv * 16;
+	} else if ((((symchan_u64)d | (symchan_u64)s) & 7) == 0) {
+		symchan_u64 nv = n / 8;
+		symchan_u64 *dv = (symchan_u64 *)d;
+		const symchan_u64 *sv = (const symchan_u64 *)s;
+		for (symchan_u64 i = tid; i < nv; i += nthreads)
+			dv[i] = sv[i];
+		done = nv * 8;
+	}
+	for (symchan_u64 i = done + tid; i < n; i += nthreads)
+		d[i] = s[i];
+}
+
+// symchan_put copies n bytes from local src to pe's partition at off (one thread).
+static __device__ __forceinline__ void symchan_put(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n) {
+	symchan_copy_part(symchan_ptr(h, pe, off), src, n, 0, 1);
+}
+
+// symchan_put_warp: every lane of the (full) warp calls it with the same arguments.
+static __device__ __forceinline__ void symchan_put_warp(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n) {
+	symchan_copy_part(symchan_ptr(h, pe, off), src, n, threadIdx.x & 31, 32);
+	__syncwarp();
+}
+
+// symchan_put_block: every thread of the block calls it with the same arguments.
+static __device__ __forceinline__ void symchan_put_block(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n) {
+	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+	symchan_copy_part(symchan_ptr(h, pe, off), src, n, tid, blockDim.x * blockDim.y * blockDim.z);
+	__syncthreads();
+}
+
+// --- signals --------------------------------------------------------------
+
+// symchan_signal_op updates the uint64 signal word at pe's sig_off.
+static __device__ __forceinline__ void symchan_signal_op(const symchan_heap *h, int pe, symchan_u64 sig_off, symchan_u64 value, int op) {
+	symchan_u64 *p = (symchan_u64 *)symchan_ptr(h, pe, sig_off);
+	if (op == SYMCHAN_SIGNAL_ADD)
+		atomicAdd_system(p, value);
+	else
+		atomicExch_system(p, value);
+}
+
+// symchan_signal_fetch reads a local signal word (acquire).
+static __device__ __forceinline__ symchan_u64 symchan_signal_fetch(const volatile symchan_u64 *sig) {
+	symchan_u64 v = *sig;
+	__threadfence_system();
+	return v;
+}
+
+static __device__ __forceinline__ void symchan_put_signal(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
+                                                          symchan_u64 sig_off, symchan_u64 value, int op) {
+	symchan_put(h, pe, off, src, n);
+	__threadfence_system();
+	symchan_signal_op(h, pe, sig_off, value, op);
+}
+
+// Every lane's stores are fenced before lane 0 signals.
+static __device__ __forceinline__ void symchan_put_signal_warp(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
+                                                               symchan_u64 sig_off, symchan_u64 value, int op) {
+	symchan_copy_part(symchan_ptr(h, pe, off), src, n, threadIdx.x & 31, 32);
+	__threadfence_system();
+	__syncwarp();
+	if ((threadIdx.x & 31) == 0)
+		symchan_signal_op(h, pe, sig_off, value, op);
+	__syncwarp();
+}
+
+static __device__ __forceinline__ void symchan_put_signal_block(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
+                                                                symchan_u64 sig_off, symchan_u64 value, int op) {
+	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+	symchan_copy_part(symchan_ptr(h, pe, off), src, n, tid, blockDim.x * blockDim.y * blockDim.z);
+	__threadfence_system();
+	__syncthreads();
+	if (tid == 0)
+		symchan_signal_op(h, pe, sig_off, value, op);
+	__syncthreads();
+}
+
+// --- waits ----------------------------------------------------------------
+
+static __device__ __forceinline__ bool symchan_compare(symchan_u64 word, int cmp, symchan_u64 value) {
+	switch (cmp) {
+	case SYMCHAN_CMP_EQ: return word == value;
+	case SYMCHAN_CMP_NE: return word != value;
+	case SYMCHAN_CMP_GT: return word > value;
+	case SYMCHAN_CMP_GE: return word >= value;
+	case SYMCHAN_CMP_LT: return word < value;
+	case SYMCHAN_CMP_LE: return word <= value;
+	}
+	return false;
+}
+
+// symchan_wait_until blocks the calling thread until *sig cmp value and
+// returns the word that satisfied it.
+static __device__ __forceinline__ symchan_u64 symchan_wait_until(const volatile symchan_u64 *sig, int cmp, symchan_u64 value) {
+	symchan_u64 v;
+	while (!symchan_compare(v = *sig, cmp, value))
+		;
+	__threadfence_system();
+	return v;
+}
+
+// symchan_wait_until_all waits until every word i with status == 0 (or
+// status NULL) satisfies cmp value (or values[i] when values is not NULL).
+static __device__ __forceinline__ void symchan_wait_until_all(const volatile symchan_u64 *sigs, int n, const int *status, int cmp,
+                                                             symchan_u64 value, const symchan_u64 *values) {
+	for (int i = 0; i < n; i++)
+		if (!status || !status[i])
+			while (!symchan_compare(sigs[i], cmp, values ? values[i] : value))
+				;
+	__threadfence_system();
+}
+
+// symchan_wait_until_any returns the index of a satisfied word, scanning
+// from *start and leaving *start after it, so repeated calls are fair; n == 0
+// or every word excluded returns -1 at once.
+static __device__ __forceinline__ int symchan_wait_until_any(const volatile symchan_u64 *sigs, int n, const int *status, int cmp,
+                                                            symchan_u64 value, const symchan_u64 *values, int *start) {
+	int live = 0;
+	for (int i = 0; i < n; i++)
+		live += !status || !status[i];
+	if (live == 0)
+		return -1;
+	for (int i = start ? *start % n : 0;; i = (i + 1) % n) {
+		if ((!status || !status[i]) && symchan_compare(sigs[i], cmp, values ? values[i] : value)) {
+			__threadfence_system();
+			if (start)
+				*start = (i + 1) % n;
+			return i;
+		}
+	}
+}
+
+// symchan_wait_until_some writes every satisfied index to indices and
+// returns how many (at least one, or 0 at once for an empty set).
+static __device__ __forceinline__ int symchan_wait_until_some(const volatile symchan_u64 *sigs, int n, const int *status, int cmp,
+                                                             symchan_u64 value, const symchan_u64 *values, int *indices) {
+	int live = 0;
+	for (int i = 0; i < n; i++)
+		live += !status || !status[i];
+	if (live == 0)
+		return 0;
+	for (;;) {
+		int k = 0;
+		for (int i = 0; i < n; i++)
+			if ((!status || !status[i]) && symchan_compare(sigs[i], cmp, values ? values[i] : value))
+				indices[k++] = i;
+		if (k > 0) {
+			__threadfence_system();
+			return k;
+		}
+	}
+}
+
+#endif

@@ -1,0 +1,435 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
+	"github.com/symchan/symchan/pgas"
+)
+
+func init() { pgas.Register("cuda", backend{}) }
+
+// maxPEs is SYMCHAN_MAX_PES of symchan.cuh: the descriptor's size.
+const maxPEs = 64
+
+type backend struct{}
+
+// gpu is one PE: its GPU's context, kernels, partition and streams.
+type gpu struct {
+	id     int
+	ctx    *device.Context
+	mod    *device.Module
+	atomic *device.Function
+	wait   *device.Function
+	heap   device.Ptr
+	desc   device.Ptr // the PE's heap descriptor, in its device memory
+
+	mu  sync.Mutex // serialises the routines this PE issues on st
+	st  *device.Stream
+	res *device.HostMem // atomic results
+
+	slotsMu sync.Mutex
+	slots   []*waitSlot // idle wait slots
+	all     []*waitSlot
+}
+
+type transport struct {
+	gpus []*gpu
+	size int64
+}
+
+func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
+	n, err := device.Count()
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, errors.New("cuda backend: no GPU visible")
+	}
+	pes := cfg.PEs
+	switch {
+	case pes == 0:
+		pes = n
+	case pes > n:
+		return nil, fmt.Errorf("cuda backend: %d PEs asked for, but only %d GPUs are visible (one PE per GPU)", pes, n)
+	}
+	if pes > maxPEs {
+		return nil, fmt.Errorf("cuda backend: %d PEs, at most %d", pes, maxPEs)
+	}
+	for a := range pes {
+		for b := range pes {
+			if a == b {
+				continue
+			}
+			ok, err := device.CanAccessPeer(a, b)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, fmt.Errorf("cuda backend: GPU %d cannot access GPU %d's memory (no NVLink or PCIe peer access): the cuda backend needs peer access between every pair; use fewer GPUs (SYMCHAN_PES) or the nvshmem backend", a, b)
+			}
+		}
+	}
+	ptx, err := kernels.PTX()
+	if err != nil {
+		return nil, err
+	}
+	t := &transport{size: cfg.HeapSize}
+	fail := func(err error) (pgas.Transport, error) {
+		t.Close()
+		return nil, fmt.Errorf("cuda backend: %w", err)
+	}
+	for i := range pes {
+		g := &gpu{id: i}
+		if g.ctx, err = device.NewContext(i); err != nil {
+			return fail(err)
+		}
+		t.gpus = append(t.gpus, g)
+		free, _, err := g.ctx.MemInfo()
+		if err != nil {
+			return fail(err)
+		}
+		if cfg.HeapSize > free {
+			return fail(fmt.Errorf("symmetric heap of %d bytes does not fit GPU %d (%d bytes free); lower SYMCHAN_SYMMETRIC_SIZE", cfg.HeapSize, i, free))
+		}
+		if g.heap, err = g.ctx.Alloc(cfg.HeapSize); err != nil {
+			return fail(err)
+		}
+		if g.desc, err = g.ctx.Alloc(descSize); err != nil {
+			return fail(err)
+		}
+		if g.st, err = g.ctx.NewStream(); err != nil {
+			return fail(err)
+		}
+		if g.res, err = g.ctx.HostAlloc(8); err != nil {
+			return fail(err)
+		}
+		if g.mod, err = g.ctx.LoadModule(ptx); err != nil {
+			return fail(err)
+		}
+		if g.atomic, err = g.mod.Function(kernels.Atomic); err != nil {
+			return fail(err)
+		}
+		if g.wait, err = g.mod.Function(kernels.Wait); err != nil {
+			return fail(err)
+		}
+		if err = g.st.Memset(g.heap, 0, cfg.HeapSize); err != nil {
+			return fail(err)
+		}
+	}
+	for _, a := range t.gpus {
+		for _, b := range t.gpus {
+			if a != b {
+				if err := a.ctx.EnablePeer(b.ctx); err != nil {
+					return fail(err)
+				}
+			}
+		}
+	}
+	for _, g := range t.gpus {
+		if err := g.st.CopyIn(g.desc, t.descriptor(g.id)); err != nil {
+			return fail(err)
+		}
+		if err := g.st.Sync(); err != nil {
+			return fail(err)
+		}
+	}
+	return t, nil
+}
+
+// descSize is sizeof(struct symchan_heap).
+const descSize = maxPEs*8 + 8 + 4 + 4
+
+func (t *transport) descriptor(pe int) []byte {
+	b := make([]byte, descSize)
+	for i, g := range t.gpus {
+		binary.LittleEndian.PutUint64(b[i*8:], uint64(g.heap))
+	}
+	binary.LittleEndian.PutUint64(b[maxPEs*8:], uint64(t.size))
+	binary.LittleEndian.PutUint32(b[maxPEs*8+8:], uint32(pe))
+	binary.LittleEndian.PutUint32(b[maxPEs*8+12:], uint32(len(t.gpus)))
+	return b
+}
+
+func (t *transport) NumPEs() int { return len(t.gpus) }
+
+func (t *transport) LocalPEs() []int {
+	ids := make([]int, len(t.gpus))
+	for i := range ids {
+		ids[i] = i
+	}
+	return ids
+}
+
+func (t *transport) Node(int) int                      { return 0 }
+func (t *transport) HeapSize() int64                   { return t.size }
+func (t *transport) Heap(int) []byte                   { return nil } // device memory: not host-addressable
+func (t *transport) addr(pe int, off int64) device.Ptr { return t.gpus[pe].heap + device.Ptr(off) }
+
+// issue runs fn on from's stream under its lock; with sync it also waits
+// for the stream, so the routine is complete when issue returns.
+func (t *transport) issue(from int, sync bool, fn func(g *gpu) error) error {
+	g := t.gpus[from]
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := fn(g); err != nil {
+		return err
+	}
+	if sync {
+		return g.st.Sync()
+	}
+	return nil
+}
+
+func (t *transport) Put(from, pe int, off int64, src []byte) error {
+	return t.issue(from, true, func(g *gpu) error { return g.st.CopyIn(t.addr(pe, off), src) })
+}
+
+func (t *transport) PutNBI(from, pe int, off int64, src []byte) error {
+	// The driver stages pageable src before CopyIn returns.
+	return t.issue(from, false, func(g *gpu) error { return g.st.CopyIn(t.addr(pe, off), src) })
+}
+
+func (t *transport) Get(from, pe int, off int64, dst []byte) error {
+	return t.issue(from, true, func(g *gpu) error { return g.st.CopyOut(dst, t.addr(pe, off)) })
+}
+
+func (t *transport) GetNBI(from, pe int, off int64, dst []byte) error {
+	// Into pageable dst the copy is complete when CopyOut returns.
+	return t.issue(from, false, func(g *gpu) error { return g.st.CopyOut(dst, t.addr(pe, off)) })
+}
+
+func (t *transport) Copy(from, dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error {
+	return t.issue(from, true, func(g *gpu) error {
+		return g.st.CopyPeer(t.addr(dstPE, dstOff), t.gpus[dstPE].ctx, t.addr(srcPE, srcOff), t.gpus[srcPE].ctx, n)
+	})
+}
+
+func (t *transport) PutSignal(from, pe int, off int64, src []byte, sigOff int64, sig uint64, op pgas.SigOp, nbi bool) error {
+	return t.issue(from, !nbi, func(g *gpu) error {
+		if err := g.st.CopyIn(t.addr(pe, off), src); err != nil {
+			return err
+		}
+		return t.signal(g, pe, sigOff, sig, op)
+	})
+}
+
+// signal enqueues a signal update on g's stream after its earlier work.
+func (t *transport) signal(g *gpu, pe int, sigOff int64, sig uint64, op pgas.SigOp) error {
+	if op == pgas.SignalSet {
+		return g.st.WriteValue64(t.addr(pe, sigOff), sig)
+	}
+	return g.st.Launch(g.atomic, device.D1(1), device.D1(1), 0,
+		uint64(t.addr(pe, sigOff)), uint64(pgas.KindUint64)|uint64(pgas.OpFetchAdd)<<8, sig, 0, 0)
+}
+
+func (t *transport) Atomic(from, pe int, off int64, k pgas.Kind, op pgas.AtomicOp, operand, cond uint64) (uint64, error) {
+	var old uint64
+	err := t.issue(from, false, func(g *gpu) error {
+		err := g.st.Launch(g.atomic, device.D1(1), device.D1(1), 0,
+			uint64(t.addr(pe, off)), uint64(k)|uint64(op)<<8, operand, cond, uint64(g.res.Ptr()))
+		if err == nil {
+			err = g.st.Sync()
+		}
+		old = atomic.LoadUint64((*uint64)(unsafe.Pointer(&g.res.Bytes()[0])))
+		return err
+	})
+	if k.Size() == 4 {
+		old &= 0xffffffff
+	}
+	return old, err
+}
+
+// Fence is free: a PE's routines run in order on one stream.
+func (t *transport) Fence(int) error { return nil }
+
+func (t *transport) Quiet(from int) error {
+	return t.issue(from, true, func(*gpu) error { return nil })
+}
+
+// A waitSlot is what one wait needs: a stream for the waiting kernel and
+// mapped pinned memory for its inputs (abort flag, comparands, mask) and
+// its report (done, result, word, indices).
+type waitSlot struct {
+	st      *device.Stream
+	in, out *device.HostMem
+}
+
+const (
+	inValues  = 8 // the abort flag is in[0:4]
+	inStatus  = inValues + MaxWaitWords*8
+	inSize    = inStatus + MaxWaitWords
+	outIdx    = 24
+	outSize   = outIdx + MaxWaitWords*4
+	maxShared = 40 << 10 // dynamic shared memory a wait may stage into
+)
+
+func (g *gpu) getSlot() (*waitSlot, error) {
+	g.slotsMu.Lock()
+	if n := len(g.slots); n > 0 {
+		s := g.slots[n-1]
+		g.slots = g.slots[:n-1]
+		g.slotsMu.Unlock()
+		return s, nil
+	}
+	g.slotsMu.Unlock()
+	s := &waitSlot{}
+	var err error
+	if s.st, err = g.ctx.NewStream(); err != nil {
+		return nil, err
+	}
+	if s.in, err = g.ctx.HostAlloc(inSize); err != nil {
+		s.st.Destroy()
+		return nil, err
+	}
+	if s.out, err = g.ctx.HostAlloc(outSize); err != nil {
+		s.st.Destroy()
+		s.in.Free()
+		return nil, err
+	}
+	g.slotsMu.Lock()
+	g.all = append(g.all, s)
+	g.slotsMu.Unlock()
+	return s, nil
+}
+
+func (g *gpu) putSlot(s *waitSlot) {
+	g.slotsMu.Lock()
+	g.slots = append(g.slots, s)
+	g.slotsMu.Unlock()
+}
+
+func u64at(b []byte, i int) *uint64 { return (*uint64)(unsafe.Pointer(&b[i])) }
+
+var errAborted = errors.New("aborted: a PE failed")
+
+func (t *transport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req pgas.WaitRequest) (pgas.WaitResult, error) {
+	if req.N > MaxWaitWords {
+		return pgas.WaitResult{}, fmt.Errorf("%w: cuda backend waits on at most %d words, not %d", pgas.ErrBadArg, MaxWaitWords, req.N)
+	}
+	g := t.gpus[pe]
+	s, err := g.getSlot()
+	if err != nil {
+		return pgas.WaitResult{}, err
+	}
+	defer g.putSlot(s)
+	in, out := s.in.Bytes(), s.out.Bytes()
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&in[0])), 0)
+	atomic.StoreUint64(u64at(out, 0), 0)
+	var values, status uint64
+	shared := 0
+	if req.Values != nil {
+		copy(unsafe.Slice((*uint64)(unsafe.Pointer(&in[inValues])), req.N), req.Values)
+		values = uint64(s.in.Ptr()) + inValues
+		shared += 8 * req.N
+	}
+	if req.Status != nil {
+		st := in[inStatus : inStatus+req.N]
+		for i, v := range req.Status {
+			st[i] = 0
+			if v != 0 {
+				st[i] = 1
+			}
+		}
+		status = uint64(s.in.Ptr()) + inStatus
+		shared += req.N
+	}
+	if shared > maxShared {
+		shared = 0 // read from host memory on every pass instead
+	}
+	test := uint64(0)
+	if req.Test {
+		test = 1
+	}
+	spec := uint64(req.Kind) | uint64(req.Cmp)<<8 | uint64(req.Mode)<<16 | test<<24
+	threads := min(256, (req.N+31)/32*32)
+	err = s.st.Launch(g.wait, device.D1(1), device.D1(threads), shared,
+		uint64(t.addr(pe, req.Off)), uint64(req.N), spec, req.Value, values, status, uint64(req.Start),
+		uint64(s.out.Ptr()), uint64(s.in.Ptr()))
+	if err != nil {
+		return pgas.WaitResult{}, err
+	}
+	done := u64at(out, 0)
+	var cause error
+	for i := 0; atomic.LoadUint64(done) == 0; i++ {
+		switch {
+		case cause != nil:
+			runtime.Gosched()
+		case i < 64:
+			// The kernel answers a satisfied wait within microseconds.
+		case i < 4096:
+			runtime.Gosched()
+		default:
+			time.Sleep(20 * time.Microsecond)
+		}
+		if cause == nil && i&63 == 63 {
+			select {
+			case <-ctx.Done():
+				cause = ctx.Err()
+			case <-abort:
+				cause = errAborted
+			default:
+			}
+			if cause != nil {
+				atomic.StoreUint32((*uint32)(unsafe.Pointer(&in[0])), 1)
+			}
+		}
+	}
+	if atomic.LoadUint64(done) == 2 {
+		if err := s.st.Sync(); err != nil {
+			return pgas.WaitResult{}, err
+		}
+		return pgas.WaitResult{}, cause
+	}
+	r := pgas.WaitResult{N: int(int64(atomic.LoadUint64(u64at(out, 8)))), Word: atomic.LoadUint64(u64at(out, 16))}
+	switch req.Mode {
+	case pgas.WaitAny:
+		if r.N < 0 {
+			r.N = pgas.NoIndex
+		}
+	case pgas.WaitSome:
+		idx := unsafe.Slice((*int32)(unsafe.Pointer(&out[outIdx])), r.N)
+		for i, v := range idx {
+			req.Indices[i] = int(v)
+		}
+		slices.Sort(req.Indices[:r.N])
+	}
+	return r, nil
+}
+
+func (t *transport) Close() error {
+	var errs []error
+	for _, g := range t.gpus {
+		if g.st != nil {
+			errs = append(errs, g.st.Sync())
+		}
+		for _, s := range g.all {
+			errs = append(errs, s.st.Destroy(), s.in.Free(), s.out.Free())
+		}
+		if g.res != nil {
+			errs = append(errs, g.res.Free())
+		}
+		if g.st != nil {
+			errs = append(errs, g.st.Destroy())
+		}
+		for _, p := range []device.Ptr{g.heap, g.desc} {
+			if p != 0 {
+				errs = append(errs, g.ctx.Free(p))
+			}
+		}
+		errs = append(errs, g.ctx.Close())
+	}
+	return errors.Join(errs...)
+}

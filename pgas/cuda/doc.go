@@ -1,0 +1,30 @@
+// Package cuda is symchan's cuda backend: one process drives the GPUs of
+// one host, one PE per GPU. Import it for its side effect and name "cuda"
+// in pgas.Config.Backend or SYMCHAN_BACKEND:
+//
+//	import _ "github.com/symchan/symchan/pgas/cuda"
+//
+// It is compiled in with the build tag cuda; without it the backend still
+// registers, and opening it returns an error saying how to build with CUDA.
+//
+// Each PE's partition of the symmetric heap is one device allocation of
+// the same size on its GPU; peer access is enabled between every pair of
+// GPUs (a pair without it is an error at start), so a symmetric address is
+// (PE, offset) and every GPU reaches every partition directly.
+//
+// Host-initiated routines run on a stream of the issuing PE's GPU, in
+// order: puts and gets by the copy engines, the signal of a put-with-signal
+// written after the data by a 64-bit stream write (SignalSet) or a
+// one-thread atomic kernel (SignalAdd), atomics by that kernel. Fence is
+// therefore free and Quiet waits for the stream. Waits on GPU-resident
+// words run a waiting kernel on the words' GPU that reports into mapped
+// pinned host memory, which the host polls (then sleeps between polls): no
+// device-to-host copies, however many words. A wait set holds at most
+// MaxWaitWords words.
+//
+// Kernels reach the heap through a descriptor (see kernels/symchan.cuh):
+// HeapDescriptor, Stream, Module and Launch give a PE's program its GPU.
+package cuda
+
+// MaxWaitWords is the largest wait set the cuda backend's waits accept.
+const MaxWaitWords = 1 << 16

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds and runs the NVSHMEM anchor programs of bench/anchors on a GPU
+# machine (nvcc, NVSHMEM 3 and OpenMPI there; see ../shared/DESIGN.md),
+# printing "anchor <name> <size> <value> <unit>" lines. Binaries go to
+# $ANCHOR_BUILD (default /tmp/symchan-anchors).
+#
+#   scripts/anchors.sh [bench|jacobi|all] [jacobi args: nx ny niter]
+set -euo pipefail
+cd "$(dirname "$0")/../bench/anchors"
+what=${1:-all}
+shift || true
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
+nvh=${NVSHMEM_HOME:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem}
+build=${ANCHOR_BUILD:-/tmp/symchan-anchors}
+mkdir -p "$build/lib"
+# nvcc links -lnvshmem_host against a libnvshmem_host.so, which the pip
+# package ships only as .so.3.
+ln -sf "$nvh/lib/libnvshmem_host.so.3" "$build/lib/libnvshmem_host.so"
+export PATH=/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$nvh/lib:${LD_LIBRARY_PATH:-}
+for prog in nvshmem_bench nvshmem_jacobi; do
+	if [ ! -x "$build/$prog" ] || [ "$prog.cu" -nt "$build/$prog" ]; then
+		nvcc -O3 -std=c++17 -arch=sm_90 -rdc=true -ccbin mpicxx -I"$nvh/include" "$prog.cu" -o "$build/$prog" \
+			-L"$build/lib" -lnvshmem_host -L"$nvh/lib" -lnvshmem_device -L/usr/local/cuda/lib64/stubs -lcuda
+	fi
+done
+ngpu=$(nvidia-smi -L | wc -l)
+run() {
+	local np=$1
+	shift
+	NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none \
+		mpirun --allow-run-as-root -np "$np" --bind-to none --mca pml ob1 --mca btl self,vader \
+		--mca btl_vader_single_copy_mechanism none -x NVSHMEM_DISABLE_NVLS -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH \
+		-x NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME -x NVSHMEM_REMOTE_TRANSPORT "$@"
+}
+if [ "$what" = bench ] || [ "$what" = all ]; then
+	[ "$ngpu" -ge 2 ] && run 2 "$build/nvshmem_bench"
+fi
+if [ "$what" = jacobi ] || [ "$what" = all ]; then
+	np=1
+	while [ "$np" -le "$ngpu" ]; do
+		run "$np" "$build/nvshmem_jacobi" "$@"
+		np=$((np * 2))
+	done
+fi
