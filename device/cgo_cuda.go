@@ -10,6 +10,7 @@ package device
 #cgo LDFLAGS: -lcuda
 #include <cuda.h>
 #include <stdlib.h>
+#include <stdint.h>
 
 static CUresult symchan_host_alloc(size_t n, void **host, CUdeviceptr *dev) {
 	CUresult r = cuMemHostAlloc(host, n, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
@@ -26,6 +27,17 @@ static CUresult symchan_launch(CUfunction f, unsigned gx, unsigned gy, unsigned 
 	return cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, s, ptrs, NULL);
 }
 
+// Host addresses come as integers: Go's cgo pointer check rejects Go
+// memory that holds pointers (a byte slice inside a struct), though the
+// copies only touch the bytes. Pageable copies are complete (DtoH) or
+// staged (HtoD) when these return, so the memory is not kept.
+static CUresult symchan_htod(CUdeviceptr dst, uintptr_t src, size_t n, CUstream s) {
+	return cuMemcpyHtoDAsync(dst, (const void *)src, n, s);
+}
+static CUresult symchan_dtoh(uintptr_t dst, CUdeviceptr src, size_t n, CUstream s) {
+	return cuMemcpyDtoHAsync((void *)dst, src, n, s);
+}
+
 static const char *symchan_error_name(CUresult r) {
 	const char *s = NULL;
 	cuGetErrorName(r, &s);
@@ -36,6 +48,7 @@ import "C"
 
 import (
 	"fmt"
+	"runtime"
 	"unsafe"
 )
 
@@ -97,12 +110,26 @@ func eventCreate() (C.CUevent, error) {
 	return e, check("cuEventCreate", C.cuEventCreate(&e, C.CU_EVENT_DEFAULT))
 }
 
-func eventRecord(e C.CUevent, s C.CUstream) error { return check("cuEventRecord", C.cuEventRecord(e, s)) }
-func eventSync(e C.CUevent) error                 { return check("cuEventSynchronize", C.cuEventSynchronize(e)) }
-func eventDestroy(e C.CUevent) error              { return check("cuEventDestroy", C.cuEventDestroy(e)) }
+func eventRecord(e C.CUevent, s C.CUstream) error {
+	return check("cuEventRecord", C.cuEventRecord(e, s))
+}
+func eventSync(e C.CUevent) error    { return check("cuEventSynchronize", C.cuEventSynchronize(e)) }
+func eventDestroy(e C.CUevent) error { return check("cuEventDestroy", C.cuEventDestroy(e)) }
 
 func eventElapsed(a, b C.CUevent) (float32, error) {
 	var ms C.float
 	err := check("cuEventElapsedTime", C.cuEventElapsedTime(&ms, a, b))
 	return float32(ms), err
+}
+
+func copyIn(dst Ptr, src []byte, s C.CUstream) error {
+	err := check("cuMemcpyHtoDAsync", C.symchan_htod(C.CUdeviceptr(dst), C.uintptr_t(uintptr(unsafe.Pointer(unsafe.SliceData(src)))), C.size_t(len(src)), s))
+	runtime.KeepAlive(src)
+	return err
+}
+
+func copyOut(dst []byte, src Ptr, s C.CUstream) error {
+	err := check("cuMemcpyDtoHAsync", C.symchan_dtoh(C.uintptr_t(uintptr(unsafe.Pointer(unsafe.SliceData(dst)))), C.CUdeviceptr(src), C.size_t(len(dst)), s))
+	runtime.KeepAlive(dst)
+	return err
 }

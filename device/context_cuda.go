@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"unsafe"
 
 	"gorgonia.org/cu"
 )
@@ -75,7 +74,10 @@ func (c *Context) CopyIn(dst Ptr, src []byte) error {
 		return nil
 	}
 	return c.Do(func() error {
-		return cu.MemcpyHtoD(cu.DevicePtr(dst), unsafe.Pointer(unsafe.SliceData(src)), int64(len(src)))
+		if err := copyIn(dst, src, nil); err != nil {
+			return err
+		}
+		return cu.Synchronize()
 	})
 }
 
@@ -85,7 +87,10 @@ func (c *Context) CopyOut(dst []byte, src Ptr) error {
 		return nil
 	}
 	return c.Do(func() error {
-		return cu.MemcpyDtoH(unsafe.Pointer(unsafe.SliceData(dst)), cu.DevicePtr(src), int64(len(dst)))
+		if err := copyOut(dst, src, nil); err != nil {
+			return err
+		}
+		return cu.Synchronize()
 	})
 }
 

@@ -53,7 +53,7 @@ func (s *Stream) CopyIn(dst Ptr, src []byte) error {
 		return nil
 	}
 	return s.ctx.Do(func() error {
-		return cu.MemcpyHtoDAsync(cu.DevicePtr(dst), unsafe.Pointer(unsafe.SliceData(src)), int64(len(src)), s.s)
+		return copyIn(dst, src, s.c())
 	})
 }
 
@@ -64,7 +64,7 @@ func (s *Stream) CopyOut(dst []byte, src Ptr) error {
 		return nil
 	}
 	return s.ctx.Do(func() error {
-		return cu.MemcpyDtoHAsync(unsafe.Pointer(unsafe.SliceData(dst)), cu.DevicePtr(src), int64(len(dst)), s.s)
+		return copyOut(dst, src, s.c())
 	})
 }
 
@@ -226,7 +226,9 @@ func (c *Context) NewEvent() (*Event, error) {
 }
 
 // Record enqueues the event on s.
-func (e *Event) Record(s *Stream) error { return e.ctx.Do(func() error { return eventRecord(e.e, s.c()) }) }
+func (e *Event) Record(s *Stream) error {
+	return e.ctx.Do(func() error { return eventRecord(e.e, s.c()) })
+}
 
 // Sync blocks until the event has happened.
 func (e *Event) Sync() error { return e.ctx.Do(func() error { return eventSync(e.e) }) }

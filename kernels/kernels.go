@@ -46,10 +46,11 @@ func PTX() (string, error) {
 
 // Kernel names in symchan.cu.
 const (
-	Atomic      = "symchan_atomic"
-	Wait        = "symchan_wait"
-	JacobiInit  = "jacobi_init"
-	JacobiSweep = "jacobi_sweep"
-	PingPong    = "bench_pingpong"
-	PutBlock    = "bench_put_block"
+	Atomic       = "symchan_atomic"
+	Wait         = "symchan_wait"
+	JacobiInit   = "jacobi_init"
+	JacobiSweep  = "jacobi_sweep"
+	JacobiSweep4 = "jacobi_sweep4"
+	PingPong     = "bench_pingpong"
+	PutBlock     = "bench_put_block"
 )

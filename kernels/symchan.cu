@@ -197,63 +197,58 @@ extern "C" __global__ void jacobi_init(u64 a_, u64 nx_, u64 rows_, u64 iy0_, u64
 	}
 }
 
-// jacobi_sweep is one Jacobi sweep of this PE's rows 1..chunk (rows 0 and
-// chunk+1 are halos) from grid a to grid an (symmetric offsets a_off,
-// an_off), with the halo exchange done on the GPU: the blocks holding row 1
-// and row chunk first wait until the neighbours' halos of the previous sweep
-// have arrived (signal words sig_off, +8 ≥ iter-1), and put their new rows
-// straight into the neighbours' an halos; the last block of each boundary
-// then signals the neighbour with the iteration number. Each thread owns a
-// column and walks a strip of rows, so a cell costs one 4-byte read and one
-// 4-byte write of DRAM. norm, when not 0, accumulates Σ(new-old)² (double).
-// nbrs = top PE | bottom PE << 32; cnt: two u32 arrival counters.
-extern "C" __global__ void jacobi_sweep(u64 heap_, u64 a_off, u64 an_off, u64 nx_, u64 chunk_, u64 top_chunk_, u64 iter, u64 nbrs,
-                                        u64 sig_off, u64 cnt_, u64 norm_) {
-	const symchan_heap *h = (const symchan_heap *)heap_;
-	const int nx = (int)nx_, chunk = (int)chunk_, top_chunk = (int)top_chunk_;
-	const int top = (int)(nbrs & 0xffffffff), bot = (int)(nbrs >> 32);
-	// restrict: the loads of the next rows may move above this row's stores.
-	const float *__restrict__ a = (const float *)symchan_ptr(h, h->pe, a_off);
-	float *__restrict__ an = (float *)symchan_ptr(h, h->pe, an_off);
-	volatile u64 *sig = (volatile u64 *)symchan_ptr(h, h->pe, sig_off);
-	const int rps = (chunk + gridDim.y - 1) / gridDim.y;
-	const bool first = blockIdx.y == 0, last = blockIdx.y == (unsigned)((chunk - 1) / rps);
-	if (first || last) {
+// The Jacobi sweep kernels do one sweep of this PE's rows 1..chunk (rows 0
+// and chunk+1 are halos) from grid a to grid an (symmetric offsets a_off,
+// an_off), with the halo exchange on the GPU: the blocks holding row 1 and
+// row chunk first wait until the neighbours' halos of the previous sweep
+// have arrived (signal words sig_off, +8 ≥ iter-1), and store their new
+// rows straight into the neighbours' an halos; the last block of each
+// boundary then signals the neighbour with the iteration number. Threads
+// own columns and walk a strip of rows (gridDim.y strips), so a cell costs
+// about one 4-byte DRAM read and one write. norm, when not 0, accumulates
+// Σ(new-old)² (double). nbrs = top PE | bottom PE << 32; cnt: two u32
+// arrival counters, zero before the first sweep.
+
+struct jacobi_args {
+	const symchan_heap *h;
+	int nx, chunk, top_chunk, top, bot;
+	unsigned long long iter, sig_off;
+	bool first, last;
+	int y0, y1;
+};
+
+static __device__ __forceinline__ jacobi_args jacobi_begin(u64 heap_, u64 nx_, u64 chunk_, u64 top_chunk_, u64 iter, u64 nbrs, u64 sig_off) {
+	jacobi_args j;
+	j.h = (const symchan_heap *)heap_;
+	j.nx = (int)nx_;
+	j.chunk = (int)chunk_;
+	j.top_chunk = (int)top_chunk_;
+	j.top = (int)(nbrs & 0xffffffff);
+	j.bot = (int)(nbrs >> 32);
+	j.iter = iter;
+	j.sig_off = sig_off;
+	const int rps = (j.chunk + gridDim.y - 1) / gridDim.y;
+	j.first = blockIdx.y == 0;
+	j.last = blockIdx.y == (unsigned)((j.chunk - 1) / rps);
+	j.y0 = 1 + blockIdx.y * rps;
+	j.y1 = min(j.chunk + 1, j.y0 + rps);
+	if (j.first || j.last) {
+		volatile u64 *sig = (volatile u64 *)symchan_ptr(j.h, j.h->pe, sig_off);
 		if (threadIdx.x == 0 && iter > 1) {
-			if (first)
+			if (j.first)
 				symchan_wait_until(&sig[0], SYMCHAN_CMP_GE, iter - 1);
-			if (last)
+			if (j.last)
 				symchan_wait_until(&sig[1], SYMCHAN_CMP_GE, iter - 1);
 		}
 		__syncthreads();
 	}
-	const int ix = blockIdx.x * blockDim.x + threadIdx.x + 1;
-	const int y0 = 1 + blockIdx.y * rps;
-	const int y1 = min(chunk + 1, y0 + rps);
-	float d2 = 0.0f;
-	if (ix < nx - 1 && y0 < y1) {
-		float *top_halo = (float *)symchan_ptr(h, top, an_off) + (size_t)(top_chunk + 1) * nx;
-		float *bot_halo = (float *)symchan_ptr(h, bot, an_off);
-		float up = a[(size_t)(y0 - 1) * nx + ix], c = a[(size_t)y0 * nx + ix];
-#pragma unroll 4
-		for (int iy = y0; iy < y1; iy++) {
-			const size_t row = (size_t)iy * nx;
-			float dn = a[row + nx + ix];
-			float v = 0.25f * (a[row + ix + 1] + a[row + ix - 1] + dn + up);
-			an[row + ix] = v;
-			float d = v - c;
-			d2 += d * d;
-			if (iy == 1)
-				top_halo[ix] = v;
-			if (iy == chunk)
-				bot_halo[ix] = v;
-			up = c;
-			c = dn;
-		}
-	}
+	return j;
+}
+
+static __device__ __forceinline__ void jacobi_end(const jacobi_args &j, float d2, u64 cnt_, u64 norm_) {
 	if (norm_) {
 		for (int o = 16; o > 0; o /= 2)
-			d2 += __shfl_down_sync(0xffffffff, d2, o);
+			d2 += __shfl_down_sync(0xffffffffu, d2, o);
 		__shared__ float warp_sums[32];
 		if ((threadIdx.x & 31) == 0)
 			warp_sums[threadIdx.x / 32] = d2;
@@ -265,21 +260,106 @@ extern "C" __global__ void jacobi_sweep(u64 heap_, u64 a_off, u64 an_off, u64 nx
 			atomicAdd((double *)norm_, s);
 		}
 	}
-	if (first || last) {
+	if (j.first || j.last) {
 		__threadfence_system();
 		__syncthreads();
 		if (threadIdx.x == 0) {
 			unsigned *cnt = (unsigned *)cnt_;
-			if (first && atomicAdd(&cnt[0], 1u) + 1 == (unsigned)iter * gridDim.x) {
+			if (j.first && atomicAdd(&cnt[0], 1u) + 1 == (unsigned)j.iter * gridDim.x) {
 				__threadfence_system();
-				symchan_signal_op(h, top, sig_off + 8, iter, SYMCHAN_SIGNAL_SET);
+				symchan_signal_op(j.h, j.top, j.sig_off + 8, j.iter, SYMCHAN_SIGNAL_SET);
 			}
-			if (last && atomicAdd(&cnt[1], 1u) + 1 == (unsigned)iter * gridDim.x) {
+			if (j.last && atomicAdd(&cnt[1], 1u) + 1 == (unsigned)j.iter * gridDim.x) {
 				__threadfence_system();
-				symchan_signal_op(h, bot, sig_off, iter, SYMCHAN_SIGNAL_SET);
+				symchan_signal_op(j.h, j.bot, j.sig_off, j.iter, SYMCHAN_SIGNAL_SET);
 			}
 		}
 	}
+}
+
+// jacobi_sweep: one thread per column (any nx).
+extern "C" __global__ void jacobi_sweep(u64 heap_, u64 a_off, u64 an_off, u64 nx_, u64 chunk_, u64 top_chunk_, u64 iter, u64 nbrs,
+                                        u64 sig_off, u64 cnt_, u64 norm_) {
+	const jacobi_args j = jacobi_begin(heap_, nx_, chunk_, top_chunk_, iter, nbrs, sig_off);
+	const int nx = j.nx;
+	// restrict: the loads of the next rows may move above this row's stores.
+	const float *__restrict__ a = (const float *)symchan_ptr(j.h, j.h->pe, a_off);
+	float *__restrict__ an = (float *)symchan_ptr(j.h, j.h->pe, an_off);
+	const int ix = blockIdx.x * blockDim.x + threadIdx.x + 1;
+	float d2 = 0.0f;
+	if (ix < nx - 1 && j.y0 < j.y1) {
+		float *top_halo = (float *)symchan_ptr(j.h, j.top, an_off) + (size_t)(j.top_chunk + 1) * nx;
+		float *bot_halo = (float *)symchan_ptr(j.h, j.bot, an_off);
+		float up = a[(size_t)(j.y0 - 1) * nx + ix], c = a[(size_t)j.y0 * nx + ix];
+#pragma unroll 4
+		for (int iy = j.y0; iy < j.y1; iy++) {
+			const size_t row = (size_t)iy * nx;
+			// __ldg: the read-only path caches the left and right loads.
+			const float dn = __ldg(&a[row + nx + ix]);
+			const float v = 0.25f * (__ldg(&a[row + ix + 1]) + __ldg(&a[row + ix - 1]) + dn + up);
+			an[row + ix] = v;
+			const float d = v - c;
+			d2 += d * d;
+			if (iy == 1)
+				top_halo[ix] = v;
+			if (iy == j.chunk)
+				bot_halo[ix] = v;
+			up = c;
+			c = dn;
+		}
+	}
+	jacobi_end(j, d2, cnt_, norm_);
+}
+
+// jacobi_sweep4: four columns per thread in 16-byte loads and stores (nx a
+// multiple of 4, grids 16-byte aligned); the left and right neighbours come
+// from the adjacent lanes, only a warp's edge lanes load theirs. Columns 0
+// and nx-1 are stored back unchanged.
+extern "C" __global__ void jacobi_sweep4(u64 heap_, u64 a_off, u64 an_off, u64 nx_, u64 chunk_, u64 top_chunk_, u64 iter, u64 nbrs,
+                                         u64 sig_off, u64 cnt_, u64 norm_) {
+	const jacobi_args j = jacobi_begin(heap_, nx_, chunk_, top_chunk_, iter, nbrs, sig_off);
+	const int nx = j.nx, nq = nx / 4;
+	const float *__restrict__ a = (const float *)symchan_ptr(j.h, j.h->pe, a_off);
+	float *__restrict__ an = (float *)symchan_ptr(j.h, j.h->pe, an_off);
+	const int q = blockIdx.x * blockDim.x + threadIdx.x;
+	const int qc = min(q, nq - 1); // lanes past the row still shuffle
+	const int lane = threadIdx.x & 31;
+	const bool store = q < nq;
+	float d2 = 0.0f;
+	if (j.y0 < j.y1) { // the same for the whole block: shuffles stay converged
+		float4 *top_halo = (float4 *)((float *)symchan_ptr(j.h, j.top, an_off) + (size_t)(j.top_chunk + 1) * nx);
+		float4 *bot_halo = (float4 *)symchan_ptr(j.h, j.bot, an_off);
+		const float4 *a4 = (const float4 *)a;
+		float4 *an4 = (float4 *)an;
+		float4 up = a4[(size_t)(j.y0 - 1) * nq + qc], c = a4[(size_t)j.y0 * nq + qc];
+#pragma unroll 2
+		for (int iy = j.y0; iy < j.y1; iy++) {
+			const size_t row = (size_t)iy * nx, row4 = (size_t)iy * nq;
+			const float4 dn = a4[row4 + nq + qc];
+			float left = __shfl_up_sync(0xffffffffu, c.w, 1), right = __shfl_down_sync(0xffffffffu, c.x, 1);
+			if (lane == 0 && qc > 0)
+				left = a[row + 4 * qc - 1];
+			if (lane == 31 && qc < nq - 1)
+				right = a[row + 4 * qc + 4];
+			float4 v;
+			v.x = qc == 0 ? c.x : 0.25f * (c.y + left + dn.x + up.x);
+			v.y = 0.25f * (c.z + c.x + dn.y + up.y);
+			v.z = 0.25f * (c.w + c.y + dn.z + up.z);
+			v.w = qc == nq - 1 ? c.w : 0.25f * (right + c.z + dn.w + up.w);
+			if (store) {
+				an4[row4 + qc] = v;
+				const float dx = v.x - c.x, dy = v.y - c.y, dz = v.z - c.z, dw = v.w - c.w;
+				d2 += (dx * dx + dy * dy) + (dz * dz + dw * dw);
+				if (iy == 1)
+					top_halo[qc] = v;
+				if (iy == j.chunk)
+					bot_halo[qc] = v;
+			}
+			up = c;
+			c = dn;
+		}
+	}
+	jacobi_end(j, d2, cnt_, norm_);
 }
 
 // --- benchmarks -----------------------------------------------------------
@@ -309,7 +389,7 @@ extern "C" __global__ void bench_pingpong(u64 heap_, u64 peer, u64 iters, u64 si
 		else if (mode == 1)
 			symchan_signal_op(h, (int)peer, sig_off, v, SYMCHAN_SIGNAL_SET);
 		else
-			*(volatile u64 *)symchan_ptr(h, (int)peer, sig_off) = (v << 32) | (u64)(unsigned)i;
+			symchan_signal_op(h, (int)peer, sig_off, (v << 32) | (u64)(unsigned)i, SYMCHAN_SIGNAL_SET);
 		if (initiator) {
 			if (mode == 2)
 				while ((*my_sig >> 32) != (v & 0xffffffff))

@@ -56,6 +56,7 @@ static __device__ __forceinline__ void symchan_copy_part(void *dst, const void *
 		symchan_u64 nv = n / 16;
 		uint4 *dv = (uint4 *)d;
 		const uint4 *sv = (const uint4 *)s;
+#pragma unroll 4
 		for (symchan_u64 i = tid; i < nv; i += nthreads)
 			dv[i] = sv[i];
 		done = nv * 16;
@@ -91,37 +92,57 @@ static __device__ __forceinline__ void symchan_put_block(const symchan_heap *h, 
 
 // --- signals --------------------------------------------------------------
 
-// symchan_signal_op updates the uint64 signal word at pe's sig_off.
+// symchan_signal_op updates the uint64 signal word at pe's sig_off,
+// atomically and without ordering earlier stores (NVSHMEM's signal_op;
+// fence first, or use a put-with-signal, to publish data with it).
 static __device__ __forceinline__ void symchan_signal_op(const symchan_heap *h, int pe, symchan_u64 sig_off, symchan_u64 value, int op) {
 	symchan_u64 *p = (symchan_u64 *)symchan_ptr(h, pe, sig_off);
 	if (op == SYMCHAN_SIGNAL_ADD)
-		atomicAdd_system(p, value);
+		asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
 	else
-		atomicExch_system(p, value);
+		asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
 }
 
-// symchan_signal_fetch reads a local signal word (acquire).
-static __device__ __forceinline__ symchan_u64 symchan_signal_fetch(const volatile symchan_u64 *sig) {
-	symchan_u64 v = *sig;
-	__threadfence_system();
+// symchan_signal_release is symchan_signal_op with release semantics: the
+// calling thread's earlier stores are visible to whoever observes the
+// update. Neither form waits for an answer from the peer.
+static __device__ __forceinline__ void symchan_signal_release(const symchan_heap *h, int pe, symchan_u64 sig_off, symchan_u64 value, int op) {
+	symchan_u64 *p = (symchan_u64 *)symchan_ptr(h, pe, sig_off);
+	if (op == SYMCHAN_SIGNAL_ADD)
+		asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
+	else
+		asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
+}
+
+// symchan_load_acquire reads a signal word; later reads see what was
+// written before the update it returns.
+static __device__ __forceinline__ symchan_u64 symchan_load_acquire(const volatile symchan_u64 *sig) {
+	symchan_u64 v;
+	asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(sig) : "memory");
 	return v;
 }
 
+// symchan_signal_fetch reads a local signal word (acquire).
+static __device__ __forceinline__ symchan_u64 symchan_signal_fetch(const volatile symchan_u64 *sig) { return symchan_load_acquire(sig); }
+
+// symchan_put_signal: the release of the signal orders this thread's data
+// stores before it.
 static __device__ __forceinline__ void symchan_put_signal(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
                                                           symchan_u64 sig_off, symchan_u64 value, int op) {
 	symchan_put(h, pe, off, src, n);
-	__threadfence_system();
-	symchan_signal_op(h, pe, sig_off, value, op);
+	symchan_signal_release(h, pe, sig_off, value, op);
 }
 
-// Every lane's stores are fenced before lane 0 signals.
+// The warp and block variants synchronise the group, then one thread
+// fences at system scope (cumulative over the group's stores) and signals.
 static __device__ __forceinline__ void symchan_put_signal_warp(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
                                                                symchan_u64 sig_off, symchan_u64 value, int op) {
 	symchan_copy_part(symchan_ptr(h, pe, off), src, n, threadIdx.x & 31, 32);
-	__threadfence_system();
 	__syncwarp();
-	if ((threadIdx.x & 31) == 0)
+	if ((threadIdx.x & 31) == 0) {
+		__threadfence_system();
 		symchan_signal_op(h, pe, sig_off, value, op);
+	}
 	__syncwarp();
 }
 
@@ -129,10 +150,11 @@ static __device__ __forceinline__ void symchan_put_signal_block(const symchan_he
                                                                 symchan_u64 sig_off, symchan_u64 value, int op) {
 	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 	symchan_copy_part(symchan_ptr(h, pe, off), src, n, tid, blockDim.x * blockDim.y * blockDim.z);
-	__threadfence_system();
 	__syncthreads();
-	if (tid == 0)
+	if (tid == 0) {
+		__threadfence_system();
 		symchan_signal_op(h, pe, sig_off, value, op);
+	}
 	__syncthreads();
 }
 
@@ -153,10 +175,11 @@ static __device__ __forceinline__ bool symchan_compare(symchan_u64 word, int cmp
 // symchan_wait_until blocks the calling thread until *sig cmp value and
 // returns the word that satisfied it.
 static __device__ __forceinline__ symchan_u64 symchan_wait_until(const volatile symchan_u64 *sig, int cmp, symchan_u64 value) {
+	// Acquire loads in the spin: measured faster on H200 over NVLink than
+	// volatile loads followed by a fence or a re-read.
 	symchan_u64 v;
-	while (!symchan_compare(v = *sig, cmp, value))
+	while (!symchan_compare(v = symchan_load_acquire(sig), cmp, value))
 		;
-	__threadfence_system();
 	return v;
 }
 

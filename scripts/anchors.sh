@@ -36,9 +36,12 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
 	[ "$ngpu" -ge 2 ] && run 2 "$build/nvshmem_bench"
 fi
 if [ "$what" = jacobi ] || [ "$what" = all ]; then
-	np=1
-	while [ "$np" -le "$ngpu" ]; do
-		run "$np" "$build/nvshmem_jacobi" "$@"
-		np=$((np * 2))
+	# Both sweep kernels of examples/jacobi, on 1, 2, 4 … GPUs.
+	for kernel in vec4 scalar; do
+		np=1
+		while [ "$np" -le "$ngpu" ]; do
+			run "$np" "$build/nvshmem_jacobi" "${1:-16384}" "${2:-16384}" "${3:-1000}" "$kernel"
+			np=$((np * 2))
+		done
 	done
 fi

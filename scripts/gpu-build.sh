@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Builds every -tags cuda test binary, stripped, into .gpu/ (git-ignored),
-# ready to carry to a GPU machine and run there with scripts/gpu-run.sh.
+# Builds every -tags cuda test and bench binary and the examples, stripped,
+# into .gpu/ (git-ignored), ready to carry to a GPU machine and run there
+# with scripts/gpu-run.sh (copied in beside them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/cuda-sdk.sh --env)"
 mkdir -p .gpu
-for pkg in ./device; do
-	name=$(basename "$pkg")
-	go test -c -tags cuda -ldflags='-s -w' -o ".gpu/$name.test" "$pkg"
+for pkg in ./device ./pgas/cuda ./tests ./bench; do
+	go test -c -tags cuda -ldflags='-s -w' -o ".gpu/$(basename "$pkg").test" "$pkg"
+done
+for ex in ring jacobi; do
+	go build -tags cuda -ldflags='-s -w' -o ".gpu/$ex" "./examples/$ex"
 done
 cp scripts/gpu-run.sh .gpu/
 du -sh .gpu

@@ -1,21 +1,60 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (no Go there): every test binary in .gpu/, then
-# a short table of what passed. Exits non-zero if any failed.
+# Runs on the GPU machine (no Go there), from the repository root or from
+# .gpu/: the binaries scripts/gpu-build.sh made, then a short table.
+#
+#   .gpu/gpu-run.sh tests    # device tests; both suites on 1 GPU and on all GPUs
+#   .gpu/gpu-run.sh bench    # examples, GPU benchmarks, NVSHMEM anchors
+#   .gpu/gpu-run.sh          # both
+#
+# When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
+# first and used through SYMCHAN_PTX (and copied to $OUT when set), so
+# kernel changes are tested before their PTX is committed.
 set -uo pipefail
 cd "$(dirname "$0")"
+gpu=$(pwd)
+repo=$(dirname "$gpu")
+what=${1:-all}
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
-nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader || true
+ngpu=$(nvidia-smi -L | wc -l)
+nvidia-smi --query-gpu=index,name,memory.total,memory.used --format=csv,noheader || true
+if [ -x /usr/local/cuda/bin/nvcc ] && [ -f "$repo/kernels/symchan.cu" ]; then
+	"$repo/scripts/gpu-ptx.sh" "$gpu" && export SYMCHAN_PTX=$gpu/symchan.ptx
+	[ -n "${OUT:-}" ] && cp "$gpu/symchan.ptx" "$OUT/"
+fi
 status=0
 rows=()
-for t in ./*.test; do
-	[ -e "$t" ] || continue
-	echo "== $t"
-	start=$(date +%s%N)
-	if "$t" -test.v -test.count=1; then r=PASS; else r=FAIL; status=1; fi
-	ms=$((($(date +%s%N) - start) / 1000000))
-	rows+=("$(printf '%-20s %s %6d ms' "$(basename "$t")" "$r" "$ms")")
-done
+step() { # name, timeout, command...
+	local name=$1 limit=$2
+	shift 2
+	echo "== $name: $*"
+	local start=$(date +%s%N) r
+	timeout "$limit" "$@" > "/tmp/symchan-$name.log" 2>&1
+	local rc=$?
+	grep -v "^=== \(RUN\|PAUSE\|CONT\)\|--- SKIP\|needs [0-9]* PEs" "/tmp/symchan-$name.log" | tail -25
+	grep -A12 -- "--- FAIL" "/tmp/symchan-$name.log" | head -80
+	if [ "$rc" -eq 0 ]; then r=PASS; else r="FAIL($rc)"; status=1; fi
+	local ms=$((($(date +%s%N) - start) / 1000000))
+	local skips=$(grep -c -- "--- SKIP" "/tmp/symchan-$name.log")
+	local passes=$(grep -c -- "--- PASS" "/tmp/symchan-$name.log")
+	rows+=("$(printf '%-26s %s %8d ms  %4s passed %4s skipped' "$name" "$r" "$ms" "$passes" "$skips")")
+}
+if [ "$what" = tests ] || [ "$what" = all ]; then
+	step device 120 ./device.test -test.v -test.count=1
+	step pgas-cuda 120 ./cuda.test -test.v -test.count=1
+	step suites-cuda-1gpu 280 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=1 ./tests.test -test.v -test.count=1 -test.short -test.timeout=270s
+	step suites-cuda-${ngpu}gpu 280 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=$ngpu ./tests.test -test.v -test.count=1 -test.short -test.timeout=270s
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+	step ring-cuda 120 ./ring -backend cuda -size 8,4K,1M,64M -laps 50 -check-every-lap=false
+	step jacobi-cuda 240 ./jacobi -backend cuda -verify -png "${OUT:-/tmp}/jacobi.png"
+	step jacobi-cuda-scalar 120 ./jacobi -backend cuda -kernel scalar
+	step bench-gpu 300 ./bench.test -test.run '^$' -test.bench GPU -test.benchtime 1x
+	[ -d "$repo/bench/anchors" ] && step anchors 300 "$repo/scripts/anchors.sh" all
+fi
 echo
-echo "binary               result  time"
+echo "figures:"
+cat /tmp/symchan-*.log 2>/dev/null | grep -h "^anchor \|^Benchmark\|PEs: \|^single PE\|^ring: \|^ *[0-9]* *[0-9]* *[0-9.]*[µm]*s " || true
+echo
+echo "step                       result     time"
 printf '%s\n' "${rows[@]}"
 exit $status

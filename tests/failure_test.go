@@ -109,9 +109,13 @@ func TestNoGoroutineOutlivesRun(t *testing.T) {
 func TestRunContextCancelled(t *testing.T) {
 	needPEs(t, 2)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(20*time.Millisecond, cancel)
 	err := pgas.Run(ctx, pgas.Config{Backend: backend(), PEs: 2, HeapSize: testHeap}, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		if pe.ID() == 0 {
+			// Cancel once the PEs wait (a GPU backend takes longer to start
+			// than a fixed delay).
+			time.AfterFunc(20*time.Millisecond, cancel)
+		}
 		return signals.WaitUntil(ctx, pe, w, signals.EQ, 1) // never set
 	})
 	if !errors.Is(err, context.Canceled) {

@@ -39,8 +39,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	nccheck := fs.Int("nccheck", 1, "compute the norm every this many sweeps")
 	verify := fs.Bool("verify", false, "also run on 1 PE and compare grids and norms")
 	pngPath := fs.String("png", "", "write the final field to this PNG file")
+	kernel := fs.String("kernel", "auto", "GPU sweep kernel: auto (vec4 when nx is a multiple of 4), scalar or vec4")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: jacobi [-backend host|cuda] [-pes N] [-nx N] [-ny N] [-niter N] [-nccheck N] [-verify] [-png FILE]")
+		fmt.Fprintln(stderr, "usage: jacobi [-backend host|cuda] [-pes N] [-nx N] [-ny N] [-niter N] [-nccheck N] [-verify] [-png FILE] [-kernel auto|scalar|vec4]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -69,25 +70,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *niter < 1 || *nccheck < 1 || *pes < 0 {
 		bad = append(bad, "-niter and -nccheck must be positive, -pes not negative")
 	}
+	if *kernel != "auto" && *kernel != "scalar" && *kernel != "vec4" {
+		bad = append(bad, "-kernel must be auto, scalar or vec4")
+	}
 	if bad != nil {
 		fmt.Fprintln(stderr, "jacobi:", strings.Join(bad, "; "))
 		fs.Usage()
 		return 2
 	}
 	p := problem{nx: *nx, ny: *ny, niter: *niter, nccheck: *nccheck, tol: 1e-8}
-	if err := solveAndReport(p, *backend, *pes, *verify, *pngPath, stdout); err != nil {
+	if err := solveAndReport(p, *backend, *pes, *kernel, *verify, *pngPath, stdout); err != nil {
 		fmt.Fprintln(stderr, "jacobi:", err)
 		return 1
 	}
 	return 0
 }
 
-func solveAndReport(p problem, backend string, pes int, verify bool, pngPath string, out io.Writer) error {
+func solveAndReport(p problem, backend string, pes int, kernel string, verify bool, pngPath string, out io.Writer) error {
 	ctx := context.Background()
 	cfg := pgas.Config{Backend: backend, PEs: pes}
 	fmt.Fprintf(out, "Jacobi relaxation: %d x %d mesh, %d iterations, norm every %d (%s backend)\n", p.nx, p.ny, p.niter, p.nccheck, backend)
 	gather := verify || pngPath != ""
-	res, err := solve(ctx, cfg, p, gather, func(k int, norm float64) {
+	res, err := solve(ctx, cfg, p, gather, kernel, func(k int, norm float64) {
 		if k%100 == 0 {
 			fmt.Fprintf(out, "%5d, %0.6f\n", k, norm)
 		}
@@ -99,7 +103,7 @@ func solveAndReport(p problem, backend string, pes int, verify bool, pngPath str
 	var single *result
 	if res.pes > 1 || verify {
 		cfg.PEs = 1
-		if single, err = solve(ctx, cfg, p, verify, nil); err != nil {
+		if single, err = solve(ctx, cfg, p, verify, kernel, nil); err != nil {
 			return fmt.Errorf("single-PE run: %w", err)
 		}
 	}

@@ -4,11 +4,14 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"os"
 )
 
 // writePNG writes the field as a colour image, downsampled (by averaging)
-// to at most 1024 × 1024: blue for -1, white for 0, red for +1.
+// to at most 1024 × 1024: blue for -1, white for 0, red for +1, with the
+// colour following sign(v)·|v|^¼ so that the thin layers the heat has
+// spread into from the side walls show.
 func writePNG(path string, g []float32, nx, ny int) error {
 	step := max(1, (max(nx, ny)+1023)/1024)
 	w, h := (nx+step-1)/step, (ny+step-1)/step
@@ -39,6 +42,7 @@ func writePNG(path string, g []float32, nx, ny int) error {
 
 func colour(v float64) color.RGBA {
 	v = max(-1, min(1, v))
+	v = math.Copysign(math.Sqrt(math.Sqrt(math.Abs(v))), v)
 	if v >= 0 {
 		c := uint8(255 * (1 - v))
 		return color.RGBA{255, c, c, 255}

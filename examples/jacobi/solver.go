@@ -42,7 +42,9 @@ func (l layout) chunk(pe int) int {
 func (l layout) start(pe int) int { return 1 + pe*(l.interior/l.n) + min(pe, l.interior%l.n) }
 
 // boundary is the fixed value of columns 0 and nx-1 in global row iy.
-func boundary(iy, ny int) float32 { return float32(math.Sin(2 * math.Pi * float64(iy) / float64(ny-1))) }
+func boundary(iy, ny int) float32 {
+	return float32(math.Sin(2 * math.Pi * float64(iy) / float64(ny-1)))
+}
 
 // engine runs the sweeps of one PE; host and cuda each have one.
 type engine func(ctx context.Context, pe *pgas.PE, s *state) error
@@ -60,12 +62,14 @@ type state struct {
 	red, redOut pgas.Sym[float64] // norm partial sums, reduced across PEs
 	res         *result
 	gather      bool
+	kernel      string // GPU sweep kernel: auto, scalar or vec4
 	report      func(k int, norm float64)
 }
 
-// solve runs the problem on cfg's backend and returns its result;
-// report, if not nil, sees each computed norm (on PE 0).
-func solve(ctx context.Context, cfg pgas.Config, p problem, gather bool, report func(int, float64)) (*result, error) {
+// solve runs the problem on cfg's backend (kernel picks the GPU sweep
+// kernel) and returns its result; report, if not nil, sees each computed
+// norm (on PE 0).
+func solve(ctx context.Context, cfg pgas.Config, p problem, gather bool, kernel string, report func(int, float64)) (*result, error) {
 	res := &result{norms: map[int]float64{}}
 	if gather {
 		res.grid = make([]float32, p.nx*p.ny)
@@ -88,7 +92,7 @@ func solve(ctx context.Context, cfg pgas.Config, p problem, gather bool, report 
 		n := pe.NumPEs()
 		l := layout{n, p.ny - 2}
 		s := &state{p: p, l: l, me: pe.ID(), chunk: l.chunk(pe.ID()), start: l.start(pe.ID()),
-			top: (pe.ID() + n - 1) % n, bot: (pe.ID() + 1) % n, res: res, gather: gather}
+			top: (pe.ID() + n - 1) % n, bot: (pe.ID() + 1) % n, res: res, gather: gather, kernel: kernel}
 		if pe.ID() == 0 {
 			s.report = report
 			res.pes = n
@@ -98,10 +102,12 @@ func solve(ctx context.Context, cfg pgas.Config, p problem, gather bool, report 
 		}
 		size := (l.chunk(0) + 2) * p.nx
 		var err error
-		if s.a, err = pgas.Alloc[float32](ctx, pe, size); err != nil {
+		// Page-aligned grids: every row starts on a cache-line boundary
+		// when nx is a multiple of 32, as the GPU's coalescing wants.
+		if s.a, err = pgas.AllocAligned[float32](ctx, pe, size, 4096); err != nil {
 			return err
 		}
-		if s.an, err = pgas.Alloc[float32](ctx, pe, size); err != nil {
+		if s.an, err = pgas.AllocAligned[float32](ctx, pe, size, 4096); err != nil {
 			return err
 		}
 		if s.sig, err = pgas.AllocZeroed[uint64](ctx, pe, 2); err != nil {

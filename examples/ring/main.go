@@ -1,8 +1,9 @@
-// Command ring passes a message around a ring of PEs, lap after lap, with
-// put-with-signal: PE i puts the payload into PE i+1's buffer and sets its
-// signal word to the hop number; PE i+1 waits for that value, checks the
-// payload's checksum, and passes it on. It prints per-hop latency and
-// bandwidth for each payload size.
+// Command ring passes a message around a ring of PEs, lap after lap,
+// through actor channels: PE i sends PE i+1 a hop on a Chan[hop]; the hop
+// carries the lap number, the payload's checksum and a Ref to the payload
+// in PE i's symmetric buffer, which PE i+1 fetches into its own (GPU to
+// GPU on the cuda backend) before passing a Ref to it on. It checks order
+// and checksums and prints per-hop latency and bandwidth for each size.
 //
 //	go run ./examples/ring                    # 8 host PEs, default sizes
 //	go run ./examples/ring -pes 4 -size 8,4K,1M -laps 200
@@ -14,25 +15,36 @@ import (
 	"flag"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/symchan/symchan/actors"
 	"github.com/symchan/symchan/pgas"
-	"github.com/symchan/symchan/signals"
+	_ "github.com/symchan/symchan/pgas/cuda"
 )
 
-func main() {
-	backend := flag.String("backend", "host", "pgas backend")
-	pes := flag.Int("pes", 0, "number of PEs (0: the backend's default, 8 on host)")
-	sizes := flag.String("size", "8,4K,1M", "payload sizes in bytes, comma-separated (K, M, G suffixes)")
-	laps := flag.Int("laps", 100, "laps around the ring per size")
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: ring [flags]\n")
-		flag.PrintDefaults()
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run is the command with its arguments and output streams; it returns
+// the exit status: 2 for bad flags, 1 for a failed run.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ring", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	backend := fs.String("backend", "host", "pgas backend: host or cuda")
+	pes := fs.Int("pes", 0, "number of PEs (0: the backend's default: 8 on host, every GPU on cuda)")
+	sizes := fs.String("size", "8,4K,1M", "payload sizes in bytes, comma-separated (K, M, G suffixes)")
+	checkAll := fs.Bool("check-every-lap", true, "checksum every lap (on GPU backends this reads the payload to the host; otherwise the last lap of each size is checked)")
+	laps := fs.Int("laps", 100, "laps around the ring per size")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: ring [flags]\n")
+		fs.PrintDefaults()
 	}
-	flag.Parse()
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
 	sz, err := parseSizes(*sizes)
 	if err == nil && *laps < 1 {
 		err = errors.New("-laps must be at least 1")
@@ -40,18 +52,19 @@ func main() {
 	if err == nil && *pes < 0 {
 		err = errors.New("-pes must not be negative")
 	}
-	if err == nil && flag.NArg() > 0 {
-		err = fmt.Errorf("unexpected arguments %q", flag.Args())
+	if err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "ring:", err)
-		flag.Usage()
-		os.Exit(2)
+		fmt.Fprintln(stderr, "ring:", err)
+		fs.Usage()
+		return 2
 	}
-	if err := run(*backend, *pes, sz, *laps); err != nil {
-		fmt.Fprintln(os.Stderr, "ring:", err)
-		os.Exit(1)
+	if err := ring(stdout, *backend, *pes, sz, *laps, *checkAll); err != nil {
+		fmt.Fprintln(stderr, "ring:", err)
+		return 1
 	}
+	return 0
 }
 
 func parseSizes(s string) ([]int, error) {
@@ -72,45 +85,82 @@ type row struct {
 	median, p99 time.Duration
 }
 
-func run(backend string, pes int, sizes []int, laps int) error {
+// hop is the message a PE passes on: plain data, so it travels as raw
+// bytes in the mailbox slot.
+type hop struct {
+	Round uint64     // laps so far over all sizes, 1-based: the order check
+	Size  int64      // payload bytes
+	CRC   uint32     // of the payload
+	Data  actors.Ref // the payload in the sender's buffer
+}
+
+func ring(out io.Writer, backend string, pes int, sizes []int, laps int, checkAll bool) error {
 	maxSize := slices.Max(sizes)
-	cfg := pgas.Config{Backend: backend, PEs: pes, HeapSize: int64(maxSize) + 8<<20}
+	cfg := pgas.Config{Backend: backend, PEs: pes, HeapSize: 2*int64(maxSize) + 16<<20}
 	var rows []row
+	var npes int
 	err := pgas.Run(context.Background(), cfg, func(ctx context.Context, pe *pgas.PE) error {
 		n, me := pe.NumPEs(), pe.ID()
 		next := (me + 1) % n
-		buf, err := pgas.AllocZeroed[byte](ctx, pe, maxSize+4) // payload + CRC
+		ch, err := actors.NewChan[hop](ctx, pe)
 		if err != nil {
 			return err
 		}
-		sig, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
+		defer ch.Close()
+		buf, err := pgas.AllocZeroed[byte](ctx, pe, maxSize)
 		if err != nil {
 			return err
 		}
-		msg := make([]byte, maxSize+4)
-		round := uint64(0) // laps so far over all sizes: the signal value of this lap
+		local := make([]byte, maxSize)
+		round := uint64(0)
 		for _, size := range sizes {
+			if err := pe.Barrier(ctx); err != nil {
+				return err
+			}
+			payload := buf.Slice(0, size)
+			// PE 0 writes the payload once per size, outside the timing;
+			// every hop moves it on and every check recomputes its CRC.
+			var crc uint32
+			if me == 0 {
+				fill(local[:size], size)
+				if err := pgas.Put(pe, payload, local[:size], me); err != nil {
+					return err
+				}
+				crc = crc32.ChecksumIEEE(local[:size])
+			}
 			if err := pe.Barrier(ctx); err != nil {
 				return err
 			}
 			var lapTimes []time.Duration
 			for lap := range laps {
 				round++
+				check := checkAll || backend == "host" || lap == laps-1
 				start := time.Now()
+				var h hop
 				if me == 0 {
-					fill(msg[:size], lap)
-					putCRC(msg, size)
-				} else if err := receive(ctx, pe, buf, sig, round, msg, size); err != nil {
+					h = hop{Round: round, Size: int64(size), CRC: crc}
+				} else if h, err = receive(ctx, pe, ch, payload, round, size); err != nil {
 					return err
 				}
-				if err := pgas.PutSignal(pe, buf, msg[:size+4], sig, round, pgas.SignalSet, next); err != nil {
+				h.Data = actors.RefOf(pe, payload)
+				if err := ch.Send(ctx, next, h); err != nil {
 					return err
 				}
 				if me == 0 {
-					if err := receive(ctx, pe, buf, sig, round, msg, size); err != nil {
+					if h, err = receive(ctx, pe, ch, payload, round, size); err != nil {
 						return err
 					}
 					lapTimes = append(lapTimes, time.Since(start))
+				}
+				// The checksum is checked off the critical path: the
+				// buffer is not written again before the next lap.
+				if check {
+					if err := pgas.Get(pe, local[:size], payload, me); err != nil {
+						return err
+					}
+					if got := crc32.ChecksumIEEE(local[:size]); got != h.CRC {
+						return fmt.Errorf("PE %d, lap %d: payload checksum %08x, sent %08x", me, round, got, h.CRC)
+					}
 				}
 			}
 			if me == 0 {
@@ -118,47 +168,37 @@ func run(backend string, pes int, sizes []int, laps int) error {
 				med := lapTimes[len(lapTimes)/2] / time.Duration(n)
 				p99 := lapTimes[len(lapTimes)*99/100] / time.Duration(n)
 				rows = append(rows, row{size, n * laps, med, p99})
+				npes = n
 			}
 		}
-		return nil
+		return pe.Barrier(ctx)
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Printf("ring: %d PEs on the %s backend, %d laps per size, every payload checksummed\n", rows[0].hops/laps, backend, laps)
-	fmt.Printf("%10s %8s %14s %14s %14s\n", "size", "hops", "hop median", "hop p99", "hop GB/s")
+	fmt.Fprintf(out, "ring: %d PEs on the %s backend, %d laps per size, Chan[hop] + payload fetched by Ref, order and checksums checked\n", npes, backend, laps)
+	fmt.Fprintf(out, "%10s %8s %14s %14s %14s\n", "size", "hops", "hop median", "hop p99", "hop GB/s")
 	for _, r := range rows {
-		fmt.Printf("%10d %8d %14v %14v %14.3f\n", r.size, r.hops, r.median, r.p99, float64(r.size)/float64(r.median.Nanoseconds()))
+		fmt.Fprintf(out, "%10d %8d %14v %14v %14.3f\n", r.size, r.hops, r.median, r.p99, float64(r.size)/float64(r.median.Nanoseconds()))
 	}
 	return nil
 }
 
-// receive waits for lap round's signal, reads the payload and checks its
-// CRC.
-func receive(ctx context.Context, pe *pgas.PE, buf pgas.Sym[byte], sig pgas.Sym[uint64], round uint64, msg []byte, size int) error {
-	if err := signals.WaitUntil(ctx, pe, sig, signals.EQ, round); err != nil {
-		return err
+// receive takes the next hop, checks its order and fetches its payload
+// into dst.
+func receive(ctx context.Context, pe *pgas.PE, ch *actors.Chan[hop], dst pgas.Sym[byte], round uint64, size int) (hop, error) {
+	h, err := ch.Recv(ctx)
+	if err != nil {
+		return h, err
 	}
-	if err := pgas.Get(pe, msg[:size+4], buf, pe.ID()); err != nil {
-		return err
+	if h.Round != round || h.Size != int64(size) {
+		return h, fmt.Errorf("PE %d: got lap %d of %d bytes, want lap %d of %d bytes", pe.ID(), h.Round, h.Size, round, size)
 	}
-	if got, want := crc32.ChecksumIEEE(msg[:size]), getCRC(msg, size); got != want {
-		return fmt.Errorf("PE %d, lap %d: payload checksum %08x, sent %08x", pe.ID(), round, got, want)
-	}
-	return nil
+	return h, actors.Fetch(pe, h.Data, dst)
 }
 
-func fill(b []byte, lap int) {
+func fill(b []byte, seed int) {
 	for i := range b {
-		b[i] = byte(i*31 + lap)
+		b[i] = byte(i*31 + seed)
 	}
-}
-
-func putCRC(msg []byte, size int) {
-	c := crc32.ChecksumIEEE(msg[:size])
-	msg[size], msg[size+1], msg[size+2], msg[size+3] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
-}
-
-func getCRC(msg []byte, size int) uint32 {
-	return uint32(msg[size]) | uint32(msg[size+1])<<8 | uint32(msg[size+2])<<16 | uint32(msg[size+3])<<24
 }

@@ -13,7 +13,8 @@
 // (PE, offset) and every GPU reaches every partition directly.
 //
 // Host-initiated routines run on a stream of the issuing PE's GPU, in
-// order: puts and gets by the copy engines, the signal of a put-with-signal
+// order: puts and gets by the copy engines (puts of up to 64 aligned bytes
+// as 64-bit stream writes), the signal of a put-with-signal
 // written after the data by a 64-bit stream write (SignalSet) or a
 // one-thread atomic kernel (SignalAdd), atomics by that kernel. Fence is
 // therefore free and Quiet waits for the stream. Waits on GPU-resident

@@ -64,3 +64,6 @@ func (x *GPU) PutSignalOnStream(s *device.Stream, pe int, off int64, src device.
 func (x *GPU) SignalWaitOnStream(s *device.Stream, sigOff int64, v uint64) error {
 	return s.WaitValue64(x.t.addr(x.g.id, sigOff), v)
 }
+
+// PeerContext is the context of PE pe's GPU (for peer copies).
+func (x *GPU) PeerContext(pe int) *device.Context { return x.t.gpus[pe].ctx }

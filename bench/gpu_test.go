@@ -1,0 +1,319 @@
+//go:build cuda
+
+package bench
+
+// GPU benchmarks on the cuda backend, 2 PEs (GPU 0 → GPU 1). Each runs its
+// own repetitions after warm-up and reports medians as metrics; run them
+// with -test.benchtime=1x (scripts/gpu-run.sh does) beside the NVSHMEM
+// anchors of bench/anchors (scripts/anchors.sh) in the same command.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/symchan/symchan/actors"
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
+	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/cuda"
+	"github.com/symchan/symchan/signals"
+)
+
+func gpuWorld(b *testing.B, heap int64, fn func(ctx context.Context, pe *pgas.PE) error) {
+	b.Helper()
+	if err := pgas.Run(context.Background(), pgas.Config{Backend: "cuda", PEs: 2, HeapSize: heap}, fn); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func medianOf(xs []float64) float64 {
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+var gpuSizes = []int{64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20}
+
+// BenchmarkGPUPut: host-initiated put GPU0 → GPU1 of a symmetric buffer
+// (PutSym: copy engines), one shot per repetition, against cuMemcpyPeer.
+func BenchmarkGPUPut(b *testing.B) {
+	for _, size := range gpuSizes {
+		b.Run(fmt.Sprintf("%d", size), func(b *testing.B) {
+			gpuWorld(b, 2*int64(size)+16<<20, func(ctx context.Context, pe *pgas.PE) error {
+				src, err := pgas.AllocZeroed[byte](ctx, pe, size)
+				if err != nil {
+					return err
+				}
+				dst, err := pgas.AllocZeroed[byte](ctx, pe, size)
+				if err != nil {
+					return err
+				}
+				if pe.ID() == 0 {
+					g, _ := cuda.On(pe)
+					var ours, anchor []float64
+					for rep := range 25 {
+						t0 := time.Now()
+						if err := pgas.PutSym(pe, dst, src, 1); err != nil {
+							return err
+						}
+						t1 := time.Since(t0)
+						t0 = time.Now()
+						if err := g.Stream().CopyPeer(g.Addr(1, dst.Offset()), g.PeerContext(1), g.Addr(0, src.Offset()), g.Context(), int64(size)); err != nil {
+							return err
+						}
+						if err := g.Stream().Sync(); err != nil {
+							return err
+						}
+						t2 := time.Since(t0)
+						if rep >= 5 {
+							ours = append(ours, float64(size)/t1.Seconds()/1e9)
+							anchor = append(anchor, float64(size)/t2.Seconds()/1e9)
+						}
+					}
+					b.ReportMetric(medianOf(ours), "GB/s")
+					b.ReportMetric(medianOf(anchor), "memcpy-peer-GB/s")
+				}
+				return pe.Barrier(ctx)
+			})
+		})
+	}
+}
+
+// BenchmarkGPUDevicePutBlock: device-initiated block puts (symchan.cuh's
+// copy, 132 blocks × 1024 threads), back to back, GPU0 → GPU1.
+func BenchmarkGPUDevicePutBlock(b *testing.B) {
+	for _, size := range gpuSizes {
+		b.Run(fmt.Sprintf("%d", size), func(b *testing.B) {
+			gpuWorld(b, 2*int64(size)+16<<20, func(ctx context.Context, pe *pgas.PE) error {
+				src, err := pgas.AllocZeroed[byte](ctx, pe, size)
+				if err != nil {
+					return err
+				}
+				dst, err := pgas.AllocZeroed[byte](ctx, pe, size)
+				if err != nil {
+					return err
+				}
+				if pe.ID() == 0 {
+					g, _ := cuda.On(pe)
+					fn, err := g.Module().Function(kernels.PutBlock)
+					if err != nil {
+						return err
+					}
+					reps := 10
+					if size < 16<<20 {
+						reps = 100
+					}
+					var bw []float64
+					for rep := range 7 {
+						t0 := time.Now()
+						if err := g.Stream().Launch(fn, device.D1(132), device.D1(1024), 0, uint64(g.HeapDescriptor()), 1,
+							uint64(dst.Offset()), uint64(src.Offset()), uint64(size), uint64(reps)); err != nil {
+							return err
+						}
+						if err := g.Stream().Sync(); err != nil {
+							return err
+						}
+						if rep >= 2 {
+							bw = append(bw, float64(size)*float64(reps)/time.Since(t0).Seconds()/1e9)
+						}
+					}
+					b.ReportMetric(medianOf(bw), "GB/s")
+				}
+				return pe.Barrier(ctx)
+			})
+		})
+	}
+}
+
+// BenchmarkGPUDevicePingPong: device-initiated ping-pong, one thread per
+// GPU, half round trip: put-with-signal of 8 B, signal only, and the
+// payload in the signal word (one 8-byte store, polled directly).
+func BenchmarkGPUDevicePingPong(b *testing.B) {
+	for mode, name := range []string{"put-signal-8B", "signal", "payload-in-signal"} {
+		b.Run(name, func(b *testing.B) {
+			gpuWorld(b, 16<<20, func(ctx context.Context, pe *pgas.PE) error {
+				data, err := pgas.AllocZeroed[byte](ctx, pe, 64)
+				if err != nil {
+					return err
+				}
+				sig, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
+				if err != nil {
+					return err
+				}
+				g, _ := cuda.On(pe)
+				fn, err := g.Module().Function(kernels.PingPong)
+				if err != nil {
+					return err
+				}
+				const iters = 20000
+				var half []float64
+				for rep := range 7 {
+					if err := pe.Barrier(ctx); err != nil {
+						return err
+					}
+					t0 := time.Now()
+					flags := uint64(mode) << 8
+					if pe.ID() == 0 {
+						flags |= 1
+					}
+					if err := g.Stream().Launch(fn, device.D1(1), device.D1(1), 0, uint64(g.HeapDescriptor()), uint64(1-pe.ID()),
+						iters, 8, uint64(data.Offset()), uint64(sig.Offset()), flags, uint64(rep*iters)); err != nil {
+						return err
+					}
+					if err := g.Stream().Sync(); err != nil {
+						return err
+					}
+					if rep >= 2 {
+						half = append(half, float64(time.Since(t0).Nanoseconds())/1e3/iters/2)
+					}
+				}
+				if pe.ID() == 0 {
+					b.ReportMetric(medianOf(half), "us/half-RT")
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// BenchmarkGPUHostPingPong: host-initiated 8-byte put-with-signal through
+// the Go API (PutSignal + SignalWaitUntil), half round trip.
+func BenchmarkGPUHostPingPong(b *testing.B) {
+	gpuWorld(b, 16<<20, func(ctx context.Context, pe *pgas.PE) error {
+		buf, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
+		if err != nil {
+			return err
+		}
+		sig, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
+		if err != nil {
+			return err
+		}
+		if err := pe.Barrier(ctx); err != nil {
+			return err
+		}
+		me, peer := pe.ID(), 1-pe.ID()
+		msg := []uint64{0}
+		var half []float64
+		v := uint64(0)
+		for rep := range 12 {
+			const n = 200
+			t0 := time.Now()
+			for range n {
+				v++
+				if me == 1 {
+					if _, err := pgas.SignalWaitUntil(ctx, pe, sig, pgas.CmpGE, v); err != nil {
+						return err
+					}
+				}
+				if err := pgas.PutSignal(pe, buf, msg, sig, v, pgas.SignalSet, peer); err != nil {
+					return err
+				}
+				if me == 0 {
+					if _, err := pgas.SignalWaitUntil(ctx, pe, sig, pgas.CmpGE, v); err != nil {
+						return err
+					}
+				}
+			}
+			if rep >= 2 {
+				half = append(half, float64(time.Since(t0).Nanoseconds())/1e3/n/2)
+			}
+		}
+		if me == 0 {
+			b.ReportMetric(medianOf(half), "us/half-RT")
+		}
+		return nil
+	})
+}
+
+// BenchmarkGPUChanRoundTrip: Chan[uint64] send → recv → send back between
+// the two GPU PEs, driven from Go; mailboxes in GPU memory.
+func BenchmarkGPUChanRoundTrip(b *testing.B) {
+	gpuWorld(b, 64<<20, func(ctx context.Context, pe *pgas.PE) error {
+		ch, err := actors.NewChan[uint64](ctx, pe)
+		if err != nil {
+			return err
+		}
+		defer ch.Close()
+		me, peer := pe.ID(), 1-pe.ID()
+		var rt []float64
+		for rep := range 12 {
+			const n = 100
+			t0 := time.Now()
+			for i := range n {
+				if me == 0 {
+					if err := ch.Send(ctx, peer, uint64(i)); err != nil {
+						return err
+					}
+				}
+				v, err := ch.Recv(ctx)
+				if err != nil {
+					return err
+				}
+				if me == 1 {
+					if err := ch.Send(ctx, peer, v); err != nil {
+						return err
+					}
+				}
+			}
+			if rep >= 2 {
+				rt = append(rt, float64(time.Since(t0).Nanoseconds())/1e3/n)
+			}
+		}
+		if me == 0 {
+			b.ReportMetric(medianOf(rt), "us/RT")
+		}
+		return pe.Barrier(ctx)
+	})
+}
+
+// BenchmarkGPUWaitAnyWakeup: PE 1 waits with WaitUntilAny over 1024
+// GPU-resident words; PE 0 sets one (a different one each time) and waits
+// for the echo on its own word: the round trip over two.
+func BenchmarkGPUWaitAnyWakeup(b *testing.B) {
+	gpuWorld(b, 16<<20, func(ctx context.Context, pe *pgas.PE) error {
+		words, err := pgas.AllocZeroed[uint64](ctx, pe, 1024)
+		if err != nil {
+			return err
+		}
+		echo, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
+		if err != nil {
+			return err
+		}
+		if err := pe.Barrier(ctx); err != nil {
+			return err
+		}
+		var half []float64
+		v := uint64(0)
+		for rep := range 12 {
+			const n = 100
+			t0 := time.Now()
+			for i := range n {
+				v++
+				if pe.ID() == 0 {
+					if err := pgas.SignalOp(pe, words.Slice((i*37)%1024, (i*37)%1024+1), v, pgas.SignalSet, 1); err != nil {
+						return err
+					}
+					if _, err := pgas.SignalWaitUntil(ctx, pe, echo, pgas.CmpGE, v); err != nil {
+						return err
+					}
+				} else {
+					if _, err := signals.WaitUntilAny(ctx, pe, words, nil, signals.EQ, v); err != nil {
+						return err
+					}
+					if err := pgas.SignalOp(pe, echo, v, pgas.SignalSet, 0); err != nil {
+						return err
+					}
+				}
+			}
+			if rep >= 2 {
+				half = append(half, float64(time.Since(t0).Nanoseconds())/1e3/n/2)
+			}
+		}
+		if pe.ID() == 0 {
+			b.ReportMetric(medianOf(half), "us/half-RT")
+		}
+		return nil
+	})
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestRingRuns(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-pes", "3", "-size", "8,4K,64K", "-laps", "5"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	got := out.String()
+	for _, want := range []string{"ring: 3 PEs on the host backend", "hop median", "\n         8       15 ", "\n     65536       15 "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestRingBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-laps", "0"},
+		{"-pes", "-1"},
+		{"-size", "12X"},
+		{"-nosuchflag"},
+		{"extra"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+		if !strings.Contains(errb.String(), "usage: ring") {
+			t.Errorf("%v: no usage message: %q", args, errb.String())
+		}
+	}
+}
+
+func TestRingUnknownBackend(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-backend", "nosuch", "-laps", "1"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "nosuch") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
