@@ -3,11 +3,13 @@
 // compiled in only with the build tag cuda; without it every function
 // returns ErrNoCUDA, which says how to build with CUDA.
 //
-// So far: device enumeration and description, peer-access capability,
+// It has device enumeration and description, peer-access capability,
 // contexts (used through Do, which pins the goroutine to an OS thread with
-// the context current), device memory, host↔device and peer copies.
-// Streams, events, mapped pinned memory, 64-bit stream memory operations,
-// PTX modules and (cooperative) launches come with the cuda backend.
+// the context current), device memory, host↔device and peer copies,
+// non-blocking streams with 64-bit write/wait-value memory operations,
+// events, mapped pinned host memory, PTX modules loaded with the driver's
+// JIT, and kernel launches (cooperative too). Kernel arguments are passed
+// as 8-byte values: our kernels take pointers and 64-bit integers.
 //
 // Build with CUDA on a machine without it (headers and libcuda from
 // Debian's non-free packages, nothing installed):
