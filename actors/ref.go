@@ -26,7 +26,8 @@ func RefOf[T any](pe *pgas.PE, s pgas.Sym[T]) Ref {
 }
 
 // Fetch copies the bytes ref names into dst, the calling PE's copy of a
-// symmetric array, which must hold at least ref.Len bytes.
+// symmetric array, which must hold at least ref.Len bytes. A Ref to the
+// very bytes of dst on this PE (a message a PE sent itself) needs no copy.
 func Fetch[T any](pe *pgas.PE, ref Ref, dst pgas.Sym[T]) error {
 	if ref.Len > dst.Bytes() {
 		return fmt.Errorf("%w: a Ref of %d bytes into a Sym of %d", ErrTooLarge, ref.Len, dst.Bytes())
@@ -35,7 +36,7 @@ func Fetch[T any](pe *pgas.PE, ref Ref, dst pgas.Sym[T]) error {
 	if err != nil {
 		return fmt.Errorf("actors: Ref %+v: %w", ref, err)
 	}
-	if ref.Len == 0 {
+	if ref.Len == 0 || (int(ref.PE) == pe.ID() && ref.Off == dst.Offset()) {
 		return nil
 	}
 	dstb, err := pgas.Lookup[byte](pe, dst.Offset(), int(ref.Len))

@@ -53,4 +53,5 @@ const (
 	JacobiSweep4 = "jacobi_sweep4"
 	PingPong     = "bench_pingpong"
 	PutBlock     = "bench_put_block"
+	MailboxEcho  = "mailbox_echo"
 )

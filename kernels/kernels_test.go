@@ -28,7 +28,7 @@ func TestPTXMatchesSources(t *testing.T) {
 }
 
 func TestPTXDefinesKernels(t *testing.T) {
-	for _, k := range []string{Atomic, Wait, JacobiInit, JacobiSweep, JacobiSweep4, PingPong, PutBlock} {
+	for _, k := range []string{Atomic, Wait, JacobiInit, JacobiSweep, JacobiSweep4, PingPong, PutBlock, MailboxEcho} {
 		if !strings.Contains(symchanPTX, ".entry "+k+"(") {
 			t.Errorf("symchan.ptx has no kernel %s", k)
 		}

@@ -413,3 +413,26 @@ extern "C" __global__ void bench_put_block(u64 heap_, u64 peer, u64 dst_off, u64
 	}
 	__threadfence_system();
 }
+
+// --- tests ----------------------------------------------------------------
+
+// mailbox_echo receives count 8-byte messages from PE peer on the mailbox
+// mb, adds add to each and sends it back (one thread): a kernel talking to
+// a Go Chan[uint64] both ways. *status is 0, or the step that failed.
+extern "C" __global__ void mailbox_echo(u64 heap_, u64 mb_, u64 out_, u64 in_, u64 peer, u64 count, u64 add, u64 status) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const symchan_mailbox *mb = (const symchan_mailbox *)mb_;
+	for (u64 i = 0; i < count; i++) {
+		u64 v = 0;
+		int n = symchan_mailbox_recv(h, mb, (symchan_mbox_in *)in_, (int)peer, &v, 8);
+		if (n != 8) {
+			*(volatile u64 *)status = 1000000 + i;
+			return;
+		}
+		v += add;
+		if (symchan_mailbox_send(h, mb, (symchan_mbox_out *)out_ + peer, (int)peer, &v, 8) != 0) {
+			*(volatile u64 *)status = 2000000 + i;
+			return;
+		}
+	}
+}

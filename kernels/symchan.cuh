@@ -235,4 +235,87 @@ static __device__ __forceinline__ int symchan_wait_until_some(const volatile sym
 	}
 }
 
+// --- mailboxes (the wire format of package actors) ----------------------
+//
+// A kernel can send to a PE's actors.Mailbox (or a Chan[T] of a plain T,
+// which carries the value's bytes) and receive from one. The Go side hands
+// the layout over with actors.Mailbox.Device, laid out as symchan_mailbox.
+// Receiver r's inbox holds, for each sender s, k slot words (words_off, a
+// uint64 each: the sequence number of the slot's message) and k slots of
+// slot_size bytes (slots_off): a 16-byte header (kind, payload bytes,
+// total bytes) and the payload. Sender s's credit word for r (credit_off
+// + 8r, in s's partition) counts the slots r has freed. On one PE, either
+// Go or one device thread sends to a given destination, and either Go or
+// one device thread receives: they share the sequence numbers.
+
+struct symchan_mailbox {
+	symchan_u64 words_off, slots_off, credit_off;
+	unsigned npes, k, slot_size, pad;
+};
+
+// Sending state of one device sender towards one destination, and the
+// receiving state of one device receiver; zeroed before first use.
+struct symchan_mbox_out {
+	symchan_u64 sent, freed;
+};
+struct symchan_mbox_in {
+	symchan_u64 next[SYMCHAN_MAX_PES], unpaid[SYMCHAN_MAX_PES];
+};
+
+#define SYMCHAN_MBOX_DATA 1
+#define SYMCHAN_MBOX_MORE 2
+#define SYMCHAN_MBOX_CLOSE 3
+
+// symchan_mailbox_send sends n bytes (at most slot_size-16: one slot) to PE
+// to, waiting for credit. It returns 0, or -1 if the message needs more
+// than one slot.
+static __device__ int symchan_mailbox_send(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to,
+                                           const void *data, unsigned n) {
+	if (n + 16 > mb->slot_size)
+		return -1;
+	const symchan_u64 seq = out->sent + 1;
+	while (seq > out->freed + mb->k)
+		out->freed = symchan_load_acquire((const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->credit_off + 8ull * to));
+	const symchan_u64 slot = (symchan_u64)h->pe * mb->k + (seq - 1) % mb->k;
+	unsigned char *p = (unsigned char *)symchan_ptr(h, to, mb->slots_off + slot * mb->slot_size);
+	unsigned *hdr = (unsigned *)p;
+	hdr[0] = SYMCHAN_MBOX_DATA;
+	hdr[1] = n;
+	*(symchan_u64 *)(p + 8) = n;
+	symchan_copy_part(p + 16, data, n, 0, 1);
+	symchan_signal_release(h, to, mb->words_off + slot * 8, seq, SYMCHAN_SIGNAL_SET);
+	out->sent = seq;
+	return 0;
+}
+
+// symchan_mailbox_recv waits for the next message from PE from and copies
+// up to cap payload bytes into buf. It returns the message's length, -1
+// when the sender closed its side, or -2 for a message of several slots
+// (not supported on the device). Freed slots are credited back to the
+// sender in batches of k/2, as the Go receiver does.
+static __device__ int symchan_mailbox_recv(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int from, void *buf,
+                                           unsigned cap) {
+	const symchan_u64 seq = in->next[from] ? in->next[from] : 1;
+	const symchan_u64 slot = (symchan_u64)from * mb->k + (seq - 1) % mb->k;
+	symchan_wait_until((const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->words_off + slot * 8), SYMCHAN_CMP_GE, seq);
+	const unsigned char *p = (const unsigned char *)symchan_ptr(h, h->pe, mb->slots_off + slot * mb->slot_size);
+	const unsigned kind = ((const unsigned *)p)[0] & 0xff, n = ((const unsigned *)p)[1];
+	const symchan_u64 total = *(const symchan_u64 *)(p + 8);
+	if (kind == SYMCHAN_MBOX_DATA && n != total)
+		return -2; // leave it: a chunked message is for a Go receiver
+	in->next[from] = seq + 1;
+	in->unpaid[from]++;
+	int r = -1;
+	if (kind == SYMCHAN_MBOX_DATA) {
+		symchan_copy_part(buf, p + 16, n < cap ? n : cap, 0, 1);
+		r = (int)n;
+	}
+	if (kind == SYMCHAN_MBOX_CLOSE || 2 * in->unpaid[from] >= mb->k) {
+		// The slot is read: release it to the sender.
+		symchan_signal_release(h, from, mb->credit_off + 8ull * h->pe, in->unpaid[from], SYMCHAN_SIGNAL_ADD);
+		in->unpaid[from] = 0;
+	}
+	return r;
+}
+
 #endif

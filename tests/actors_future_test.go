@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -272,4 +273,26 @@ func TestRefRendezvous(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A Ref a PE made to its own buffer, fetched into that very buffer (a
+// message to itself), copies nothing and succeeds; into another buffer it
+// copies.
+func TestFetchOwnRef(t *testing.T) {
+	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+		buf := must(pgas.AllocZeroed[byte](ctx, pe, 64))
+		other := must(pgas.AllocZeroed[byte](ctx, pe, 64))
+		data := pattern(64, 7)
+		check(pgas.Put(pe, buf, data, 0))
+		check(actors.Fetch(pe, actors.RefOf(pe, buf), buf))
+		check(actors.Fetch(pe, actors.RefOf(pe, buf), other))
+		for _, s := range []pgas.Sym[byte]{buf, other} {
+			got := make([]byte, 64)
+			check(pgas.Get(pe, got, s, 0))
+			if !bytes.Equal(got, data) {
+				return fmt.Errorf("after Fetch: % x, want % x", got, data)
+			}
+		}
+		return nil
+	})
 }

@@ -19,6 +19,14 @@ func TestRingRuns(t *testing.T) {
 	}
 }
 
+// One PE passes the message to itself.
+func TestRingOnePE(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-pes", "1", "-size", "8,1K", "-laps", "3"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+}
+
 func TestRingBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-laps", "0"},

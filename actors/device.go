@@ -1,0 +1,44 @@
+package actors
+
+import "encoding/binary"
+
+// DeviceMailbox is a Mailbox's layout for kernels: what struct
+// symchan_mailbox of kernels/symchan.cuh holds, so that a kernel can send
+// to and receive from PEs with the Go side's wire format (single-slot
+// messages). Offsets are symmetric byte offsets into every partition.
+//
+// On one PE, a destination is sent to either by Go or by one device
+// thread, and the inbox is received from either by Go or by one device
+// thread: both sides of a pair share the sequence numbers.
+type DeviceMailbox struct {
+	WordsOff  int64 // n·k uint64 slot words
+	SlotsOff  int64 // n·k slots
+	CreditOff int64 // n uint64 credit words
+	NPEs      int
+	Slots     int // k, per sender
+	SlotSize  int // bytes per slot: a 16-byte header and the payload
+}
+
+// DeviceMailboxSize is the size of struct symchan_mailbox.
+const DeviceMailboxSize = 40
+
+// Device returns the mailbox's layout for kernels.
+func (m *Mailbox) Device() DeviceMailbox {
+	return DeviceMailbox{
+		WordsOff: m.words.Offset(), SlotsOff: m.slots.Offset(), CreditOff: m.credit.Offset(),
+		NPEs: m.n, Slots: m.k, SlotSize: m.s,
+	}
+}
+
+// Bytes encodes d as struct symchan_mailbox (little endian), ready to
+// copy into device memory.
+func (d DeviceMailbox) Bytes() []byte {
+	b := make([]byte, DeviceMailboxSize)
+	binary.LittleEndian.PutUint64(b[0:], uint64(d.WordsOff))
+	binary.LittleEndian.PutUint64(b[8:], uint64(d.SlotsOff))
+	binary.LittleEndian.PutUint64(b[16:], uint64(d.CreditOff))
+	binary.LittleEndian.PutUint32(b[24:], uint32(d.NPEs))
+	binary.LittleEndian.PutUint32(b[28:], uint32(d.Slots))
+	binary.LittleEndian.PutUint32(b[32:], uint32(d.SlotSize))
+	return b
+}

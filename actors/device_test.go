@@ -1,0 +1,37 @@
+package actors_test
+
+import (
+	"context"
+	"encoding/binary"
+	"testing"
+
+	"github.com/symchan/symchan/actors"
+	"github.com/symchan/symchan/pgas"
+)
+
+// The layout a kernel gets names the mailbox's allocations and shape, and
+// encodes as struct symchan_mailbox.
+func TestDeviceMailboxLayout(t *testing.T) {
+	err := pgas.Run(context.Background(), pgas.Config{PEs: 3}, func(ctx context.Context, pe *pgas.PE) error {
+		mb, err := actors.NewMailbox(ctx, pe, actors.Slots(8), actors.SlotSize(256))
+		if err != nil {
+			return err
+		}
+		d := mb.Device()
+		if d.NPEs != 3 || d.Slots != 8 || d.SlotSize != 256 {
+			t.Errorf("shape %+v", d)
+		}
+		if d.WordsOff == d.SlotsOff || d.SlotsOff == d.CreditOff || d.SlotsOff%64 != 0 {
+			t.Errorf("offsets %+v", d)
+		}
+		b := d.Bytes()
+		if len(b) != actors.DeviceMailboxSize || int64(binary.LittleEndian.Uint64(b[8:])) != d.SlotsOff ||
+			binary.LittleEndian.Uint32(b[28:]) != 8 || binary.LittleEndian.Uint32(b[32:]) != 256 {
+			t.Errorf("encoding % x of %+v", b, d)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

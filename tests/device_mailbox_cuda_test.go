@@ -1,0 +1,102 @@
+//go:build cuda
+
+package tests
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"testing"
+
+	"github.com/symchan/symchan/actors"
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
+	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/cuda"
+)
+
+// A kernel on PE 1 receives from a Go Chan[uint64] on PE 0 and sends the
+// values back, plus 1000, with the device mailbox routines of symchan.cuh:
+// the Go wire format both ways, through more messages than there are
+// slots (credits flow both ways).
+func TestDeviceMailboxEcho(t *testing.T) {
+	if backend() != "cuda" {
+		t.Skip("needs the cuda backend")
+	}
+	needPEs(t, 2)
+	const count = 200
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		ch, err := actors.NewChan[uint64](ctx, pe)
+		if err != nil {
+			return err
+		}
+		if pe.ID() == 1 {
+			g, err := cuda.On(pe)
+			if err != nil {
+				return err
+			}
+			c := g.Context()
+			// Device memory for the layout, the sender and receiver state
+			// and the status word.
+			const outBytes, inBytes = 16 * 64, 16 * 64
+			mem, err := c.Alloc(actors.DeviceMailboxSize + outBytes + inBytes + 8)
+			if err != nil {
+				return err
+			}
+			defer c.Free(mem)
+			st, err := c.NewStream()
+			if err != nil {
+				return err
+			}
+			defer st.Destroy()
+			if err := st.Memset(mem, 0, actors.DeviceMailboxSize+outBytes+inBytes+8); err != nil {
+				return err
+			}
+			if err := st.CopyIn(mem, ch.Mailbox().Device().Bytes()); err != nil {
+				return err
+			}
+			fn, err := g.Module().Function(kernels.MailboxEcho)
+			if err != nil {
+				return err
+			}
+			out := mem + actors.DeviceMailboxSize
+			in := out + outBytes
+			status := in + inBytes
+			if err := st.Launch(fn, device.D1(1), device.D1(1), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(out), uint64(in),
+				0, count, 1000, uint64(status)); err != nil {
+				return err
+			}
+			if err := st.Sync(); err != nil {
+				return err
+			}
+			b := make([]byte, 8)
+			if err := st.CopyOut(b, status); err != nil {
+				return err
+			}
+			if s := binary.LittleEndian.Uint64(b); s != 0 {
+				return fmt.Errorf("echo kernel failed at step %d", s)
+			}
+			return nil
+		}
+		sent := make(chan error, 1)
+		pe.Go(func(ctx context.Context) {
+			for i := range uint64(count) {
+				if err := ch.Send(ctx, 1, i); err != nil {
+					sent <- err
+					return
+				}
+			}
+			sent <- nil
+		})
+		for i := range uint64(count) {
+			v, err := ch.Recv(ctx)
+			if err != nil {
+				return err
+			}
+			if v != i+1000 {
+				return fmt.Errorf("echo %d: got %d, want %d", i, v, i+1000)
+			}
+		}
+		return <-sent
+	})
+}
