@@ -361,6 +361,9 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			return true, use(x)
 		}
 		in.queue, in.qhead, in.arena = in.queue[:0], 0, in.arena[:0]
+		if m.drainHeads() {
+			continue
+		}
 		// A word is ready when it reaches the sequence number due in its
 		// slot; closed senders' words are due at +inf.
 		var n int
@@ -385,6 +388,29 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			}
 		}
 	}
+}
+
+// drainHeads is the receive path's fast check where this PE's words are
+// host memory: one atomic load of each sender's next slot word instead of
+// a wait over all n·k words. It drains the senders whose next slot is
+// ready and reports whether it found any; errors are left for the
+// general path to meet again.
+func (m *Mailbox) drainHeads() bool {
+	if m.localWords == nil {
+		return false
+	}
+	in := &m.in
+	found := false
+	for snd, seq := range in.next {
+		wi := snd*m.k + int((seq-1)%uint64(m.k))
+		if in.expect[wi] == seq && atomic.LoadUint64(&m.localWords[wi]) >= seq {
+			if m.drain(snd) != nil {
+				return found
+			}
+			found = true
+		}
+	}
+	return found && len(in.queue) > 0
 }
 
 // pay returns sender snd's freed slots with one SignalAdd on its credit
