@@ -43,6 +43,8 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 	step pgas-cuda 120 ./cuda.test -test.v -test.count=1
 	step suites-cuda-1gpu 280 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=1 ./tests.test -test.v -test.count=1 -test.short -test.timeout=270s
 	step suites-cuda-${ngpu}gpu 280 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=$ngpu ./tests.test -test.v -test.count=1 -test.short -test.timeout=270s
+	# Every PE count of the suites (3 to 64), PEs sharing the GPUs.
+	step suites-cuda-shared 400 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1 ./tests.test -test.v -test.count=1 -test.short -test.timeout=390s
 	step ring-cuda-1gpu 120 ./ring -backend cuda -pes 1 -size 8,4K,1M -laps 20
 	step jacobi-cuda-1gpu-verify 120 ./jacobi -backend cuda -pes 1 -nx 4096 -niter 300 -verify
 fi

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -29,6 +30,7 @@ type backend struct{}
 // gpu is one PE: its GPU's context, kernels, partition and streams.
 type gpu struct {
 	id     int
+	owner  bool // created ctx (PEs sharing a GPU share its context)
 	ctx    *device.Context
 	mod    *device.Module
 	atomic *device.Function
@@ -58,18 +60,20 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 	if n == 0 {
 		return nil, errors.New("cuda backend: no GPU visible")
 	}
+	share := os.Getenv(EnvShareGPUs) == "1"
 	pes := cfg.PEs
 	switch {
 	case pes == 0:
 		pes = n
-	case pes > n:
-		return nil, fmt.Errorf("cuda backend: %d PEs asked for, but only %d GPUs are visible (one PE per GPU)", pes, n)
+	case pes > n && !share:
+		return nil, fmt.Errorf("cuda backend: %d PEs asked for, but only %d GPUs are visible (one PE per GPU; %s=1 shares them, for tests)", pes, n, EnvShareGPUs)
 	}
 	if pes > maxPEs {
 		return nil, fmt.Errorf("cuda backend: %d PEs, at most %d", pes, maxPEs)
 	}
-	for a := range pes {
-		for b := range pes {
+	ngpu := min(pes, n)
+	for a := range ngpu {
+		for b := range ngpu {
 			if a == b {
 				continue
 			}
@@ -91,18 +95,36 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 		t.Close()
 		return nil, fmt.Errorf("cuda backend: %w", err)
 	}
+	// PE i runs on GPU i mod ngpu; the first PE of a GPU creates its
+	// context and loads the kernels, the others share them.
+	perGPU := (pes + ngpu - 1) / ngpu
 	for i := range pes {
 		g := &gpu{id: i}
-		if g.ctx, err = device.NewContext(i); err != nil {
-			return fail(err)
-		}
 		t.gpus = append(t.gpus, g)
-		free, _, err := g.ctx.MemInfo()
-		if err != nil {
-			return fail(err)
-		}
-		if cfg.HeapSize > free {
-			return fail(fmt.Errorf("symmetric heap of %d bytes does not fit GPU %d (%d bytes free); lower SYMCHAN_SYMMETRIC_SIZE", cfg.HeapSize, i, free))
+		if i < ngpu {
+			g.owner = true
+			if g.ctx, err = device.NewContext(i); err != nil {
+				return fail(err)
+			}
+			free, _, err := g.ctx.MemInfo()
+			if err != nil {
+				return fail(err)
+			}
+			if need := cfg.HeapSize * int64(perGPU); need > free {
+				return fail(fmt.Errorf("symmetric heap of %d bytes (× %d PEs) does not fit GPU %d (%d bytes free); lower SYMCHAN_SYMMETRIC_SIZE", cfg.HeapSize, perGPU, i, free))
+			}
+			if g.mod, err = g.ctx.LoadModule(ptx); err != nil {
+				return fail(err)
+			}
+			if g.atomic, err = g.mod.Function(kernels.Atomic); err != nil {
+				return fail(err)
+			}
+			if g.wait, err = g.mod.Function(kernels.Wait); err != nil {
+				return fail(err)
+			}
+		} else {
+			o := t.gpus[i%ngpu]
+			g.ctx, g.mod, g.atomic, g.wait = o.ctx, o.mod, o.atomic, o.wait
 		}
 		if g.heap, err = g.ctx.Alloc(cfg.HeapSize); err != nil {
 			return fail(err)
@@ -116,21 +138,12 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 		if g.res, err = g.ctx.HostAlloc(8); err != nil {
 			return fail(err)
 		}
-		if g.mod, err = g.ctx.LoadModule(ptx); err != nil {
-			return fail(err)
-		}
-		if g.atomic, err = g.mod.Function(kernels.Atomic); err != nil {
-			return fail(err)
-		}
-		if g.wait, err = g.mod.Function(kernels.Wait); err != nil {
-			return fail(err)
-		}
 		if err = g.st.Memset(g.heap, 0, cfg.HeapSize); err != nil {
 			return fail(err)
 		}
 	}
-	for _, a := range t.gpus {
-		for _, b := range t.gpus {
+	for _, a := range t.gpus[:ngpu] {
+		for _, b := range t.gpus[:ngpu] {
 			if a != b {
 				if err := a.ctx.EnablePeer(b.ctx); err != nil {
 					return fail(err)
@@ -431,6 +444,9 @@ func (t *transport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req
 func (t *transport) Close() error {
 	var errs []error
 	for _, g := range t.gpus {
+		if g.ctx == nil {
+			continue
+		}
 		if g.st != nil {
 			errs = append(errs, g.st.Sync())
 		}
@@ -448,7 +464,11 @@ func (t *transport) Close() error {
 				errs = append(errs, g.ctx.Free(p))
 			}
 		}
-		errs = append(errs, g.ctx.Close())
+	}
+	for _, g := range t.gpus {
+		if g.owner && g.ctx != nil {
+			errs = append(errs, g.ctx.Close())
+		}
 	}
 	return errors.Join(errs...)
 }

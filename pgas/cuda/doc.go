@@ -29,3 +29,9 @@ package cuda
 
 // MaxWaitWords is the largest wait set the cuda backend's waits accept.
 const MaxWaitWords = 1 << 16
+
+// EnvShareGPUs, set to 1, lets a world have more PEs than GPUs: PE i runs
+// on GPU i mod #GPUs, PEs of one GPU sharing its context. It is for tests
+// (the suites' 3- to 64-PE cases on a 2-GPU machine); programs want one PE
+// per GPU.
+const EnvShareGPUs = "SYMCHAN_CUDA_SHARE_GPUS"
