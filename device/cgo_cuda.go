@@ -133,3 +133,12 @@ func copyOut(dst []byte, src Ptr, s C.CUstream) error {
 	runtime.KeepAlive(dst)
 	return err
 }
+
+func primaryRetain(ordinal int) (C.CUcontext, error) {
+	var ctx C.CUcontext
+	return ctx, check("cuDevicePrimaryCtxRetain", C.cuDevicePrimaryCtxRetain(&ctx, C.CUdevice(ordinal)))
+}
+
+func primaryRelease(ordinal int) error {
+	return check("cuDevicePrimaryCtxRelease", C.cuDevicePrimaryCtxRelease(C.CUdevice(ordinal)))
+}

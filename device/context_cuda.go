@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"unsafe"
 
 	"gorgonia.org/cu"
 )
@@ -16,6 +17,7 @@ import (
 type Context struct {
 	ordinal int
 	ctx     cu.CUContext
+	primary bool // the device's primary context: released, not destroyed
 }
 
 // NewContext creates a context on GPU ordinal. Close releases it and
@@ -32,6 +34,21 @@ func NewContext(ordinal int) (*Context, error) {
 		return nil, fmt.Errorf("device: context on GPU %d: %w", ordinal, err)
 	}
 	return &Context{ordinal: ordinal, ctx: ctx}, nil
+}
+
+// PrimaryContext retains GPU ordinal's primary context: the one the CUDA
+// runtime, and so libraries built on it (NVSHMEM), use. Close releases it.
+func PrimaryContext(ordinal int) (*Context, error) {
+	if _, err := get(ordinal); err != nil {
+		return nil, err
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c, err := primaryRetain(ordinal)
+	if err != nil {
+		return nil, fmt.Errorf("device: primary context of GPU %d: %w", ordinal, err)
+	}
+	return &Context{ordinal: ordinal, ctx: *(*cu.CUContext)(unsafe.Pointer(&c)), primary: true}, nil
 }
 
 // Ordinal is the context's GPU.
@@ -113,10 +130,13 @@ func (c *Context) MemInfo() (free, total int64, err error) {
 	return free, total, err
 }
 
-// Close destroys the context.
+// Close destroys the context (releases it, for a primary context).
 func (c *Context) Close() error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	if c.primary {
+		return primaryRelease(c.ordinal)
+	}
 	return c.ctx.Destroy()
 }
 

@@ -8,6 +8,9 @@ type Context struct{}
 // NewContext creates a context on GPU ordinal.
 func NewContext(ordinal int) (*Context, error) { return nil, ErrNoCUDA }
 
+// PrimaryContext returns ErrNoCUDA.
+func PrimaryContext(ordinal int) (*Context, error) { return nil, ErrNoCUDA }
+
 // Ordinal is the context's GPU.
 func (c *Context) Ordinal() int { return -1 }
 

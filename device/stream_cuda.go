@@ -36,6 +36,10 @@ func (c *Context) NewStream() (*Stream, error) {
 
 func (s *Stream) c() C.CUstream { return *(*C.CUstream)(unsafe.Pointer(&s.s)) }
 
+// Handle is the stream's CUstream (a cudaStream_t to the runtime), for
+// handing to C libraries that enqueue on it (NVSHMEM's on-stream calls).
+func (s *Stream) Handle() unsafe.Pointer { return unsafe.Pointer(s.c()) }
+
 // Context is the stream's context.
 func (s *Stream) Context() *Context { return s.ctx }
 

@@ -2,11 +2,16 @@
 
 package device
 
+import "unsafe"
+
 // Stream is a CUDA stream; without the cuda tag every method returns ErrNoCUDA.
 type Stream struct{}
 
 // NewStream returns ErrNoCUDA.
 func (c *Context) NewStream() (*Stream, error) { return nil, ErrNoCUDA }
+
+// Handle returns nil.
+func (s *Stream) Handle() unsafe.Pointer { return nil }
 
 // Context returns nil.
 func (s *Stream) Context() *Context { return nil }

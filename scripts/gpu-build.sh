@@ -6,11 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/cuda-sdk.sh --env)"
 mkdir -p .gpu
-for pkg in ./device ./pgas/cuda ./tests ./bench; do
+for pkg in ./device ./pgas/cuda ./pgas/nvshmem ./tests ./bench; do
 	go test -c -tags cuda -ldflags='-s -w' -o ".gpu/$(basename "$pkg").test" "$pkg"
 done
 for ex in ring jacobi; do
 	go build -tags cuda -ldflags='-s -w' -o ".gpu/$ex" "./examples/$ex"
 done
+go build -ldflags='-s -w' -o .gpu/symrun ./cmd/symrun
 cp scripts/gpu-run.sh .gpu/
 du -sh .gpu

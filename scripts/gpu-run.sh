@@ -4,6 +4,7 @@
 #
 #   .gpu/gpu-run.sh tests    # device tests; both suites on 1 GPU and on all GPUs
 #   .gpu/gpu-run.sh bench    # examples, GPU benchmarks, NVSHMEM anchors
+#   .gpu/gpu-run.sh nvshmem  # the nvshmem backend under symrun
 #   .gpu/gpu-run.sh          # both
 #
 # When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
@@ -47,6 +48,12 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 	step suites-cuda-shared 400 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1 ./tests.test -test.v -test.count=1 -test.short -test.timeout=390s
 	step ring-cuda-1gpu 120 ./ring -backend cuda -pes 1 -size 8,4K,1M -laps 20
 	step jacobi-cuda-1gpu-verify 120 ./jacobi -backend cuda -pes 1 -nx 4096 -niter 300 -verify
+fi
+if [ "$what" = nvshmem ] || [ "$what" = tests ] || [ "$what" = all ]; then
+	# One process per GPU under symrun; NVSHMEM over NVLink only.
+	export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none
+	step nvshmem-${ngpu}proc 200 ./symrun -n "$ngpu" ./nvshmem.test -test.v -test.count=1
+	step ring-nvshmem-${ngpu}proc 120 ./symrun -n "$ngpu" ./ring -backend nvshmem -size 8,4K,1M,64M -laps 50 -check-every-lap=false
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
 	step ring-cuda 120 ./ring -backend cuda -size 8,4K,1M,64M -laps 50 -check-every-lap=false

@@ -8,16 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/internal/gpuwait"
 )
 
 func init() { pgas.Register("cuda", backend{}) }
@@ -42,9 +40,7 @@ type gpu struct {
 	st  *device.Stream
 	res *device.HostMem // atomic results
 
-	slotsMu sync.Mutex
-	slots   []*waitSlot // idle wait slots
-	all     []*waitSlot
+	waiter *gpuwait.Waiter // host waits on this PE's words
 }
 
 type transport struct {
@@ -141,6 +137,7 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 		if err = g.st.Memset(g.heap, 0, cfg.HeapSize); err != nil {
 			return fail(err)
 		}
+		g.waiter = gpuwait.New(g.ctx, g.wait)
 	}
 	for _, a := range t.gpus[:ngpu] {
 		for _, b := range t.gpus[:ngpu] {
@@ -291,154 +288,10 @@ func (t *transport) Quiet(from int) error {
 	return t.issue(from, true, func(*gpu) error { return nil })
 }
 
-// A waitSlot is what one wait needs: a stream for the waiting kernel and
-// mapped pinned memory for its inputs (abort flag, comparands, mask) and
-// its report (done, result, word, indices).
-type waitSlot struct {
-	st      *device.Stream
-	in, out *device.HostMem
-}
-
-const (
-	inValues  = 8 // the abort flag is in[0:4]
-	inStatus  = inValues + MaxWaitWords*8
-	inSize    = inStatus + MaxWaitWords
-	outIdx    = 24
-	outSize   = outIdx + MaxWaitWords*4
-	maxShared = 40 << 10 // dynamic shared memory a wait may stage into
-)
-
-func (g *gpu) getSlot() (*waitSlot, error) {
-	g.slotsMu.Lock()
-	if n := len(g.slots); n > 0 {
-		s := g.slots[n-1]
-		g.slots = g.slots[:n-1]
-		g.slotsMu.Unlock()
-		return s, nil
-	}
-	g.slotsMu.Unlock()
-	s := &waitSlot{}
-	var err error
-	if s.st, err = g.ctx.NewStream(); err != nil {
-		return nil, err
-	}
-	if s.in, err = g.ctx.HostAlloc(inSize); err != nil {
-		s.st.Destroy()
-		return nil, err
-	}
-	if s.out, err = g.ctx.HostAlloc(outSize); err != nil {
-		s.st.Destroy()
-		s.in.Free()
-		return nil, err
-	}
-	g.slotsMu.Lock()
-	g.all = append(g.all, s)
-	g.slotsMu.Unlock()
-	return s, nil
-}
-
-func (g *gpu) putSlot(s *waitSlot) {
-	g.slotsMu.Lock()
-	g.slots = append(g.slots, s)
-	g.slotsMu.Unlock()
-}
-
-func u64at(b []byte, i int) *uint64 { return (*uint64)(unsafe.Pointer(&b[i])) }
-
-var errAborted = errors.New("aborted: a PE failed")
+var errAborted = gpuwait.ErrAborted
 
 func (t *transport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req pgas.WaitRequest) (pgas.WaitResult, error) {
-	if req.N > MaxWaitWords {
-		return pgas.WaitResult{}, fmt.Errorf("%w: cuda backend waits on at most %d words, not %d", pgas.ErrBadArg, MaxWaitWords, req.N)
-	}
-	g := t.gpus[pe]
-	s, err := g.getSlot()
-	if err != nil {
-		return pgas.WaitResult{}, err
-	}
-	defer g.putSlot(s)
-	in, out := s.in.Bytes(), s.out.Bytes()
-	atomic.StoreUint32((*uint32)(unsafe.Pointer(&in[0])), 0)
-	atomic.StoreUint64(u64at(out, 0), 0)
-	var values, status uint64
-	shared := 0
-	if req.Values != nil {
-		copy(unsafe.Slice((*uint64)(unsafe.Pointer(&in[inValues])), req.N), req.Values)
-		values = uint64(s.in.Ptr()) + inValues
-		shared += 8 * req.N
-	}
-	if req.Status != nil {
-		st := in[inStatus : inStatus+req.N]
-		for i, v := range req.Status {
-			st[i] = 0
-			if v != 0 {
-				st[i] = 1
-			}
-		}
-		status = uint64(s.in.Ptr()) + inStatus
-		shared += req.N
-	}
-	if shared > maxShared {
-		shared = 0 // read from host memory on every pass instead
-	}
-	test := uint64(0)
-	if req.Test {
-		test = 1
-	}
-	spec := uint64(req.Kind) | uint64(req.Cmp)<<8 | uint64(req.Mode)<<16 | test<<24
-	threads := min(256, (req.N+31)/32*32)
-	err = s.st.Launch(g.wait, device.D1(1), device.D1(threads), shared,
-		uint64(t.addr(pe, req.Off)), uint64(req.N), spec, req.Value, values, status, uint64(req.Start),
-		uint64(s.out.Ptr()), uint64(s.in.Ptr()))
-	if err != nil {
-		return pgas.WaitResult{}, err
-	}
-	done := u64at(out, 0)
-	var cause error
-	for i := 0; atomic.LoadUint64(done) == 0; i++ {
-		switch {
-		case cause != nil:
-			runtime.Gosched()
-		case i < 64:
-			// The kernel answers a satisfied wait within microseconds.
-		case i < 4096:
-			runtime.Gosched()
-		default:
-			time.Sleep(20 * time.Microsecond)
-		}
-		if cause == nil && i&63 == 63 {
-			select {
-			case <-ctx.Done():
-				cause = ctx.Err()
-			case <-abort:
-				cause = errAborted
-			default:
-			}
-			if cause != nil {
-				atomic.StoreUint32((*uint32)(unsafe.Pointer(&in[0])), 1)
-			}
-		}
-	}
-	if atomic.LoadUint64(done) == 2 {
-		if err := s.st.Sync(); err != nil {
-			return pgas.WaitResult{}, err
-		}
-		return pgas.WaitResult{}, cause
-	}
-	r := pgas.WaitResult{N: int(int64(atomic.LoadUint64(u64at(out, 8)))), Word: atomic.LoadUint64(u64at(out, 16))}
-	switch req.Mode {
-	case pgas.WaitAny:
-		if r.N < 0 {
-			r.N = pgas.NoIndex
-		}
-	case pgas.WaitSome:
-		idx := unsafe.Slice((*int32)(unsafe.Pointer(&out[outIdx])), r.N)
-		for i, v := range idx {
-			req.Indices[i] = int(v)
-		}
-		slices.Sort(req.Indices[:r.N])
-	}
-	return r, nil
+	return t.gpus[pe].waiter.Wait(ctx, abort, t.addr(pe, req.Off), req)
 }
 
 func (t *transport) Close() error {
@@ -450,8 +303,8 @@ func (t *transport) Close() error {
 		if g.st != nil {
 			errs = append(errs, g.st.Sync())
 		}
-		for _, s := range g.all {
-			errs = append(errs, s.st.Destroy(), s.in.Free(), s.out.Free())
+		if g.waiter != nil {
+			errs = append(errs, g.waiter.Close())
 		}
 		if g.res != nil {
 			errs = append(errs, g.res.Free())

@@ -1,0 +1,199 @@
+//go:build cuda
+
+package gpuwait
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/pgas"
+)
+
+// ErrAborted ends a wait whose abort channel closed (a PE failed).
+var ErrAborted = errors.New("aborted: a PE failed")
+
+// Waiter runs the waits on one GPU context.
+type Waiter struct {
+	ctx  *device.Context
+	wait *device.Function // kernels.Wait in ctx
+
+	mu   sync.Mutex
+	idle []*slot
+	all  []*slot
+}
+
+// New returns a Waiter launching wait (kernels.Wait, loaded in ctx).
+func New(ctx *device.Context, wait *device.Function) *Waiter {
+	return &Waiter{ctx: ctx, wait: wait}
+}
+
+// A slot is what one wait needs: a stream for the waiting kernel and
+// mapped pinned memory for its inputs (abort flag, comparands, mask) and
+// its report (done, result, word, indices).
+type slot struct {
+	st      *device.Stream
+	in, out *device.HostMem
+}
+
+const (
+	inValues  = 8 // the abort flag is in[0:4]
+	inStatus  = inValues + MaxWords*8
+	inSize    = inStatus + MaxWords
+	outIdx    = 24
+	outSize   = outIdx + MaxWords*4
+	maxShared = 40 << 10 // dynamic shared memory a wait may stage into
+)
+
+func (w *Waiter) getSlot() (*slot, error) {
+	w.mu.Lock()
+	if n := len(w.idle); n > 0 {
+		s := w.idle[n-1]
+		w.idle = w.idle[:n-1]
+		w.mu.Unlock()
+		return s, nil
+	}
+	w.mu.Unlock()
+	s := &slot{}
+	var err error
+	if s.st, err = w.ctx.NewStream(); err != nil {
+		return nil, err
+	}
+	if s.in, err = w.ctx.HostAlloc(inSize); err != nil {
+		s.st.Destroy()
+		return nil, err
+	}
+	if s.out, err = w.ctx.HostAlloc(outSize); err != nil {
+		s.st.Destroy()
+		s.in.Free()
+		return nil, err
+	}
+	w.mu.Lock()
+	w.all = append(w.all, s)
+	w.mu.Unlock()
+	return s, nil
+}
+
+func (w *Waiter) putSlot(s *slot) {
+	w.mu.Lock()
+	w.idle = append(w.idle, s)
+	w.mu.Unlock()
+}
+
+func u64at(b []byte, i int) *uint64 { return (*uint64)(unsafe.Pointer(&b[i])) }
+
+// Wait evaluates req over the words at address words (req.Off is
+// ignored), blocking unless req.Test until it holds, ctx ends or abort is
+// closed.
+func (w *Waiter) Wait(ctx context.Context, abort <-chan struct{}, words device.Ptr, req pgas.WaitRequest) (pgas.WaitResult, error) {
+	if req.N > MaxWords {
+		return pgas.WaitResult{}, fmt.Errorf("%w: GPU waits take at most %d words, not %d", pgas.ErrBadArg, MaxWords, req.N)
+	}
+	s, err := w.getSlot()
+	if err != nil {
+		return pgas.WaitResult{}, err
+	}
+	defer w.putSlot(s)
+	in, out := s.in.Bytes(), s.out.Bytes()
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&in[0])), 0)
+	atomic.StoreUint64(u64at(out, 0), 0)
+	var values, status uint64
+	shared := 0
+	if req.Values != nil {
+		copy(unsafe.Slice((*uint64)(unsafe.Pointer(&in[inValues])), req.N), req.Values)
+		values = uint64(s.in.Ptr()) + inValues
+		shared += 8 * req.N
+	}
+	if req.Status != nil {
+		st := in[inStatus : inStatus+req.N]
+		for i, v := range req.Status {
+			st[i] = 0
+			if v != 0 {
+				st[i] = 1
+			}
+		}
+		status = uint64(s.in.Ptr()) + inStatus
+		shared += req.N
+	}
+	if shared > maxShared {
+		shared = 0 // read from host memory on every pass instead
+	}
+	test := uint64(0)
+	if req.Test {
+		test = 1
+	}
+	spec := uint64(req.Kind) | uint64(req.Cmp)<<8 | uint64(req.Mode)<<16 | test<<24
+	threads := min(256, (req.N+31)/32*32)
+	err = s.st.Launch(w.wait, device.D1(1), device.D1(threads), shared,
+		uint64(words), uint64(req.N), spec, req.Value, values, status, uint64(req.Start),
+		uint64(s.out.Ptr()), uint64(s.in.Ptr()))
+	if err != nil {
+		return pgas.WaitResult{}, err
+	}
+	done := u64at(out, 0)
+	var cause error
+	for i := 0; atomic.LoadUint64(done) == 0; i++ {
+		switch {
+		case cause != nil:
+			runtime.Gosched()
+		case i < 64:
+			// The kernel answers a satisfied wait within microseconds.
+		case i < 4096:
+			runtime.Gosched()
+		default:
+			time.Sleep(20 * time.Microsecond)
+		}
+		if cause == nil && i&63 == 63 {
+			select {
+			case <-ctx.Done():
+				cause = ctx.Err()
+			case <-abort:
+				cause = ErrAborted
+			default:
+			}
+			if cause != nil {
+				atomic.StoreUint32((*uint32)(unsafe.Pointer(&in[0])), 1)
+			}
+		}
+	}
+	if atomic.LoadUint64(done) == 2 {
+		if err := s.st.Sync(); err != nil {
+			return pgas.WaitResult{}, err
+		}
+		return pgas.WaitResult{}, cause
+	}
+	r := pgas.WaitResult{N: int(int64(atomic.LoadUint64(u64at(out, 8)))), Word: atomic.LoadUint64(u64at(out, 16))}
+	switch req.Mode {
+	case pgas.WaitAny:
+		if r.N < 0 {
+			r.N = pgas.NoIndex
+		}
+	case pgas.WaitSome:
+		idx := unsafe.Slice((*int32)(unsafe.Pointer(&out[outIdx])), r.N)
+		for i, v := range idx {
+			req.Indices[i] = int(v)
+		}
+		slices.Sort(req.Indices[:r.N])
+	}
+	return r, nil
+}
+
+// Close releases the Waiter's streams and pinned memory; no wait may be
+// in progress.
+func (w *Waiter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var errs []error
+	for _, s := range w.all {
+		errs = append(errs, s.st.Destroy(), s.in.Free(), s.out.Free())
+	}
+	w.all, w.idle = nil, nil
+	return errors.Join(errs...)
+}

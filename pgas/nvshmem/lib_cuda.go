@@ -1,0 +1,192 @@
+//go:build cuda
+
+package nvshmem
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+// NVSHMEM 3.x's initialisation structures (nvshmem_types.h,
+// nvshmem_uniqueid.h): sizes 128, 24, 128 and 144 bytes.
+typedef struct { int version; char internal[124]; } sc_uid_t;
+typedef struct { int version; sc_uid_t *id; int myrank; int nranks; } sc_uid_args_t;
+typedef struct { int version; sc_uid_args_t uid_args; char content[96]; } sc_init_args_t;
+typedef struct { int version; void *mpi_comm; sc_init_args_t args; } sc_init_attr_t;
+
+_Static_assert(sizeof(sc_uid_t) == 128, "uid");
+_Static_assert(sizeof(sc_uid_args_t) == 24, "uid args");
+_Static_assert(sizeof(sc_init_args_t) == 128, "init args");
+_Static_assert(sizeof(sc_init_attr_t) == 144, "init attr");
+
+static struct {
+	int (*hostlib_init_attr)(unsigned, sc_init_attr_t *);
+	int (*get_uniqueid)(sc_uid_t *);
+	int (*set_attr_uniqueid_args)(int, int, const sc_uid_t *, sc_init_attr_t *);
+	int (*my_pe)(void);
+	int (*n_pes)(void);
+	void *(*malloc)(size_t);
+	void (*free)(void *);
+	void *(*ptr)(const void *, int);
+	void (*putmem_on_stream)(void *, const void *, size_t, int, void *);
+	void (*getmem_on_stream)(void *, const void *, size_t, int, void *);
+	void (*putmem_signal_on_stream)(void *, const void *, size_t, uint64_t *, uint64_t, int, int, void *);
+	void (*signal_op_on_stream)(uint64_t *, uint64_t, int, int, void *);
+	void (*quiet_on_stream)(void *);
+	void (*barrier_all)(void);
+} nv;
+
+const char *sc_missing;
+
+#define SC_SYM(field, name) \
+	if (!(*(void **)&nv.field = dlsym(h, name))) { sc_missing = name; return 0; }
+
+// sc_load opens the library at path; it returns NULL, or dlerror's text,
+// or the name of a missing symbol (prefixed "missing ").
+static const char *sc_load(const char *path) {
+	void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+	if (!h) return dlerror();
+	sc_missing = NULL;
+	int ok = 1;
+	do {
+		SC_SYM(hostlib_init_attr, "nvshmemx_hostlib_init_attr");
+		SC_SYM(get_uniqueid, "nvshmemx_get_uniqueid");
+		SC_SYM(set_attr_uniqueid_args, "nvshmemx_set_attr_uniqueid_args");
+		SC_SYM(my_pe, "nvshmem_my_pe");
+		SC_SYM(n_pes, "nvshmem_n_pes");
+		SC_SYM(malloc, "nvshmem_malloc");
+		SC_SYM(free, "nvshmem_free");
+		SC_SYM(ptr, "nvshmem_ptr");
+		SC_SYM(putmem_on_stream, "nvshmemx_putmem_on_stream");
+		SC_SYM(getmem_on_stream, "nvshmemx_getmem_on_stream");
+		SC_SYM(putmem_signal_on_stream, "nvshmemx_putmem_signal_on_stream");
+		SC_SYM(signal_op_on_stream, "nvshmemx_signal_op_on_stream");
+		SC_SYM(quiet_on_stream, "nvshmemx_quiet_on_stream");
+		SC_SYM(barrier_all, "nvshmem_barrier_all");
+	} while (0);
+	(void)ok;
+	return NULL;
+}
+
+static int sc_load_ok(void) { return sc_missing == NULL; }
+
+int sc_get_uniqueid(void *out) {
+	sc_uid_t *id = (sc_uid_t *)out;
+	id->version = (1 << 16) + sizeof(sc_uid_t);
+	return nv.get_uniqueid(id);
+}
+
+// sc_init starts NVSHMEM's host library with the unique-id bootstrap
+// (nvshmemx_hostlib_init_attr: we use no NVSHMEM device code), the
+// structures' versions set as the header's initialisers set them.
+int sc_init(int rank, int nranks, void *uid) {
+	sc_init_attr_t attr = {0};
+	attr.version = (1 << 16) + sizeof(sc_init_attr_t);
+	attr.args.version = (1 << 16) + sizeof(sc_init_args_t);
+	attr.args.uid_args.version = (1 << 16) + sizeof(sc_uid_args_t);
+	attr.args.uid_args.myrank = -1;
+	attr.args.uid_args.nranks = -1;
+	int rc = nv.set_attr_uniqueid_args(rank, nranks, (sc_uid_t *)uid, &attr);
+	if (rc != 0) return 1000 + rc;
+	return nv.hostlib_init_attr(1 << 3, &attr); // NVSHMEMX_INIT_WITH_UNIQUEID
+}
+
+int sc_my_pe(void) { return nv.my_pe(); }
+int sc_n_pes(void) { return nv.n_pes(); }
+uintptr_t sc_malloc(size_t n) { return (uintptr_t)nv.malloc(n); }
+void sc_free(uintptr_t p) { nv.free((void *)p); }
+uintptr_t sc_ptr(uintptr_t p, int pe) { return (uintptr_t)nv.ptr((void *)p, pe); }
+void sc_put(uintptr_t dst, uintptr_t src, size_t n, int pe, void *st) { nv.putmem_on_stream((void *)dst, (void *)src, n, pe, st); }
+void sc_get(uintptr_t dst, uintptr_t src, size_t n, int pe, void *st) { nv.getmem_on_stream((void *)dst, (void *)src, n, pe, st); }
+void sc_put_signal(uintptr_t dst, uintptr_t src, size_t n, uintptr_t sig, uint64_t v, int op, int pe, void *st) {
+	nv.putmem_signal_on_stream((void *)dst, (void *)src, n, (uint64_t *)sig, v, op, pe, st);
+}
+void sc_signal_op(uintptr_t sig, uint64_t v, int op, int pe, void *st) { nv.signal_op_on_stream((uint64_t *)sig, v, op, pe, st); }
+void sc_quiet_on_stream(void *st) { nv.quiet_on_stream(st); }
+void sc_barrier_all(void) { nv.barrier_all(); }
+
+// sc_preload loads a bootstrap plugin by path so that NVSHMEM's own
+// dlopen by name finds it without LD_LIBRARY_PATH.
+static void sc_preload(const char *path) { dlopen(path, RTLD_NOW | RTLD_GLOBAL); }
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"unsafe"
+)
+
+// NVSHMEM's signal operations (nvshmemx_signal_op_t).
+const (
+	nvSignalSet = 9
+	nvSignalAdd = 10
+)
+
+var (
+	loadOnce sync.Once
+	loadErr  error
+	libPath  string
+)
+
+// candidates lists where the host library may be, in order.
+func candidates() []string {
+	var c []string
+	if p := os.Getenv(EnvLib); p != "" {
+		return []string{p}
+	}
+	if h := os.Getenv(EnvHome); h != "" {
+		c = append(c, filepath.Join(h, "lib", "libnvshmem_host.so.3"), filepath.Join(h, "lib", "libnvshmem_host.so"))
+	}
+	for _, pat := range []string{
+		"/usr/lib/x86_64-linux-gnu/nvshmem/*/libnvshmem_host.so.3",
+		"/usr/lib/x86_64-linux-gnu/libnvshmem_host.so.3",
+		"/opt/nvidia/nvshmem/lib/libnvshmem_host.so.3",
+		"/usr/local/nvshmem/lib/libnvshmem_host.so.3",
+		"/usr/local/lib/python3*/dist-packages/nvidia/nvshmem/lib/libnvshmem_host.so.3",
+		"/usr/lib/python3*/site-packages/nvidia/nvshmem/lib/libnvshmem_host.so.3",
+		"/opt/*/.venv/lib/python3*/site-packages/nvidia/nvshmem/lib/libnvshmem_host.so.3",
+		os.Getenv("HOME") + "/.local/lib/python3*/site-packages/nvidia/nvshmem/lib/libnvshmem_host.so.3",
+	} {
+		m, _ := filepath.Glob(pat)
+		sort.Strings(m)
+		c = append(c, m...)
+	}
+	return append(c, "libnvshmem_host.so.3") // the loader's own search path
+}
+
+// load opens the NVSHMEM host library once per process.
+func load() error {
+	loadOnce.Do(func() {
+		var tried []string
+		for _, p := range candidates() {
+			cp := C.CString(p)
+			msg := C.sc_load(cp)
+			C.free(unsafe.Pointer(cp))
+			if msg != nil {
+				tried = append(tried, p+": "+C.GoString(msg))
+				continue
+			}
+			if C.sc_load_ok() == 0 {
+				loadErr = fmt.Errorf("nvshmem backend: %s lacks %s (NVSHMEM 3.x is required)", p, C.GoString(C.sc_missing))
+				return
+			}
+			libPath = p
+			// The unique-id bootstrap plugin sits beside the library.
+			plugin := C.CString(filepath.Join(filepath.Dir(p), "nvshmem_bootstrap_uid.so.3"))
+			C.sc_preload(plugin)
+			C.free(unsafe.Pointer(plugin))
+			return
+		}
+		loadErr = fmt.Errorf("nvshmem backend: the NVSHMEM host library was not found; set %s to libnvshmem_host.so.3 or %s to NVSHMEM's install directory (tried: %v)", EnvLib, EnvHome, tried)
+	})
+	return loadErr
+}
+
+var errNoPeer = errors.New("nvshmem backend: atomics need the target PE's memory mapped here (NVLink or PCIe peers of one node); NVSHMEM's host API has no atomics")

@@ -1,0 +1,386 @@
+//go:build cuda
+
+package nvshmem
+
+/*
+#include <stdint.h>
+#include <stddef.h>
+#include <stdlib.h>
+int sc_get_uniqueid(void *out);
+int sc_init(int rank, int nranks, void *uid);
+int sc_my_pe(void);
+int sc_n_pes(void);
+uintptr_t sc_malloc(size_t n);
+void sc_free(uintptr_t p);
+uintptr_t sc_ptr(uintptr_t p, int pe);
+void sc_put(uintptr_t dst, uintptr_t src, size_t n, int pe, void *st);
+void sc_get(uintptr_t dst, uintptr_t src, size_t n, int pe, void *st);
+void sc_put_signal(uintptr_t dst, uintptr_t src, size_t n, uintptr_t sig, uint64_t v, int op, int pe, void *st);
+void sc_signal_op(uintptr_t sig, uint64_t v, int op, int pe, void *st);
+void sc_quiet_on_stream(void *st);
+void sc_barrier_all(void);
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
+	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/bootstrap"
+	"github.com/symchan/symchan/pgas/internal/gpuwait"
+)
+
+func init() { pgas.Register("nvshmem", backend{}) }
+
+type backend struct{}
+
+// stagingSize is the symmetric buffer host data passes through.
+const stagingSize = 4 << 20
+
+// proc is this process's NVSHMEM state, made once: NVSHMEM cannot be
+// started again in a process.
+var proc struct {
+	once sync.Once
+	err  error
+	info bootstrap.Info
+	ctx  *device.Context // the GPU's primary context (NVSHMEM's)
+	work chan func()     // the goroutine, locked to its thread, that calls NVSHMEM
+	mod  *device.Module
+	atom *device.Function
+	wait *device.Function
+}
+
+// call runs fn on the NVSHMEM goroutine and waits for it.
+func call(fn func()) {
+	done := make(chan struct{})
+	proc.work <- func() { fn(); close(done) }
+	<-done
+}
+
+func start() error {
+	proc.once.Do(func() { proc.err = startOnce() })
+	return proc.err
+}
+
+func startOnce() error {
+	if err := load(); err != nil {
+		return err
+	}
+	info, err := bootstrap.FromEnv()
+	if err != nil {
+		return fmt.Errorf("nvshmem backend: %w", err)
+	}
+	proc.info = info
+	n, err := device.Count()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return errors.New("nvshmem backend: no GPU visible")
+	}
+	gpu := info.LocalRank % n
+	if proc.ctx, err = device.PrimaryContext(gpu); err != nil {
+		return err
+	}
+	// The unique id: rank 0 asks NVSHMEM for it, everyone gets it through
+	// the rendezvous (symrun's, or rank 0's own under mpirun or srun).
+	var uid []byte
+	if info.Size == 1 {
+		uid = make([]byte, 128)
+		if rc := C.sc_get_uniqueid(unsafe.Pointer(&uid[0])); rc != 0 {
+			return fmt.Errorf("nvshmem backend: nvshmemx_get_uniqueid: %d", rc)
+		}
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		uid, err = bootstrap.Share(ctx, info, "nvshmem-uid", func() ([]byte, error) {
+			id := make([]byte, 128)
+			if rc := C.sc_get_uniqueid(unsafe.Pointer(&id[0])); rc != 0 {
+				return nil, fmt.Errorf("nvshmemx_get_uniqueid: %d", rc)
+			}
+			return id, nil
+		})
+		if err != nil {
+			return fmt.Errorf("nvshmem backend: %w", err)
+		}
+		if len(uid) != 128 {
+			return fmt.Errorf("nvshmem backend: unique id of %d bytes", len(uid))
+		}
+	}
+	proc.work = make(chan func())
+	ready := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // for good: NVSHMEM keeps per-thread CUDA state
+		err := proc.ctx.Do(func() error {
+			cuid := C.CBytes(uid)
+			defer C.free(cuid)
+			if rc := C.sc_init(C.int(info.Rank), C.int(info.Size), cuid); rc != 0 {
+				return fmt.Errorf("nvshmem backend: NVSHMEM init failed (%d)", rc)
+			}
+			if me, np := int(C.sc_my_pe()), int(C.sc_n_pes()); me != info.Rank || np != info.Size {
+				return fmt.Errorf("nvshmem backend: NVSHMEM says PE %d of %d, the launcher rank %d of %d", me, np, info.Rank, info.Size)
+			}
+			return nil
+		})
+		ready <- err
+		if err != nil {
+			return
+		}
+		for fn := range proc.work {
+			proc.ctx.Do(func() error { fn(); return nil })
+		}
+	}()
+	if err := <-ready; err != nil {
+		return err
+	}
+	ptx, err := kernels.PTX()
+	if err != nil {
+		return err
+	}
+	if proc.mod, err = proc.ctx.LoadModule(ptx); err != nil {
+		return err
+	}
+	if proc.atom, err = proc.mod.Function(kernels.Atomic); err != nil {
+		return err
+	}
+	proc.wait, err = proc.mod.Function(kernels.Wait)
+	return err
+}
+
+type transport struct {
+	me, n   int
+	size    int64
+	heap    device.Ptr   // this PE's partition (nvshmem_malloc)
+	staging device.Ptr   // symmetric staging for host data
+	peers   []device.Ptr // nvshmem_ptr of the heap on each PE; 0 if not mapped
+
+	mu     sync.Mutex // serialises this PE's routines on st
+	st     *device.Stream
+	res    *device.HostMem
+	waiter *gpuwait.Waiter
+}
+
+func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
+	if err := start(); err != nil {
+		return nil, err
+	}
+	info := proc.info
+	if cfg.PEs != 0 && cfg.PEs != info.Size {
+		return nil, fmt.Errorf("nvshmem backend: %d PEs asked for, but the launcher started %d processes (one PE each)", cfg.PEs, info.Size)
+	}
+	t := &transport{me: info.Rank, n: info.Size, size: cfg.HeapSize}
+	var heap, staging C.uintptr_t
+	call(func() {
+		heap = C.sc_malloc(C.size_t(cfg.HeapSize))
+		staging = C.sc_malloc(stagingSize)
+	})
+	if heap == 0 || staging == 0 {
+		call(func() {
+			if heap != 0 {
+				C.sc_free(heap)
+			}
+			if staging != 0 {
+				C.sc_free(staging)
+			}
+		})
+		return nil, fmt.Errorf("nvshmem backend: nvshmem_malloc of %d bytes failed; lower SYMCHAN_SYMMETRIC_SIZE (NVSHMEM_SYMMETRIC_SIZE must hold it too)", cfg.HeapSize)
+	}
+	t.heap, t.staging = device.Ptr(uintptr(heap)), device.Ptr(uintptr(staging))
+	t.peers = make([]device.Ptr, t.n)
+	call(func() {
+		for pe := range t.n {
+			t.peers[pe] = device.Ptr(C.sc_ptr(heap, C.int(pe)))
+		}
+	})
+	fail := func(err error) (pgas.Transport, error) {
+		t.Close()
+		return nil, fmt.Errorf("nvshmem backend: %w", err)
+	}
+	var err error
+	if t.st, err = proc.ctx.NewStream(); err != nil {
+		return fail(err)
+	}
+	if t.res, err = proc.ctx.HostAlloc(8); err != nil {
+		return fail(err)
+	}
+	if err := t.st.Memset(t.heap, 0, cfg.HeapSize); err != nil {
+		return fail(err)
+	}
+	if err := t.st.Sync(); err != nil {
+		return fail(err)
+	}
+	t.waiter = gpuwait.New(proc.ctx, proc.wait)
+	call(func() { C.sc_barrier_all() }) // every heap zeroed before anyone writes
+	return t, nil
+}
+
+func (t *transport) NumPEs() int            { return t.n }
+func (t *transport) LocalPEs() []int        { return []int{t.me} }
+func (t *transport) HeapSize() int64        { return t.size }
+func (t *transport) Heap(int) []byte        { return nil }
+func (t *transport) Fence(int) error        { return t.quiet(false) }
+func (t *transport) Quiet(int) error        { return t.quiet(true) }
+func (t *transport) addr(off int64) uintptr { return uintptr(t.heap) + uintptr(off) }
+
+// Node assumes blocks of LocalSize consecutive ranks per node.
+func (t *transport) Node(pe int) int {
+	if ls := proc.info.LocalSize; ls > 0 {
+		return pe / ls
+	}
+	return 0
+}
+
+func (t *transport) handle() unsafe.Pointer { return t.st.Handle() }
+
+// quiet completes this PE's NVSHMEM operations in stream order; with wait
+// the host also waits for them.
+func (t *transport) quiet(wait bool) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	call(func() { C.sc_quiet_on_stream(t.handle()) })
+	if wait {
+		return t.st.Sync()
+	}
+	return nil
+}
+
+// staged runs fn (on the NVSHMEM goroutine) over src in pieces of at most
+// stagingSize, each first copied into the staging buffer. Stream order
+// keeps a piece in the buffer until its put has read it.
+func (t *transport) staged(src []byte, fn func(at int, n int)) error {
+	for at := 0; at < len(src); at += stagingSize {
+		n := min(stagingSize, len(src)-at)
+		if err := t.st.CopyIn(t.staging, src[at:at+n]); err != nil {
+			return err
+		}
+		call(func() { fn(at, n) })
+	}
+	return nil
+}
+
+func (t *transport) Put(_, pe int, off int64, src []byte) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.staged(src, func(at, n int) {
+		C.sc_put(C.uintptr_t(t.addr(off+int64(at))), C.uintptr_t(t.staging), C.size_t(n), C.int(pe), t.handle())
+	})
+}
+
+func (t *transport) PutNBI(from, pe int, off int64, src []byte) error {
+	return t.Put(from, pe, off, src)
+}
+
+func (t *transport) Get(_, pe int, off int64, dst []byte) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for at := 0; at < len(dst); at += stagingSize {
+		n := min(stagingSize, len(dst)-at)
+		call(func() {
+			C.sc_get(C.uintptr_t(t.staging), C.uintptr_t(t.addr(off+int64(at))), C.size_t(n), C.int(pe), t.handle())
+			C.sc_quiet_on_stream(t.handle())
+		})
+		if err := t.st.CopyOut(dst[at:at+n], t.staging); err != nil {
+			return err
+		}
+	}
+	return t.st.Sync()
+}
+
+func (t *transport) GetNBI(from, pe int, off int64, dst []byte) error {
+	return t.Get(from, pe, off, dst)
+}
+
+func (t *transport) Copy(_, dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	call(func() {
+		if srcPE == t.me {
+			C.sc_put(C.uintptr_t(t.addr(dstOff)), C.uintptr_t(t.addr(srcOff)), C.size_t(n), C.int(dstPE), t.handle())
+		} else {
+			C.sc_get(C.uintptr_t(t.addr(dstOff)), C.uintptr_t(t.addr(srcOff)), C.size_t(n), C.int(srcPE), t.handle())
+		}
+		C.sc_quiet_on_stream(t.handle())
+	})
+	return t.st.Sync()
+}
+
+func sigOp(op pgas.SigOp) C.int {
+	if op == pgas.SignalAdd {
+		return nvSignalAdd
+	}
+	return nvSignalSet
+}
+
+func (t *transport) PutSignal(_, pe int, off int64, src []byte, sigOff int64, sig uint64, op pgas.SigOp, _ bool) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(src) == 0 {
+		call(func() { C.sc_signal_op(C.uintptr_t(t.addr(sigOff)), C.uint64_t(sig), sigOp(op), C.int(pe), t.handle()) })
+		return nil
+	}
+	// Chunks before the last go as plain puts; the last carries the signal.
+	return t.staged(src, func(at, n int) {
+		if at+n < len(src) {
+			C.sc_put(C.uintptr_t(t.addr(off+int64(at))), C.uintptr_t(t.staging), C.size_t(n), C.int(pe), t.handle())
+			return
+		}
+		C.sc_put_signal(C.uintptr_t(t.addr(off+int64(at))), C.uintptr_t(t.staging), C.size_t(n), C.uintptr_t(t.addr(sigOff)),
+			C.uint64_t(sig), sigOp(op), C.int(pe), t.handle())
+	})
+}
+
+func (t *transport) Atomic(_, pe int, off int64, k pgas.Kind, op pgas.AtomicOp, operand, cond uint64) (uint64, error) {
+	if t.peers[pe] == 0 {
+		return 0, errNoPeer
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// Earlier puts to that word complete first (stream order), then the
+	// kernel runs on the peer's memory.
+	call(func() { C.sc_quiet_on_stream(t.handle()) })
+	err := t.st.Launch(proc.atom, device.D1(1), device.D1(1), 0,
+		uint64(t.peers[pe])+uint64(off), uint64(k)|uint64(op)<<8, operand, cond, uint64(t.res.Ptr()))
+	if err == nil {
+		err = t.st.Sync()
+	}
+	old := atomic.LoadUint64((*uint64)(unsafe.Pointer(&t.res.Bytes()[0])))
+	if k.Size() == 4 {
+		old &= 0xffffffff
+	}
+	return old, err
+}
+
+func (t *transport) Wait(ctx context.Context, _ int, abort <-chan struct{}, req pgas.WaitRequest) (pgas.WaitResult, error) {
+	return t.waiter.Wait(ctx, abort, t.heap+device.Ptr(req.Off), req)
+}
+
+func (t *transport) Close() error {
+	var errs []error
+	if t.st != nil {
+		errs = append(errs, t.quiet(true))
+	}
+	call(func() {
+		C.sc_barrier_all() // nobody still writes here
+		C.sc_free(C.uintptr_t(t.staging))
+		C.sc_free(C.uintptr_t(t.heap))
+	})
+	if t.waiter != nil {
+		errs = append(errs, t.waiter.Close())
+	}
+	if t.res != nil {
+		errs = append(errs, t.res.Free())
+	}
+	if t.st != nil {
+		errs = append(errs, t.st.Destroy())
+	}
+	return errors.Join(errs...)
+}
