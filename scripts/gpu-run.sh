@@ -53,6 +53,7 @@ if [ "$what" = nvshmem ] || [ "$what" = tests ] || [ "$what" = all ]; then
 	# One process per GPU under symrun; NVSHMEM over NVLink only.
 	export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none
 	step nvshmem-${ngpu}proc 200 ./symrun -n "$ngpu" ./nvshmem.test -test.v -test.count=1
+	step suites-nvshmem-${ngpu}proc 300 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS=$ngpu ./symrun -n "$ngpu" ./tests.test -test.v -test.count=1 -test.short -test.timeout=280s
 	step ring-nvshmem-${ngpu}proc 120 ./symrun -n "$ngpu" ./ring -backend nvshmem -size 8,4K,1M,64M -laps 50 -check-every-lap=false
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

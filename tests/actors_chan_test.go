@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -333,13 +334,11 @@ func TestSendCancellation(t *testing.T) {
 }
 
 func TestActorsBadInput(t *testing.T) {
-	var kept *actors.Chan[int]
+	var kept atomic.Pointer[actors.Chan[int]] // a Chan of one PE of this process
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int](ctx, pe))
 		mb := must(actors.NewMailbox(ctx, pe, actors.MaxMessage(100)))
-		if pe.ID() == 0 {
-			kept = ch
-		}
+		kept.Store(ch)
 		for name, err := range map[string]error{
 			"PE -1":     ch.Send(ctx, -1, 1),
 			"PE 2":      ch.Send(ctx, 2, 1),
@@ -364,7 +363,7 @@ func TestActorsBadInput(t *testing.T) {
 		}
 		return nil
 	})
-	if err := kept.Send(context.Background(), 1, 1); !errors.Is(err, pgas.ErrClosed) {
+	if err := kept.Load().Send(context.Background(), 1, 1); !errors.Is(err, pgas.ErrClosed) {
 		t.Errorf("Send after the world ended: %v", err)
 	}
 }
@@ -372,6 +371,7 @@ func TestActorsBadInput(t *testing.T) {
 // A PE that fails ends the others' blocked Sends and Recvs with an error
 // naming it.
 func TestActorsPeerFailure(t *testing.T) {
+	oneProcess(t)
 	err := runErr(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int](ctx, pe, actors.Slots(1)))
 		switch pe.ID() {

@@ -16,6 +16,7 @@ import (
 // When one PE fails, the blocking calls of the others return an error that
 // names it, promptly, and Run reports the failure.
 func TestPEFailurePropagates(t *testing.T) {
+	oneProcess(t)
 	const n = 4
 	const failing = 2
 	ways := map[string]func() error{
@@ -107,6 +108,7 @@ func TestNoGoroutineOutlivesRun(t *testing.T) {
 }
 
 func TestRunContextCancelled(t *testing.T) {
+	oneProcess(t)
 	needPEs(t, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	err := pgas.Run(ctx, pgas.Config{Backend: backend(), PEs: 2, HeapSize: testHeap}, func(ctx context.Context, pe *pgas.PE) error {

@@ -34,11 +34,41 @@ func maxPEs(t testing.TB) int {
 }
 
 // needPEs skips t when the backend cannot start n PEs (one PE per GPU on
-// the cuda backend: a machine has so many).
+// the cuda backend: a machine has so many; exactly one per process on
+// the nvshmem backend).
 func needPEs(t testing.TB, n int) {
 	t.Helper()
+	if p := procs(t); p > 1 && n != p {
+		t.Skipf("needs %d PEs; this run has %d processes, one PE each", n, p)
+	}
 	if m := maxPEs(t); n > m {
 		t.Skipf("needs %d PEs; SYMCHAN_TEST_MAX_PES=%d", n, m)
+	}
+}
+
+// procs is the number of processes the suite runs in at once
+// (SYMCHAN_TEST_PROCS, set when a launcher starts one test binary per PE,
+// as for the nvshmem backend: symrun -n 2 ./tests.test); 1 if unset. Every
+// process runs every test, each hosting its own PE of each world.
+func procs(t testing.TB) int {
+	v := os.Getenv("SYMCHAN_TEST_PROCS")
+	if v == "" {
+		return 1
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("SYMCHAN_TEST_PROCS=%q: want a positive integer", v)
+	}
+	return n
+}
+
+// oneProcess skips t when its PEs run in several processes: a PE's failure
+// or a context cancelled in one process does not reach the others there
+// (the launcher stops them instead).
+func oneProcess(t testing.TB) {
+	t.Helper()
+	if procs(t) > 1 {
+		t.Skip("needs every PE in this process (PE failure and cancellation do not cross processes)")
 	}
 }
 
