@@ -5,6 +5,7 @@
 # $ANCHOR_BUILD (default /tmp/symchan-anchors).
 #
 #   scripts/anchors.sh [bench|jacobi|all] [jacobi args: nx ny niter]
+#   (ANCHOR_KERNELS: the Jacobi sweep kernels to run, default "vec4 scalar")
 set -euo pipefail
 cd "$(dirname "$0")/../bench/anchors"
 what=${1:-all}
@@ -37,7 +38,7 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
 fi
 if [ "$what" = jacobi ] || [ "$what" = all ]; then
 	# Both sweep kernels of examples/jacobi, on 1, 2, 4 … GPUs.
-	for kernel in vec4 scalar; do
+	for kernel in ${ANCHOR_KERNELS:-vec4 scalar}; do
 		np=1
 		while [ "$np" -le "$ngpu" ]; do
 			run "$np" "$build/nvshmem_jacobi" "${1:-16384}" "${2:-16384}" "${3:-1000}" "$kernel"

@@ -55,6 +55,10 @@ if [ "$what" = nvshmem ] || [ "$what" = tests ] || [ "$what" = all ]; then
 	step nvshmem-${ngpu}proc 200 ./symrun -n "$ngpu" ./nvshmem.test -test.v -test.count=1
 	step suites-nvshmem-${ngpu}proc 300 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS=$ngpu ./symrun -n "$ngpu" ./tests.test -test.v -test.count=1 -test.short -test.timeout=280s
 	step ring-nvshmem-${ngpu}proc 120 ./symrun -n "$ngpu" ./ring -backend nvshmem -size 8,4K,1M,64M -laps 50 -check-every-lap=false
+	step jacobi-nvshmem-${ngpu}proc 240 ./symrun -n "$ngpu" ./jacobi -backend nvshmem -verify -png "${OUT:-/tmp}/jacobi-nvshmem.png"
+	step bench-nvshmem-${ngpu}proc 240 ./symrun -n "$ngpu" ./bench.test -test.run '^$' -test.bench NVSHMEM -test.benchtime 1x
+	[ "$what" = nvshmem ] && [ -d "$repo/bench/anchors" ] && step anchors-bench 200 "$repo/scripts/anchors.sh" bench
+	[ "$what" = nvshmem ] && [ -d "$repo/bench/anchors" ] && step anchors-jacobi 200 env ANCHOR_KERNELS=vec4 "$repo/scripts/anchors.sh" jacobi
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
 	step ring-cuda 120 ./ring -backend cuda -size 8,4K,1M,64M -laps 50 -check-every-lap=false
@@ -65,7 +69,7 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
 fi
 echo
 echo "figures:"
-cat /tmp/symchan-*.log 2>/dev/null | grep -h "^anchor \|^Benchmark\|PEs: \|^single PE\|^ring: \|^ *[0-9]* *[0-9]* *[0-9.]*[µm]*s " || true
+cat /tmp/symchan-*.log 2>/dev/null | grep -hE "^(\[PE [0-9]+\] )?(anchor |Benchmark|[0-9]+ x [0-9]+: |single PE|verify|ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s )" || true
 echo
 echo "step                       result     time"
 printf '%s\n' "${rows[@]}"

@@ -155,6 +155,36 @@ int main(int argc, char **argv) {
 		if (me == 0)
 			printf("anchor pingpong_on_stream 8 %.3f us\n", median(r));
 	}
+	// Host-blocking ping-pong: every step waits on the host, as a blocking
+	// host API does (the anchor of the nvshmem backend's PutSignal +
+	// SignalWaitUntil).
+	{
+		const int n = 200;
+		std::vector<double> r;
+		for (int rep = 0; rep < 12; rep++) {
+			nvshmem_barrier_all();
+			double t0 = MPI_Wtime();
+			for (int i = 1; i <= n; i++) {
+				uint64_t v = base + i;
+				if (me == 1) {
+					nvshmemx_signal_wait_until_on_stream(sig + 3, NVSHMEM_CMP_GE, v, st);
+					CK(cudaStreamSynchronize(st));
+				}
+				nvshmemx_putmem_signal_on_stream(buf, buf, 8, sig + 3, v, NVSHMEM_SIGNAL_SET, peer, st);
+				CK(cudaStreamSynchronize(st));
+				if (me == 0) {
+					nvshmemx_signal_wait_until_on_stream(sig + 3, NVSHMEM_CMP_GE, v, st);
+					CK(cudaStreamSynchronize(st));
+				}
+			}
+			double t = MPI_Wtime() - t0;
+			base += n;
+			if (rep >= 2)
+				r.push_back(t * 1e6 / n / 2);
+		}
+		if (me == 0)
+			printf("anchor pingpong_host_blocking 8 %.3f us\n", median(r));
+	}
 	nvshmem_barrier_all();
 	nvshmem_free(buf);
 	nvshmem_free(sig);

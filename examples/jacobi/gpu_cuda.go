@@ -13,23 +13,49 @@ import (
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/pgas/cuda"
+	"github.com/symchan/symchan/pgas/nvshmem"
 )
 
-func init() { engines["cuda"] = cudaEngine }
+func init() {
+	engines["cuda"] = gpuEngine(func(pe *pgas.PE) (gpuPE, error) { return cuda.On(pe) })
+	engines["nvshmem"] = gpuEngine(func(pe *pgas.PE) (gpuPE, error) {
+		g, err := nvshmem.On(pe)
+		if err == nil && !g.Mapped() {
+			err = fmt.Errorf("jacobi: the GPU engine stores halos straight into the neighbours' memory; on nvshmem every PE must be on one node (NVLink or PCIe peers)")
+		}
+		return g, err
+	})
+}
+
+// gpuPE is what the GPU engine needs of a PE's GPU: the cuda and nvshmem
+// backends both provide it.
+type gpuPE interface {
+	Context() *device.Context
+	Stream() *device.Stream
+	Module() *device.Module
+	HeapDescriptor() device.Ptr
+	Addr(pe int, off int64) device.Ptr
+}
 
 // rowsPerStrip is how many rows each thread of the sweep kernel walks.
 const rowsPerStrip = 32
 
-// cudaEngine runs every sweep on the GPU: one jacobi_sweep launch per
+// gpuEngine runs every sweep on the GPU: one jacobi_sweep launch per
 // sweep on the PE's stream does the sweep, the device-initiated halo
 // put-with-signal and, at its start, the wait for the neighbours' halos;
 // the host only queues launches and, every 100 sweeps and at the end,
 // reduces the norms across PEs.
-func cudaEngine(ctx context.Context, pe *pgas.PE, s *state) error {
-	g, err := cuda.On(pe)
-	if err != nil {
-		return err
+func gpuEngine(gpuOf func(*pgas.PE) (gpuPE, error)) engine {
+	return func(ctx context.Context, pe *pgas.PE, s *state) error {
+		g, err := gpuOf(pe)
+		if err != nil {
+			return err
+		}
+		return sweepOnGPU(ctx, pe, s, g)
 	}
+}
+
+func sweepOnGPU(ctx context.Context, pe *pgas.PE, s *state, g gpuPE) error {
 	st := g.Stream()
 	initK, err := g.Module().Function(kernels.JacobiInit)
 	if err != nil {

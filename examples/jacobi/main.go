@@ -21,9 +21,11 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/symchan/symchan/pgas"
 	_ "github.com/symchan/symchan/pgas/cuda"
+	_ "github.com/symchan/symchan/pgas/nvshmem"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -31,7 +33,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("jacobi", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	backend := fs.String("backend", "host", "backend: host or cuda")
+	backend := fs.String("backend", "host", "backend: host, cuda, or nvshmem (under symrun)")
 	pes := fs.Int("pes", 0, "PEs (default: 2 on host, every GPU on cuda)")
 	nx := fs.Int("nx", 0, "columns (default 1024 on host, 16384 on cuda)")
 	ny := fs.Int("ny", 0, "rows (default as nx)")
@@ -48,7 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	def := 1024
-	if *backend == "cuda" {
+	if *backend == "cuda" || *backend == "nvshmem" {
 		def = 16384
 	}
 	if *nx == 0 {
@@ -89,9 +91,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 func solveAndReport(p problem, backend string, pes int, kernel string, verify bool, pngPath string, out io.Writer) error {
 	ctx := context.Background()
 	cfg := pgas.Config{Backend: backend, PEs: pes}
-	fmt.Fprintf(out, "Jacobi relaxation: %d x %d mesh, %d iterations, norm every %d (%s backend)\n", p.nx, p.ny, p.niter, p.nccheck, backend)
+	// The process that runs PE 0 reports; with one process per PE (nvshmem)
+	// the others print nothing.
+	var header sync.Once
+	printHeader := func() {
+		header.Do(func() {
+			fmt.Fprintf(out, "Jacobi relaxation: %d x %d mesh, %d iterations, norm every %d (%s backend)\n", p.nx, p.ny, p.niter, p.nccheck, backend)
+		})
+	}
 	gather := verify || pngPath != ""
 	res, err := solve(ctx, cfg, p, gather, kernel, func(k int, norm float64) {
+		printHeader()
 		if k%100 == 0 {
 			fmt.Fprintf(out, "%5d, %0.6f\n", k, norm)
 		}
@@ -99,24 +109,37 @@ func solveAndReport(p problem, backend string, pes int, kernel string, verify bo
 	if err != nil {
 		return err
 	}
+	if res.pes == 0 {
+		return nil
+	}
+	printHeader()
 	fmt.Fprintf(out, "%d x %d: %d PEs: %.4f s (%d sweeps)\n", p.nx, p.ny, res.pes, res.elapsed.Seconds(), res.sweeps)
-	var single *result
 	if res.pes > 1 || verify {
-		cfg.PEs = 1
-		if single, err = solve(ctx, cfg, p, verify, kernel, nil); err != nil {
+		// The single-PE run. A backend with one PE per process cannot start
+		// a world of one PE beside this one: the process of PE 0 runs it on
+		// the cuda backend, on GPU 0, with the same kernels.
+		single := cfg
+		single.PEs = 1
+		label := "single PE"
+		if onePEPerProcess(backend) {
+			single.Backend = "cuda"
+			label = "single PE (cuda backend, GPU 0)"
+		}
+		ref, err := solve(ctx, single, p, verify, kernel, nil)
+		if err != nil {
 			return fmt.Errorf("single-PE run: %w", err)
 		}
-	}
-	if res.pes > 1 {
-		speedup := single.elapsed.Seconds() / res.elapsed.Seconds()
-		fmt.Fprintf(out, "single PE: %.4f s, speedup %.2f, parallel efficiency %.1f%%\n",
-			single.elapsed.Seconds(), speedup, 100*speedup/float64(res.pes))
-	}
-	if verify {
-		if err := compare(res, single); err != nil {
-			return err
+		if res.pes > 1 {
+			speedup := ref.elapsed.Seconds() / res.elapsed.Seconds()
+			fmt.Fprintf(out, "%s: %.4f s, speedup %.2f, parallel efficiency %.1f%%\n",
+				label, ref.elapsed.Seconds(), speedup, 100*speedup/float64(res.pes))
 		}
-		fmt.Fprintln(out, "verify: OK (grids within 1e-5, norms agree to 5 significant digits)")
+		if verify {
+			if err := compare(res, ref); err != nil {
+				return err
+			}
+			fmt.Fprintln(out, "verify: OK (grids within 1e-5, norms agree to 5 significant digits)")
+		}
 	}
 	if pngPath != "" {
 		if err := writePNG(pngPath, res.grid, p.nx, p.ny); err != nil {
@@ -152,3 +175,7 @@ func compare(got, want *result) error {
 	}
 	return nil
 }
+
+// onePEPerProcess reports whether backend runs one PE per process, so that
+// a run cannot also start a world of one PE of it.
+func onePEPerProcess(backend string) bool { return backend == "nvshmem" }

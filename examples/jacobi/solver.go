@@ -20,7 +20,7 @@ func (p problem) due(k int) bool { return k%p.nccheck == 0 || k%100 == 0 || k ==
 
 // result is what a run produced.
 type result struct {
-	pes     int
+	pes     int             // 0 in a process that does not run PE 0 (it reports nothing)
 	norms   map[int]float64 // sweep → residual norm, for the computed ones
 	sweeps  int             // sweeps run
 	elapsed time.Duration   // the sweeps alone
@@ -71,9 +71,6 @@ type state struct {
 // norm (on PE 0).
 func solve(ctx context.Context, cfg pgas.Config, p problem, gather bool, kernel string, report func(int, float64)) (*result, error) {
 	res := &result{norms: map[int]float64{}}
-	if gather {
-		res.grid = make([]float32, p.nx*p.ny)
-	}
 	run := engines[cfg.Backend]
 	if run == nil {
 		run = hostEngine
@@ -96,6 +93,9 @@ func solve(ctx context.Context, cfg pgas.Config, p problem, gather bool, kernel 
 		if pe.ID() == 0 {
 			s.report = report
 			res.pes = n
+			if gather {
+				res.grid = make([]float32, p.nx*p.ny)
+			}
 		}
 		if s.chunk < 1 {
 			return fmt.Errorf("jacobi: %d interior rows for %d PEs: every PE needs at least one", l.interior, n)
@@ -162,10 +162,18 @@ func (s *state) finish(ctx context.Context, pe *pgas.PE, w pgas.Sym[float32], sw
 	if !s.gather {
 		return nil
 	}
+	// PE 0 reads every PE's rows: that works when PEs are processes too.
 	nx, ny := s.p.nx, s.p.ny
-	rows := s.res.grid[s.start*nx : (s.start+s.chunk)*nx]
-	if err := pgas.Get(pe, rows, w.Slice(nx, (s.chunk+1)*nx), pe.ID()); err != nil {
+	if err := pe.Barrier(ctx); err != nil {
 		return err
+	}
+	if pe.ID() == 0 {
+		for p := range s.l.n {
+			start, chunk := s.l.start(p), s.l.chunk(p)
+			if err := pgas.Get(pe, s.res.grid[start*nx:(start+chunk)*nx], w.Slice(nx, (chunk+1)*nx), p); err != nil {
+				return err
+			}
+		}
 	}
 	if err := pe.Barrier(ctx); err != nil {
 		return err

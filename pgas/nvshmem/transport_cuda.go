@@ -24,6 +24,7 @@ import "C"
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
@@ -162,6 +163,7 @@ type transport struct {
 	heap    device.Ptr   // this PE's partition (nvshmem_malloc)
 	staging device.Ptr   // symmetric staging for host data
 	peers   []device.Ptr // nvshmem_ptr of the heap on each PE; 0 if not mapped
+	desc    device.Ptr   // struct symchan_heap for kernels (bases = peers)
 
 	mu     sync.Mutex // serialises this PE's routines on st
 	st     *device.Stream
@@ -212,6 +214,12 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 	if t.res, err = proc.ctx.HostAlloc(8); err != nil {
 		return fail(err)
 	}
+	if t.desc, err = proc.ctx.Alloc(descSize); err != nil {
+		return fail(err)
+	}
+	if err := t.st.CopyIn(t.desc, t.descriptor()); err != nil {
+		return fail(err)
+	}
 	if err := t.st.Memset(t.heap, 0, cfg.HeapSize); err != nil {
 		return fail(err)
 	}
@@ -221,6 +229,24 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 	t.waiter = gpuwait.New(proc.ctx, proc.wait)
 	call(func() { C.sc_barrier_all() }) // every heap zeroed before anyone writes
 	return t, nil
+}
+
+// descSize is sizeof(struct symchan_heap) of kernels/symchan.cuh.
+const descSize = 64*8 + 16
+
+// descriptor is this PE's struct symchan_heap: the partitions of the PEs
+// this GPU can address (nvshmem_ptr), 0 for the others.
+func (t *transport) descriptor() []byte {
+	d := make([]byte, descSize)
+	for pe, p := range t.peers {
+		if pe < 64 {
+			binary.LittleEndian.PutUint64(d[8*pe:], uint64(p))
+		}
+	}
+	binary.LittleEndian.PutUint64(d[64*8:], uint64(t.size))
+	binary.LittleEndian.PutUint32(d[64*8+8:], uint32(t.me))
+	binary.LittleEndian.PutUint32(d[64*8+12:], uint32(t.n))
+	return d
 }
 
 func (t *transport) NumPEs() int            { return t.n }
@@ -378,6 +404,9 @@ func (t *transport) Close() error {
 	}
 	if t.res != nil {
 		errs = append(errs, t.res.Free())
+	}
+	if t.desc != 0 {
+		errs = append(errs, proc.ctx.Free(t.desc))
 	}
 	if t.st != nil {
 		errs = append(errs, t.st.Destroy())
