@@ -104,9 +104,9 @@ func TestRunEnvironment(t *testing.T) {
 			t.Errorf("%s=%s accepted", bad[0], bad[1])
 		}
 		n := min(3, maxPEs(t))
-	if p := procs(t); p > 1 {
-		n = p
-	}
+		if p := procs(t); p > 1 {
+			n = p
+		}
 		t.Setenv(pgas.EnvPEs, strconv.Itoa(n))
 		t.Setenv(pgas.EnvSymmetricSize, "1M")
 	}
