@@ -103,10 +103,6 @@ func TestRunEnvironment(t *testing.T) {
 		if err := pgas.Run(context.Background(), pgas.Config{}, func(context.Context, *pgas.PE) error { return nil }); err == nil {
 			t.Errorf("%s=%s accepted", bad[0], bad[1])
 		}
-		n := min(3, maxPEs(t))
-		if p := procs(t); p > 1 {
-			n = p
-		}
 		t.Setenv(pgas.EnvPEs, strconv.Itoa(n))
 		t.Setenv(pgas.EnvSymmetricSize, "1M")
 	}
