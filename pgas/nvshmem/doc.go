@@ -21,8 +21,9 @@
 // words are symchan's waiting kernel (as on the cuda backend), and atomics
 // are symchan's atomic kernel on the peer's memory through nvshmem_ptr:
 // NVSHMEM's host API has no atomics, so an atomic to a PE on another node
-// is an error. Every NVSHMEM call runs on one goroutine locked to its OS
-// thread (NVSHMEM_THREAD_SERIALIZED). NVSHMEM is initialised once per
+// is an error. NVSHMEM calls are made one at a time, each on a locked OS
+// thread with the GPU's primary context current (NVSHMEM_THREAD_SERIALIZED).
+// NVSHMEM is initialised once per
 // process and never finalised (it cannot start again in the same process);
 // each world allocates and frees its own heap, collectively.
 //

@@ -27,7 +27,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,17 +53,22 @@ var proc struct {
 	err  error
 	info bootstrap.Info
 	ctx  *device.Context // the GPU's primary context (NVSHMEM's)
-	work chan func()     // the goroutine, locked to its thread, that calls NVSHMEM
 	mod  *device.Module
 	atom *device.Function
 	wait *device.Function
 }
 
-// call runs fn on the NVSHMEM goroutine and waits for it.
+// nvMu serialises NVSHMEM calls (NVSHMEM_THREAD_SERIALIZED: any thread,
+// one at a time).
+var nvMu sync.Mutex
+
+// call runs fn, which calls NVSHMEM, on this goroutine's OS thread with the
+// primary context current, one call at a time. (A goroutine that owned
+// every call cost a thread wake-up per call.)
 func call(fn func()) {
-	done := make(chan struct{})
-	proc.work <- func() { fn(); close(done) }
-	<-done
+	nvMu.Lock()
+	defer nvMu.Unlock()
+	proc.ctx.Do(func() error { fn(); return nil })
 }
 
 func start() error {
@@ -117,31 +121,20 @@ func startOnce() error {
 			return fmt.Errorf("nvshmem backend: unique id of %d bytes", len(uid))
 		}
 	}
-	proc.work = make(chan func())
-	ready := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // for good: NVSHMEM keeps per-thread CUDA state
-		err := proc.ctx.Do(func() error {
-			cuid := C.CBytes(uid)
-			defer C.free(cuid)
-			if rc := C.sc_init(C.int(info.Rank), C.int(info.Size), cuid); rc != 0 {
-				return fmt.Errorf("nvshmem backend: NVSHMEM init failed (%d)", rc)
-			}
-			if me, np := int(C.sc_my_pe()), int(C.sc_n_pes()); me != info.Rank || np != info.Size {
-				return fmt.Errorf("nvshmem backend: NVSHMEM says PE %d of %d, the launcher rank %d of %d", me, np, info.Rank, info.Size)
-			}
-			return nil
-		})
-		ready <- err
-		if err != nil {
+	var initErr error
+	call(func() {
+		cuid := C.CBytes(uid)
+		defer C.free(cuid)
+		if rc := C.sc_init(C.int(info.Rank), C.int(info.Size), cuid); rc != 0 {
+			initErr = fmt.Errorf("nvshmem backend: NVSHMEM init failed (%d)", rc)
 			return
 		}
-		for fn := range proc.work {
-			proc.ctx.Do(func() error { fn(); return nil })
+		if me, np := int(C.sc_my_pe()), int(C.sc_n_pes()); me != info.Rank || np != info.Size {
+			initErr = fmt.Errorf("nvshmem backend: NVSHMEM says PE %d of %d, the launcher rank %d of %d", me, np, info.Rank, info.Size)
 		}
-	}()
-	if err := <-ready; err != nil {
-		return err
+	})
+	if initErr != nil {
+		return initErr
 	}
 	ptx, err := kernels.PTX()
 	if err != nil {
@@ -279,10 +272,23 @@ func (t *transport) quiet(wait bool) error {
 	return nil
 }
 
-// staged runs fn (on the NVSHMEM goroutine) over src in pieces of at most
-// stagingSize, each first copied into the staging buffer. Stream order
-// keeps a piece in the buffer until its put has read it.
+// smallPut is the largest aligned host put staged by 64-bit stream writes
+// rather than a copy from pageable memory (which synchronises the stream).
+const smallPut = 64
+
+// staged runs fn (an NVSHMEM call) over src in pieces of at most
+// stagingSize, each first put into the staging buffer. Stream order keeps
+// a piece in the buffer until its put has read it.
 func (t *transport) staged(src []byte, fn func(at int, n int)) error {
+	if len(src) <= smallPut && len(src)%8 == 0 {
+		for i := 0; i < len(src); i += 8 {
+			if err := t.st.WriteValue64(t.staging+device.Ptr(i), binary.LittleEndian.Uint64(src[i:])); err != nil {
+				return err
+			}
+		}
+		call(func() { fn(0, len(src)) })
+		return nil
+	}
 	for at := 0; at < len(src); at += stagingSize {
 		n := min(stagingSize, len(src)-at)
 		if err := t.st.CopyIn(t.staging, src[at:at+n]); err != nil {
