@@ -46,12 +46,14 @@ func PTX() (string, error) {
 
 // Kernel names in symchan.cu.
 const (
-	Atomic       = "symchan_atomic"
-	Wait         = "symchan_wait"
-	JacobiInit   = "jacobi_init"
-	JacobiSweep  = "jacobi_sweep"
-	JacobiSweep4 = "jacobi_sweep4"
-	PingPong     = "bench_pingpong"
-	PutBlock     = "bench_put_block"
-	MailboxEcho  = "mailbox_echo"
+	Atomic                = "symchan_atomic"
+	Wait                  = "symchan_wait"
+	JacobiInit            = "jacobi_init"
+	JacobiSweep           = "jacobi_sweep"
+	JacobiSweep4          = "jacobi_sweep4"
+	PingPong              = "bench_pingpong"
+	PutBlock              = "bench_put_block"
+	MailboxEcho           = "mailbox_echo"
+	TestPutSignalVariants = "test_put_signal_variants"
+	TestWaits             = "test_waits"
 )

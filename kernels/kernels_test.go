@@ -28,7 +28,7 @@ func TestPTXMatchesSources(t *testing.T) {
 }
 
 func TestPTXDefinesKernels(t *testing.T) {
-	for _, k := range []string{Atomic, Wait, JacobiInit, JacobiSweep, JacobiSweep4, PingPong, PutBlock, MailboxEcho} {
+	for _, k := range []string{Atomic, Wait, JacobiInit, JacobiSweep, JacobiSweep4, PingPong, PutBlock, MailboxEcho, TestPutSignalVariants, TestWaits} {
 		if !strings.Contains(symchanPTX, ".entry "+k+"(") {
 			t.Errorf("symchan.ptx has no kernel %s", k)
 		}

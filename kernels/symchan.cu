@@ -436,3 +436,41 @@ extern "C" __global__ void mailbox_echo(u64 heap_, u64 mb_, u64 out_, u64 in_, u
 		}
 	}
 }
+
+// test_put_signal_variants exercises the thread, warp and block forms of
+// put-with-signal (one block of 64 threads, launched cooperatively): warp
+// 0 puts n bytes from src_off to peer's dst_off and sets word 0 to 1; the
+// block puts the next n bytes and adds 1 to word 1; thread 0 puts the
+// next n bytes and sets word 2 to 3.
+extern "C" __global__ void test_put_signal_variants(u64 heap_, u64 peer, u64 src_off, u64 dst_off, u64 n, u64 sig_off) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const int p = (int)peer;
+	const char *src = (const char *)symchan_ptr(h, h->pe, src_off);
+	if (threadIdx.x < 32)
+		symchan_put_signal_warp(h, p, dst_off, src, n, sig_off, 1, SYMCHAN_SIGNAL_SET);
+	__syncthreads();
+	symchan_put_signal_block(h, p, dst_off + n, src + n, n, sig_off + 8, 1, SYMCHAN_SIGNAL_ADD);
+	if (threadIdx.x == 0)
+		symchan_put_signal(h, p, dst_off + 2 * n, src + 2 * n, n, sig_off + 16, 3, SYMCHAN_SIGNAL_SET);
+	symchan_quiet();
+}
+
+// test_waits waits on the device for this PE's words 0..2 at sig_off
+// (all ≥ {1,1,3}), then reports what any and some find into out[0..4]:
+// out[0] = 1 after the all-wait, out[1] = the any index from start 1,
+// out[2] = the some count, out[3], out[4] = its first two indices.
+extern "C" __global__ void test_waits(u64 heap_, u64 sig_off, u64 out_) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const volatile symchan_u64 *w = (const volatile symchan_u64 *)symchan_ptr(h, h->pe, sig_off);
+	symchan_u64 *out = (symchan_u64 *)out_;
+	const symchan_u64 want[3] = {1, 1, 3};
+	symchan_wait_until_all(w, 3, NULL, SYMCHAN_CMP_GE, 0, want);
+	out[0] = 1;
+	int start = 1;
+	out[1] = symchan_wait_until_any(w, 3, NULL, SYMCHAN_CMP_EQ, 3, NULL, &start);
+	int status[3] = {0, 1, 0}, idx[3];
+	int k = symchan_wait_until_some(w, 3, status, SYMCHAN_CMP_GE, 1, NULL, idx);
+	out[2] = k;
+	out[3] = k > 0 ? idx[0] : 99;
+	out[4] = k > 1 ? idx[1] : 99;
+}

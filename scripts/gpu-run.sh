@@ -57,6 +57,14 @@ if [ "$what" = nvshmem ] || [ "$what" = tests ] || [ "$what" = all ]; then
 	step ring-nvshmem-${ngpu}proc 120 ./symrun -n "$ngpu" ./ring -backend nvshmem -size 8,4K,1M,64M -laps 50 -check-every-lap=false
 	step jacobi-nvshmem-${ngpu}proc 240 ./symrun -n "$ngpu" ./jacobi -backend nvshmem -verify -png "${OUT:-/tmp}/jacobi-nvshmem.png"
 	step bench-nvshmem-${ngpu}proc 240 ./symrun -n "$ngpu" ./bench.test -test.run '^$' -test.bench NVSHMEM -test.benchtime 1x
+	if command -v mpirun >/dev/null; then
+		# The same binary under mpirun: ranks from Open MPI, rank 0 serves
+		# the rendezvous.
+		step nvshmem-mpirun 120 mpirun --allow-run-as-root -np "$ngpu" --bind-to none --mca pml ob1 --mca btl self,vader \
+			--mca btl_vader_single_copy_mechanism none -x NVSHMEM_DISABLE_NVLS -x NCCL_NVLS_ENABLE \
+			-x NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME -x NVSHMEM_REMOTE_TRANSPORT -x SYMCHAN_BOOTSTRAP=127.0.0.1:29533 \
+			./nvshmem.test -test.v -test.count=1
+	fi
 	[ "$what" = nvshmem ] && [ -d "$repo/bench/anchors" ] && step anchors-bench 200 "$repo/scripts/anchors.sh" bench
 	[ "$what" = nvshmem ] && [ -d "$repo/bench/anchors" ] && step anchors-jacobi 200 env ANCHOR_KERNELS=vec4 "$repo/scripts/anchors.sh" jacobi
 fi

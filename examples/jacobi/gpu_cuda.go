@@ -56,7 +56,14 @@ func gpuEngine(gpuOf func(*pgas.PE) (gpuPE, error)) engine {
 }
 
 func sweepOnGPU(ctx context.Context, pe *pgas.PE, s *state, g gpuPE) error {
-	st := g.Stream()
+	// The sweeps get a stream of their own: the host routines of the norm
+	// reductions (on the PE's stream) must not queue behind them, or the
+	// GPU would idle while the host reduces.
+	st, err := g.Context().NewStream()
+	if err != nil {
+		return err
+	}
+	defer st.Destroy()
 	initK, err := g.Module().Function(kernels.JacobiInit)
 	if err != nil {
 		return err

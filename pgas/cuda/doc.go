@@ -23,6 +23,14 @@
 // device-to-host copies, however many words. A wait set holds at most
 // MaxWaitWords words.
 //
+// A known limit: a waiting kernel runs until its words change, and CUDA
+// maps a context's streams onto a few hardware queues
+// (CUDA_DEVICE_MAX_CONNECTIONS, default 8), so work queued on another
+// stream may wait behind it. With more streams than queues in one context
+// (many PEs sharing a GPU, or one PE with many waits in flight at once) a
+// wait can then hold up the very write it waits for. One PE per GPU with a
+// few concurrent waits stays within the limit.
+//
 // Kernels reach the heap through a descriptor (see kernels/symchan.cuh):
 // HeapDescriptor, Stream, Module and Launch give a PE's program its GPU.
 package cuda
