@@ -54,7 +54,7 @@ if [ "$what" = nvshmem ] || [ "$what" = tests ] || [ "$what" = all ]; then
 	export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none
 	step nvshmem-${ngpu}proc 200 ./symrun -n "$ngpu" ./nvshmem.test -test.v -test.count=1
 	step suites-nvshmem-${ngpu}proc 300 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS=$ngpu ./symrun -n "$ngpu" ./tests.test -test.v -test.count=1 -test.short -test.timeout=280s
-	step ring-nvshmem-${ngpu}proc 120 ./symrun -n "$ngpu" ./ring -backend nvshmem -size 8,4K,1M,64M -laps 50 -check-every-lap=false
+	step ring-nvshmem-${ngpu}proc 120 ./symrun -n "$ngpu" ./ring -backend nvshmem -size 8,4K,1M,64M -laps 50
 	step jacobi-nvshmem-${ngpu}proc 240 ./symrun -n "$ngpu" ./jacobi -backend nvshmem -verify -png "${OUT:-/tmp}/jacobi-nvshmem.png"
 	step bench-nvshmem-${ngpu}proc 240 ./symrun -n "$ngpu" ./bench.test -test.run '^$' -test.bench NVSHMEM -test.benchtime 1x
 	if command -v mpirun >/dev/null; then
@@ -69,7 +69,7 @@ if [ "$what" = nvshmem ] || [ "$what" = tests ] || [ "$what" = all ]; then
 	[ "$what" = nvshmem ] && [ -d "$repo/bench/anchors" ] && step anchors-jacobi 200 env ANCHOR_KERNELS=vec4 "$repo/scripts/anchors.sh" jacobi
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
-	step ring-cuda 120 ./ring -backend cuda -size 8,4K,1M,64M -laps 50 -check-every-lap=false
+	step ring-cuda 120 ./ring -backend cuda -size 8,4K,1M,64M -laps 50
 	step jacobi-cuda 240 ./jacobi -backend cuda -verify -png "${OUT:-/tmp}/jacobi.png"
 	step jacobi-cuda-scalar 120 ./jacobi -backend cuda -kernel scalar
 	step bench-gpu 300 ./bench.test -test.run '^$' -test.bench GPU -test.benchtime 1x
