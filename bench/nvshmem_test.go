@@ -38,11 +38,7 @@ func BenchmarkNVSHMEMPut(b *testing.B) {
 	for _, size := range gpuSizes {
 		b.Run(fmt.Sprint(size), func(b *testing.B) {
 			nvshmemWorld(b, 2*int64(size)+16<<20, func(ctx context.Context, pe *pgas.PE) error {
-				src, err := pgas.AllocZeroed[byte](ctx, pe, size)
-				if err != nil {
-					return err
-				}
-				dst, err := pgas.AllocZeroed[byte](ctx, pe, size)
+				src, dst, err := symPair(ctx, pe, size)
 				if err != nil {
 					return err
 				}
@@ -71,50 +67,10 @@ func BenchmarkNVSHMEMPut(b *testing.B) {
 // signal_wait_until_on_stream and a stream synchronisation each step).
 func BenchmarkNVSHMEMPingPong(b *testing.B) {
 	nvshmemWorld(b, 16<<20, func(ctx context.Context, pe *pgas.PE) error {
-		buf, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
-		if err != nil {
-			return err
+		half, err := putSignalPingPong(ctx, pe)
+		if err == nil && pe.ID() == 0 {
+			b.ReportMetric(half, "us/half-RT")
 		}
-		sig, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
-		if err != nil {
-			return err
-		}
-		me := pe.ID()
-		if me > 1 {
-			return nil
-		}
-		if err := pe.Barrier(ctx); err != nil {
-			return err
-		}
-		msg := []uint64{0}
-		var half []float64
-		v := uint64(0)
-		for rep := range 12 {
-			const n = 200
-			t0 := time.Now()
-			for range n {
-				v++
-				if me == 1 {
-					if _, err := pgas.SignalWaitUntil(ctx, pe, sig, pgas.CmpGE, v); err != nil {
-						return err
-					}
-				}
-				if err := pgas.PutSignal(pe, buf, msg, sig, v, pgas.SignalSet, 1-me); err != nil {
-					return err
-				}
-				if me == 0 {
-					if _, err := pgas.SignalWaitUntil(ctx, pe, sig, pgas.CmpGE, v); err != nil {
-						return err
-					}
-				}
-			}
-			if rep >= 2 {
-				half = append(half, float64(time.Since(t0).Nanoseconds())/1e3/n/2)
-			}
-		}
-		if me == 0 {
-			b.ReportMetric(medianOf(half), "us/half-RT")
-		}
-		return nil
+		return err
 	})
 }

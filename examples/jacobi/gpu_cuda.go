@@ -189,17 +189,8 @@ func sweepOnGPU(ctx context.Context, pe *pgas.PE, s *state, g gpuPE) error {
 			return err
 		}
 	}
-	sweeps := min(k, s.p.niter)
 	if err := st.Sync(); err != nil {
 		return err
 	}
-	if err := pe.Barrier(ctx); err != nil {
-		return err
-	}
-	elapsed := time.Since(t0)
-	final := s.an
-	if sweeps%2 == 0 {
-		final = s.a
-	}
-	return s.finish(ctx, pe, final, sweeps, elapsed)
+	return s.done(ctx, pe, min(k, s.p.niter), t0)
 }

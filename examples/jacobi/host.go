@@ -74,16 +74,7 @@ func hostEngine(ctx context.Context, pe *pgas.PE, s *state) error {
 			}
 		}
 	}
-	sweeps := min(k, s.p.niter)
-	if err := pe.Barrier(ctx); err != nil {
-		return err
-	}
-	elapsed := time.Since(t0)
-	final := s.an
-	if sweeps%2 == 0 {
-		final = s.a
-	}
-	return s.finish(ctx, pe, final, sweeps, elapsed)
+	return s.done(ctx, pe, min(k, s.p.niter), t0)
 }
 
 // sweep computes rows 1 … chunk of w from r and returns Σ(new-old)².

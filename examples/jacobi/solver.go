@@ -154,7 +154,21 @@ func (s *state) reduceNorms(ctx context.Context, pe *pgas.PE, ks []int, partial 
 	return converged, nil
 }
 
-// finish records the time and gathers this PE's rows of the final grid w.
+// done ends an engine's run of sweeps (all of this PE's work complete):
+// it stops the clock once every PE is done and gathers the final grid.
+func (s *state) done(ctx context.Context, pe *pgas.PE, sweeps int, t0 time.Time) error {
+	if err := pe.Barrier(ctx); err != nil {
+		return err
+	}
+	elapsed := time.Since(t0)
+	final := s.an // sweep k writes an when k is odd
+	if sweeps%2 == 0 {
+		final = s.a
+	}
+	return s.finish(ctx, pe, final, sweeps, elapsed)
+}
+
+// finish records the time and gathers the PEs' rows of the final grid w.
 func (s *state) finish(ctx context.Context, pe *pgas.PE, w pgas.Sym[float32], sweeps int, elapsed time.Duration) error {
 	if pe.ID() == 0 {
 		s.res.sweeps, s.res.elapsed = sweeps, elapsed
