@@ -288,8 +288,6 @@ func (t *transport) Quiet(from int) error {
 	return t.issue(from, true, func(*gpu) error { return nil })
 }
 
-var errAborted = gpuwait.ErrAborted
-
 func (t *transport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req pgas.WaitRequest) (pgas.WaitResult, error) {
 	return t.gpus[pe].waiter.Wait(ctx, abort, t.addr(pe, req.Off), req)
 }

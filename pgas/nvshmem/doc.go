@@ -19,9 +19,9 @@
 // putmem/getmem/putmem_signal_on_stream (host data through a symmetric
 // staging buffer), Fence and Quiet are quiet_on_stream, waits on local
 // words are symchan's waiting kernel (as on the cuda backend), and atomics
-// are symchan's atomic kernel on the peer's memory through nvshmem_ptr:
-// NVSHMEM's host API has no atomics, so an atomic to a PE on another node
-// is an error. NVSHMEM calls are made one at a time, each on a locked OS
+// are symchan's atomic kernel on the peer's memory through nvshmem_ptr, so
+// an atomic to a PE on another node is an error (NVSHMEM's host-side
+// atomics are not used yet). NVSHMEM calls are made one at a time, each on a locked OS
 // thread with the GPU's primary context current (NVSHMEM_THREAD_SERIALIZED).
 // NVSHMEM is initialised once per
 // process and never finalised (it cannot start again in the same process);

@@ -132,7 +132,6 @@ const (
 var (
 	loadOnce sync.Once
 	loadErr  error
-	libPath  string
 )
 
 // candidates lists where the host library may be, in order.
@@ -177,7 +176,6 @@ func load() error {
 				loadErr = fmt.Errorf("nvshmem backend: %s lacks %s (NVSHMEM 3.x is required)", p, C.GoString(C.sc_missing))
 				return
 			}
-			libPath = p
 			// The unique-id bootstrap plugin sits beside the library.
 			plugin := C.CString(filepath.Join(filepath.Dir(p), "nvshmem_bootstrap_uid.so.3"))
 			C.sc_preload(plugin)
@@ -189,4 +187,4 @@ func load() error {
 	return loadErr
 }
 
-var errNoPeer = errors.New("nvshmem backend: atomics need the target PE's memory mapped here (NVLink or PCIe peers of one node); NVSHMEM's host API has no atomics")
+var errNoPeer = errors.New("nvshmem backend: atomics need the target PE's memory mapped here (NVLink or PCIe peers of one node): they run symchan's atomic kernel on it")
