@@ -6,6 +6,7 @@ package device
 import "C"
 
 import (
+	"encoding/binary"
 	"fmt"
 	"unsafe"
 
@@ -51,15 +52,28 @@ func (s *Stream) Destroy() error { return s.ctx.Do(s.s.Destroy) }
 
 // CopyIn enqueues a host-to-device copy. From pageable memory (any Go
 // slice) the driver stages src before it returns, so src may be reused at
-// once.
+// once. Up to smallCopy bytes, 8-byte aligned at both ends, go as 64-bit
+// stream writes instead: no staging, and none of the implicit stream
+// synchronisation a pageable copy brings.
 func (s *Stream) CopyIn(dst Ptr, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
 	return s.ctx.Do(func() error {
+		if len(src) <= smallCopy && len(src)%8 == 0 && dst%8 == 0 {
+			for i := 0; i < len(src); i += 8 {
+				if err := streamWriteValue64(s.c(), dst+Ptr(i), binary.LittleEndian.Uint64(src[i:])); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		return copyIn(dst, src, s.c())
 	})
 }
+
+// smallCopy is the largest CopyIn sent as stream writes.
+const smallCopy = 64
 
 // CopyOut copies device memory to dst. Into pageable memory the driver
 // returns only when dst is filled.

@@ -49,3 +49,28 @@ func TestPTXOverride(t *testing.T) {
 		t.Fatal("PTX() with a missing override file: no error")
 	}
 }
+
+// The Go layout of struct symchan_heap matches the header's declaration.
+func TestHeapDescriptorLayout(t *testing.T) {
+	if !strings.Contains(Header, "#define SYMCHAN_MAX_PES 64") || MaxPEs != 64 {
+		t.Fatal("SYMCHAN_MAX_PES and MaxPEs differ")
+	}
+	b := HeapDescriptor([]uint64{0x1000, 0, 0x3000}, 1<<20, 2)
+	le := func(off, n int) uint64 {
+		var v uint64
+		for i := n - 1; i >= 0; i-- {
+			v = v<<8 | uint64(b[off+i])
+		}
+		return v
+	}
+	if len(b) != HeapDescriptorSize || le(0, 8) != 0x1000 || le(8, 8) != 0 || le(16, 8) != 0x3000 ||
+		le(MaxPEs*8, 8) != 1<<20 || le(MaxPEs*8+8, 4) != 2 || le(MaxPEs*8+12, 4) != 3 {
+		t.Fatalf("descriptor % x", b)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a descriptor of 65 PEs did not panic")
+		}
+	}()
+	HeapDescriptor(make([]uint64, MaxPEs+1), 0, 0)
+}

@@ -4,24 +4,18 @@ package cuda
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
-	"unsafe"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
-	"github.com/symchan/symchan/pgas/internal/gpuwait"
+	"github.com/symchan/symchan/pgas/internal/gpuop"
 )
 
 func init() { pgas.Register("cuda", backend{}) }
-
-// maxPEs is SYMCHAN_MAX_PES of symchan.cuh: the descriptor's size.
-const maxPEs = 64
 
 type backend struct{}
 
@@ -40,7 +34,7 @@ type gpu struct {
 	st  *device.Stream
 	res *device.HostMem // atomic results
 
-	waiter *gpuwait.Waiter // host waits on this PE's words
+	waiter *gpuop.Waiter // host waits on this PE's words
 }
 
 type transport struct {
@@ -64,8 +58,8 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 	case pes > n && !share:
 		return nil, fmt.Errorf("cuda backend: %d PEs asked for, but only %d GPUs are visible (one PE per GPU; %s=1 shares them, for tests)", pes, n, EnvShareGPUs)
 	}
-	if pes > maxPEs {
-		return nil, fmt.Errorf("cuda backend: %d PEs, at most %d", pes, maxPEs)
+	if pes > kernels.MaxPEs {
+		return nil, fmt.Errorf("cuda backend: %d PEs, at most %d", pes, kernels.MaxPEs)
 	}
 	ngpu := min(pes, n)
 	for a := range ngpu {
@@ -125,7 +119,7 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 		if g.heap, err = g.ctx.Alloc(cfg.HeapSize); err != nil {
 			return fail(err)
 		}
-		if g.desc, err = g.ctx.Alloc(descSize); err != nil {
+		if g.desc, err = g.ctx.Alloc(kernels.HeapDescriptorSize); err != nil {
 			return fail(err)
 		}
 		if g.st, err = g.ctx.NewStream(); err != nil {
@@ -137,7 +131,7 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 		if err = g.st.Memset(g.heap, 0, cfg.HeapSize); err != nil {
 			return fail(err)
 		}
-		g.waiter = gpuwait.New(g.ctx, g.wait)
+		g.waiter = gpuop.New(g.ctx, g.wait)
 	}
 	for _, a := range t.gpus[:ngpu] {
 		for _, b := range t.gpus[:ngpu] {
@@ -159,18 +153,14 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 	return t, nil
 }
 
-// descSize is sizeof(struct symchan_heap).
-const descSize = maxPEs*8 + 8 + 4 + 4
-
+// descriptor is PE pe's struct symchan_heap: every partition, through
+// peer access.
 func (t *transport) descriptor(pe int) []byte {
-	b := make([]byte, descSize)
+	bases := make([]uint64, len(t.gpus))
 	for i, g := range t.gpus {
-		binary.LittleEndian.PutUint64(b[i*8:], uint64(g.heap))
+		bases[i] = uint64(g.heap)
 	}
-	binary.LittleEndian.PutUint64(b[maxPEs*8:], uint64(t.size))
-	binary.LittleEndian.PutUint32(b[maxPEs*8+8:], uint32(pe))
-	binary.LittleEndian.PutUint32(b[maxPEs*8+12:], uint32(len(t.gpus)))
-	return b
+	return kernels.HeapDescriptor(bases, t.size, pe)
 }
 
 func (t *transport) NumPEs() int { return len(t.gpus) }
@@ -203,32 +193,16 @@ func (t *transport) issue(from int, sync bool, fn func(g *gpu) error) error {
 	return nil
 }
 
-// Blocking puts return once src may be reused, as OpenSHMEM's do: the
-// driver has staged pageable src (or the words travel in stream writes)
-// when the enqueue returns. Delivery is ordered by the PE's stream and
+// Blocking puts return once src may be reused, as OpenSHMEM's do: CopyIn
+// has staged pageable src (or sent small puts as stream writes) when it
+// returns. Delivery is ordered by the PE's stream and
 // completed by Quiet (every barrier quiets first).
 func (t *transport) Put(from, pe int, off int64, src []byte) error {
-	return t.issue(from, false, func(g *gpu) error { return t.put(g, pe, off, src) })
+	return t.issue(from, false, func(g *gpu) error { return g.st.CopyIn(t.addr(pe, off), src) })
 }
 
 func (t *transport) PutNBI(from, pe int, off int64, src []byte) error {
 	return t.Put(from, pe, off, src)
-}
-
-// smallPut is the largest aligned put sent as 64-bit stream writes: no
-// copy, no staging, no implicit stream synchronisation of a pageable copy.
-const smallPut = 64
-
-func (t *transport) put(g *gpu, pe int, off int64, src []byte) error {
-	if len(src) <= smallPut && off%8 == 0 && len(src)%8 == 0 {
-		for i := 0; i < len(src); i += 8 {
-			if err := g.st.WriteValue64(t.addr(pe, off+int64(i)), binary.LittleEndian.Uint64(src[i:])); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return g.st.CopyIn(t.addr(pe, off), src)
 }
 
 func (t *transport) Get(from, pe int, off int64, dst []byte) error {
@@ -248,37 +222,18 @@ func (t *transport) Copy(from, dstPE int, dstOff int64, srcPE int, srcOff int64,
 
 func (t *transport) PutSignal(from, pe int, off int64, src []byte, sigOff int64, sig uint64, op pgas.SigOp, nbi bool) error {
 	return t.issue(from, false, func(g *gpu) error {
-		if err := t.put(g, pe, off, src); err != nil {
+		if err := g.st.CopyIn(t.addr(pe, off), src); err != nil {
 			return err
 		}
-		return t.signal(g, pe, sigOff, sig, op)
+		return gpuop.Signal(g.st, g.atomic, t.addr(pe, sigOff), sig, op)
 	})
-}
-
-// signal enqueues a signal update on g's stream after its earlier work.
-func (t *transport) signal(g *gpu, pe int, sigOff int64, sig uint64, op pgas.SigOp) error {
-	if op == pgas.SignalSet {
-		return g.st.WriteValue64(t.addr(pe, sigOff), sig)
-	}
-	return g.st.Launch(g.atomic, device.D1(1), device.D1(1), 0,
-		uint64(t.addr(pe, sigOff)), uint64(pgas.KindUint64)|uint64(pgas.OpFetchAdd)<<8, sig, 0, 0)
 }
 
 func (t *transport) Atomic(from, pe int, off int64, k pgas.Kind, op pgas.AtomicOp, operand, cond uint64) (uint64, error) {
-	var old uint64
-	err := t.issue(from, false, func(g *gpu) error {
-		err := g.st.Launch(g.atomic, device.D1(1), device.D1(1), 0,
-			uint64(t.addr(pe, off)), uint64(k)|uint64(op)<<8, operand, cond, uint64(g.res.Ptr()))
-		if err == nil {
-			err = g.st.Sync()
-		}
-		old = atomic.LoadUint64((*uint64)(unsafe.Pointer(&g.res.Bytes()[0])))
-		return err
-	})
-	if k.Size() == 4 {
-		old &= 0xffffffff
-	}
-	return old, err
+	g := t.gpus[from]
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return gpuop.Atomic(g.st, g.atomic, g.res, t.addr(pe, off), k, op, operand, cond)
 }
 
 // Fence is free: a PE's routines run in order on one stream.

@@ -35,10 +35,10 @@
 // HeapDescriptor, Stream, Module and Launch give a PE's program its GPU.
 package cuda
 
-import "github.com/symchan/symchan/pgas/internal/gpuwait"
+import "github.com/symchan/symchan/pgas/internal/gpuop"
 
 // MaxWaitWords is the largest wait set the cuda backend's waits accept.
-const MaxWaitWords = gpuwait.MaxWords
+const MaxWaitWords = gpuop.MaxWords
 
 // EnvShareGPUs, set to 1, lets a world have more PEs than GPUs: PE i runs
 // on GPU i mod #GPUs, PEs of one GPU sharing its context. It is for tests

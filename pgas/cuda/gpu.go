@@ -7,6 +7,7 @@ import (
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/internal/gpuop"
 )
 
 // GPU is a PE's GPU on the cuda backend, for programs that launch their
@@ -52,11 +53,7 @@ func (x *GPU) PutSignalOnStream(s *device.Stream, pe int, off int64, src device.
 	if err := s.CopyPeer(x.t.addr(pe, off), dst.ctx, src, x.g.ctx, n); err != nil {
 		return err
 	}
-	if op == pgas.SignalSet {
-		return s.WriteValue64(x.t.addr(pe, sigOff), sig)
-	}
-	return s.Launch(x.g.atomic, device.D1(1), device.D1(1), 0,
-		uint64(x.t.addr(pe, sigOff)), uint64(pgas.KindUint64)|uint64(pgas.OpFetchAdd)<<8, sig, 0, 0)
+	return gpuop.Signal(s, x.g.atomic, x.t.addr(pe, sigOff), sig, op)
 }
 
 // SignalWaitOnStream makes s's later work wait until this PE's signal word

@@ -24,11 +24,9 @@ import "C"
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -36,7 +34,7 @@ import (
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/pgas/bootstrap"
-	"github.com/symchan/symchan/pgas/internal/gpuwait"
+	"github.com/symchan/symchan/pgas/internal/gpuop"
 )
 
 func init() { pgas.Register("nvshmem", backend{}) }
@@ -161,7 +159,7 @@ type transport struct {
 	mu     sync.Mutex // serialises this PE's routines on st
 	st     *device.Stream
 	res    *device.HostMem
-	waiter *gpuwait.Waiter
+	waiter *gpuop.Waiter
 }
 
 func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
@@ -207,7 +205,7 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 	if t.res, err = proc.ctx.HostAlloc(8); err != nil {
 		return fail(err)
 	}
-	if t.desc, err = proc.ctx.Alloc(descSize); err != nil {
+	if t.desc, err = proc.ctx.Alloc(kernels.HeapDescriptorSize); err != nil {
 		return fail(err)
 	}
 	if err := t.st.CopyIn(t.desc, t.descriptor()); err != nil {
@@ -219,27 +217,19 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 	if err := t.st.Sync(); err != nil {
 		return fail(err)
 	}
-	t.waiter = gpuwait.New(proc.ctx, proc.wait)
+	t.waiter = gpuop.New(proc.ctx, proc.wait)
 	call(func() { C.sc_barrier_all() }) // every heap zeroed before anyone writes
 	return t, nil
 }
 
-// descSize is sizeof(struct symchan_heap) of kernels/symchan.cuh.
-const descSize = 64*8 + 16
-
 // descriptor is this PE's struct symchan_heap: the partitions of the PEs
 // this GPU can address (nvshmem_ptr), 0 for the others.
 func (t *transport) descriptor() []byte {
-	d := make([]byte, descSize)
-	for pe, p := range t.peers {
-		if pe < 64 {
-			binary.LittleEndian.PutUint64(d[8*pe:], uint64(p))
-		}
+	bases := make([]uint64, min(len(t.peers), kernels.MaxPEs))
+	for pe := range bases {
+		bases[pe] = uint64(t.peers[pe])
 	}
-	binary.LittleEndian.PutUint64(d[64*8:], uint64(t.size))
-	binary.LittleEndian.PutUint32(d[64*8+8:], uint32(t.me))
-	binary.LittleEndian.PutUint32(d[64*8+12:], uint32(t.n))
-	return d
+	return kernels.HeapDescriptor(bases, t.size, t.me)
 }
 
 func (t *transport) NumPEs() int            { return t.n }
@@ -272,23 +262,10 @@ func (t *transport) quiet(wait bool) error {
 	return nil
 }
 
-// smallPut is the largest aligned host put staged by 64-bit stream writes
-// rather than a copy from pageable memory (which synchronises the stream).
-const smallPut = 64
-
 // staged runs fn (an NVSHMEM call) over src in pieces of at most
 // stagingSize, each first put into the staging buffer. Stream order keeps
 // a piece in the buffer until its put has read it.
 func (t *transport) staged(src []byte, fn func(at int, n int)) error {
-	if len(src) <= smallPut && len(src)%8 == 0 {
-		for i := 0; i < len(src); i += 8 {
-			if err := t.st.WriteValue64(t.staging+device.Ptr(i), binary.LittleEndian.Uint64(src[i:])); err != nil {
-				return err
-			}
-		}
-		call(func() { fn(0, len(src)) })
-		return nil
-	}
 	for at := 0; at < len(src); at += stagingSize {
 		n := min(stagingSize, len(src)-at)
 		if err := t.st.CopyIn(t.staging, src[at:at+n]); err != nil {
@@ -379,16 +356,7 @@ func (t *transport) Atomic(_, pe int, off int64, k pgas.Kind, op pgas.AtomicOp, 
 	// Earlier puts to that word complete first (stream order), then the
 	// kernel runs on the peer's memory.
 	call(func() { C.sc_quiet_on_stream(t.handle()) })
-	err := t.st.Launch(proc.atom, device.D1(1), device.D1(1), 0,
-		uint64(t.peers[pe])+uint64(off), uint64(k)|uint64(op)<<8, operand, cond, uint64(t.res.Ptr()))
-	if err == nil {
-		err = t.st.Sync()
-	}
-	old := atomic.LoadUint64((*uint64)(unsafe.Pointer(&t.res.Bytes()[0])))
-	if k.Size() == 4 {
-		old &= 0xffffffff
-	}
-	return old, err
+	return gpuop.Atomic(t.st, proc.atom, t.res, t.peers[pe]+device.Ptr(off), k, op, operand, cond)
 }
 
 func (t *transport) Wait(ctx context.Context, _ int, abort <-chan struct{}, req pgas.WaitRequest) (pgas.WaitResult, error) {

@@ -1,6 +1,6 @@
 //go:build cuda
 
-package gpuwait
+package gpuop
 
 import (
 	"context"
