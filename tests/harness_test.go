@@ -21,14 +21,18 @@ func backend() string {
 
 // maxPEs is the most PEs the backend under test can start
 // (SYMCHAN_TEST_MAX_PES, e.g. the GPU count for cuda; unlimited if unset).
-func maxPEs(t testing.TB) int {
-	v := os.Getenv("SYMCHAN_TEST_MAX_PES")
+func maxPEs(t testing.TB) int { return envCount(t, "SYMCHAN_TEST_MAX_PES", math.MaxInt) }
+
+// envCount reads a positive integer from the environment variable name,
+// def when it is unset; anything else fails t.
+func envCount(t testing.TB, name string, def int) int {
+	v := os.Getenv(name)
 	if v == "" {
-		return math.MaxInt
+		return def
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
-		t.Fatalf("SYMCHAN_TEST_MAX_PES=%q: want a positive integer", v)
+		t.Fatalf("%s=%q: want a positive integer", name, v)
 	}
 	return n
 }
@@ -50,17 +54,7 @@ func needPEs(t testing.TB, n int) {
 // (SYMCHAN_TEST_PROCS, set when a launcher starts one test binary per PE,
 // as for the nvshmem backend: symrun -n 2 ./tests.test); 1 if unset. Every
 // process runs every test, each hosting its own PE of each world.
-func procs(t testing.TB) int {
-	v := os.Getenv("SYMCHAN_TEST_PROCS")
-	if v == "" {
-		return 1
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		t.Fatalf("SYMCHAN_TEST_PROCS=%q: want a positive integer", v)
-	}
-	return n
-}
+func procs(t testing.TB) int { return envCount(t, "SYMCHAN_TEST_PROCS", 1) }
 
 // oneProcess skips t when its PEs run in several processes: a PE's failure
 // or a context cancelled in one process does not reach the others there
