@@ -96,28 +96,26 @@ func startOnce() error {
 	}
 	// The unique id: rank 0 asks NVSHMEM for it, everyone gets it through
 	// the rendezvous (symrun's, or rank 0's own under mpirun or srun).
+	newUID := func() ([]byte, error) {
+		id := make([]byte, 128)
+		if rc := C.sc_get_uniqueid(unsafe.Pointer(&id[0])); rc != 0 {
+			return nil, fmt.Errorf("nvshmemx_get_uniqueid: %d", rc)
+		}
+		return id, nil
+	}
 	var uid []byte
 	if info.Size == 1 {
-		uid = make([]byte, 128)
-		if rc := C.sc_get_uniqueid(unsafe.Pointer(&uid[0])); rc != 0 {
-			return fmt.Errorf("nvshmem backend: nvshmemx_get_uniqueid: %d", rc)
-		}
+		uid, err = newUID()
 	} else {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		uid, err = bootstrap.Share(ctx, info, "nvshmem-uid", func() ([]byte, error) {
-			id := make([]byte, 128)
-			if rc := C.sc_get_uniqueid(unsafe.Pointer(&id[0])); rc != 0 {
-				return nil, fmt.Errorf("nvshmemx_get_uniqueid: %d", rc)
-			}
-			return id, nil
-		})
-		if err != nil {
-			return fmt.Errorf("nvshmem backend: %w", err)
-		}
-		if len(uid) != 128 {
-			return fmt.Errorf("nvshmem backend: unique id of %d bytes", len(uid))
-		}
+		uid, err = bootstrap.Share(ctx, info, "nvshmem-uid", newUID)
+	}
+	if err != nil {
+		return fmt.Errorf("nvshmem backend: %w", err)
+	}
+	if len(uid) != 128 {
+		return fmt.Errorf("nvshmem backend: unique id of %d bytes", len(uid))
 	}
 	var initErr error
 	call(func() {
