@@ -75,14 +75,11 @@ func solve(ctx context.Context, cfg pgas.Config, p problem, gather bool, kernel 
 	if run == nil {
 		run = hostEngine
 	}
-	cells := int64(0)
 	if cfg.HeapSize == 0 {
-		// Two grids of the largest share plus room for the runtime.
-		n := cfg.PEs
-		if n == 0 {
-			n = 1
-		}
-		cells = int64(layout{n, p.ny - 2}.chunk(0)+2) * int64(p.nx)
+		// Two grids of the largest share plus room for the runtime; with
+		// the PE count left to the backend, sized as for one PE.
+		n := max(cfg.PEs, 1)
+		cells := int64(layout{n, p.ny - 2}.chunk(0)+2) * int64(p.nx)
 		cfg.HeapSize = 2*cells*4 + 16<<20
 	}
 	err := pgas.Run(ctx, cfg, func(ctx context.Context, pe *pgas.PE) error {
