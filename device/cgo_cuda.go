@@ -84,6 +84,15 @@ func streamWriteValue64(s C.CUstream, addr Ptr, v uint64) error {
 	return check("cuStreamWriteValue64", C.cuStreamWriteValue64_v2(s, C.CUdeviceptr(addr), C.cuuint64_t(v), C.CU_STREAM_WRITE_VALUE_DEFAULT))
 }
 
+// streamQuery reports whether every operation queued on s has completed.
+func streamQuery(s C.CUstream) (bool, error) {
+	r := C.cuStreamQuery(s)
+	if r == C.CUDA_ERROR_NOT_READY {
+		return false, nil
+	}
+	return r == C.CUDA_SUCCESS, check("cuStreamQuery", r)
+}
+
 func streamWaitValue64(s C.CUstream, addr Ptr, v uint64) error {
 	return check("cuStreamWaitValue64", C.cuStreamWaitValue64_v2(s, C.CUdeviceptr(addr), C.cuuint64_t(v), C.CU_STREAM_WAIT_VALUE_GEQ))
 }

@@ -48,6 +48,9 @@ func Describe(ordinal int) (Info, error) {
 	if info.Major, info.Minor, err = d.ComputeCapability(); err != nil {
 		return info, fmt.Errorf("device: GPU %d compute capability: %w", ordinal, err)
 	}
+	if info.SMs, err = d.Attribute(cu.MultiprocessorCount); err != nil {
+		return info, fmt.Errorf("device: GPU %d multiprocessors: %w", ordinal, err)
+	}
 	return info, nil
 }
 

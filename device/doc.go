@@ -35,4 +35,5 @@ type Info struct {
 	Name         string
 	TotalMem     int64 // bytes
 	Major, Minor int   // compute capability
+	SMs          int   // streaming multiprocessors
 }

@@ -47,6 +47,16 @@ func (s *Stream) Context() *Context { return s.ctx }
 // Sync blocks until everything enqueued on s has completed.
 func (s *Stream) Sync() error { return s.ctx.Do(s.s.Synchronize) }
 
+// Done reports whether all the work queued on s has completed, without
+// waiting; an error is that of a failed operation (a faulting kernel).
+func (s *Stream) Done() (done bool, err error) {
+	err = s.ctx.Do(func() (err error) {
+		done, err = streamQuery(s.c())
+		return err
+	})
+	return done, err
+}
+
 // Destroy releases s once its work completes.
 func (s *Stream) Destroy() error { return s.ctx.Do(s.s.Destroy) }
 

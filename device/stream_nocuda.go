@@ -19,6 +19,9 @@ func (s *Stream) Context() *Context { return nil }
 // Sync returns ErrNoCUDA.
 func (s *Stream) Sync() error { return ErrNoCUDA }
 
+// Done returns ErrNoCUDA.
+func (s *Stream) Done() (bool, error) { return false, ErrNoCUDA }
+
 // Destroy returns ErrNoCUDA.
 func (s *Stream) Destroy() error { return ErrNoCUDA }
 

@@ -48,6 +48,8 @@ func PTX() (string, error) {
 const (
 	Atomic                = "symchan_atomic"
 	Wait                  = "symchan_wait"
+	Agent                 = "symchan_agent"
+	Copy                  = "symchan_copy"
 	JacobiInit            = "jacobi_init"
 	JacobiSweep           = "jacobi_sweep"
 	JacobiSweep4          = "jacobi_sweep4"

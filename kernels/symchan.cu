@@ -35,11 +35,16 @@ static __device__ __forceinline__ u64 ord(int kind, u64 v) {
 	return v;
 }
 
-// symchan_atomic performs one atomic operation on the word at ptr (in any
-// GPU's memory: peer access is enabled) and stores the old value to result
-// (mapped pinned host memory) unless result is 0.
-extern "C" __global__ void symchan_atomic(u64 ptr, u64 kindop, u64 operand, u64 cond, u64 result) {
-	int kind = kindop & 0xff, op = (kindop >> 8) & 0xff;
+// now_ns reads the GPU's global nanosecond timer.
+static __device__ __forceinline__ u64 now_ns() {
+	u64 t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+// atomic_op performs one atomic operation on the word at ptr (in any GPU's
+// memory: peer access is enabled) and returns the old value.
+static __device__ u64 atomic_op(u64 ptr, int kind, int op, u64 operand, u64 cond) {
 	u64 old = 0;
 	if (kind == KIND_INT64 || kind == KIND_UINT64) {
 		u64 *p = (u64 *)ptr;
@@ -66,6 +71,13 @@ extern "C" __global__ void symchan_atomic(u64 ptr, u64 kindop, u64 operand, u64 
 		case OP_FXOR: old = atomicXor_system(p, v); break;
 		}
 	}
+	return old;
+}
+
+// symchan_atomic runs atomic_op (kindop = kind | op<<8) and stores the old
+// value to result (mapped pinned host memory) unless result is 0.
+extern "C" __global__ void symchan_atomic(u64 ptr, u64 kindop, u64 operand, u64 cond, u64 result) {
+	const u64 old = atomic_op(ptr, kindop & 0xff, (kindop >> 8) & 0xff, operand, cond);
 	__threadfence_system();
 	if (result)
 		*(volatile u64 *)result = old;
@@ -75,13 +87,17 @@ extern "C" __global__ void symchan_atomic(u64 ptr, u64 kindop, u64 operand, u64 
 // GPU memory) until it holds (or once, with the test bit), then reports into
 // out (mapped pinned host memory: out[1] the result, out[2] the word, int32
 // indices from out+3) and sets out[0] = 1 last. The host sets *abort to end
-// the wait early; the kernel then sets out[0] = 2.
+// the wait early; the kernel then sets out[0] = 2. After lifetime ns it
+// gives up with out[0] = 3 and the host launches it again: a kernel that
+// never ends could hold a hardware queue that the awaited write sits
+// behind.
 //
 // spec = kind | cmp<<8 | mode<<16 | test<<24. values (u64 per word) and
 // status (a byte per word, nonzero excludes) are 0 or host memory; they are
 // staged in shared memory (nshared words, 0 when they do not fit).
 extern "C" __global__ void symchan_wait(u64 words, u64 n_, u64 spec, u64 value, u64 values_, u64 status_, u64 start_, u64 out_,
-                                        u64 abort_) {
+                                        u64 abort_, u64 lifetime) {
+	const u64 deadline = now_ns() + lifetime;
 	extern __shared__ u64 staged[];
 	__shared__ int s_count, s_best, s_stop;
 	__shared__ u64 s_word;
@@ -170,14 +186,274 @@ extern "C" __global__ void symchan_wait(u64 words, u64 n_, u64 spec, u64 value, 
 		}
 		if ((pass & 15) == 15) {
 			if (threadIdx.x == 0)
-				s_stop = *(volatile unsigned *)abort_;
+				s_stop = *(volatile unsigned *)abort_ ? 2 : now_ns() > deadline ? 3 : 0;
 			__syncthreads();
 			if (s_stop) {
 				if (threadIdx.x == 0)
-					out[0] = 2;
+					out[0] = s_stop;
 				return;
 			}
 		}
+	}
+}
+
+// symchan_copy copies n bytes from src to dst (any memory this GPU
+// addresses, peers' through peer access), each block its share: the cuda
+// backend's copy kernel, for the sizes where it beats the copy engines.
+extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
+	const u64 share = ((n + gridDim.x - 1) / gridDim.x + 15) & ~15ull; // ≥ n / gridDim.x
+	const u64 lo = share * blockIdx.x;
+	if (lo < n)
+		symchan_copy_part((void *)(dst + lo), (const void *)(src + lo), min(share, n - lo), threadIdx.x, blockDim.x);
+}
+
+// --- the agent: host routines without a kernel launch each ----------------
+//
+// symchan_agent is one resident kernel per GPU context, of bounded life,
+// that the host hands small routines to through mapped pinned memory: a
+// warp per lane (one lane per PE on this GPU) runs that PE's puts, gets,
+// atomics and signals in order from a ring, and a warp per wait slot
+// evaluates one wait at a time. A routine then costs a few PCIe round trips
+// instead of a launch and a synchronisation. pgas/internal/gpuop/agent.go
+// has the host side and the same layout:
+//
+//   lane  (AGENT_LANE_BYTES): AGENT_RING entries of 32 words, then a status
+//         line: [0] last sequence done, [1] epoch of the launch whose
+//         warp left.
+//   entry: [0] sequence (written last by the host), [1] op | sigop<<8 |
+//         kind<<16 | atomic op<<24 | bytes<<32, [2] address, [3] signal
+//         address, [4] signal value or operand, [5] comparand, [8..31] the
+//         payload (put data, get data, an atomic's old value).
+//   slot  (AGENT_SLOT_BYTES): request [0] sequence, [1] words, [2] n,
+//         [3] spec (as symchan_wait's), [4] value, [5] 1: values, 2: status,
+//         [6] start; [8] the sequence to abort; out [16] sequence done,
+//         [17] state (1 done, 2 aborted, 3 expired), [18] result, [19] word,
+//         [20] epoch of the launch whose warp left; int32 indices from byte
+//         192, values from 4352, status bytes from 12544.
+//
+// A warp leaves when its launch's lifetime ends: it writes its epoch,
+// fences, and looks once more for a request (the host writes the request,
+// then reads the epoch, and launches again if it finds it): so no request
+// is stranded, and launches on the one stream never overlap.
+
+#define AGENT_RING 32
+#define AGENT_LANE_BYTES (AGENT_RING * 256 + 64)
+#define AGENT_SLOT_BYTES 16384
+#define AGENT_WORDS 1024
+#define AGENT_SCRATCH (AGENT_WORDS * 9)
+#define AGENT_PUT 1
+#define AGENT_GET 2
+#define AGENT_ATOMIC 3
+#define AGENT_SIG_SET 1
+#define AGENT_SIG_ADD 2
+#define FULL 0xffffffffu
+
+static __device__ __forceinline__ u64 ld_relaxed(const volatile u64 *p) {
+	u64 v;
+	asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+	return v;
+}
+
+// agent_leave: the first call announces that this warp is leaving and
+// returns false (look for a request once more); the next call returns true.
+static __device__ __forceinline__ bool agent_leave(volatile u64 *gone, u64 epoch, bool &leaving) {
+	if (leaving)
+		return true;
+	if (threadIdx.x == 0)
+		*gone = epoch;
+	__threadfence_system();
+	leaving = true;
+	return false;
+}
+
+static __device__ void agent_lane(u64 *lane, u64 epoch, u64 deadline) {
+	const int l = threadIdx.x;
+	volatile u64 *status = (volatile u64 *)((char *)lane + AGENT_RING * 256);
+	u64 next = status[0] + 1;
+	bool leaving = false;
+	for (;;) {
+		volatile u64 *e = (volatile u64 *)(lane + (next % AGENT_RING) * 32);
+		u64 s = symchan_load_acquire(e);
+		if (__shfl_sync(FULL, s, 0) != next) {
+			if (now_ns() > deadline && agent_leave(&status[1], epoch, leaving))
+				return;
+			continue;
+		}
+		while (s != next) // lane 0 saw it: so will this lane, in order
+			s = symchan_load_acquire(e);
+		const u64 w = ld_relaxed(&e[l]);
+		const u64 code = __shfl_sync(FULL, w, 1), addr = __shfl_sync(FULL, w, 2), sig = __shfl_sync(FULL, w, 3),
+		          operand = __shfl_sync(FULL, w, 4), cond = __shfl_sync(FULL, w, 5);
+		const int op = code & 0xff, sigop = (code >> 8) & 0xff;
+		const int n = (int)(code >> 32);
+		const bool aligned = ((addr | (u64)n) & 7) == 0;
+		if (op == AGENT_PUT) {
+			if (aligned) {
+				if (l >= 8 && (l - 8) * 8 < n)
+					((u64 *)addr)[l - 8] = w;
+			} else {
+				for (int base = 0; base < n; base += 32) {
+					const int k = base + l;
+					const u64 src = __shfl_sync(FULL, w, 8 + min(k, n - 1) / 8);
+					if (k < n)
+						((unsigned char *)addr)[k] = (unsigned char)(src >> (8 * (k & 7)));
+				}
+			}
+			if (sigop) {
+				__threadfence_system(); // the data before the signal
+				__syncwarp();
+				if (l == 0) {
+					if (sigop == AGENT_SIG_SET)
+						atomicExch_system((u64 *)sig, operand);
+					else
+						atomicAdd_system((u64 *)sig, operand);
+				}
+			}
+		} else if (op == AGENT_GET) {
+			if (aligned) {
+				if (l >= 8 && (l - 8) * 8 < n)
+					e[l] = ld_relaxed((const volatile u64 *)addr + (l - 8));
+			} else {
+				for (int k = l; k < n; k += 32)
+					((volatile unsigned char *)(e + 8))[k] = ((const volatile unsigned char *)addr)[k];
+			}
+		} else if (op == AGENT_ATOMIC) {
+			if (l == 0)
+				e[8] = atomic_op(addr, (code >> 16) & 0xff, (code >> 24) & 0xff, operand, cond);
+		}
+		__threadfence_system(); // the routine, then its completion
+		__syncwarp();
+		if (l == 0)
+			status[0] = next;
+		next++;
+	}
+}
+
+// agent_eval is one pass of a wait over n words by one warp; it returns
+// whether the wait holds and sets *res and *word as symchan_wait reports
+// them (WAIT_SOME writes the indices as it finds them).
+static __device__ bool agent_eval(const u64 *words, int n, int kind, int cmp, int mode, u64 nv, const u64 *values,
+                                  const unsigned char *status, int start, int *indices, u64 *res, u64 *word) {
+	const int l = threadIdx.x;
+	const bool wide = kind == KIND_INT64 || kind == KIND_UINT64;
+	bool all_ok = true;
+	unsigned best = 0xffffffffu;
+	u64 best_word = 0, w0 = 0;
+	int count = 0;
+	for (int base = 0; base < n; base += 32) {
+		const int i = base + l;
+		bool ok = false;
+		if (i < n && !(status && status[i])) {
+			const u64 w = wide ? ((const volatile u64 *)words)[i] : (u64)((const volatile unsigned *)words)[i];
+			ok = symchan_compare(ord(kind, w), cmp, values ? values[i] : nv);
+			all_ok &= ok;
+			if (i == 0)
+				w0 = w;
+			if (ok && mode == WAIT_ANY) {
+				const unsigned d = (unsigned)((i - start + n) % n);
+				if (d < best) {
+					best = d;
+					best_word = w;
+				}
+			}
+		}
+		if (mode == WAIT_SOME) {
+			const unsigned b = __ballot_sync(FULL, ok);
+			if (ok)
+				indices[count + __popc(b & ((1u << l) - 1))] = i;
+			count += __popc(b);
+		}
+	}
+	if (mode == WAIT_ALL) {
+		const bool done = __all_sync(FULL, all_ok);
+		*res = done;
+		*word = __shfl_sync(FULL, w0, 0);
+		return done;
+	}
+	if (mode == WAIT_SOME) {
+		*res = count;
+		*word = 0;
+		return count > 0;
+	}
+	const unsigned m = __reduce_min_sync(FULL, best);
+	const unsigned owner = __ballot_sync(FULL, best == m && m != 0xffffffffu);
+	*word = __shfl_sync(FULL, best_word, owner ? __ffs(owner) - 1 : 0);
+	*res = m == 0xffffffffu ? ~0ull : (u64)((start + (int)m) % n);
+	return m != 0xffffffffu;
+}
+
+static __device__ void agent_waiter(char *slot, u64 *scratch, u64 epoch, u64 deadline) {
+	const int l = threadIdx.x;
+	volatile u64 *rq = (volatile u64 *)slot, *out = rq + 16;
+	int *indices = (int *)(slot + 192);
+	u64 last = out[0];
+	bool leaving = false;
+	for (;;) {
+		u64 s = symchan_load_acquire(rq);
+		const u64 s0 = __shfl_sync(FULL, s, 0);
+		if (s0 == last) {
+			if (now_ns() > deadline && agent_leave(&out[4], epoch, leaving))
+				return;
+			__nanosleep(200);
+			continue;
+		}
+		while (s != s0)
+			s = symchan_load_acquire(rq);
+		const u64 words = ld_relaxed(&rq[1]), spec = ld_relaxed(&rq[3]), value = ld_relaxed(&rq[4]), flags = ld_relaxed(&rq[5]);
+		const int n = (int)ld_relaxed(&rq[2]), start = (int)ld_relaxed(&rq[6]);
+		const int kind = spec & 0xff, cmp = (spec >> 8) & 0xff, mode = (spec >> 16) & 0xff, test = (spec >> 24) & 0xff;
+		u64 *values = 0;
+		unsigned char *status = 0;
+		if (flags & 1) {
+			values = scratch;
+			for (int i = l; i < n; i += 32)
+				values[i] = ord(kind, ((const volatile u64 *)(slot + 4352))[i]);
+		}
+		if (flags & 2) {
+			status = (unsigned char *)(scratch + AGENT_WORDS);
+			for (int i = l; i < n; i += 32)
+				status[i] = ((const volatile unsigned char *)(slot + 12544))[i];
+		}
+		__syncwarp();
+		u64 state = 0, res = 0, word = 0;
+		for (unsigned pass = 0; !state; pass++) {
+			if (agent_eval((const u64 *)words, n, kind, cmp, mode, ord(kind, value), values, status, start, indices, &res, &word) || test)
+				state = 1;
+			else if ((pass & 15) == 15) {
+				if (__shfl_sync(FULL, ld_relaxed(&rq[8]), 0) == s0)
+					state = 2;
+				else if (now_ns() > deadline)
+					state = 3;
+			}
+		}
+		if (l == 0) {
+			out[1] = state;
+			out[2] = res;
+			out[3] = word;
+			if (state == 3)
+				out[4] = epoch; // leaving: the host launches again
+		}
+		__threadfence_system();
+		__syncwarp();
+		if (l == 0)
+			out[0] = s0;
+		if (state == 3)
+			return;
+		last = s0;
+	}
+}
+
+// symchan_agent: grid = nlanes + nslots blocks of 32 threads; scratch is
+// device memory, AGENT_SCRATCH bytes per slot, for a wait's comparands and
+// mask; lifetime in ns.
+extern "C" __global__ void symchan_agent(u64 mem, u64 nlanes, u64 nslots, u64 scratch, u64 epoch, u64 lifetime) {
+	const u64 deadline = now_ns() + lifetime;
+	if (blockIdx.x < nlanes)
+		agent_lane((u64 *)(mem + blockIdx.x * (u64)AGENT_LANE_BYTES), epoch, deadline);
+	else if (blockIdx.x < nlanes + nslots) {
+		const u64 k = blockIdx.x - nlanes;
+		agent_waiter((char *)(mem + nlanes * AGENT_LANE_BYTES + k * AGENT_SLOT_BYTES), (u64 *)(scratch + k * AGENT_SCRATCH), epoch,
+		             deadline);
 	}
 }
 
@@ -404,7 +680,7 @@ extern "C" __global__ void bench_pingpong(u64 heap_, u64 peer, u64 iters, u64 si
 // src_off to peer's dst_off, reps times back to back, then fences.
 extern "C" __global__ void bench_put_block(u64 heap_, u64 peer, u64 dst_off, u64 src_off, u64 size, u64 reps) {
 	const symchan_heap *h = (const symchan_heap *)heap_;
-	const u64 share = (size / gridDim.x + 15) & ~15ull;
+	const u64 share = ((size + gridDim.x - 1) / gridDim.x + 15) & ~15ull;
 	const u64 lo = share * blockIdx.x;
 	if (lo < size) {
 		const u64 n = min(share, size - lo);

@@ -5,7 +5,9 @@
 #   .gpu/gpu-run.sh tests    # device tests; both suites on 1 GPU and on all GPUs
 #   .gpu/gpu-run.sh bench    # examples, GPU benchmarks, NVSHMEM anchors
 #   .gpu/gpu-run.sh nvshmem  # the nvshmem backend under symrun
-#   .gpu/gpu-run.sh          # both
+#   .gpu/gpu-run.sh quick    # backend tests, suites on all GPUs (and
+#                            # shared), host-path benchmarks, nvshmem suites
+#   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
 # first and used through SYMCHAN_PTX (and copied to $OUT when set), so
@@ -39,6 +41,15 @@ step() { # name, timeout, command...
 	local passes=$(grep -c -- "--- PASS" "/tmp/symchan-$name.log")
 	rows+=("$(printf '%-26s %s %8d ms  %4s passed %4s skipped' "$name" "$r" "$ms" "$passes" "$skips")")
 }
+if [ "$what" = quick ]; then
+	step pgas-cuda 90 ./cuda.test -test.v -test.count=1
+	step bench-gpu-host 150 ./bench.test -test.run '^$' -test.bench 'GPU(Put|HostPingPong|ChanRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
+	step suites-cuda-${ngpu}gpu 150 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=$ngpu ./tests.test -test.v -test.count=1 -test.short -test.timeout=140s
+	export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none
+	step suites-nvshmem-${ngpu}proc 150 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS=$ngpu ./symrun -n "$ngpu" ./tests.test -test.v -test.count=1 -test.short -test.timeout=140s
+	step bench-nvshmem-${ngpu}proc 120 ./symrun -n "$ngpu" ./bench.test -test.run '^$' -test.bench NVSHMEM -test.benchtime 1x
+	step suites-cuda-shared 150 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1 ./tests.test -test.v -test.count=1 -test.short -test.timeout=140s
+fi
 if [ "$what" = tests ] || [ "$what" = all ]; then
 	step device 120 ./device.test -test.v -test.count=1
 	step pgas-cuda 120 ./cuda.test -test.v -test.count=1

@@ -26,15 +26,13 @@ type gpu struct {
 	ctx    *device.Context
 	mod    *device.Module
 	atomic *device.Function
-	wait   *device.Function
 	heap   device.Ptr
 	desc   device.Ptr // the PE's heap descriptor, in its device memory
 
-	mu  sync.Mutex // serialises the routines this PE issues on st
-	st  *device.Stream
-	res *device.HostMem // atomic results
-
-	waiter *gpuop.Waiter // host waits on this PE's words
+	mu    sync.Mutex // serialises the routines this PE issues
+	st    *device.Stream
+	agent *gpuop.Agent // its GPU's (shared by the PEs on one GPU)
+	lane  *gpuop.Lane  // this PE's lane of agent
 }
 
 type transport struct {
@@ -109,12 +107,12 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 			if g.atomic, err = g.mod.Function(kernels.Atomic); err != nil {
 				return fail(err)
 			}
-			if g.wait, err = g.mod.Function(kernels.Wait); err != nil {
+			if g.agent, err = gpuop.NewAgent(g.ctx, g.mod, (pes-i+ngpu-1)/ngpu); err != nil {
 				return fail(err)
 			}
 		} else {
 			o := t.gpus[i%ngpu]
-			g.ctx, g.mod, g.atomic, g.wait = o.ctx, o.mod, o.atomic, o.wait
+			g.ctx, g.mod, g.atomic, g.agent = o.ctx, o.mod, o.atomic, o.agent
 		}
 		if g.heap, err = g.ctx.Alloc(cfg.HeapSize); err != nil {
 			return fail(err)
@@ -125,13 +123,11 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 		if g.st, err = g.ctx.NewStream(); err != nil {
 			return fail(err)
 		}
-		if g.res, err = g.ctx.HostAlloc(8); err != nil {
-			return fail(err)
-		}
 		if err = g.st.Memset(g.heap, 0, cfg.HeapSize); err != nil {
 			return fail(err)
 		}
-		g.waiter = gpuop.New(g.ctx, g.wait)
+		g.lane = g.agent.Lane(i / ngpu)
+		g.lane.Bind(g.st.Sync)
 	}
 	for _, a := range t.gpus[:ngpu] {
 		for _, b := range t.gpus[:ngpu] {
@@ -178,12 +174,16 @@ func (t *transport) HeapSize() int64                   { return t.size }
 func (t *transport) Heap(int) []byte                   { return nil } // device memory: not host-addressable
 func (t *transport) addr(pe int, off int64) device.Ptr { return t.gpus[pe].heap + device.Ptr(off) }
 
-// issue runs fn on from's stream under its lock; with sync it also waits
-// for the stream, so the routine is complete when issue returns.
+// issue runs fn, which queues work on from's stream, under its lock after
+// the PE's lane routines; with sync it also waits for the stream, so the
+// routine is complete when issue returns.
 func (t *transport) issue(from int, sync bool, fn func(g *gpu) error) error {
 	g := t.gpus[from]
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if err := g.lane.StreamOp(); err != nil {
+		return err
+	}
 	if err := fn(g); err != nil {
 		return err
 	}
@@ -193,11 +193,22 @@ func (t *transport) issue(from int, sync bool, fn func(g *gpu) error) error {
 	return nil
 }
 
-// Blocking puts return once src may be reused, as OpenSHMEM's do: CopyIn
-// has staged pageable src (or sent small puts as stream writes) when it
-// returns. Delivery is ordered by the PE's stream and
+// lane runs fn with from's lane under its lock.
+func (t *transport) lane(from int, fn func(l *gpuop.Lane) error) error {
+	g := t.gpus[from]
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return fn(g.lane)
+}
+
+// Blocking puts return once src may be reused, as OpenSHMEM's do: the
+// lane has copied small src into its ring, CopyIn has staged pageable src.
+// Delivery is in program order (lane and stream, see gpuop.Lane) and
 // completed by Quiet (every barrier quiets first).
 func (t *transport) Put(from, pe int, off int64, src []byte) error {
+	if len(src) <= gpuop.LanePayload {
+		return t.lane(from, func(l *gpuop.Lane) error { return l.Put(t.addr(pe, off), src, false, 0, 0, 0) })
+	}
 	return t.issue(from, false, func(g *gpu) error { return g.st.CopyIn(t.addr(pe, off), src) })
 }
 
@@ -206,6 +217,9 @@ func (t *transport) PutNBI(from, pe int, off int64, src []byte) error {
 }
 
 func (t *transport) Get(from, pe int, off int64, dst []byte) error {
+	if len(dst) <= gpuop.LanePayload {
+		return t.lane(from, func(l *gpuop.Lane) error { return l.Get(dst, t.addr(pe, off)) })
+	}
 	// Into pageable dst the copy is complete when CopyOut returns.
 	return t.issue(from, false, func(g *gpu) error { return g.st.CopyOut(dst, t.addr(pe, off)) })
 }
@@ -214,6 +228,9 @@ func (t *transport) GetNBI(from, pe int, off int64, dst []byte) error {
 	return t.Get(from, pe, off, dst)
 }
 
+// Copy moves n bytes between partitions with the copy engines: on H200s
+// over NVLink they beat symchan's copy kernel (kernels.Copy) at every
+// size from 4 KiB to 256 MiB (BenchmarkGPUPut measures both).
 func (t *transport) Copy(from, dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error {
 	return t.issue(from, true, func(g *gpu) error {
 		return g.st.CopyPeer(t.addr(dstPE, dstOff), t.gpus[dstPE].ctx, t.addr(srcPE, srcOff), t.gpus[srcPE].ctx, n)
@@ -221,6 +238,9 @@ func (t *transport) Copy(from, dstPE int, dstOff int64, srcPE int, srcOff int64,
 }
 
 func (t *transport) PutSignal(from, pe int, off int64, src []byte, sigOff int64, sig uint64, op pgas.SigOp, nbi bool) error {
+	if len(src) <= gpuop.LanePayload {
+		return t.lane(from, func(l *gpuop.Lane) error { return l.Put(t.addr(pe, off), src, true, t.addr(pe, sigOff), sig, op) })
+	}
 	return t.issue(from, false, func(g *gpu) error {
 		if err := g.st.CopyIn(t.addr(pe, off), src); err != nil {
 			return err
@@ -230,13 +250,15 @@ func (t *transport) PutSignal(from, pe int, off int64, src []byte, sigOff int64,
 }
 
 func (t *transport) Atomic(from, pe int, off int64, k pgas.Kind, op pgas.AtomicOp, operand, cond uint64) (uint64, error) {
-	g := t.gpus[from]
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return gpuop.Atomic(g.st, g.atomic, g.res, t.addr(pe, off), k, op, operand, cond)
+	var old uint64
+	err := t.lane(from, func(l *gpuop.Lane) (err error) {
+		old, err = l.Atomic(t.addr(pe, off), k, op, operand, cond)
+		return err
+	})
+	return old, err
 }
 
-// Fence is free: a PE's routines run in order on one stream.
+// Fence is free: a PE's routines run in program order (gpuop.Lane).
 func (t *transport) Fence(int) error { return nil }
 
 func (t *transport) Quiet(from int) error {
@@ -244,7 +266,7 @@ func (t *transport) Quiet(from int) error {
 }
 
 func (t *transport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req pgas.WaitRequest) (pgas.WaitResult, error) {
-	return t.gpus[pe].waiter.Wait(ctx, abort, t.addr(pe, req.Off), req)
+	return t.gpus[pe].agent.Wait(ctx, abort, t.addr(pe, req.Off), req)
 }
 
 func (t *transport) Close() error {
@@ -253,17 +275,11 @@ func (t *transport) Close() error {
 		if g.ctx == nil {
 			continue
 		}
-		if g.st != nil {
-			errs = append(errs, g.st.Sync())
-		}
-		if g.waiter != nil {
-			errs = append(errs, g.waiter.Close())
-		}
-		if g.res != nil {
-			errs = append(errs, g.res.Free())
+		if g.lane != nil {
+			errs = append(errs, g.lane.Quiet())
 		}
 		if g.st != nil {
-			errs = append(errs, g.st.Destroy())
+			errs = append(errs, g.st.Sync(), g.st.Destroy())
 		}
 		for _, p := range []device.Ptr{g.heap, g.desc} {
 			if p != 0 {
@@ -271,7 +287,10 @@ func (t *transport) Close() error {
 			}
 		}
 	}
-	for _, g := range t.gpus {
+	for _, g := range t.gpus { // after every lane is quiet
+		if g.owner && g.agent != nil {
+			errs = append(errs, g.agent.Close())
+		}
 		if g.owner && g.ctx != nil {
 			errs = append(errs, g.ctx.Close())
 		}

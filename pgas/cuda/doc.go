@@ -12,24 +12,32 @@
 // GPUs (a pair without it is an error at start), so a symmetric address is
 // (PE, offset) and every GPU reaches every partition directly.
 //
-// Host-initiated routines run on a stream of the issuing PE's GPU, in
-// order: puts and gets by the copy engines (puts of up to 64 aligned bytes
-// as 64-bit stream writes), the signal of a put-with-signal
-// written after the data by a 64-bit stream write (SignalSet) or a
-// one-thread atomic kernel (SignalAdd), atomics by that kernel. Fence is
-// therefore free and Quiet waits for the stream. Waits on GPU-resident
-// words run a waiting kernel on the words' GPU that reports into mapped
-// pinned host memory, which the host polls (then sleeps between polls): no
-// device-to-host copies, however many words. A wait set holds at most
-// MaxWaitWords words.
+// Host-initiated routines take one of two paths, kept in program order
+// with each other (so Fence is free and Quiet waits for both):
 //
-// A known limit: a waiting kernel runs until its words change, and CUDA
-// maps a context's streams onto a few hardware queues
-// (CUDA_DEVICE_MAX_CONNECTIONS, default 8), so work queued on another
-// stream may wait behind it. With more streams than queues in one context
-// (many PEs sharing a GPU, or one PE with many waits in flight at once) a
-// wait can then hold up the very write it waits for. One PE per GPU with a
-// few concurrent waits stays within the limit.
+//   - small ones — puts, gets and put-with-signal of up to 192 bytes,
+//     signal ops, atomics — go to the GPU's agent (pgas/internal/gpuop), a
+//     resident kernel that polls a ring in mapped pinned memory per PE and
+//     performs them with its own stores and atomics through peer access:
+//     a few PCIe round trips, no launch, no stream synchronisation;
+//   - larger puts and gets run on the PE's stream with the copy engines
+//     (which beat a copy kernel at every size on H200s), the signal of a
+//     put-with-signal written after the data by a 64-bit stream write
+//     (SignalSet) or a one-thread kernel (SignalAdd).
+//
+// Waits on GPU-resident words also run on the agent, a warp per wait,
+// which reports into mapped pinned host memory that the host polls: no
+// device-to-host copies, however many words. Sets of more than 1024 words,
+// or more than 16 waits at once per GPU, launch a waiting kernel each. A
+// wait set holds at most MaxWaitWords words.
+//
+// Nothing of ours runs for long: the agent's launches end after 5 ms (or
+// when idle) and the host launches it again when it has work, and a
+// waiting kernel gives up after 5 ms and is launched again. A kernel that
+// ran until its words changed could hold one of the few hardware queues a
+// context's streams share (CUDA_DEVICE_MAX_CONNECTIONS) while the write it
+// waits for sits behind it — the hang that 64 PEs sharing 2 GPUs once
+// showed.
 //
 // Kernels reach the heap through a descriptor (see kernels/symchan.cuh):
 // HeapDescriptor, Stream, Module and Launch give a PE's program its GPU.

@@ -30,9 +30,16 @@ func On(pe *pgas.PE) (*GPU, error) {
 // Context is the GPU's context.
 func (x *GPU) Context() *device.Context { return x.g.ctx }
 
-// Stream is the stream of the PE's host-initiated routines: work queued on
-// it runs in order with them.
-func (x *GPU) Stream() *device.Stream { return x.g.st }
+// Stream is the stream of the PE's host-initiated copies. The PE's
+// routines issued before Stream is called have completed when it returns
+// (an error of theirs is reported by the next routine), and routines
+// issued after it run after the work queued on it by then.
+func (x *GPU) Stream() *device.Stream {
+	x.g.mu.Lock()
+	defer x.g.mu.Unlock()
+	_ = x.g.lane.StreamOp()
+	return x.g.st
+}
 
 // Module is symchan.cu loaded on this GPU (kernels names its kernels).
 func (x *GPU) Module() *device.Module { return x.g.mod }

@@ -15,14 +15,21 @@
 // initialisation structures are declared here for that ABI).
 //
 // Mapping: the symmetric heap is one nvshmem_malloc per world of
-// SYMCHAN_SYMMETRIC_SIZE bytes; Put, Get and PutSignal are NVSHMEM's
-// putmem/getmem/putmem_signal_on_stream (host data through a symmetric
-// staging buffer), Fence and Quiet are quiet_on_stream, waits on local
-// words are symchan's waiting kernel (as on the cuda backend), and atomics
-// are symchan's atomic kernel on the peer's memory through nvshmem_ptr, so
-// an atomic to a PE on another node is an error (NVSHMEM's host-side
-// atomics are not used yet). NVSHMEM calls are made one at a time, each on a locked OS
-// thread with the GPU's primary context current (NVSHMEM_THREAD_SERIALIZED).
+// SYMCHAN_SYMMETRIC_SIZE bytes; NVSHMEM_SYMMETRIC_SIZE, unless set, is
+// set from the first world's size (plus 4 MiB of staging and 256 MiB for
+// NVSHMEM's own allocations; never below NVSHMEM's default 1 GiB) before
+// NVSHMEM starts, so one variable sizes both. NVSHMEM starts once per
+// process: a later, larger world must fit in that. Routines of up to 192 bytes on a PE whose
+// partition this GPU maps (nvshmem_ptr: the PEs of this node over NVLink
+// or PCIe), and atomics, run on symchan's agent (as on the cuda backend:
+// a resident kernel told through mapped pinned memory); the others are
+// NVSHMEM's putmem/getmem/putmem_signal/signal_op on stream (host data
+// through a symmetric staging buffer). The two paths keep program order;
+// Fence and Quiet also call quiet_on_stream. Waits on local words run on
+// the agent too. An atomic on a PE of another node is an error (NVSHMEM's
+// host-side atomics are not used yet). NVSHMEM calls are made one at a
+// time, each on a locked OS thread with the GPU's primary context current
+// (NVSHMEM_THREAD_SERIALIZED).
 // NVSHMEM is initialised once per
 // process and never finalised (it cannot start again in the same process);
 // each world allocates and frees its own heap, collectively.

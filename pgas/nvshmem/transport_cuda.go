@@ -41,9 +41,6 @@ func init() { pgas.Register("nvshmem", backend{}) }
 
 type backend struct{}
 
-// stagingSize is the symmetric buffer host data passes through.
-const stagingSize = 4 << 20
-
 // proc is this process's NVSHMEM state, made once: NVSHMEM cannot be
 // started again in a process.
 var proc struct {
@@ -52,8 +49,6 @@ var proc struct {
 	info bootstrap.Info
 	ctx  *device.Context // the GPU's primary context (NVSHMEM's)
 	mod  *device.Module
-	atom *device.Function
-	wait *device.Function
 }
 
 // nvMu serialises NVSHMEM calls (NVSHMEM_THREAD_SERIALIZED: any thread,
@@ -69,14 +64,19 @@ func call(fn func()) {
 	proc.ctx.Do(func() error { fn(); return nil })
 }
 
-func start() error {
-	proc.once.Do(func() { proc.err = startOnce() })
+// start starts NVSHMEM for the process, once, sized for the first world's
+// heap (per PE) unless NVSHMEM_SYMMETRIC_SIZE is set.
+func start(heap int64) error {
+	proc.once.Do(func() { proc.err = startOnce(heap) })
 	return proc.err
 }
 
-func startOnce() error {
+func startOnce(heap int64) error {
 	if err := load(); err != nil {
 		return err
+	}
+	if _, err := passHeapSize(heap); err != nil {
+		return fmt.Errorf("nvshmem backend: %w", err)
 	}
 	info, err := bootstrap.FromEnv()
 	if err != nil {
@@ -136,13 +136,7 @@ func startOnce() error {
 	if err != nil {
 		return err
 	}
-	if proc.mod, err = proc.ctx.LoadModule(ptx); err != nil {
-		return err
-	}
-	if proc.atom, err = proc.mod.Function(kernels.Atomic); err != nil {
-		return err
-	}
-	proc.wait, err = proc.mod.Function(kernels.Wait)
+	proc.mod, err = proc.ctx.LoadModule(ptx)
 	return err
 }
 
@@ -154,14 +148,14 @@ type transport struct {
 	peers   []device.Ptr // nvshmem_ptr of the heap on each PE; 0 if not mapped
 	desc    device.Ptr   // struct symchan_heap for kernels (bases = peers)
 
-	mu     sync.Mutex // serialises this PE's routines on st
-	st     *device.Stream
-	res    *device.HostMem
-	waiter *gpuop.Waiter
+	mu    sync.Mutex // serialises this PE's routines
+	st    *device.Stream
+	agent *gpuop.Agent
+	lane  *gpuop.Lane // runs routines on mapped peers (see Put)
 }
 
 func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
-	if err := start(); err != nil {
+	if err := start(cfg.HeapSize); err != nil {
 		return nil, err
 	}
 	info := proc.info
@@ -200,9 +194,6 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 	if t.st, err = proc.ctx.NewStream(); err != nil {
 		return fail(err)
 	}
-	if t.res, err = proc.ctx.HostAlloc(8); err != nil {
-		return fail(err)
-	}
 	if t.desc, err = proc.ctx.Alloc(kernels.HeapDescriptorSize); err != nil {
 		return fail(err)
 	}
@@ -215,7 +206,14 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 	if err := t.st.Sync(); err != nil {
 		return fail(err)
 	}
-	t.waiter = gpuop.New(proc.ctx, proc.wait)
+	if t.agent, err = gpuop.NewAgent(proc.ctx, proc.mod, 1); err != nil {
+		return fail(err)
+	}
+	t.lane = t.agent.Lane(0)
+	t.lane.Bind(func() error { // NVSHMEM's routines complete, then the stream
+		call(func() { C.sc_quiet_on_stream(t.handle()) })
+		return t.st.Sync()
+	})
 	call(func() { C.sc_barrier_all() }) // every heap zeroed before anyone writes
 	return t, nil
 }
@@ -248,11 +246,16 @@ func (t *transport) Node(pe int) int {
 
 func (t *transport) handle() unsafe.Pointer { return t.st.Handle() }
 
-// quiet completes this PE's NVSHMEM operations in stream order; with wait
-// the host also waits for them.
+// quiet completes this PE's lane routines, and its NVSHMEM operations in
+// stream order; with wait the host also waits for them.
 func (t *transport) quiet(wait bool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.lane != nil {
+		if err := t.lane.StreamOp(); err != nil {
+			return err
+		}
+	}
 	call(func() { C.sc_quiet_on_stream(t.handle()) })
 	if wait {
 		return t.st.Sync()
@@ -274,9 +277,33 @@ func (t *transport) staged(src []byte, fn func(at int, n int)) error {
 	return nil
 }
 
-func (t *transport) Put(_, pe int, off int64, src []byte) error {
+// onLane reports whether a routine of n bytes on pe's memory goes to the
+// lane: small, and pe's partition mapped here (nvshmem_ptr; peers over
+// NVLink or PCIe). The lane's stores and loads then reach it directly,
+// without NVSHMEM's stream calls and the synchronisations they need.
+func (t *transport) onLane(pe, n int) bool { return n <= gpuop.LanePayload && t.peers[pe] != 0 }
+
+// stream takes the PE's lock for stream work, after its lane routines.
+func (t *transport) stream() (unlock func(), err error) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	if err := t.lane.StreamOp(); err != nil {
+		t.mu.Unlock()
+		return nil, err
+	}
+	return t.mu.Unlock, nil
+}
+
+func (t *transport) Put(_, pe int, off int64, src []byte) error {
+	if t.onLane(pe, len(src)) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return t.lane.Put(t.peers[pe]+device.Ptr(off), src, false, 0, 0, 0)
+	}
+	unlock, err := t.stream()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	return t.staged(src, func(at, n int) {
 		C.sc_put(C.uintptr_t(t.addr(off+int64(at))), C.uintptr_t(t.staging), C.size_t(n), C.int(pe), t.handle())
 	})
@@ -287,8 +314,16 @@ func (t *transport) PutNBI(from, pe int, off int64, src []byte) error {
 }
 
 func (t *transport) Get(_, pe int, off int64, dst []byte) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	if t.onLane(pe, len(dst)) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return t.lane.Get(dst, t.peers[pe]+device.Ptr(off))
+	}
+	unlock, err := t.stream()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	for at := 0; at < len(dst); at += stagingSize {
 		n := min(stagingSize, len(dst)-at)
 		call(func() {
@@ -307,8 +342,11 @@ func (t *transport) GetNBI(from, pe int, off int64, dst []byte) error {
 }
 
 func (t *transport) Copy(_, dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	unlock, err := t.stream()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	call(func() {
 		if srcPE == t.me {
 			C.sc_put(C.uintptr_t(t.addr(dstOff)), C.uintptr_t(t.addr(srcOff)), C.size_t(n), C.int(dstPE), t.handle())
@@ -328,8 +366,16 @@ func sigOp(op pgas.SigOp) C.int {
 }
 
 func (t *transport) PutSignal(_, pe int, off int64, src []byte, sigOff int64, sig uint64, op pgas.SigOp, _ bool) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	if t.onLane(pe, len(src)) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return t.lane.Put(t.peers[pe]+device.Ptr(off), src, true, t.peers[pe]+device.Ptr(sigOff), sig, op)
+	}
+	unlock, err := t.stream()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if len(src) == 0 {
 		call(func() { C.sc_signal_op(C.uintptr_t(t.addr(sigOff)), C.uint64_t(sig), sigOp(op), C.int(pe), t.handle()) })
 		return nil
@@ -351,14 +397,13 @@ func (t *transport) Atomic(_, pe int, off int64, k pgas.Kind, op pgas.AtomicOp, 
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	// Earlier puts to that word complete first (stream order), then the
-	// kernel runs on the peer's memory.
-	call(func() { C.sc_quiet_on_stream(t.handle()) })
-	return gpuop.Atomic(t.st, proc.atom, t.res, t.peers[pe]+device.Ptr(off), k, op, operand, cond)
+	// Earlier puts to that word complete first (the lane drains the
+	// stream), then the lane runs it on the peer's memory.
+	return t.lane.Atomic(t.peers[pe]+device.Ptr(off), k, op, operand, cond)
 }
 
 func (t *transport) Wait(ctx context.Context, _ int, abort <-chan struct{}, req pgas.WaitRequest) (pgas.WaitResult, error) {
-	return t.waiter.Wait(ctx, abort, t.heap+device.Ptr(req.Off), req)
+	return t.agent.Wait(ctx, abort, t.heap+device.Ptr(req.Off), req)
 }
 
 func (t *transport) Close() error {
@@ -371,11 +416,8 @@ func (t *transport) Close() error {
 		C.sc_free(C.uintptr_t(t.staging))
 		C.sc_free(C.uintptr_t(t.heap))
 	})
-	if t.waiter != nil {
-		errs = append(errs, t.waiter.Close())
-	}
-	if t.res != nil {
-		errs = append(errs, t.res.Free())
+	if t.agent != nil {
+		errs = append(errs, t.agent.Close())
 	}
 	if t.desc != 0 {
 		errs = append(errs, proc.ctx.Free(t.desc))

@@ -1,9 +1,13 @@
 // Package gpuop is what the GPU backends (pgas/cuda, pgas/nvshmem) share:
-// host-side operations on words in GPU memory through symchan's kernels.
-// A Waiter waits without device-to-host copies: each wait runs
-// kernels.Wait on the words' GPU, which reports into mapped pinned memory
-// that the host polls (then sleeps between polls). Atomic and SignalAdd
-// run kernels.Atomic. It is compiled in with the build tag cuda.
+// host-side routines on GPU memory through symchan's kernels. An Agent is
+// a resident kernel of bounded life per GPU context that runs each PE's
+// small puts, gets, atomics and signals (a Lane) and its waits, told
+// through mapped pinned memory that both sides poll: a routine costs a
+// few PCIe round trips, no kernel launch or stream synchronisation, and a
+// wait no device-to-host copies however many words it watches. Larger
+// waits, or more at once than the agent's slots, run a Waiter's kernel
+// each. Signal and SignalAdd queue signals on a stream, after stream
+// copies. It is compiled in with the build tag cuda.
 package gpuop
 
 // MaxWords is the largest wait set a Waiter accepts.

@@ -20,7 +20,12 @@ import (
 // ErrAborted ends a wait whose abort channel closed (a PE failed).
 var ErrAborted = errors.New("aborted: a PE failed")
 
-// Waiter runs the waits on one GPU context.
+// Waiter runs waits on one GPU context, a launch of kernels.Wait each, on a
+// stream of its own: for wait sets too large for the Agent, or when its
+// slots are busy. A launch gives up after the agent's lifetime and is
+// launched again: a kernel that never ends can hold one of the few
+// hardware queues a context's streams share, and the write it waits for
+// can be queued behind it.
 type Waiter struct {
 	ctx  *device.Context
 	wait *device.Function // kernels.Wait in ctx
@@ -131,43 +136,50 @@ func (w *Waiter) Wait(ctx context.Context, abort <-chan struct{}, words device.P
 	}
 	spec := uint64(req.Kind) | uint64(req.Cmp)<<8 | uint64(req.Mode)<<16 | test<<24
 	threads := min(256, (req.N+31)/32*32)
-	err = s.st.Launch(w.wait, device.D1(1), device.D1(threads), shared,
-		uint64(words), uint64(req.N), spec, req.Value, values, status, uint64(req.Start),
-		uint64(s.out.Ptr()), uint64(s.in.Ptr()))
-	if err != nil {
-		return pgas.WaitResult{}, err
-	}
 	done := u64at(out, 0)
 	var cause error
-	for i := 0; atomic.LoadUint64(done) == 0; i++ {
-		switch {
-		case cause != nil:
-			runtime.Gosched()
-		case i < 64:
-			// The kernel answers a satisfied wait within microseconds.
-		case i < 4096:
-			runtime.Gosched()
-		default:
-			time.Sleep(20 * time.Microsecond)
+	for {
+		err = s.st.Launch(w.wait, device.D1(1), device.D1(threads), shared,
+			uint64(words), uint64(req.N), spec, req.Value, values, status, uint64(req.Start),
+			uint64(s.out.Ptr()), uint64(s.in.Ptr()), uint64(lifetime.Nanoseconds()))
+		if err != nil {
+			return pgas.WaitResult{}, err
 		}
-		if cause == nil && i&63 == 63 {
-			select {
-			case <-ctx.Done():
-				cause = ctx.Err()
-			case <-abort:
-				cause = ErrAborted
+		for i := 0; atomic.LoadUint64(done) == 0; i++ {
+			switch {
+			case cause != nil:
+				runtime.Gosched()
+			case i < 64:
+				// The kernel answers a satisfied wait within microseconds.
+			case i < 4096:
+				runtime.Gosched()
 			default:
+				time.Sleep(20 * time.Microsecond)
 			}
-			if cause != nil {
-				atomic.StoreUint32((*uint32)(unsafe.Pointer(&in[0])), 1)
+			if cause == nil && i&63 == 63 {
+				select {
+				case <-ctx.Done():
+					cause = ctx.Err()
+				case <-abort:
+					cause = ErrAborted
+				default:
+				}
+				if cause != nil {
+					atomic.StoreUint32((*uint32)(unsafe.Pointer(&in[0])), 1)
+				}
 			}
 		}
-	}
-	if atomic.LoadUint64(done) == 2 {
+		state := atomic.LoadUint64(done)
+		if state == 1 {
+			break
+		}
 		if err := s.st.Sync(); err != nil {
 			return pgas.WaitResult{}, err
 		}
-		return pgas.WaitResult{}, cause
+		if state == 2 || cause != nil {
+			return pgas.WaitResult{}, cause
+		}
+		atomic.StoreUint64(done, 0) // 3: its lifetime ended; launch it again
 	}
 	r := pgas.WaitResult{N: int(int64(atomic.LoadUint64(u64at(out, 8)))), Word: atomic.LoadUint64(u64at(out, 16))}
 	switch req.Mode {

@@ -1,0 +1,369 @@
+//go:build cuda
+
+package gpuop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
+	"github.com/symchan/symchan/pgas"
+)
+
+// The agent's memory layout; kernels/symchan.cu (symchan_agent) has the
+// same numbers and describes them.
+const (
+	ringEntries  = 32
+	entryBytes   = 256
+	laneBytes    = ringEntries*entryBytes + 64
+	slotBytes    = 16384
+	slotOut      = 128
+	slotIdx      = 192
+	slotValues   = 4352
+	slotStatus   = 12544
+	agentWords   = 1024
+	scratchBytes = agentWords * 9
+	// Slots is the number of waits the agent runs at once; more go to
+	// the Waiter, a kernel launch each.
+	Slots = 16
+	// LanePayload is the most bytes a lane carries in one put or get.
+	LanePayload = entryBytes - 64
+	// lifetime bounds one launch of the agent: it is relaunched on
+	// demand, so an idle GPU runs nothing of ours, and nothing of ours
+	// holds a hardware queue for long (see Waiter).
+	lifetime = 5 * time.Millisecond
+)
+
+const (
+	opPut    = 1
+	opGet    = 2
+	opAtomic = 3
+	sigSet   = 1
+	sigAdd   = 2
+)
+
+// Agent runs the small routines of the PEs on one GPU context in a
+// resident kernel (kernels.Agent) that the host talks to through mapped
+// pinned memory: a lane per PE for its puts, gets, atomics and signals,
+// and Slots wait slots, so that a routine costs a few PCIe round trips
+// instead of a kernel launch and a stream synchronisation. A launch lives
+// for at most 5 ms and the host launches again when it hands work to a
+// warp that has left (see symchan.cu for the hand-over).
+type Agent struct {
+	ctx      *device.Context
+	fn       *device.Function
+	st       *device.Stream
+	mem      *device.HostMem
+	scratch  device.Ptr
+	lanes    []*Lane
+	fallback *Waiter
+
+	mu    sync.Mutex // launches
+	epoch uint64     // of the latest launch; 0 before the first
+
+	slots   chan int // free wait slots
+	slotSeq [Slots]uint64
+}
+
+// NewAgent makes the agent of ctx, whose module mod holds symchan's
+// kernels, with one lane for each of lanes PEs.
+func NewAgent(ctx *device.Context, mod *device.Module, lanes int) (*Agent, error) {
+	fn, err := mod.Function(kernels.Agent)
+	if err != nil {
+		return nil, err
+	}
+	wait, err := mod.Function(kernels.Wait)
+	if err != nil {
+		return nil, err
+	}
+	a := &Agent{ctx: ctx, fn: fn, fallback: New(ctx, wait), slots: make(chan int, Slots)}
+	if a.st, err = ctx.NewStream(); err != nil {
+		return nil, err
+	}
+	if a.mem, err = ctx.HostAlloc(lanes*laneBytes + Slots*slotBytes); err != nil {
+		a.st.Destroy()
+		return nil, err
+	}
+	clear(a.mem.Bytes())
+	if a.scratch, err = ctx.Alloc(Slots * scratchBytes); err != nil {
+		a.mem.Free()
+		a.st.Destroy()
+		return nil, err
+	}
+	mem := a.mem.Bytes()
+	for i := range lanes {
+		b := mem[i*laneBytes : (i+1)*laneBytes]
+		a.lanes = append(a.lanes, &Lane{a: a, ring: b[:ringEntries*entryBytes], done: u64at(b, ringEntries*entryBytes),
+			gone: u64at(b, ringEntries*entryBytes+8)})
+	}
+	for k := range Slots {
+		a.slots <- k
+	}
+	return a, nil
+}
+
+// Lane is lane i's handle.
+func (a *Agent) Lane(i int) *Lane { return a.lanes[i] }
+
+// ensure launches the agent unless its current launch is running and the
+// warp whose leaving epoch is at gone has not left. Callers write their
+// request first (Go's atomic stores are full fences on every platform Go
+// supports) and then call ensure: the warp writes gone, fences, and looks
+// for requests once more, so one of the two sees the other.
+func (a *Agent) ensure(gone *uint64) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.epoch != 0 && atomic.LoadUint64(gone) != a.epoch {
+		return nil
+	}
+	a.epoch++
+	return a.st.Launch(a.fn, device.D1(len(a.lanes)+Slots), device.D1(32), 0,
+		uint64(a.mem.Ptr()), uint64(len(a.lanes)), Slots, uint64(a.scratch), a.epoch, uint64(lifetime.Nanoseconds()))
+}
+
+// spin waits until done() holds. stop, when not nil, is checked now and
+// then; a non-nil result ends the spin with it. It also keeps the agent
+// launched (gone as for ensure) and reports a kernel fault.
+func (a *Agent) spin(done func() bool, gone *uint64, stop func() error) error {
+	for i := 0; !done(); i++ {
+		switch {
+		case i < 1<<10:
+			// A routine's answer comes within microseconds.
+		case i < 1<<14:
+			runtime.Gosched()
+		default:
+			time.Sleep(20 * time.Microsecond)
+		}
+		if i&1023 != 1023 {
+			continue
+		}
+		if stop != nil {
+			if err := stop(); err != nil {
+				return err
+			}
+		}
+		if err := a.ensure(gone); err != nil {
+			return err
+		}
+		if _, err := a.st.Done(); err != nil {
+			return fmt.Errorf("gpuop: agent kernel failed: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close waits for the agent's launch to end (at most its lifetime) and
+// frees its memory; no routine may be in progress.
+func (a *Agent) Close() error {
+	errs := []error{a.st.Sync()}
+	errs = append(errs, a.fallback.Close(), a.ctx.Free(a.scratch), a.mem.Free(), a.st.Destroy())
+	return errors.Join(errs...)
+}
+
+// Wait runs req over the words at address words on the agent, or on the
+// fallback Waiter when the set is larger than the agent's or every slot is
+// busy; as Waiter.Wait.
+func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Ptr, req pgas.WaitRequest) (pgas.WaitResult, error) {
+	if req.N > agentWords {
+		return a.fallback.Wait(ctx, abort, words, req)
+	}
+	var k int
+	select {
+	case k = <-a.slots:
+		defer func() { a.slots <- k }()
+	default:
+		return a.fallback.Wait(ctx, abort, words, req)
+	}
+	slot := a.mem.Bytes()[len(a.lanes)*laneBytes+k*slotBytes:][:slotBytes]
+	rq := unsafe.Slice((*uint64)(unsafe.Pointer(&slot[0])), 16)
+	out := unsafe.Slice((*uint64)(unsafe.Pointer(&slot[slotOut])), 8)
+	flags := uint64(0)
+	if req.Values != nil {
+		copy(unsafe.Slice((*uint64)(unsafe.Pointer(&slot[slotValues])), req.N), req.Values)
+		flags |= 1
+	}
+	if req.Status != nil {
+		st := slot[slotStatus : slotStatus+req.N]
+		for i, v := range req.Status {
+			st[i] = 0
+			if v != 0 {
+				st[i] = 1
+			}
+		}
+		flags |= 2
+	}
+	test := uint64(0)
+	if req.Test {
+		test = 1
+	}
+	rq[1], rq[2], rq[3], rq[4], rq[5], rq[6] = uint64(words), uint64(req.N),
+		uint64(req.Kind)|uint64(req.Cmp)<<8|uint64(req.Mode)<<16|test<<24, req.Value, flags, uint64(req.Start)
+	var cause error
+	for {
+		a.slotSeq[k]++
+		seq := a.slotSeq[k]
+		atomic.StoreUint64(&rq[0], seq)
+		if err := a.ensure(&out[4]); err != nil {
+			return pgas.WaitResult{}, err
+		}
+		err := a.spin(func() bool { return atomic.LoadUint64(&out[0]) == seq }, &out[4], func() error {
+			if cause == nil {
+				select {
+				case <-ctx.Done():
+					cause = ctx.Err()
+				case <-abort:
+					cause = ErrAborted
+				default:
+					return nil
+				}
+				atomic.StoreUint64(&rq[8], seq)
+			}
+			return nil
+		})
+		if err != nil {
+			return pgas.WaitResult{}, err
+		}
+		switch atomic.LoadUint64(&out[1]) {
+		case 3: // the launch ended first: hand the wait to the next one
+			if cause != nil {
+				return pgas.WaitResult{}, cause
+			}
+			continue
+		case 2:
+			return pgas.WaitResult{}, cause
+		}
+		r := pgas.WaitResult{N: int(int64(atomic.LoadUint64(&out[2]))), Word: atomic.LoadUint64(&out[3])}
+		switch req.Mode {
+		case pgas.WaitAny:
+			if r.N < 0 {
+				r.N = pgas.NoIndex
+			}
+		case pgas.WaitSome:
+			idx := unsafe.Slice((*int32)(unsafe.Pointer(&slot[slotIdx])), r.N)
+			for i, v := range idx {
+				req.Indices[i] = int(v)
+			}
+			slices.Sort(req.Indices[:r.N])
+		}
+		return r, nil
+	}
+}
+
+// Lane runs one PE's small routines in order on the agent. Its methods
+// must not be called concurrently (the PE's lock serialises them).
+//
+// The lane and the PE's stream are two queues; Lane keeps the PE's
+// routines in program order across them: before stream work the backend
+// calls StreamOp, which waits for the lane's routines, and before a lane
+// routine after stream work the lane calls the drain function given to
+// Bind, which waits for the stream. Fence is then free.
+type Lane struct {
+	a          *Agent
+	ring       []byte
+	done, gone *uint64
+	issued     uint64
+	dirty      bool         // stream work since the last drain
+	drain      func() error // completes the PE's stream work
+}
+
+// Bind sets the function that completes the PE's stream work.
+func (l *Lane) Bind(drain func() error) { l.drain = drain }
+
+// StreamOp is called before the PE queues stream work: it waits for the
+// lane's routines.
+func (l *Lane) StreamOp() error {
+	l.dirty = true
+	return l.Quiet()
+}
+
+// Quiet waits until every routine the lane was given has completed.
+func (l *Lane) Quiet() error { return l.wait(l.issued) }
+
+func (l *Lane) wait(seq uint64) error {
+	if atomic.LoadUint64(l.done) >= seq {
+		return nil
+	}
+	return l.a.spin(func() bool { return atomic.LoadUint64(l.done) >= seq }, l.gone, nil)
+}
+
+// post hands the lane a routine (the header words after the sequence and
+// the payload) and returns its entry.
+func (l *Lane) post(code, addr, sig, operand, cond uint64, payload []byte) ([]uint64, uint64, error) {
+	if l.dirty {
+		if err := l.drain(); err != nil {
+			return nil, 0, err
+		}
+		l.dirty = false
+	}
+	seq := l.issued + 1
+	if seq > ringEntries {
+		if err := l.wait(seq - ringEntries); err != nil { // the entry's last use
+			return nil, 0, err
+		}
+	}
+	e := unsafe.Slice((*uint64)(unsafe.Pointer(&l.ring[int(seq%ringEntries)*entryBytes])), entryBytes/8)
+	e[1], e[2], e[3], e[4], e[5] = code|uint64(len(payload))<<32, addr, sig, operand, cond
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&e[8])), LanePayload), payload)
+	atomic.StoreUint64(&e[0], seq)
+	l.issued = seq
+	return e, seq, l.a.ensure(l.gone)
+}
+
+// Put writes src (at most LanePayload bytes) to dst, any memory the GPU
+// addresses, and then, with signal, updates the word at sig by v with op.
+// It returns once src may be reused; Quiet completes it.
+func (l *Lane) Put(dst device.Ptr, src []byte, signal bool, sig device.Ptr, v uint64, op pgas.SigOp) error {
+	if len(src) > LanePayload {
+		return fmt.Errorf("gpuop: lane put of %d bytes (at most %d)", len(src), LanePayload)
+	}
+	code := uint64(opPut)
+	if signal {
+		code |= sigSet << 8
+		if op == pgas.SignalAdd {
+			code = opPut | sigAdd<<8
+		}
+	}
+	_, _, err := l.post(code, uint64(dst), uint64(sig), v, 0, src)
+	return err
+}
+
+// Get reads len(dst) bytes (at most LanePayload) from src into dst.
+func (l *Lane) Get(dst []byte, src device.Ptr) error {
+	if len(dst) > LanePayload {
+		return fmt.Errorf("gpuop: lane get of %d bytes (at most %d)", len(dst), LanePayload)
+	}
+	e, seq, err := l.post(opGet|uint64(len(dst))<<32, uint64(src), 0, 0, 0, nil)
+	if err == nil {
+		err = l.wait(seq)
+	}
+	if err != nil {
+		return err
+	}
+	copy(dst, unsafe.Slice((*byte)(unsafe.Pointer(&e[8])), len(dst)))
+	return nil
+}
+
+// Atomic performs op of kind k on the word at addr and returns the old
+// value.
+func (l *Lane) Atomic(addr device.Ptr, k pgas.Kind, op pgas.AtomicOp, operand, cond uint64) (uint64, error) {
+	e, seq, err := l.post(opAtomic|uint64(k)<<16|uint64(op)<<24, uint64(addr), 0, operand, cond, nil)
+	if err == nil {
+		err = l.wait(seq)
+	}
+	if err != nil {
+		return 0, err
+	}
+	old := atomic.LoadUint64(&e[8])
+	if k.Size() == 4 {
+		old &= 0xffffffff
+	}
+	return old, nil
+}
