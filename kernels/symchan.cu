@@ -219,17 +219,19 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 //
 //   lane  (AGENT_LANE_BYTES): AGENT_RING entries of 32 words, then a status
 //         line: [0] last sequence done, [1] epoch of the launch whose
-//         warp left.
+//         warp left, [2] reads done again (agent_fetch).
 //   entry: [0] sequence (written last by the host), [1] op | sigop<<8 |
 //         kind<<16 | atomic op<<24 | bytes<<32, [2] address, [3] signal
-//         address, [4] signal value or operand, [5] comparand, [8..31] the
-//         payload (put data, get data, an atomic's old value).
+//         address, [4] signal value or operand, [5] comparand, [7] hash of
+//         the other words (agent_fetch), [8..31] the payload (put data,
+//         get data, an atomic's old value).
 //   slot  (AGENT_SLOT_BYTES): request [0] sequence, [1] words, [2] n,
 //         [3] spec (as symchan_wait's), [4] value, [5] 1: values, 2: status,
-//         [6] start; [8] the sequence to abort; out [16] sequence done,
-//         [17] state (1 done, 2 aborted, 3 expired), [18] result, [19] word,
-//         [20] epoch of the launch whose warp left; int32 indices from byte
-//         192, values from 4352, status bytes from 12544.
+//         [6] start, [7] hash of words 0-6; [8] the sequence to abort;
+//         out [16] sequence done, [17] state (1 done, 2 aborted, 3
+//         expired), [18] result, [19] word, [20] epoch of the launch whose
+//         warp left, [21] reads done again; int32 indices from byte 192,
+//         values from 4352, status bytes from 12544.
 //
 // A warp leaves when its launch's lifetime ends: it writes its epoch,
 // fences, and looks once more for a request (the host writes the request,
@@ -266,6 +268,40 @@ static __device__ __forceinline__ bool agent_leave(volatile u64 *gone, u64 epoch
 	return false;
 }
 
+// agent_mix is splitmix64's finaliser. A request's hash is the XOR over
+// its words i ≠ 7 of agent_mix(word ^ i·φ), which the host stores in word
+// 7 before the sequence (entryHash in pgas/internal/gpuop/agent.go).
+static __device__ __forceinline__ u64 agent_mix(u64 x) {
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+// agent_fetch reads words [0, n) of an entry (lane l gets word l in w) and
+// reports whether it holds request seq. One read does it when the words
+// read agree with their hash; a read that caught the host writing (words
+// of an older request beside the new sequence) is done again after an
+// acquire of the sequence, which orders it after the host's writes.
+// *slow counts the reads done again (tests check that one read is the rule).
+static __device__ __forceinline__ bool agent_fetch(volatile u64 *e, int n, u64 seq, u64 &w, volatile u64 *slow) {
+	const int l = threadIdx.x;
+	w = l < n ? ld_relaxed(&e[l]) : 0;
+	if (__shfl_sync(FULL, w, 0) != seq)
+		return false;
+	u64 h = l < n && l != 7 ? agent_mix(w ^ ((u64)l * 0x9e3779b97f4a7c15ull)) : 0;
+	for (int o = 16; o > 0; o /= 2)
+		h ^= __shfl_xor_sync(FULL, h, o);
+	if (h == __shfl_sync(FULL, w, 7))
+		return true;
+	symchan_load_acquire(e);
+	w = l < n ? ld_relaxed(&e[l]) : 0;
+	if (l == 0)
+		*slow += 1;
+	return true;
+}
+
 static __device__ void agent_lane(u64 *lane, u64 epoch, u64 deadline) {
 	const int l = threadIdx.x;
 	volatile u64 *status = (volatile u64 *)((char *)lane + AGENT_RING * 256);
@@ -273,15 +309,12 @@ static __device__ void agent_lane(u64 *lane, u64 epoch, u64 deadline) {
 	bool leaving = false;
 	for (;;) {
 		volatile u64 *e = (volatile u64 *)(lane + (next % AGENT_RING) * 32);
-		u64 s = symchan_load_acquire(e);
-		if (__shfl_sync(FULL, s, 0) != next) {
+		u64 w;
+		if (!agent_fetch(e, 32, next, w, &status[2])) {
 			if (now_ns() > deadline && agent_leave(&status[1], epoch, leaving))
 				return;
 			continue;
 		}
-		while (s != next) // lane 0 saw it: so will this lane, in order
-			s = symchan_load_acquire(e);
-		const u64 w = ld_relaxed(&e[l]);
 		const u64 code = __shfl_sync(FULL, w, 1), addr = __shfl_sync(FULL, w, 2), sig = __shfl_sync(FULL, w, 3),
 		          operand = __shfl_sync(FULL, w, 4), cond = __shfl_sync(FULL, w, 5);
 		const int op = code & 0xff, sigop = (code >> 8) & 0xff;
@@ -389,18 +422,20 @@ static __device__ void agent_waiter(char *slot, u64 *scratch, u64 epoch, u64 dea
 	u64 last = out[0];
 	bool leaving = false;
 	for (;;) {
-		u64 s = symchan_load_acquire(rq);
-		const u64 s0 = __shfl_sync(FULL, s, 0);
-		if (s0 == last) {
+		// The host posts sequence last + 1 (it waits for each answer).
+		const u64 s0 = last + 1;
+		u64 w;
+		if (!agent_fetch(rq, 8, s0, w, &out[5])) {
 			if (now_ns() > deadline && agent_leave(&out[4], epoch, leaving))
 				return;
 			__nanosleep(200);
 			continue;
 		}
-		while (s != s0)
-			s = symchan_load_acquire(rq);
-		const u64 words = ld_relaxed(&rq[1]), spec = ld_relaxed(&rq[3]), value = ld_relaxed(&rq[4]), flags = ld_relaxed(&rq[5]);
-		const int n = (int)ld_relaxed(&rq[2]), start = (int)ld_relaxed(&rq[6]);
+		const u64 words = __shfl_sync(FULL, w, 1), spec = __shfl_sync(FULL, w, 3), value = __shfl_sync(FULL, w, 4),
+		          flags = __shfl_sync(FULL, w, 5);
+		const int n = (int)__shfl_sync(FULL, w, 2), start = (int)__shfl_sync(FULL, w, 6);
+		if (flags)
+			symchan_load_acquire(rq); // the comparands and mask below are newer than the sequence
 		const int kind = spec & 0xff, cmp = (spec >> 8) & 0xff, mode = (spec >> 16) & 0xff, test = (spec >> 24) & 0xff;
 		u64 *values = 0;
 		unsigned char *status = 0;

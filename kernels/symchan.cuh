@@ -56,8 +56,17 @@ static __device__ __forceinline__ void symchan_copy_part(void *dst, const void *
 		symchan_u64 nv = n / 16;
 		uint4 *dv = (uint4 *)d;
 		const uint4 *sv = (const uint4 *)s;
-#pragma unroll 4
-		for (symchan_u64 i = tid; i < nv; i += nthreads)
+		symchan_u64 i = tid;
+		// Four loads in flight before their stores (the compiler may not
+		// reorder them itself: dst and src could overlap as far as it knows).
+		for (; i + 3ull * nthreads < nv; i += 4ull * nthreads) {
+			const uint4 a = sv[i], b = sv[i + nthreads], c = sv[i + 2ull * nthreads], e = sv[i + 3ull * nthreads];
+			dv[i] = a;
+			dv[i + nthreads] = b;
+			dv[i + 2ull * nthreads] = c;
+			dv[i + 3ull * nthreads] = e;
+		}
+		for (; i < nv; i += nthreads)
 			dv[i] = sv[i];
 		done = nv * 16;
 	} else if ((((symchan_u64)d | (symchan_u64)s) & 7) == 0) {

@@ -76,6 +76,19 @@ type Transport interface {
 	Close() error
 }
 
+// FailureNotifier is implemented by transports whose PEs run in several
+// processes (LocalPEs is not every PE), so that a PE's failure reaches the
+// blocking calls of the others as it does within one process.
+type FailureNotifier interface {
+	// NotifyFailure tells the other processes that local PE pe failed
+	// with err. It is called once per failing PE, before Close.
+	NotifyFailure(pe int, err error)
+	// WatchFailures calls failed for a PE of another process that failed
+	// (msg: its error, as text), and returns when ctx ends. Run calls it
+	// on a goroutine of its own and waits for it before Close.
+	WatchFailures(ctx context.Context, failed func(pe int, msg string))
+}
+
 // Kind is the type of a word that atomics and waits operate on.
 type Kind uint8
 

@@ -39,6 +39,12 @@ func (e *PEError) Error() string { return fmt.Sprintf("pgas: PE %d failed: %v", 
 // Unwrap returns the PE's own error.
 func (e *PEError) Unwrap() error { return e.Err }
 
+// RemoteError is the error of a PE of another process, as its process
+// reported it (FailureNotifier): its text only.
+type RemoteError struct{ Msg string }
+
+func (e *RemoteError) Error() string { return e.Msg + " (in its own process)" }
+
 func badPE(pe, n int) error {
 	return fmt.Errorf("%w: PE %d not in [0, %d)", ErrBadPE, pe, n)
 }

@@ -150,7 +150,9 @@ func (p *PE) checkPE(pe int) error {
 // recovered and reported as that PE's error.
 //
 // When one PE fails, the blocking calls of the others (waits, barriers,
-// collectives, allocations) return errors wrapping its *PEError at once.
+// collectives, allocations) return errors wrapping its *PEError at once;
+// on backends whose PEs run in several processes (FailureNotifier) the
+// failure reaches the other processes too, its error as a *RemoteError.
 func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) error) error {
 	cfg, err := cfg.Resolve()
 	if err != nil {
@@ -179,6 +181,20 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 		pes[i].bgCtx, pes[i].bgCancel = context.WithCancel(gctx)
 	}
 
+	notifier, _ := tr.(FailureNotifier)
+	watchDone := make(chan struct{})
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	if notifier != nil {
+		go func() {
+			defer close(watchDone)
+			notifier.WatchFailures(watchCtx, func(pe int, msg string) {
+				w.fail(&PEError{PE: pe, Err: &RemoteError{Msg: msg}})
+			})
+		}()
+	} else {
+		close(watchDone)
+	}
+
 	errs := make([]error, len(pes))
 	for i, pe := range pes {
 		g.Go(func() (err error) {
@@ -192,6 +208,9 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 				if err != nil {
 					pe := &PEError{PE: pe.id, Err: err}
 					w.fail(pe)
+					if notifier != nil {
+						notifier.NotifyFailure(pe.PE, err)
+					}
 					errs[i], err = pe, pe
 				}
 			}()
@@ -199,6 +218,8 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 		})
 	}
 	_ = g.Wait() // every PE's error is in errs
+	stopWatch()
+	<-watchDone
 	w.closed.Store(true)
 	if cerr := tr.Close(); cerr != nil {
 		errs = append(errs, fmt.Errorf("pgas: close %s backend: %w", cfg.Backend, cerr))

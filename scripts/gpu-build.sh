@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/cuda-sdk.sh --env)"
 mkdir -p .gpu
-for pkg in ./device ./pgas/cuda ./pgas/nvshmem ./tests ./bench; do
+for pkg in ./device ./pgas/internal/gpuop ./pgas/cuda ./pgas/nvshmem ./tests ./bench; do
 	go test -c -tags cuda -ldflags='-s -w' -o ".gpu/$(basename "$pkg").test" "$pkg"
 done
 for ex in ring jacobi; do

@@ -42,6 +42,7 @@ step() { # name, timeout, command...
 	rows+=("$(printf '%-26s %s %8d ms  %4s passed %4s skipped' "$name" "$r" "$ms" "$passes" "$skips")")
 }
 if [ "$what" = quick ]; then
+	step gpuop 60 ./gpuop.test -test.v -test.count=1
 	step pgas-cuda 90 ./cuda.test -test.v -test.count=1
 	step bench-gpu-host 150 ./bench.test -test.run '^$' -test.bench 'GPU(Put|HostPingPong|ChanRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
 	step suites-cuda-${ngpu}gpu 150 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=$ngpu ./tests.test -test.v -test.count=1 -test.short -test.timeout=140s
@@ -52,6 +53,7 @@ if [ "$what" = quick ]; then
 fi
 if [ "$what" = tests ] || [ "$what" = all ]; then
 	step device 120 ./device.test -test.v -test.count=1
+	step gpuop 60 ./gpuop.test -test.v -test.count=1
 	step pgas-cuda 120 ./cuda.test -test.v -test.count=1
 	step suites-cuda-1gpu 280 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=1 ./tests.test -test.v -test.count=1 -test.short -test.timeout=270s
 	step suites-cuda-${ngpu}gpu 280 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=$ngpu ./tests.test -test.v -test.count=1 -test.short -test.timeout=270s
@@ -64,7 +66,7 @@ if [ "$what" = nvshmem ] || [ "$what" = tests ] || [ "$what" = all ]; then
 	# One process per GPU under symrun; NVSHMEM over NVLink only.
 	export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none
 	step nvshmem-${ngpu}proc 200 ./symrun -n "$ngpu" ./nvshmem.test -test.v -test.count=1
-	step suites-nvshmem-${ngpu}proc 300 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS=$ngpu ./symrun -n "$ngpu" ./tests.test -test.v -test.count=1 -test.short -test.timeout=280s
+	step suites-nvshmem-${ngpu}proc 130 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS=$ngpu ./symrun -n "$ngpu" ./tests.test -test.v -test.count=1 -test.short -test.timeout=120s
 	step ring-nvshmem-${ngpu}proc 120 ./symrun -n "$ngpu" ./ring -backend nvshmem -size 8,4K,1M,64M -laps 50
 	step jacobi-nvshmem-${ngpu}proc 240 ./symrun -n "$ngpu" ./jacobi -backend nvshmem -verify -png "${OUT:-/tmp}/jacobi-nvshmem.png"
 	step bench-nvshmem-${ngpu}proc 240 ./symrun -n "$ngpu" ./bench.test -test.run '^$' -test.bench NVSHMEM -test.benchtime 1x

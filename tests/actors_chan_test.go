@@ -371,25 +371,29 @@ func TestActorsBadInput(t *testing.T) {
 // A PE that fails ends the others' blocked Sends and Recvs with an error
 // naming it.
 func TestActorsPeerFailure(t *testing.T) {
-	oneProcess(t)
-	err := runErr(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+	n := 3
+	if p := procs(t); p > 1 { // one PE per process: the failure crosses processes
+		n = p
+	}
+	failing := n - 1
+	err := runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int](ctx, pe, actors.Slots(1)))
-		switch pe.ID() {
-		case 2:
+		switch {
+		case pe.ID() == failing:
 			time.Sleep(20 * time.Millisecond)
-			return errors.New("PE 2 gives up")
-		case 1: // blocks on credit: PE 2 never receives
-			check(ch.Send(context.Background(), 2, 1))
-			err := ch.Send(context.Background(), 2, 2)
+			return fmt.Errorf("PE %d gives up", failing)
+		case pe.ID() == 1: // blocks on credit: the failing PE never receives
+			check(ch.Send(context.Background(), failing, 1))
+			err := ch.Send(context.Background(), failing, 2)
 			var pf *pgas.PEError
-			if !errors.As(err, &pf) || pf.PE != 2 {
+			if !errors.As(err, &pf) || pf.PE != failing {
 				return fmt.Errorf("blocked Send: %v", err)
 			}
 			return err
 		default: // blocks in Recv
 			_, err := ch.Recv(context.Background())
 			var pf *pgas.PEError
-			if !errors.As(err, &pf) || pf.PE != 2 {
+			if !errors.As(err, &pf) || pf.PE != failing {
 				return fmt.Errorf("blocked Recv: %v", err)
 			}
 			return err

@@ -118,7 +118,6 @@ func TestFutureBadInput(t *testing.T) {
 }
 
 func TestFuturePeerFailure(t *testing.T) {
-	oneProcess(t)
 	err := runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		sys := must(actors.NewSystem(ctx, pe))
 		if pe.ID() == 1 {

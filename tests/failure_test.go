@@ -16,9 +16,10 @@ import (
 // When one PE fails, the blocking calls of the others return an error that
 // names it, promptly, and Run reports the failure.
 func TestPEFailurePropagates(t *testing.T) {
-	oneProcess(t)
-	const n = 4
-	const failing = 2
+	n, failing := 4, 2
+	if p := procs(t); p > 1 { // one PE per process: the failure crosses processes
+		n, failing = p, p-1
+	}
 	ways := map[string]func() error{
 		"error": func() error { return errors.New("boom") },
 		"panic": func() error { panic("boom") },
@@ -44,7 +45,7 @@ func TestPEFailurePropagates(t *testing.T) {
 		for bname, block := range blockers {
 			t.Run(wname+"/"+bname, func(t *testing.T) {
 				before := runtime.NumGoroutine()
-				var delay [n]time.Duration
+				delay := make([]time.Duration, n)
 				err := runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
 					w := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
 					check(pe.Barrier(ctx))

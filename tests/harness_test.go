@@ -56,13 +56,13 @@ func needPEs(t testing.TB, n int) {
 // process runs every test, each hosting its own PE of each world.
 func procs(t testing.TB) int { return envCount(t, "SYMCHAN_TEST_PROCS", 1) }
 
-// oneProcess skips t when its PEs run in several processes: a PE's failure
-// or a context cancelled in one process does not reach the others there
-// (the launcher stops them instead).
+// oneProcess skips t when its PEs run in several processes: a context
+// cancelled in one process ends only that process's PEs. (A PE's failure
+// does reach the others: pgas.FailureNotifier.)
 func oneProcess(t testing.TB) {
 	t.Helper()
 	if procs(t) > 1 {
-		t.Skip("needs every PE in this process (PE failure and cancellation do not cross processes)")
+		t.Skip("needs every PE in this process (a context's cancellation does not cross processes)")
 	}
 }
 

@@ -34,9 +34,14 @@
 // process and never finalised (it cannot start again in the same process);
 // each world allocates and frees its own heap, collectively.
 //
-// Limits: a PE that fails stops only its own process's PEs; symrun stops
-// the other processes. Node(pe) assumes ranks are placed on nodes in
-// blocks of the launcher's local size.
+// A PE that fails (error or panic) tells the others through NVSHMEM
+// (pgas.FailureNotifier): their blocking calls return an error naming it,
+// with its message, as within one process; a watcher's wait on the agent
+// listens for that during the world's life. A process that dies without
+// saying so (killed, crashed) is left to the launcher, which stops the
+// rest. A context cancelled in one process ends only that process's PE.
+// Node(pe) assumes ranks are placed on nodes in blocks of the launcher's
+// local size.
 package nvshmem
 
 // Environment variables the backend reads.

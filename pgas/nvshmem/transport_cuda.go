@@ -144,7 +144,7 @@ type transport struct {
 	me, n   int
 	size    int64
 	heap    device.Ptr   // this PE's partition (nvshmem_malloc)
-	staging device.Ptr   // symmetric staging for host data
+	staging device.Ptr   // symmetric staging for host data, then the failure record (failure_cuda.go)
 	peers   []device.Ptr // nvshmem_ptr of the heap on each PE; 0 if not mapped
 	desc    device.Ptr   // struct symchan_heap for kernels (bases = peers)
 
@@ -166,7 +166,7 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 	var heap, staging C.uintptr_t
 	call(func() {
 		heap = C.sc_malloc(C.size_t(cfg.HeapSize))
-		staging = C.sc_malloc(stagingSize)
+		staging = C.sc_malloc(C.size_t(stagingSize + ctlBytes(info.Size)))
 	})
 	if heap == 0 || staging == 0 {
 		call(func() {
@@ -198,6 +198,9 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 		return fail(err)
 	}
 	if err := t.st.CopyIn(t.desc, t.descriptor()); err != nil {
+		return fail(err)
+	}
+	if err := t.st.Memset(t.ctl(), 0, int64(ctlBytes(t.n))); err != nil {
 		return fail(err)
 	}
 	if err := t.st.Memset(t.heap, 0, cfg.HeapSize); err != nil {

@@ -101,13 +101,27 @@ func NewAgent(ctx *device.Context, mod *device.Module, lanes int) (*Agent, error
 	mem := a.mem.Bytes()
 	for i := range lanes {
 		b := mem[i*laneBytes : (i+1)*laneBytes]
-		a.lanes = append(a.lanes, &Lane{a: a, ring: b[:ringEntries*entryBytes], done: u64at(b, ringEntries*entryBytes),
-			gone: u64at(b, ringEntries*entryBytes+8)})
+		st := ringEntries * entryBytes // the status line
+		a.lanes = append(a.lanes, &Lane{a: a, ring: b[:st], done: u64at(b, st), gone: u64at(b, st+8), slow: u64at(b, st+16)})
 	}
 	for k := range Slots {
 		a.slots <- k
 	}
 	return a, nil
+}
+
+// slowReads counts the requests the agent had to read twice (symchan.cu's
+// agent_fetch): one read is the rule.
+func (a *Agent) slowReads() uint64 {
+	var n uint64
+	for _, l := range a.lanes {
+		n += atomic.LoadUint64(l.slow)
+	}
+	mem := a.mem.Bytes()
+	for k := range Slots {
+		n += atomic.LoadUint64(u64at(mem, len(a.lanes)*laneBytes+k*slotBytes+slotOut+5*8))
+	}
+	return n
 }
 
 // Lane is lane i's handle.
@@ -134,6 +148,7 @@ func (a *Agent) ensure(gone *uint64) error {
 // launched (gone as for ensure) and reports a kernel fault.
 func (a *Agent) spin(done func() bool, gone *uint64, stop func() error) error {
 	for i := 0; !done(); i++ {
+		check := i&1023 == 1023
 		switch {
 		case i < 1<<10:
 			// A routine's answer comes within microseconds.
@@ -141,8 +156,9 @@ func (a *Agent) spin(done func() bool, gone *uint64, stop func() error) error {
 			runtime.Gosched()
 		default:
 			time.Sleep(20 * time.Microsecond)
+			check = i&15 == 15 // every millisecond or two
 		}
-		if i&1023 != 1023 {
+		if !check {
 			continue
 		}
 		if stop != nil {
@@ -210,6 +226,7 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 	for {
 		a.slotSeq[k]++
 		seq := a.slotSeq[k]
+		rq[7] = entryHash(rq[:8], seq)
 		atomic.StoreUint64(&rq[0], seq)
 		if err := a.ensure(&out[4]); err != nil {
 			return pgas.WaitResult{}, err
@@ -257,6 +274,29 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 	}
 }
 
+// entryHash is the hash of a request of sequence seq (words[0] is about to
+// be seq; words[7] is the hash's place): the agent takes a request from
+// one PCIe read when the words it read agree with it (agent_fetch in
+// symchan.cu, which computes the same).
+func entryHash(words []uint64, seq uint64) uint64 {
+	var h uint64
+	for i, w := range words {
+		switch i {
+		case 0:
+			w = seq
+		case 7:
+			continue
+		}
+		w ^= uint64(i) * 0x9e3779b97f4a7c15
+		w ^= w >> 30
+		w *= 0xbf58476d1ce4e5b9
+		w ^= w >> 27
+		w *= 0x94d049bb133111eb
+		h ^= w ^ w>>31
+	}
+	return h
+}
+
 // Lane runs one PE's small routines in order on the agent. Its methods
 // must not be called concurrently (the PE's lock serialises them).
 //
@@ -269,6 +309,7 @@ type Lane struct {
 	a          *Agent
 	ring       []byte
 	done, gone *uint64
+	slow       *uint64 // see Agent.slowReads
 	issued     uint64
 	dirty      bool         // stream work since the last drain
 	drain      func() error // completes the PE's stream work
@@ -312,6 +353,7 @@ func (l *Lane) post(code, addr, sig, operand, cond uint64, payload []byte) ([]ui
 	e := unsafe.Slice((*uint64)(unsafe.Pointer(&l.ring[int(seq%ringEntries)*entryBytes])), entryBytes/8)
 	e[1], e[2], e[3], e[4], e[5] = code|uint64(len(payload))<<32, addr, sig, operand, cond
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&e[8])), LanePayload), payload)
+	e[7] = entryHash(e, seq)
 	atomic.StoreUint64(&e[0], seq)
 	l.issued = seq
 	return e, seq, l.a.ensure(l.gone)

@@ -1,0 +1,119 @@
+//go:build cuda
+
+package gpuop
+
+import (
+	"context"
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
+	"github.com/symchan/symchan/pgas"
+)
+
+// newAgent makes an agent of lanes lanes on GPU 0 and a zeroed buffer of
+// n bytes there.
+func newAgent(t *testing.T, lanes int, n int64) (*Agent, device.Ptr) {
+	t.Helper()
+	if c, err := device.Count(); err != nil || c == 0 {
+		t.Skipf("no GPU: %v", err)
+	}
+	ctx, err := device.NewContext(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctx.Close() })
+	ptx, err := kernels.PTX()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := ctx.LoadModule(ptx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := NewAgent(ctx, mod, lanes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, err := ctx.Alloc(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ctx.CopyIn(buf, make([]byte, n)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := a.Close(); err != nil {
+			t.Error(err)
+		}
+		ctx.Free(buf)
+	})
+	for i := range lanes {
+		a.Lane(i).Bind(func() error { return nil }) // no stream work here
+	}
+	return a, buf
+}
+
+// A lane's routines and the agent's waits each take one read of their
+// request (the hash agrees), give the spec's results, and survive the
+// agent's relaunches.
+func TestAgentRoutines(t *testing.T) {
+	a, buf := newAgent(t, 2, 4096)
+	l := a.Lane(0)
+	var b [8]byte
+	const rounds = 200
+	for i := range uint64(rounds) {
+		binary.LittleEndian.PutUint64(b[:], i*3)
+		if err := l.Put(buf+64, b[:], true, buf, i+1, pgas.SignalSet); err != nil {
+			t.Fatal(err)
+		}
+		var got [8]byte
+		if err := l.Get(got[:], buf+64); err != nil {
+			t.Fatal(err)
+		}
+		if v := binary.LittleEndian.Uint64(got[:]); v != i*3 {
+			t.Fatalf("round %d: got %d", i, v)
+		}
+		old, err := l.Atomic(buf+128, pgas.KindUint64, pgas.OpFetchAdd, 2, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old != 2*i {
+			t.Fatalf("round %d: fetch-add returned %d, want %d", i, old, 2*i)
+		}
+		r, err := a.Wait(context.Background(), nil, buf, pgas.WaitRequest{N: 1, Kind: pgas.KindUint64, Cmp: pgas.CmpGE, Mode: pgas.WaitAll, Value: i + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Word != i+1 {
+			t.Fatalf("round %d: wait saw %d", i, r.Word)
+		}
+		if i%50 == 0 {
+			time.Sleep(6 * time.Millisecond) // past the launch's lifetime
+		}
+	}
+	// A wait that is still open when its launch ends is handed on; a
+	// second lane ends it.
+	done := make(chan error, 1)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		done <- a.Lane(1).Put(buf+8, nil, true, buf+8, 1, pgas.SignalAdd)
+	}()
+	if _, err := a.Wait(context.Background(), nil, buf+8, pgas.WaitRequest{N: 1, Kind: pgas.KindUint64, Cmp: pgas.CmpEQ, Mode: pgas.WaitAll, Value: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Quiet(); err != nil {
+		t.Fatal(err)
+	}
+	// Reads done twice are those that met the host half-way through
+	// writing: rare.
+	if n := a.slowReads(); n > rounds/20 {
+		t.Errorf("%d of %d requests were read twice: the hashes disagree", n, 4*rounds)
+	}
+	t.Logf("requests read twice: %d of %d", a.slowReads(), 4*rounds)
+}

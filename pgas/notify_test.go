@@ -1,0 +1,103 @@
+package pgas
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// procsBackend opens a host transport that runs only PE 0 here and plays
+// the other processes' part of FailureNotifier: it reports PE 1 failed
+// when inject is closed, and records NotifyFailure.
+type procsBackend struct{}
+
+var procsTest struct {
+	mu       sync.Mutex
+	inject   chan struct{}
+	notified []int
+}
+
+type procsTransport struct{ Transport }
+
+func (procsBackend) Open(cfg Config) (Transport, error) {
+	tr, err := hostBackend{}.Open(cfg)
+	return procsTransport{tr}, err
+}
+
+func (procsTransport) LocalPEs() []int { return []int{0} }
+
+func (procsTransport) NotifyFailure(pe int, err error) {
+	procsTest.mu.Lock()
+	defer procsTest.mu.Unlock()
+	procsTest.notified = append(procsTest.notified, pe)
+}
+
+func (procsTransport) WatchFailures(ctx context.Context, failed func(pe int, msg string)) {
+	select {
+	case <-procsTest.inject:
+		failed(1, "boom")
+		<-ctx.Done()
+	case <-ctx.Done():
+	}
+}
+
+func init() { Register("test-procs", procsBackend{}) }
+
+// A PE of another process that fails ends this process's blocking calls
+// with an error naming it and carrying its message; a local PE's failure
+// is told to the others; the watcher ends with the run.
+func TestFailureAcrossProcesses(t *testing.T) {
+	before := runtime.NumGoroutine()
+	procsTest.inject = make(chan struct{})
+	procsTest.notified = nil
+	time.AfterFunc(20*time.Millisecond, func() { close(procsTest.inject) })
+	err := Run(context.Background(), Config{Backend: "test-procs", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *PE) error {
+		// PE 1 runs "elsewhere" and never arrives: only its failure ends
+		// the barrier.
+		start := time.Now()
+		err := pe.Barrier(context.Background())
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("the barrier ended %v after the failure", d)
+		}
+		return err
+	})
+	if !names(err, 1) {
+		t.Fatalf("Run = %v, want an error naming PE 1", err)
+	}
+	var re *RemoteError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("Run = %v, want PE 1's message", err)
+	}
+	procsTest.mu.Lock()
+	notified := procsTest.notified
+	procsTest.mu.Unlock()
+	// PE 0's wait was aborted: its own failure is told on.
+	if len(notified) != 1 || notified[0] != 0 {
+		t.Errorf("NotifyFailure calls for PEs %v, want [0]", notified)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines before the run, %d after", before, n)
+	}
+}
+
+// names reports whether err's chain holds a *PEError for pe.
+func names(err error, pe int) bool {
+	for {
+		var pf *PEError
+		if !errors.As(err, &pf) {
+			return false
+		}
+		if pf.PE == pe {
+			return true
+		}
+		err = pf.Err
+	}
+}

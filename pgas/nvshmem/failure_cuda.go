@@ -1,0 +1,88 @@
+//go:build cuda
+
+package nvshmem
+
+/*
+#include <stdint.h>
+#include <stddef.h>
+void sc_put_signal(uintptr_t dst, uintptr_t src, size_t n, uintptr_t sig, uint64_t v, int op, int pe, void *st);
+void sc_quiet_on_stream(void *st);
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/binary"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/pgas"
+)
+
+// A PE's failure reaches the other processes through a control area after
+// the staging buffer (symmetric, so at the same offset on every PE): a
+// signal word that holds the failed PE + 1, then a record per PE of its
+// error's length and text.
+const (
+	failRecord = 128 // bytes per PE: 8 of length, then the text
+	failText   = failRecord - 8
+)
+
+func ctlBytes(npes int) int { return 8 + npes*failRecord }
+
+// ctl is this PE's control area.
+func (t *transport) ctl() device.Ptr { return t.staging + stagingSize }
+
+// NotifyFailure puts local PE pe's error (its first 120 bytes) into every
+// other PE's record for pe and then sets their signal word, through
+// NVSHMEM (any PE, on any node). It does its best: a PE it cannot reach
+// is stopped by the launcher when this process exits.
+func (t *transport) NotifyFailure(pe int, err error) {
+	msg := err.Error()
+	if len(msg) > failText {
+		msg = msg[:failText]
+	}
+	rec := make([]byte, 8+len(msg))
+	binary.LittleEndian.PutUint64(rec, uint64(len(msg)))
+	copy(rec[8:], msg)
+	unlock, lerr := t.stream()
+	if lerr != nil {
+		return
+	}
+	defer unlock()
+	if t.st.CopyIn(t.staging, rec) != nil {
+		return
+	}
+	call(func() {
+		dst := C.uintptr_t(t.ctl() + 8 + device.Ptr(pe*failRecord))
+		for q := range t.n {
+			if q != t.me {
+				C.sc_put_signal(dst, C.uintptr_t(t.staging), C.size_t(len(rec)), C.uintptr_t(t.ctl()), C.uint64_t(pe+1), nvSignalSet, C.int(q), t.handle())
+			}
+		}
+		C.sc_quiet_on_stream(t.handle())
+	})
+	_ = t.st.Sync()
+}
+
+// WatchFailures waits on the agent for this PE's control word and reports
+// the PE it names, with its record's text. The wait holds one of the
+// agent's slots for the world's life.
+func (t *transport) WatchFailures(ctx context.Context, failed func(pe int, msg string)) {
+	r, err := t.agent.Wait(ctx, nil, t.ctl(), pgas.WaitRequest{N: 1, Kind: pgas.KindUint64, Cmp: pgas.CmpNE, Mode: pgas.WaitAll})
+	if err != nil {
+		return // the world ended
+	}
+	pe := int(r.Word) - 1
+	if pe < 0 || pe >= t.n {
+		return
+	}
+	var rec [failRecord]byte
+	t.mu.Lock()
+	err = t.lane.Get(rec[:], t.ctl()+8+device.Ptr(pe*failRecord))
+	t.mu.Unlock()
+	msg := "(its message was lost)"
+	if n := binary.LittleEndian.Uint64(rec[:8]); err == nil && n <= failText {
+		msg = string(rec[8 : 8+n])
+	}
+	failed(pe, msg)
+}
