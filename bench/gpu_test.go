@@ -121,6 +121,7 @@ func BenchmarkGPUDevicePutBlock(b *testing.B) {
 						reps = 100
 					}
 					var bw []float64
+					time.Sleep(6 * time.Millisecond) // the agent's launch (allocation's barrier) ends first
 					for rep := range 7 {
 						t0 := time.Now()
 						if err := g.Stream().Launch(fn, device.D1(132), device.D1(1024), 0, uint64(g.HeapDescriptor()), 1,
@@ -146,8 +147,24 @@ func BenchmarkGPUDevicePutBlock(b *testing.B) {
 // GPU, half round trip: put-with-signal of 8 B, signal only, and the
 // payload in the signal word (one 8-byte store, polled directly).
 func BenchmarkGPUDevicePingPong(b *testing.B) {
-	for mode, name := range []string{"put-signal-8B", "signal", "payload-in-signal"} {
-		b.Run(name, func(b *testing.B) {
+	// mode | variant bits of kernels.PingPong's flags (see symchan.cu): the
+	// device API's way first, then the others measured beside it.
+	cases := []struct {
+		name  string
+		flags uint64
+	}{
+		{"put-signal-8B", 0 << 8},
+		{"signal", 1 << 8},
+		{"payload-in-signal", 2 << 8},
+		{"put-signal-8B/volatile-poll", 0<<8 | 1<<16},
+		{"put-signal-8B/volatile-poll+fenced-signal", 0<<8 | 3<<16},
+		{"put-signal-8B/fenced-signal", 0<<8 | 2<<16},
+		{"signal/volatile-poll", 1<<8 | 1<<16},
+		{"put-signal-8B/volatile-poll+acquire-load", 0<<8 | 1<<18},
+		{"signal/volatile-poll+acquire-load", 1<<8 | 1<<18},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
 			gpuWorld(b, 16<<20, func(ctx context.Context, pe *pgas.PE) error {
 				data, err := pgas.AllocZeroed[byte](ctx, pe, 64)
 				if err != nil {
@@ -168,8 +185,11 @@ func BenchmarkGPUDevicePingPong(b *testing.B) {
 					if err := pe.Barrier(ctx); err != nil {
 						return err
 					}
+					// Past the agent's lifetime (5 ms): the barrier's agent
+					// launch has ended and does not share the GPUs.
+					time.Sleep(6 * time.Millisecond)
 					t0 := time.Now()
-					flags := uint64(mode) << 8
+					flags := c.flags
 					if pe.ID() == 0 {
 						flags |= 1
 					}

@@ -302,19 +302,75 @@ static __device__ __forceinline__ bool agent_fetch(volatile u64 *e, int n, u64 s
 	return true;
 }
 
-static __device__ void agent_lane(u64 *lane, u64 epoch, u64 deadline) {
+// A launch ends at its deadline, or once every warp has been idle for
+// idle_ns: each warp counts itself into *idle then (and out when work
+// comes), and the first to see them all sets *ending, which ends the
+// others' waits too. ctl: [0] idle, [1] ending, zeroed by the host before
+// each launch.
+struct agent_ctl {
+	unsigned *idle;
+	volatile unsigned *ending;
+	unsigned total;
+	u64 deadline, idle_ns;
+};
+
+// warp_now: one clock reading for the whole warp, so that its lanes agree.
+static __device__ __forceinline__ u64 warp_now() { return __shfl_sync(FULL, now_ns(), 0); }
+
+// agent_idle is called by a warp without work (idle since since): it
+// reports whether the launch is ending.
+static __device__ bool agent_idle(const agent_ctl &c, u64 since, bool &counted) {
+	const u64 t = warp_now();
+	if (!counted && t - since > c.idle_ns) {
+		if (threadIdx.x == 0)
+			atomicAdd(c.idle, 1u);
+		counted = true;
+	}
+	unsigned all = 0, end = 0;
+	if (threadIdx.x == 0) {
+		all = *(volatile unsigned *)c.idle;
+		end = *c.ending;
+	}
+	all = __shfl_sync(FULL, all, 0);
+	end = __shfl_sync(FULL, end, 0);
+	if (t > c.deadline || end)
+		return true;
+	if (counted && all >= c.total) {
+		if (threadIdx.x == 0)
+			*c.ending = 1;
+		return true;
+	}
+	return false;
+}
+
+// agent_busy counts a warp that found work out of the idle ones.
+static __device__ __forceinline__ void agent_busy(const agent_ctl &c, bool &counted) {
+	if (counted && threadIdx.x == 0)
+		atomicSub(c.idle, 1u);
+	counted = false;
+}
+
+// agent_ending reports whether a busy warp should give its wait back: the
+// launch is past its deadline or ending, or this warp is leaving.
+static __device__ __forceinline__ bool agent_ending(const agent_ctl &c, bool leaving) {
+	return leaving || warp_now() > c.deadline || __shfl_sync(FULL, *c.ending, 0);
+}
+
+static __device__ void agent_lane(u64 *lane, u64 epoch, const agent_ctl &c) {
 	const int l = threadIdx.x;
 	volatile u64 *status = (volatile u64 *)((char *)lane + AGENT_RING * 256);
 	u64 next = status[0] + 1;
-	bool leaving = false;
+	bool leaving = false, counted = false;
+	u64 since = warp_now();
 	for (;;) {
 		volatile u64 *e = (volatile u64 *)(lane + (next % AGENT_RING) * 32);
 		u64 w;
 		if (!agent_fetch(e, 32, next, w, &status[2])) {
-			if (now_ns() > deadline && agent_leave(&status[1], epoch, leaving))
+			if ((leaving || agent_idle(c, since, counted)) && agent_leave(&status[1], epoch, leaving))
 				return;
 			continue;
 		}
+		agent_busy(c, counted);
 		const u64 code = __shfl_sync(FULL, w, 1), addr = __shfl_sync(FULL, w, 2), sig = __shfl_sync(FULL, w, 3),
 		          operand = __shfl_sync(FULL, w, 4), cond = __shfl_sync(FULL, w, 5);
 		const int op = code & 0xff, sigop = (code >> 8) & 0xff;
@@ -359,6 +415,7 @@ static __device__ void agent_lane(u64 *lane, u64 epoch, u64 deadline) {
 		if (l == 0)
 			status[0] = next;
 		next++;
+		since = warp_now();
 	}
 }
 
@@ -415,22 +472,24 @@ static __device__ bool agent_eval(const u64 *words, int n, int kind, int cmp, in
 	return m != 0xffffffffu;
 }
 
-static __device__ void agent_waiter(char *slot, u64 *scratch, u64 epoch, u64 deadline) {
+static __device__ void agent_waiter(char *slot, u64 *scratch, u64 epoch, const agent_ctl &c) {
 	const int l = threadIdx.x;
 	volatile u64 *rq = (volatile u64 *)slot, *out = rq + 16;
 	int *indices = (int *)(slot + 192);
 	u64 last = out[0];
-	bool leaving = false;
+	bool leaving = false, counted = false;
+	u64 since = warp_now();
 	for (;;) {
 		// The host posts sequence last + 1 (it waits for each answer).
 		const u64 s0 = last + 1;
 		u64 w;
 		if (!agent_fetch(rq, 8, s0, w, &out[5])) {
-			if (now_ns() > deadline && agent_leave(&out[4], epoch, leaving))
+			if ((leaving || agent_idle(c, since, counted)) && agent_leave(&out[4], epoch, leaving))
 				return;
 			__nanosleep(200);
 			continue;
 		}
+		agent_busy(c, counted);
 		const u64 words = __shfl_sync(FULL, w, 1), spec = __shfl_sync(FULL, w, 3), value = __shfl_sync(FULL, w, 4),
 		          flags = __shfl_sync(FULL, w, 5);
 		const int n = (int)__shfl_sync(FULL, w, 2), start = (int)__shfl_sync(FULL, w, 6);
@@ -457,7 +516,7 @@ static __device__ void agent_waiter(char *slot, u64 *scratch, u64 epoch, u64 dea
 			else if ((pass & 15) == 15) {
 				if (__shfl_sync(FULL, ld_relaxed(&rq[8]), 0) == s0)
 					state = 2;
-				else if (now_ns() > deadline)
+				else if (agent_ending(c, leaving))
 					state = 3;
 			}
 		}
@@ -475,20 +534,22 @@ static __device__ void agent_waiter(char *slot, u64 *scratch, u64 epoch, u64 dea
 		if (state == 3)
 			return;
 		last = s0;
+		since = warp_now();
 	}
 }
 
 // symchan_agent: grid = nlanes + nslots blocks of 32 threads; scratch is
-// device memory, AGENT_SCRATCH bytes per slot, for a wait's comparands and
-// mask; lifetime in ns.
-extern "C" __global__ void symchan_agent(u64 mem, u64 nlanes, u64 nslots, u64 scratch, u64 epoch, u64 lifetime) {
-	const u64 deadline = now_ns() + lifetime;
+// device memory, AGENT_SCRATCH bytes per slot for a wait's comparands and
+// mask, then the launch's control words (agent_ctl); lifetime and idle in
+// ns.
+extern "C" __global__ void symchan_agent(u64 mem, u64 nlanes, u64 nslots, u64 scratch, u64 epoch, u64 lifetime, u64 idle) {
+	unsigned *ctl = (unsigned *)(scratch + nslots * AGENT_SCRATCH);
+	const agent_ctl c = {ctl, ctl + 1, (unsigned)(nlanes + nslots), now_ns() + lifetime, idle};
 	if (blockIdx.x < nlanes)
-		agent_lane((u64 *)(mem + blockIdx.x * (u64)AGENT_LANE_BYTES), epoch, deadline);
+		agent_lane((u64 *)(mem + blockIdx.x * (u64)AGENT_LANE_BYTES), epoch, c);
 	else if (blockIdx.x < nlanes + nslots) {
 		const u64 k = blockIdx.x - nlanes;
-		agent_waiter((char *)(mem + nlanes * AGENT_LANE_BYTES + k * AGENT_SLOT_BYTES), (u64 *)(scratch + k * AGENT_SCRATCH), epoch,
-		             deadline);
+		agent_waiter((char *)(mem + nlanes * AGENT_LANE_BYTES + k * AGENT_SLOT_BYTES), (u64 *)(scratch + k * AGENT_SCRATCH), epoch, c);
 	}
 }
 
@@ -676,14 +737,38 @@ extern "C" __global__ void jacobi_sweep4(u64 heap_, u64 a_off, u64 an_off, u64 n
 // --- benchmarks -----------------------------------------------------------
 
 // bench_pingpong: iters round trips between this PE and peer, one thread.
-// mode 0: put-with-signal of size bytes (data_off) + wait on the signal;
-// mode 1: signal only; mode 2: the payload rides in the signal word
-// (seq<<32 | 4 bytes), one 8-byte store, polled directly. The initiator
-// sends first; values are base+i so that runs need no reset.
+// mode (flags>>8 & 0xff) 0: put-with-signal of size bytes (data_off) + wait
+// on the signal; 1: signal only; 2: the payload rides in the signal word
+// (seq<<32 | 4 bytes), one 8-byte store, polled directly. Variants, to
+// compare ways of waiting and signalling in one run: flags bit 16 polls
+// with volatile loads and fences once (acq_rel) instead of acquire loads;
+// bit 17 signals with a system fence and a relaxed store instead of a
+// release store; bit 18 polls with volatile loads and then makes one
+// acquire load. The initiator sends first; values are base+i so that runs
+// need no reset.
+static __device__ __forceinline__ void pp_wait(volatile u64 *sig, u64 v, int poll) {
+	switch (poll) {
+	case 0:
+		symchan_wait_until(sig, SYMCHAN_CMP_GE, v);
+		return;
+	case 1:
+		while (*sig < v)
+			;
+		asm volatile("fence.acq_rel.sys;" ::: "memory");
+		return;
+	default: // volatile loads, then one acquire load of the word seen
+		while (*sig < v)
+			;
+		symchan_load_acquire(sig);
+	}
+}
+
 extern "C" __global__ void bench_pingpong(u64 heap_, u64 peer, u64 iters, u64 size, u64 data_off, u64 sig_off, u64 flags, u64 base) {
 	const symchan_heap *h = (const symchan_heap *)heap_;
 	const bool initiator = flags & 1;
-	const int mode = (int)(flags >> 8);
+	const int mode = (int)((flags >> 8) & 0xff);
+	const int poll = (flags >> 16) & 1 ? 1 : (flags >> 18) & 1 ? 2 : 0;
+	const bool fence_signal = (flags >> 17) & 1;
 	volatile u64 *my_sig = (volatile u64 *)symchan_ptr(h, h->pe, sig_off);
 	const void *src = symchan_ptr(h, h->pe, data_off);
 	for (u64 i = 1; i <= iters; i++) {
@@ -693,9 +778,13 @@ extern "C" __global__ void bench_pingpong(u64 heap_, u64 peer, u64 iters, u64 si
 				while ((*my_sig >> 32) != (v & 0xffffffff))
 					;
 			else
-				symchan_wait_until(my_sig, SYMCHAN_CMP_GE, v);
+				pp_wait(my_sig, v, poll);
 		}
-		if (mode == 0)
+		if (mode == 0 && fence_signal) {
+			symchan_put(h, (int)peer, data_off, src, size);
+			__threadfence_system();
+			symchan_signal_op(h, (int)peer, sig_off, v, SYMCHAN_SIGNAL_SET);
+		} else if (mode == 0)
 			symchan_put_signal(h, (int)peer, data_off, src, size, sig_off, v, SYMCHAN_SIGNAL_SET);
 		else if (mode == 1)
 			symchan_signal_op(h, (int)peer, sig_off, v, SYMCHAN_SIGNAL_SET);
@@ -706,7 +795,7 @@ extern "C" __global__ void bench_pingpong(u64 heap_, u64 peer, u64 iters, u64 si
 				while ((*my_sig >> 32) != (v & 0xffffffff))
 					;
 			else
-				symchan_wait_until(my_sig, SYMCHAN_CMP_GE, v);
+				pp_wait(my_sig, v, poll);
 		}
 	}
 }

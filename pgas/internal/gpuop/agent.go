@@ -36,10 +36,14 @@ const (
 	Slots = 16
 	// LanePayload is the most bytes a lane carries in one put or get.
 	LanePayload = entryBytes - 64
-	// lifetime bounds one launch of the agent: it is relaunched on
-	// demand, so an idle GPU runs nothing of ours, and nothing of ours
-	// holds a hardware queue for long (see Waiter).
+	// lifetime bounds one launch of the agent, and idle ends it once
+	// all its warps have had nothing to do that long: it is launched
+	// again on demand, so an idle GPU runs nothing of ours (a live launch
+	// slows kernels beside it: a device ping-pong's 2.16 µs became 2.49),
+	// and nothing of ours holds a hardware queue for long (see Waiter).
 	lifetime = 5 * time.Millisecond
+	idle     = 200 * time.Microsecond
+	ctlBytes = 64 // the launch's control words, after the scratch
 )
 
 const (
@@ -55,8 +59,9 @@ const (
 // pinned memory: a lane per PE for its puts, gets, atomics and signals,
 // and Slots wait slots, so that a routine costs a few PCIe round trips
 // instead of a kernel launch and a stream synchronisation. A launch lives
-// for at most 5 ms and the host launches again when it hands work to a
-// warp that has left (see symchan.cu for the hand-over).
+// for at most 5 ms, or until its warps have been idle for 200 µs, and the
+// host launches again when it hands work to a warp that has left (see
+// symchan.cu for the hand-over).
 type Agent struct {
 	ctx      *device.Context
 	fn       *device.Function
@@ -93,7 +98,7 @@ func NewAgent(ctx *device.Context, mod *device.Module, lanes int) (*Agent, error
 		return nil, err
 	}
 	clear(a.mem.Bytes())
-	if a.scratch, err = ctx.Alloc(Slots * scratchBytes); err != nil {
+	if a.scratch, err = ctx.Alloc(Slots*scratchBytes + ctlBytes); err != nil {
 		a.mem.Free()
 		a.st.Destroy()
 		return nil, err
@@ -139,8 +144,12 @@ func (a *Agent) ensure(gone *uint64) error {
 		return nil
 	}
 	a.epoch++
+	if err := a.st.Memset(a.scratch+Slots*scratchBytes, 0, ctlBytes); err != nil {
+		return err
+	}
 	return a.st.Launch(a.fn, device.D1(len(a.lanes)+Slots), device.D1(32), 0,
-		uint64(a.mem.Ptr()), uint64(len(a.lanes)), Slots, uint64(a.scratch), a.epoch, uint64(lifetime.Nanoseconds()))
+		uint64(a.mem.Ptr()), uint64(len(a.lanes)), Slots, uint64(a.scratch), a.epoch,
+		uint64(lifetime.Nanoseconds()), uint64(idle.Nanoseconds()))
 }
 
 // spin waits until done() holds. stop, when not nil, is checked now and

@@ -110,6 +110,11 @@ func TestAgentRoutines(t *testing.T) {
 	if err := l.Quiet(); err != nil {
 		t.Fatal(err)
 	}
+	// Idle, the launch ends long before its lifetime.
+	time.Sleep(2 * time.Millisecond)
+	if done, err := a.st.Done(); err != nil || !done {
+		t.Errorf("the agent still runs 2 ms after its last routine (done %v, err %v)", done, err)
+	}
 	// Reads done twice are those that met the host half-way through
 	// writing: rare.
 	if n := a.slowReads(); n > rounds/20 {
