@@ -203,10 +203,18 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 	var k int
 	select {
 	case k = <-a.slots:
-		defer func() { a.slots <- k }()
 	default:
 		return a.fallback.Wait(ctx, abort, words, req)
 	}
+	// The slot goes back once its request is answered; after an error
+	// (a launch that failed, a faulted kernel) it is not used again, as
+	// its warp may still be on the request.
+	answered := true
+	defer func() {
+		if answered {
+			a.slots <- k
+		}
+	}()
 	slot := a.mem.Bytes()[len(a.lanes)*laneBytes+k*slotBytes:][:slotBytes]
 	rq := unsafe.Slice((*uint64)(unsafe.Pointer(&slot[0])), 16)
 	out := unsafe.Slice((*uint64)(unsafe.Pointer(&slot[slotOut])), 8)
@@ -237,6 +245,7 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 		seq := a.slotSeq[k]
 		rq[7] = entryHash(rq[:8], seq)
 		atomic.StoreUint64(&rq[0], seq)
+		answered = false
 		if err := a.ensure(&out[4]); err != nil {
 			return pgas.WaitResult{}, err
 		}
@@ -257,6 +266,7 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 		if err != nil {
 			return pgas.WaitResult{}, err
 		}
+		answered = true
 		switch atomic.LoadUint64(&out[1]) {
 		case 3: // the launch ended first: hand the wait to the next one
 			if cause != nil {
@@ -376,11 +386,12 @@ func (l *Lane) Put(dst device.Ptr, src []byte, signal bool, sig device.Ptr, v ui
 		return fmt.Errorf("gpuop: lane put of %d bytes (at most %d)", len(src), LanePayload)
 	}
 	code := uint64(opPut)
-	if signal {
+	switch {
+	case !signal:
+	case op == pgas.SignalAdd:
+		code |= sigAdd << 8
+	default:
 		code |= sigSet << 8
-		if op == pgas.SignalAdd {
-			code = opPut | sigAdd<<8
-		}
 	}
 	_, _, err := l.post(code, uint64(dst), uint64(sig), v, 0, src)
 	return err
