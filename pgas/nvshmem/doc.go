@@ -41,7 +41,10 @@
 // saying so (killed, crashed) is left to the launcher, which stops the
 // rest. A context cancelled in one process ends only that process's PE.
 // Node(pe) assumes ranks are placed on nodes in blocks of the launcher's
-// local size.
+// local size. Processes that share a GPU (more ranks than GPUs on a node)
+// work but are slow: CUDA time-slices their contexts, so one process's
+// agent or Jacobi kernels wait for the other's slice (hops of about 2 ms
+// with 4 processes on 2 GPUs); run one process per GPU, or use MPS.
 package nvshmem
 
 // Environment variables the backend reads.
