@@ -53,7 +53,8 @@ type inbox struct {
 	expect []uint64 // per word: the sequence number that makes it ready (closed: never)
 	unpaid []uint64 // per sender: slots freed but not yet credited
 	idx    []int
-	open   int // senders that have not closed
+	ready  []bool // per word, on backends without host-visible words: the last wait reported it
+	open   int    // senders that have not closed
 	asm    []assembly
 	queue  []Message // ready messages, taken in order
 	qhead  int
@@ -112,6 +113,7 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
 	in.expect = make([]uint64, n*k)
 	in.unpaid = make([]uint64, n)
 	in.idx = make([]int, n*k)
+	in.ready = make([]bool, n*k)
 	in.asm = make([]assembly, n)
 	in.open = n
 	for snd := range n {
@@ -382,10 +384,20 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			}
 			return false, nil // TryRecv: nothing ready
 		}
+		// Where words are not host memory (GPUs) each load is a round
+		// trip: drain takes only the slots the wait reported, rather than
+		// probing the slot after them.
+		for _, i := range in.idx[:n] {
+			in.ready[i] = true
+		}
 		for _, i := range in.idx[:n] {
 			if err := m.drain(i / m.k); err != nil {
+				clear(in.ready)
 				return false, err
 			}
+		}
+		for _, i := range in.idx[:n] {
+			in.ready[i] = false
 		}
 	}
 }
@@ -434,6 +446,9 @@ func (m *Mailbox) drain(snd int) error {
 		wi := snd*m.k + int((seq-1)%uint64(m.k))
 		if in.expect[wi] != seq {
 			break // closed
+		}
+		if m.localWords == nil && !in.ready[wi] {
+			break // not reported ready: the next wait will tell
 		}
 		w, err := m.word(wi)
 		if err != nil {

@@ -49,3 +49,40 @@ func TestMailboxWithoutLocalViews(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Without local views, a receiver takes exactly the slots each wait
+// reports: many senders, few slots, every message once and in order.
+func TestMailboxWithoutLocalViewsFanIn(t *testing.T) {
+	const pes, count = 4, 300
+	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: pes, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+		m, err := NewMailbox(ctx, pe, Slots(2), SlotSize(64))
+		if err != nil {
+			return err
+		}
+		m.localWords, m.localSlots = nil, nil
+		if pe.ID() != 0 {
+			for i := range count {
+				if err := m.Send(ctx, 0, []byte{byte(pe.ID()), byte(i), byte(i >> 8)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		var next [pes]int
+		for range (pes - 1) * count {
+			msg, err := m.Recv(ctx)
+			if err != nil {
+				return err
+			}
+			from, i := int(msg.Data[0]), int(msg.Data[1])|int(msg.Data[2])<<8
+			if from != msg.From || i != next[from] {
+				t.Errorf("from PE %d (header says %d): message %d, want %d", msg.From, from, i, next[from])
+			}
+			next[from]++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
