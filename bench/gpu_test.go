@@ -36,13 +36,11 @@ func medianOf(xs []float64) float64 {
 
 var gpuSizes = []int{64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20}
 
-// BenchmarkGPUPut: host-initiated put GPU0 → GPU1 of a symmetric buffer
-// (PutSym), one shot per repetition, against cuMemcpyPeer (the copy
-// engines) and symchan's copy kernel launched directly: the cuda backend
-// copies with whichever of the two is faster, as measured here (the
-// engines, at every size on H200s).
-func BenchmarkGPUPut(b *testing.B) {
-	for _, size := range append([]int{4 << 10, 16 << 10}, gpuSizes...) {
+// pairSizes runs, for each size, a world whose PE 0 calls fn with its GPU
+// and two zeroed symmetric buffers of size bytes (symPair); PE 1 waits for
+// it at a barrier.
+func pairSizes(b *testing.B, sizes []int, fn func(b *testing.B, pe *pgas.PE, g *cuda.GPU, src, dst pgas.Sym[byte], size int) error) {
+	for _, size := range sizes {
 		b.Run(fmt.Sprintf("%d", size), func(b *testing.B) {
 			gpuWorld(b, 2*int64(size)+16<<20, func(ctx context.Context, pe *pgas.PE) error {
 				src, dst, err := symPair(ctx, pe, size)
@@ -50,49 +48,13 @@ func BenchmarkGPUPut(b *testing.B) {
 					return err
 				}
 				if pe.ID() == 0 {
-					g, _ := cuda.On(pe)
-					copyFn, err := g.Module().Function(kernels.Copy)
+					g, err := cuda.On(pe)
 					if err != nil {
 						return err
 					}
-					info, err := device.Describe(g.Context().Ordinal())
-					if err != nil {
+					if err := fn(b, pe, g, src, dst, size); err != nil {
 						return err
 					}
-					blocks := max(1, min(info.SMs, (size+32<<10-1)/(32<<10)))
-					var ours, anchor, kernel []float64
-					for rep := range 25 {
-						t0 := time.Now()
-						if err := pgas.PutSym(pe, dst, src, 1); err != nil {
-							return err
-						}
-						t1 := time.Since(t0)
-						t0 = time.Now()
-						if err := g.Stream().CopyPeer(g.Addr(1, dst.Offset()), g.PeerContext(1), g.Addr(0, src.Offset()), g.Context(), int64(size)); err != nil {
-							return err
-						}
-						if err := g.Stream().Sync(); err != nil {
-							return err
-						}
-						t2 := time.Since(t0)
-						t0 = time.Now()
-						if err := g.Stream().Launch(copyFn, device.D1(blocks), device.D1(1024), 0,
-							uint64(g.Addr(1, dst.Offset())), uint64(g.Addr(0, src.Offset())), uint64(size)); err != nil {
-							return err
-						}
-						if err := g.Stream().Sync(); err != nil {
-							return err
-						}
-						t3 := time.Since(t0)
-						if rep >= 5 {
-							ours = append(ours, float64(size)/t1.Seconds()/1e9)
-							anchor = append(anchor, float64(size)/t2.Seconds()/1e9)
-							kernel = append(kernel, float64(size)/t3.Seconds()/1e9)
-						}
-					}
-					b.ReportMetric(medianOf(ours), "GB/s")
-					b.ReportMetric(medianOf(anchor), "memcpy-peer-GB/s")
-					b.ReportMetric(medianOf(kernel), "copy-kernel-GB/s")
 				}
 				return pe.Barrier(ctx)
 			})
@@ -100,69 +62,118 @@ func BenchmarkGPUPut(b *testing.B) {
 	}
 }
 
+// gbps is the bandwidth of moving size bytes with run, timed by the host
+// clock until run returns.
+func gbps(size int, run func() error) (float64, error) {
+	t0 := time.Now()
+	err := run()
+	return float64(size) / time.Since(t0).Seconds() / 1e9, err
+}
+
+// BenchmarkGPUPut: host-initiated put GPU0 → GPU1 of a symmetric buffer
+// (PutSym), one shot per repetition, against cuMemcpyPeer (the copy
+// engines) and symchan's copy kernel launched directly: the cuda backend
+// copies with whichever of the two is faster, as measured here (the
+// engines, at every size on H200s).
+func BenchmarkGPUPut(b *testing.B) {
+	pairSizes(b, append([]int{4 << 10, 16 << 10}, gpuSizes...), func(b *testing.B, pe *pgas.PE, g *cuda.GPU, src, dst pgas.Sym[byte], size int) error {
+		copyFn, err := g.Module().Function(kernels.Copy)
+		if err != nil {
+			return err
+		}
+		info, err := device.Describe(g.Context().Ordinal())
+		if err != nil {
+			return err
+		}
+		blocks := max(1, min(info.SMs, (size+32<<10-1)/(32<<10)))
+		to, from := g.Addr(1, dst.Offset()), g.Addr(0, src.Offset())
+		st := g.Stream()
+		ways := []func() error{
+			func() error { return pgas.PutSym(pe, dst, src, 1) },
+			func() error {
+				if err := st.CopyPeer(to, g.PeerContext(1), from, g.Context(), int64(size)); err != nil {
+					return err
+				}
+				return st.Sync()
+			},
+			func() error {
+				if err := st.Launch(copyFn, device.D1(blocks), device.D1(1024), 0, uint64(to), uint64(from), uint64(size)); err != nil {
+					return err
+				}
+				return st.Sync()
+			},
+		}
+		bw := make([][]float64, len(ways))
+		for rep := range 25 {
+			for i, way := range ways {
+				v, err := gbps(size, way)
+				if err != nil {
+					return err
+				}
+				if rep >= 5 {
+					bw[i] = append(bw[i], v)
+				}
+			}
+		}
+		b.ReportMetric(medianOf(bw[0]), "GB/s")
+		b.ReportMetric(medianOf(bw[1]), "memcpy-peer-GB/s")
+		b.ReportMetric(medianOf(bw[2]), "copy-kernel-GB/s")
+		return nil
+	})
+}
+
 // BenchmarkGPUDevicePutBlock: device-initiated block puts (symchan.cuh's
 // copy, 132 blocks × 1024 threads), back to back, GPU0 → GPU1, timed by
 // events around the launch as the NVSHMEM anchor is (the host clock would
 // add the launch and synchronisation, 1-2% at 16 MiB × 10).
 func BenchmarkGPUDevicePutBlock(b *testing.B) {
-	for _, size := range gpuSizes {
-		b.Run(fmt.Sprintf("%d", size), func(b *testing.B) {
-			gpuWorld(b, 2*int64(size)+16<<20, func(ctx context.Context, pe *pgas.PE) error {
-				src, dst, err := symPair(ctx, pe, size)
-				if err != nil {
-					return err
-				}
-				if pe.ID() == 0 {
-					g, _ := cuda.On(pe)
-					fn, err := g.Module().Function(kernels.PutBlock)
-					if err != nil {
-						return err
-					}
-					reps := 10
-					if size < 16<<20 {
-						reps = 100
-					}
-					e0, err := g.Context().NewEvent()
-					if err != nil {
-						return err
-					}
-					defer e0.Destroy()
-					e1, err := g.Context().NewEvent()
-					if err != nil {
-						return err
-					}
-					defer e1.Destroy()
-					var bw []float64
-					time.Sleep(6 * time.Millisecond) // the agent's launch (allocation's barrier) ends first
-					st := g.Stream()
-					for rep := range 7 {
-						if err := e0.Record(st); err != nil {
-							return err
-						}
-						if err := st.Launch(fn, device.D1(132), device.D1(1024), 0, uint64(g.HeapDescriptor()), 1,
-							uint64(dst.Offset()), uint64(src.Offset()), uint64(size), uint64(reps)); err != nil {
-							return err
-						}
-						if err := e1.Record(st); err != nil {
-							return err
-						}
-						if err := e1.Sync(); err != nil {
-							return err
-						}
-						ms, err := device.Elapsed(e0, e1)
-						if err != nil {
-							return err
-						}
-						if rep >= 2 {
-							bw = append(bw, float64(size)*float64(reps)/(float64(ms)*1e6))
-						}
-					}
-					b.ReportMetric(medianOf(bw), "GB/s")
-				}
-				return pe.Barrier(ctx)
-			})
-		})
-	}
+	pairSizes(b, gpuSizes, func(b *testing.B, _ *pgas.PE, g *cuda.GPU, src, dst pgas.Sym[byte], size int) error {
+		fn, err := g.Module().Function(kernels.PutBlock)
+		if err != nil {
+			return err
+		}
+		reps := 10
+		if size < 16<<20 {
+			reps = 100
+		}
+		e0, err := g.Context().NewEvent()
+		if err != nil {
+			return err
+		}
+		defer e0.Destroy()
+		e1, err := g.Context().NewEvent()
+		if err != nil {
+			return err
+		}
+		defer e1.Destroy()
+		var bw []float64
+		time.Sleep(6 * time.Millisecond) // the agent's launch (allocation's barrier) ends first
+		st := g.Stream()
+		for rep := range 7 {
+			if err := e0.Record(st); err != nil {
+				return err
+			}
+			if err := st.Launch(fn, device.D1(132), device.D1(1024), 0, uint64(g.HeapDescriptor()), 1,
+				uint64(dst.Offset()), uint64(src.Offset()), uint64(size), uint64(reps)); err != nil {
+				return err
+			}
+			if err := e1.Record(st); err != nil {
+				return err
+			}
+			if err := e1.Sync(); err != nil {
+				return err
+			}
+			ms, err := device.Elapsed(e0, e1)
+			if err != nil {
+				return err
+			}
+			if rep >= 2 {
+				bw = append(bw, float64(size)*float64(reps)/(float64(ms)*1e6))
+			}
+		}
+		b.ReportMetric(medianOf(bw), "GB/s")
+		return nil
+	})
 }
 
 // BenchmarkGPUDevicePingPong: device-initiated ping-pong, one thread per

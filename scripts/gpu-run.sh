@@ -41,35 +41,43 @@ step() { # name, timeout, command...
 	local passes=$(grep -c -- "--- PASS" "/tmp/symchan-$name.log")
 	rows+=("$(printf '%-26s %s %8d ms  %4s passed %4s skipped' "$name" "$r" "$ms" "$passes" "$skips")")
 }
+# The steps more than one mode runs. suites NAME LIMIT [env or launcher
+# words...]: both suites of tests.test, its own timeout 10 s inside LIMIT.
+suites() {
+	local name=$1 limit=$2
+	shift 2
+	step "$name" "$limit" env "$@" ./tests.test -test.v -test.count=1 -test.short -test.timeout=$((limit - 10))s
+}
+# One process per GPU under symrun; NVSHMEM over NVLink only.
+export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none
+nvshmem_suites() { suites "suites-nvshmem-${ngpu}proc" "$1" SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$ngpu" ./symrun -n "$ngpu"; }
+nvshmem_bench() { step "bench-nvshmem-${ngpu}proc" "$1" ./symrun -n "$ngpu" ./bench.test -test.run '^$' -test.bench NVSHMEM -test.benchtime 1x; }
 if [ "$what" = quick ]; then
 	step gpuop 60 ./gpuop.test -test.v -test.count=1
 	step pgas-cuda 90 ./cuda.test -test.v -test.count=1
 	step bench-gpu-host 150 ./bench.test -test.run '^$' -test.bench 'GPU(Put|HostPingPong|ChanRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
-	step suites-cuda-${ngpu}gpu 150 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=$ngpu ./tests.test -test.v -test.count=1 -test.short -test.timeout=140s
-	export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none
-	step suites-nvshmem-${ngpu}proc 150 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS=$ngpu ./symrun -n "$ngpu" ./tests.test -test.v -test.count=1 -test.short -test.timeout=140s
-	step bench-nvshmem-${ngpu}proc 120 ./symrun -n "$ngpu" ./bench.test -test.run '^$' -test.bench NVSHMEM -test.benchtime 1x
-	step suites-cuda-shared 150 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1 ./tests.test -test.v -test.count=1 -test.short -test.timeout=140s
+	suites "suites-cuda-${ngpu}gpu" 150 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES="$ngpu"
+	nvshmem_suites 150
+	nvshmem_bench 120
+	suites suites-cuda-shared 150 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1
 fi
 if [ "$what" = tests ] || [ "$what" = all ]; then
 	step device 120 ./device.test -test.v -test.count=1
 	step gpuop 60 ./gpuop.test -test.v -test.count=1
 	step pgas-cuda 120 ./cuda.test -test.v -test.count=1
-	step suites-cuda-1gpu 280 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=1 ./tests.test -test.v -test.count=1 -test.short -test.timeout=270s
-	step suites-cuda-${ngpu}gpu 280 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=$ngpu ./tests.test -test.v -test.count=1 -test.short -test.timeout=270s
+	suites suites-cuda-1gpu 280 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=1
+	suites "suites-cuda-${ngpu}gpu" 280 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES="$ngpu"
 	# Every PE count of the suites (3 to 64), PEs sharing the GPUs.
-	step suites-cuda-shared 400 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1 ./tests.test -test.v -test.count=1 -test.short -test.timeout=390s
+	suites suites-cuda-shared 400 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1
 	step ring-cuda-1gpu 120 ./ring -backend cuda -pes 1 -size 8,4K,1M -laps 20
 	step jacobi-cuda-1gpu-verify 120 ./jacobi -backend cuda -pes 1 -nx 4096 -niter 300 -verify
 fi
 if [ "$what" = nvshmem ] || [ "$what" = tests ] || [ "$what" = all ]; then
-	# One process per GPU under symrun; NVSHMEM over NVLink only.
-	export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none
 	step nvshmem-${ngpu}proc 200 ./symrun -n "$ngpu" ./nvshmem.test -test.v -test.count=1
-	step suites-nvshmem-${ngpu}proc 130 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS=$ngpu ./symrun -n "$ngpu" ./tests.test -test.v -test.count=1 -test.short -test.timeout=120s
+	nvshmem_suites 130
 	step ring-nvshmem-${ngpu}proc 120 ./symrun -n "$ngpu" ./ring -backend nvshmem -size 8,4K,1M,64M -laps 50
 	step jacobi-nvshmem-${ngpu}proc 240 ./symrun -n "$ngpu" ./jacobi -backend nvshmem -verify -png "${OUT:-/tmp}/jacobi-nvshmem.png"
-	step bench-nvshmem-${ngpu}proc 240 ./symrun -n "$ngpu" ./bench.test -test.run '^$' -test.bench NVSHMEM -test.benchtime 1x
+	nvshmem_bench 240
 	if command -v mpirun >/dev/null; then
 		# The same binary under mpirun: ranks from Open MPI, rank 0 serves
 		# the rendezvous.

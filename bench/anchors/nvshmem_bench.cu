@@ -151,20 +151,31 @@ int main(int argc, char **argv) {
 		if (me == 0)
 			printf("anchor %s 8 %.3f us\n", kind == 0 ? "pingpong_put_signal" : "pingpong_signal", median(r));
 	}
-	// Host on-stream ping-pong: putmem_signal_on_stream + signal_wait_until_on_stream.
-	{
-		const int n = 2000;
+	// Host-driven ping-pong, half round trip: putmem_signal_on_stream +
+	// signal_wait_until_on_stream. On stream, the host only queues (one
+	// synchronisation per round); host-blocking, every step waits on the
+	// host, as a blocking host API does (the anchor of the nvshmem
+	// backend's PutSignal + SignalWaitUntil).
+	auto host_pingpong = [&](const char *name, uint64_t *s, int n, int reps, bool blocking) {
 		std::vector<double> r;
-		for (int rep = 0; rep < 7; rep++) {
+		for (int rep = 0; rep < reps; rep++) {
 			nvshmem_barrier_all();
 			double t0 = MPI_Wtime();
 			for (int i = 1; i <= n; i++) {
 				uint64_t v = base + i;
-				if (me == 1)
-					nvshmemx_signal_wait_until_on_stream(sig + 2, NVSHMEM_CMP_GE, v, st);
-				nvshmemx_putmem_signal_on_stream(buf, buf, 8, sig + 2, v, NVSHMEM_SIGNAL_SET, peer, st);
-				if (me == 0)
-					nvshmemx_signal_wait_until_on_stream(sig + 2, NVSHMEM_CMP_GE, v, st);
+				if (me == 1) {
+					nvshmemx_signal_wait_until_on_stream(s, NVSHMEM_CMP_GE, v, st);
+					if (blocking)
+						CK(cudaStreamSynchronize(st));
+				}
+				nvshmemx_putmem_signal_on_stream(buf, buf, 8, s, v, NVSHMEM_SIGNAL_SET, peer, st);
+				if (blocking)
+					CK(cudaStreamSynchronize(st));
+				if (me == 0) {
+					nvshmemx_signal_wait_until_on_stream(s, NVSHMEM_CMP_GE, v, st);
+					if (blocking)
+						CK(cudaStreamSynchronize(st));
+				}
 			}
 			CK(cudaStreamSynchronize(st));
 			double t = MPI_Wtime() - t0;
@@ -173,38 +184,10 @@ int main(int argc, char **argv) {
 				r.push_back(t * 1e6 / n / 2);
 		}
 		if (me == 0)
-			printf("anchor pingpong_on_stream 8 %.3f us\n", median(r));
-	}
-	// Host-blocking ping-pong: every step waits on the host, as a blocking
-	// host API does (the anchor of the nvshmem backend's PutSignal +
-	// SignalWaitUntil).
-	{
-		const int n = 200;
-		std::vector<double> r;
-		for (int rep = 0; rep < 12; rep++) {
-			nvshmem_barrier_all();
-			double t0 = MPI_Wtime();
-			for (int i = 1; i <= n; i++) {
-				uint64_t v = base + i;
-				if (me == 1) {
-					nvshmemx_signal_wait_until_on_stream(sig + 3, NVSHMEM_CMP_GE, v, st);
-					CK(cudaStreamSynchronize(st));
-				}
-				nvshmemx_putmem_signal_on_stream(buf, buf, 8, sig + 3, v, NVSHMEM_SIGNAL_SET, peer, st);
-				CK(cudaStreamSynchronize(st));
-				if (me == 0) {
-					nvshmemx_signal_wait_until_on_stream(sig + 3, NVSHMEM_CMP_GE, v, st);
-					CK(cudaStreamSynchronize(st));
-				}
-			}
-			double t = MPI_Wtime() - t0;
-			base += n;
-			if (rep >= 2)
-				r.push_back(t * 1e6 / n / 2);
-		}
-		if (me == 0)
-			printf("anchor pingpong_host_blocking 8 %.3f us\n", median(r));
-	}
+			printf("anchor %s 8 %.3f us\n", name, median(r));
+	};
+	host_pingpong("pingpong_on_stream", sig + 2, 2000, 7, false);
+	host_pingpong("pingpong_host_blocking", sig + 3, 200, 12, true);
 	nvshmem_barrier_all();
 	nvshmem_free(buf);
 	nvshmem_free(sig);

@@ -187,9 +187,13 @@ func (t *transport) issue(from int, sync bool, fn func(g *gpu) error) error {
 	if err := fn(g); err != nil {
 		return err
 	}
-	if sync {
-		return g.st.Sync()
+	if !sync {
+		return nil
 	}
+	if err := g.st.Sync(); err != nil {
+		return err
+	}
+	g.lane.StreamSynced()
 	return nil
 }
 

@@ -49,19 +49,18 @@ func (t *transport) NotifyFailure(pe int, err error) {
 		return
 	}
 	defer unlock()
-	if t.st.CopyIn(t.staging, rec) != nil {
-		return
-	}
-	call(func() {
-		dst := C.uintptr_t(t.ctl() + 8 + device.Ptr(pe*failRecord))
+	dst := C.uintptr_t(t.ctl() + 8 + device.Ptr(pe*failRecord))
+	sent := t.staged(rec, func(_, n int) { // one piece: rec is small
 		for q := range t.n {
 			if q != t.me {
-				C.sc_put_signal(dst, C.uintptr_t(t.staging), C.size_t(len(rec)), C.uintptr_t(t.ctl()), C.uint64_t(pe+1), nvSignalSet, C.int(q), t.handle())
+				C.sc_put_signal(dst, C.uintptr_t(t.staging), C.size_t(n), C.uintptr_t(t.ctl()), C.uint64_t(pe+1), nvSignalSet, C.int(q), t.handle())
 			}
 		}
 		C.sc_quiet_on_stream(t.handle())
 	})
-	_ = t.st.Sync()
+	if sent == nil {
+		_ = t.st.Sync()
+	}
 }
 
 // WatchFailures waits on the agent for this PE's control word and reports

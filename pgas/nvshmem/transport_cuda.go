@@ -260,10 +260,10 @@ func (t *transport) quiet(wait bool) error {
 		}
 	}
 	call(func() { C.sc_quiet_on_stream(t.handle()) })
-	if wait {
-		return t.st.Sync()
+	if !wait {
+		return nil
 	}
-	return nil
+	return t.synced()
 }
 
 // staged runs fn (an NVSHMEM call) over src in pieces of at most
@@ -337,7 +337,7 @@ func (t *transport) Get(_, pe int, off int64, dst []byte) error {
 			return err
 		}
 	}
-	return t.st.Sync()
+	return t.synced()
 }
 
 func (t *transport) GetNBI(from, pe int, off int64, dst []byte) error {
@@ -358,7 +358,19 @@ func (t *transport) Copy(_, dstPE int, dstOff int64, srcPE int, srcOff int64, n 
 		}
 		C.sc_quiet_on_stream(t.handle())
 	})
-	return t.st.Sync()
+	return t.synced()
+}
+
+// synced waits for the stream (its NVSHMEM routines quieted on it) and
+// tells the lane, which then need not wait for it again.
+func (t *transport) synced() error {
+	if err := t.st.Sync(); err != nil {
+		return err
+	}
+	if t.lane != nil { // nil only while Open fails
+		t.lane.StreamSynced()
+	}
+	return nil
 }
 
 func sigOp(op pgas.SigOp) C.int {

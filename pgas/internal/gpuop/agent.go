@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,8 +69,8 @@ type Agent struct {
 	lanes    []*Lane
 	fallback *Waiter
 
-	mu    sync.Mutex // launches
-	epoch uint64     // of the latest launch; 0 before the first
+	mu    sync.Mutex    // launches
+	epoch atomic.Uint64 // of the latest launch (written under mu); 0 before the first
 
 	slots   chan int // free wait slots
 	slotSeq [Slots]uint64
@@ -136,40 +134,32 @@ func (a *Agent) Lane(i int) *Lane { return a.lanes[i] }
 // warp whose leaving epoch is at gone has not left. Callers write their
 // request first (Go's atomic stores are full fences on every platform Go
 // supports) and then call ensure: the warp writes gone, fences, and looks
-// for requests once more, so one of the two sees the other.
+// for requests once more, so one of the two sees the other. Every post
+// calls it: the common case (the warp is there) takes no lock.
 func (a *Agent) ensure(gone *uint64) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.epoch != 0 && atomic.LoadUint64(gone) != a.epoch {
+	if e := a.epoch.Load(); e != 0 && atomic.LoadUint64(gone) != e {
 		return nil
 	}
-	a.epoch++
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e := a.epoch.Load()
+	if e != 0 && atomic.LoadUint64(gone) != e {
+		return nil // launched again meanwhile
+	}
+	a.epoch.Store(e + 1)
 	if err := a.st.Memset(a.scratch+Slots*scratchBytes, 0, ctlBytes); err != nil {
 		return err
 	}
 	return a.st.Launch(a.fn, device.D1(len(a.lanes)+Slots), device.D1(32), 0,
-		uint64(a.mem.Ptr()), uint64(len(a.lanes)), Slots, uint64(a.scratch), a.epoch,
+		uint64(a.mem.Ptr()), uint64(len(a.lanes)), Slots, uint64(a.scratch), e+1,
 		uint64(lifetime.Nanoseconds()), uint64(idle.Nanoseconds()))
 }
 
-// spin waits until done() holds. stop, when not nil, is checked now and
-// then; a non-nil result ends the spin with it. It also keeps the agent
-// launched (gone as for ensure) and reports a kernel fault.
+// spin waits until done() holds (see spin); when it checks, it calls stop
+// (when not nil), keeps the agent launched (gone as for ensure) and
+// reports a kernel fault.
 func (a *Agent) spin(done func() bool, gone *uint64, stop func() error) error {
-	for i := 0; !done(); i++ {
-		check := i&1023 == 1023
-		switch {
-		case i < 1<<10:
-			// A routine's answer comes within microseconds.
-		case i < 1<<14:
-			runtime.Gosched()
-		default:
-			time.Sleep(20 * time.Microsecond)
-			check = i&15 == 15 // every millisecond or two
-		}
-		if !check {
-			continue
-		}
+	return spin(done, func() error {
 		if stop != nil {
 			if err := stop(); err != nil {
 				return err
@@ -181,8 +171,8 @@ func (a *Agent) spin(done func() bool, gone *uint64, stop func() error) error {
 		if _, err := a.st.Done(); err != nil {
 			return fmt.Errorf("gpuop: agent kernel failed: %w", err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // Close waits for the agent's launch to end (at most its lifetime) and
@@ -218,27 +208,15 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 	slot := a.mem.Bytes()[len(a.lanes)*laneBytes+k*slotBytes:][:slotBytes]
 	rq := unsafe.Slice((*uint64)(unsafe.Pointer(&slot[0])), 16)
 	out := unsafe.Slice((*uint64)(unsafe.Pointer(&slot[slotOut])), 8)
+	hasValues, hasStatus := stage(slot[slotValues:], slot[slotStatus:], req)
 	flags := uint64(0)
-	if req.Values != nil {
-		copy(unsafe.Slice((*uint64)(unsafe.Pointer(&slot[slotValues])), req.N), req.Values)
+	if hasValues {
 		flags |= 1
 	}
-	if req.Status != nil {
-		st := slot[slotStatus : slotStatus+req.N]
-		for i, v := range req.Status {
-			st[i] = 0
-			if v != 0 {
-				st[i] = 1
-			}
-		}
+	if hasStatus {
 		flags |= 2
 	}
-	test := uint64(0)
-	if req.Test {
-		test = 1
-	}
-	rq[1], rq[2], rq[3], rq[4], rq[5], rq[6] = uint64(words), uint64(req.N),
-		uint64(req.Kind)|uint64(req.Cmp)<<8|uint64(req.Mode)<<16|test<<24, req.Value, flags, uint64(req.Start)
+	rq[1], rq[2], rq[3], rq[4], rq[5], rq[6] = uint64(words), uint64(req.N), spec(req), req.Value, flags, uint64(req.Start)
 	var cause error
 	for {
 		a.slotSeq[k]++
@@ -249,20 +227,8 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 		if err := a.ensure(&out[4]); err != nil {
 			return pgas.WaitResult{}, err
 		}
-		err := a.spin(func() bool { return atomic.LoadUint64(&out[0]) == seq }, &out[4], func() error {
-			if cause == nil {
-				select {
-				case <-ctx.Done():
-					cause = ctx.Err()
-				case <-abort:
-					cause = ErrAborted
-				default:
-					return nil
-				}
-				atomic.StoreUint64(&rq[8], seq)
-			}
-			return nil
-		})
+		err := a.spin(func() bool { return atomic.LoadUint64(&out[0]) == seq }, &out[4],
+			interrupt(ctx, abort, &cause, func() { atomic.StoreUint64(&rq[8], seq) }))
 		if err != nil {
 			return pgas.WaitResult{}, err
 		}
@@ -276,20 +242,7 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 		case 2:
 			return pgas.WaitResult{}, cause
 		}
-		r := pgas.WaitResult{N: int(int64(atomic.LoadUint64(&out[2]))), Word: atomic.LoadUint64(&out[3])}
-		switch req.Mode {
-		case pgas.WaitAny:
-			if r.N < 0 {
-				r.N = pgas.NoIndex
-			}
-		case pgas.WaitSome:
-			idx := unsafe.Slice((*int32)(unsafe.Pointer(&slot[slotIdx])), r.N)
-			for i, v := range idx {
-				req.Indices[i] = int(v)
-			}
-			slices.Sort(req.Indices[:r.N])
-		}
-		return r, nil
+		return result(req, atomic.LoadUint64(&out[2]), atomic.LoadUint64(&out[3]), slot[slotIdx:]), nil
 	}
 }
 
@@ -343,6 +296,10 @@ func (l *Lane) StreamOp() error {
 	l.dirty = true
 	return l.Quiet()
 }
+
+// StreamSynced is called after the PE's stream was synchronised: the next
+// routine need not wait for it again.
+func (l *Lane) StreamSynced() { l.dirty = false }
 
 // Quiet waits until every routine the lane was given has completed.
 func (l *Lane) Quiet() error { return l.wait(l.issued) }

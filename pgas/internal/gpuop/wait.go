@@ -6,11 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/symchan/symchan/device"
@@ -109,66 +106,32 @@ func (w *Waiter) Wait(ctx context.Context, abort <-chan struct{}, words device.P
 	in, out := s.in.Bytes(), s.out.Bytes()
 	atomic.StoreUint32((*uint32)(unsafe.Pointer(&in[0])), 0)
 	atomic.StoreUint64(u64at(out, 0), 0)
+	hasValues, hasStatus := stage(in[inValues:], in[inStatus:], req)
 	var values, status uint64
 	shared := 0
-	if req.Values != nil {
-		copy(unsafe.Slice((*uint64)(unsafe.Pointer(&in[inValues])), req.N), req.Values)
+	if hasValues {
 		values = uint64(s.in.Ptr()) + inValues
 		shared += 8 * req.N
 	}
-	if req.Status != nil {
-		st := in[inStatus : inStatus+req.N]
-		for i, v := range req.Status {
-			st[i] = 0
-			if v != 0 {
-				st[i] = 1
-			}
-		}
+	if hasStatus {
 		status = uint64(s.in.Ptr()) + inStatus
 		shared += req.N
 	}
 	if shared > maxShared {
 		shared = 0 // read from host memory on every pass instead
 	}
-	test := uint64(0)
-	if req.Test {
-		test = 1
-	}
-	spec := uint64(req.Kind) | uint64(req.Cmp)<<8 | uint64(req.Mode)<<16 | test<<24
 	threads := min(256, (req.N+31)/32*32)
 	done := u64at(out, 0)
 	var cause error
+	check := interrupt(ctx, abort, &cause, func() { atomic.StoreUint32((*uint32)(unsafe.Pointer(&in[0])), 1) })
 	for {
 		err = s.st.Launch(w.wait, device.D1(1), device.D1(threads), shared,
-			uint64(words), uint64(req.N), spec, req.Value, values, status, uint64(req.Start),
+			uint64(words), uint64(req.N), spec(req), req.Value, values, status, uint64(req.Start),
 			uint64(s.out.Ptr()), uint64(s.in.Ptr()), uint64(lifetime.Nanoseconds()))
 		if err != nil {
 			return pgas.WaitResult{}, err
 		}
-		for i := 0; atomic.LoadUint64(done) == 0; i++ {
-			switch {
-			case cause != nil:
-				runtime.Gosched()
-			case i < 64:
-				// The kernel answers a satisfied wait within microseconds.
-			case i < 4096:
-				runtime.Gosched()
-			default:
-				time.Sleep(20 * time.Microsecond)
-			}
-			if cause == nil && i&63 == 63 {
-				select {
-				case <-ctx.Done():
-					cause = ctx.Err()
-				case <-abort:
-					cause = ErrAborted
-				default:
-				}
-				if cause != nil {
-					atomic.StoreUint32((*uint32)(unsafe.Pointer(&in[0])), 1)
-				}
-			}
-		}
+		_ = spin(func() bool { return atomic.LoadUint64(done) != 0 }, check)
 		state := atomic.LoadUint64(done)
 		if state == 1 {
 			break
@@ -181,20 +144,7 @@ func (w *Waiter) Wait(ctx context.Context, abort <-chan struct{}, words device.P
 		}
 		atomic.StoreUint64(done, 0) // 3: its lifetime ended; launch it again
 	}
-	r := pgas.WaitResult{N: int(int64(atomic.LoadUint64(u64at(out, 8)))), Word: atomic.LoadUint64(u64at(out, 16))}
-	switch req.Mode {
-	case pgas.WaitAny:
-		if r.N < 0 {
-			r.N = pgas.NoIndex
-		}
-	case pgas.WaitSome:
-		idx := unsafe.Slice((*int32)(unsafe.Pointer(&out[outIdx])), r.N)
-		for i, v := range idx {
-			req.Indices[i] = int(v)
-		}
-		slices.Sort(req.Indices[:r.N])
-	}
-	return r, nil
+	return result(req, atomic.LoadUint64(u64at(out, 8)), atomic.LoadUint64(u64at(out, 16)), out[outIdx:]), nil
 }
 
 // Close releases the Waiter's streams and pinned memory; no wait may be

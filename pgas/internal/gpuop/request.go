@@ -1,0 +1,106 @@
+//go:build cuda
+
+package gpuop
+
+import (
+	"context"
+	"runtime"
+	"slices"
+	"time"
+	"unsafe"
+
+	"github.com/symchan/symchan/pgas"
+)
+
+// What the Agent's waits and the Waiter's share: a request put where the
+// kernels read it, its answer read back, and the host's polling.
+
+// stage copies req's comparands into values (8 bytes a word) and its mask
+// into status (a byte a word, 1 excludes), both mapped pinned memory, and
+// reports which of the two the request has.
+func stage(values, status []byte, req pgas.WaitRequest) (hasValues, hasStatus bool) {
+	if req.Values != nil {
+		copy(unsafe.Slice((*uint64)(unsafe.Pointer(&values[0])), req.N), req.Values)
+	}
+	for i, v := range req.Status {
+		status[i] = 0
+		if v != 0 {
+			status[i] = 1
+		}
+	}
+	return req.Values != nil, req.Status != nil
+}
+
+// spec packs req as symchan_wait and the agent take it: kind | cmp<<8 |
+// mode<<16 | test<<24.
+func spec(req pgas.WaitRequest) uint64 {
+	test := uint64(0)
+	if req.Test {
+		test = 1
+	}
+	return uint64(req.Kind) | uint64(req.Cmp)<<8 | uint64(req.Mode)<<16 | test<<24
+}
+
+// result is the answer of a wait whose kernel reported n (the result:
+// all-held flag, index or count) and word, with a some-wait's int32
+// indices at idx copied into req.Indices in order.
+func result(req pgas.WaitRequest, n, word uint64, idx []byte) pgas.WaitResult {
+	r := pgas.WaitResult{N: int(int64(n)), Word: word}
+	switch req.Mode {
+	case pgas.WaitAny:
+		if r.N < 0 {
+			r.N = pgas.NoIndex
+		}
+	case pgas.WaitSome:
+		for i, v := range unsafe.Slice((*int32)(unsafe.Pointer(&idx[0])), r.N) {
+			req.Indices[i] = int(v)
+		}
+		slices.Sort(req.Indices[:r.N])
+	}
+	return r
+}
+
+// spin polls done until it holds: busily first (an answer comes within
+// microseconds), then yielding, then sleeping between polls. Every 1024
+// polls, or every 16 once sleeping (a millisecond or two), it calls
+// check, whose error ends the spin.
+func spin(done func() bool, check func() error) error {
+	for i := 0; !done(); i++ {
+		due := i&1023 == 1023
+		switch {
+		case i < 1<<10:
+		case i < 1<<14:
+			runtime.Gosched()
+		default:
+			time.Sleep(20 * time.Microsecond)
+			due = i&15 == 15
+		}
+		if due {
+			if err := check(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// interrupt is a check for spin: the first time ctx ends or abort closes,
+// it records why in *cause and calls stop, which tells the kernel to give
+// up; the spin goes on until the kernel says it has.
+func interrupt(ctx context.Context, abort <-chan struct{}, cause *error, stop func()) func() error {
+	return func() error {
+		if *cause != nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			*cause = ctx.Err()
+		case <-abort:
+			*cause = ErrAborted
+		default:
+			return nil
+		}
+		stop()
+		return nil
+	}
+}
