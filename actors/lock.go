@@ -12,9 +12,14 @@ type ctxLock struct {
 	held    atomic.Bool
 	waiters atomic.Int32
 	wake    chan struct{}
+	_       [cacheLine - 16]byte // a line of its own: see isolated
 }
 
-func newLock() *ctxLock { return &ctxLock{wake: make(chan struct{}, 1)} }
+func newLock() *ctxLock {
+	l := &isolated[ctxLock](1)[0]
+	l.wake = make(chan struct{}, 1)
+	return l
+}
 
 func (l *ctxLock) lock(ctx context.Context) error {
 	if l.held.CompareAndSwap(false, true) {

@@ -103,18 +103,20 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
 	}
 	m.localWords, _ = pgas.Local(pe, m.words) // nil where partitions are not host memory
 	m.localSlots, _ = pgas.Local(pe, m.slots)
-	m.out = make([]outbox, n)
+	m.out = isolated[outbox](n)
 	for i := range m.out {
 		m.out[i] = outbox{mu: newLock()}
 	}
 	in := &m.in
 	in.mu = newLock()
-	in.next = make([]uint64, n)
-	in.expect = make([]uint64, n*k)
-	in.unpaid = make([]uint64, n)
-	in.idx = make([]int, n*k)
-	in.ready = make([]bool, n*k)
-	in.asm = make([]assembly, n)
+	in.next = isolated[uint64](n)
+	in.expect = isolated[uint64](n * k)
+	in.unpaid = isolated[uint64](n)
+	in.idx = isolated[int](n * k)
+	in.ready = isolated[bool](n * k)
+	in.asm = isolated[assembly](n)
+	in.queue = isolated[Message](n * k)[:0]
+	in.arena = isolated[byte](n * k * len(in.hdr))[:0]
 	in.open = n
 	for snd := range n {
 		in.next[snd] = 1
