@@ -22,7 +22,10 @@ type DeviceMailbox struct {
 // DeviceMailboxSize is the size of struct symchan_mailbox.
 const DeviceMailboxSize = 40
 
-// Device returns the mailbox's layout for kernels.
+// Device returns the mailbox's layout for kernels. It describes mailboxes
+// on backends whose partitions are device memory (the GPU backends); on
+// host memory the slot words are laid out one per cache line instead, and
+// no kernel runs there.
 func (m *Mailbox) Device() DeviceMailbox {
 	return DeviceMailbox{
 		WordsOff: m.words.Offset(), SlotsOff: m.slots.Offset(), CreditOff: m.credit.Offset(),

@@ -14,13 +14,24 @@
 // words, copies out every message that is ready, in each sender's order,
 // and returns the slots to their senders with SignalAdd on a credit word in
 // the sender's partition, in batches of K/2: a sender only ever waits
-// while more than K/2 of its messages are unread at the receiver. A sender with no free slot towards a receiver waits for credit (or,
-// with TrySend, fails with [ErrFull]); it never overwrites an unread slot.
+// while more than K/2 of its messages are unread at the receiver. A sender
+// with no free slot towards a receiver waits for credit (or, with TrySend,
+// fails with [ErrFull]); it never overwrites an unread slot.
 //
-// Memory: every PE holds N·K·(S+8) bytes of slots and words and N·8 bytes
-// of credit words per Mailbox or Chan, for N PEs. The defaults (K = 16,
-// S = 1 KiB) cost 16.1 KiB per PE of the world: 129 KiB per PE with 8 PEs,
-// 1 MiB with 64.
+// Where partitions are host memory (the host backend), each slot word
+// starts a 64-byte cache line of its own, and the slot's header and a
+// payload of up to 40 bytes travel in that line with the signal: the
+// PutSignal is of the line, and a larger payload is put into the slot
+// first, with a Fence before the line. A receiver then learns of a small
+// message and reads it with one cache-line transfer between cores, and it
+// polls its senders' next words directly for a few microseconds before it
+// waits in the backend. Futures' reply words are laid out the same way
+// (a reply of up to 48 bytes beside its word).
+//
+// Memory: every PE holds N·K·(S+8) bytes of slots and words (N·K·(S+64)
+// on host memory) and N·8 bytes of credit words per Mailbox or Chan, for
+// N PEs. The defaults (K = 16, S = 1 KiB) cost 16.1 KiB per PE of the
+// world (17 KiB on host memory): 129 KiB per PE with 8 PEs, 1 MiB with 64.
 //
 // Messages larger than a slot are cut into chunks that travel through
 // consecutive slots of the same sender and are joined by the receiver

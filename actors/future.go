@@ -5,7 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/signals"
@@ -14,10 +17,21 @@ import (
 // System is a PE's actor runtime state: for now, the table of reply slots
 // behind its futures. Create one per PE, collectively, with NewSystem.
 type System struct {
-	pe    *pgas.PE
-	cfg   config
-	words pgas.Sym[uint64] // per reply slot: generation<<2 | state
-	data  pgas.Sym[byte]   // per reply slot: 8-byte length, then the reply
+	pe        *pgas.PE
+	cfg       config
+	words     pgas.Sym[uint64] // per reply slot, every stride words: generation<<2 | state
+	wordAlloc pgas.Sym[uint64] // the allocation words lies in
+	data      pgas.Sym[byte]   // per reply slot: 8-byte length, then the reply
+	// stride is 1, or lineWords where partitions are host memory: a
+	// reply word then starts a cache line that also holds the reply's
+	// length and a reply of up to replyLineCap bytes (see Mailbox.stride).
+	stride int
+
+	// This PE's words and data, where partitions are host memory: Await
+	// polls its word and decodes the reply in place.
+	localWords []uint64
+	localData  []byte
+	bufs       sync.Pool // *[]byte: reply encodings, and replies fetched by Get
 
 	mu         sync.Mutex
 	free       []int
@@ -47,12 +61,20 @@ func NewSystem(ctx context.Context, pe *pgas.PE, opts ...Option) (*System, error
 		return nil, err
 	}
 	s := &System{pe: pe, cfg: c, gen: make([]uint64, c.futures)}
-	if s.words, err = pgas.AllocZeroed[uint64](ctx, pe, c.futures); err != nil {
+	if s.wordAlloc, s.words, s.stride, err = allocWords(ctx, pe, c.futures, pe.HostMemory() && !c.viaGet); err != nil {
 		return nil, fmt.Errorf("actors: reply words: %w", err)
 	}
 	if s.data, err = pgas.AllocAligned[byte](ctx, pe, c.futures*s.slotBytes(), 8); err != nil {
-		_ = pgas.Free(ctx, pe, s.words)
+		_ = pgas.Free(ctx, pe, s.wordAlloc)
 		return nil, fmt.Errorf("actors: reply slots (%d × %d bytes): %w", c.futures, s.slotBytes(), err)
+	}
+	if s.stride > 1 {
+		if s.localWords, err = pgas.Local(pe, s.words); err == nil {
+			s.localData, err = pgas.Local(pe, s.data)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	s.free = make([]int, c.futures)
 	for i := range s.free {
@@ -63,6 +85,9 @@ func NewSystem(ctx context.Context, pe *pgas.PE, opts ...Option) (*System, error
 
 // PE is the PE this System belongs to.
 func (s *System) PE() *pgas.PE { return s.pe }
+
+// word is the reply word of slot.
+func (s *System) word(slot int) pgas.Sym[uint64] { return s.words.Index(slot * s.stride) }
 
 func (s *System) slotBytes() int { return 8 + (s.cfg.replySize+7)&^7 }
 
@@ -107,7 +132,7 @@ func NewFuture[T any](sys *System, opts ...Option) (*Future[T], error) {
 	s.free = s.free[:len(s.free)-1]
 	s.gen[slot]++
 	g := s.gen[slot]
-	if err := pgas.AtomicSet(s.pe, s.words.Index(slot), word(g, stateArmed), s.pe.ID()); err != nil {
+	if err := pgas.AtomicSet(s.pe, s.word(slot), word(g, stateArmed), s.pe.ID()); err != nil {
 		s.free = append(s.free, slot)
 		return nil, err
 	}
@@ -118,7 +143,7 @@ func NewFuture[T any](sys *System, opts ...Option) (*Future[T], error) {
 func (s *System) reclaimLocked() {
 	kept := s.quarantine[:0]
 	for _, slot := range s.quarantine {
-		w, err := pgas.AtomicFetch(s.pe, s.words.Index(slot), s.pe.ID())
+		w, err := pgas.AtomicFetch(s.pe, s.word(slot), s.pe.ID())
 		if err == nil && w == word(s.gen[slot], stateDone) {
 			s.free = append(s.free, slot)
 		} else {
@@ -142,31 +167,69 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 		return zero, fmt.Errorf("actors: future awaited or abandoned already")
 	}
 	f.used = true
-	s, me := f.sys, f.sys.pe.ID()
-	w := s.words.Index(f.slot)
-	if _, err := pgas.SignalWaitUntil(ctx, s.pe, w, signals.EQ, word(f.gen, stateDone)); err != nil {
-		f.abandon()
-		return zero, err
-	}
-	base := f.slot * s.slotBytes()
-	var lenb [8]byte
-	err := pgas.Get(s.pe, lenb[:], s.data.Slice(base, base+8), me)
-	var v T
-	if err == nil {
-		n := int(binary.LittleEndian.Uint64(lenb[:]))
-		if n > s.cfg.replySize {
-			err = fmt.Errorf("%w: reply of %d bytes in a slot of %d", ErrProtocol, n, s.cfg.replySize)
-		} else {
-			buf := make([]byte, n)
-			if err = pgas.Get(s.pe, buf, s.data.Slice(base+8, base+8+n), me); err == nil {
-				v, err = f.codec.Decode(buf)
-			}
+	s := f.sys
+	done := word(f.gen, stateDone)
+	if !s.poll(f.slot, done) {
+		if _, err := pgas.SignalWaitUntil(ctx, s.pe, s.word(f.slot), signals.EQ, done); err != nil {
+			f.abandon()
+			return zero, err
 		}
 	}
+	v, err := f.decode()
 	s.mu.Lock()
 	s.free = append(s.free, f.slot)
 	s.mu.Unlock()
 	return v, err
+}
+
+// poll watches this PE's reply word of slot for want (host memory only,
+// see spin) before Await waits in the backend.
+func (s *System) poll(slot int, want uint64) bool {
+	if s.localWords == nil {
+		return false
+	}
+	w := &s.localWords[slot*s.stride]
+	return spin(func() bool { return atomic.LoadUint64(w) == want })
+}
+
+// decode decodes the reply that has landed in f's slot.
+func (f *Future[T]) decode() (v T, err error) {
+	s := f.sys
+	base := f.slot * s.slotBytes()
+	if s.stride > 1 { // host memory: the length in the line, the reply there or in the slot
+		wi := f.slot * s.stride
+		n := s.localWords[wi+1]
+		switch {
+		case n <= replyLineCap:
+			return f.codec.Decode(wordBytes(s.localWords[wi+2 : wi+s.stride])[:n]) // Decode retains nothing
+		case n <= uint64(s.cfg.replySize):
+			return f.codec.Decode(s.localData[base+8 : base+8+int(n)])
+		}
+		return v, fmt.Errorf("%w: reply of %d bytes in a slot of %d", ErrProtocol, n, s.cfg.replySize)
+	}
+	var lenb [8]byte
+	if err := pgas.Get(s.pe, lenb[:], s.data.Slice(base, base+8), s.pe.ID()); err != nil {
+		return v, err
+	}
+	n := binary.LittleEndian.Uint64(lenb[:])
+	if n > uint64(s.cfg.replySize) {
+		return v, fmt.Errorf("%w: reply of %d bytes in a slot of %d", ErrProtocol, n, s.cfg.replySize)
+	}
+	bp := s.buf()
+	defer s.bufs.Put(bp)
+	*bp = slices.Grow((*bp)[:0], int(n))[:n]
+	if err := pgas.Get(s.pe, *bp, s.data.Slice(base+8, base+8+int(n)), s.pe.ID()); err != nil {
+		return v, err
+	}
+	return f.codec.Decode(*bp)
+}
+
+// buf takes a buffer from the pool; give it back with s.bufs.Put.
+func (s *System) buf() *[]byte {
+	if bp, ok := s.bufs.Get().(*[]byte); ok {
+		return bp
+	}
+	return new([]byte)
 }
 
 // Abandon gives the future up without waiting; a later reply is dropped.
@@ -179,7 +242,7 @@ func (f *Future[T]) Abandon() {
 
 func (f *Future[T]) abandon() {
 	s := f.sys
-	old, err := pgas.AtomicCompareSwap(s.pe, s.words.Index(f.slot), word(f.gen, stateArmed), word(f.gen, stateAbandoned), s.pe.ID())
+	old, err := pgas.AtomicCompareSwap(s.pe, s.word(f.slot), word(f.gen, stateArmed), word(f.gen, stateAbandoned), s.pe.ID())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err == nil && old == word(f.gen, stateArmed) {
@@ -213,7 +276,10 @@ func Reply[T any](sys *System, to ReplyTo, v T, opts ...Option) error {
 	if int(to.Slot) >= len(s.gen) {
 		return fmt.Errorf("actors: reply to slot %d of %d (do all PEs use the same Futures option?)", to.Slot, len(s.gen))
 	}
-	buf, err := codec.Append(make([]byte, 8, 8+s.cfg.replySize), v)
+	bp := s.buf()
+	defer s.bufs.Put(bp)
+	buf, err := codec.Append(append((*bp)[:0], make([]byte, 8)...), v)
+	*bp = buf
 	if err != nil {
 		return err
 	}
@@ -222,14 +288,37 @@ func Reply[T any](sys *System, to ReplyTo, v T, opts ...Option) error {
 		return fmt.Errorf("%w: reply of %d bytes, ReplySize %d", ErrTooLarge, n, s.cfg.replySize)
 	}
 	binary.LittleEndian.PutUint64(buf, uint64(n))
-	w := s.words.Index(int(to.Slot))
-	old, err := pgas.AtomicCompareSwap(s.pe, w, word(to.Gen, stateArmed), word(to.Gen, stateWriting), int(to.PE))
+	slot, pe := int(to.Slot), int(to.PE)
+	w := s.word(slot)
+	old, err := pgas.AtomicCompareSwap(s.pe, w, word(to.Gen, stateArmed), word(to.Gen, stateWriting), pe)
 	if err != nil {
 		return err
 	}
 	if old != word(to.Gen, stateArmed) {
 		return ErrAbandoned
 	}
-	base := int(to.Slot) * s.slotBytes()
-	return pgas.PutSignal(s.pe, s.data.Slice(base, base+len(buf)), buf, w, word(to.Gen, stateDone), pgas.SignalSet, int(to.PE))
+	done := word(to.Gen, stateDone)
+	base := slot * s.slotBytes()
+	if s.stride == 1 {
+		return pgas.PutSignal(s.pe, s.data.Slice(base, base+len(buf)), buf, w, done, pgas.SignalSet, pe)
+	}
+	// Lines: the length, and a reply that fits, go with the word's line;
+	// a larger reply goes to the slot first, fenced before the line.
+	line := buf[:8]
+	if n <= replyLineCap {
+		for len(buf)%8 != 0 {
+			buf = append(buf, 0)
+		}
+		*bp, line = buf, buf
+	} else {
+		if err := pgas.Put(s.pe, s.data.Slice(base+8, base+8+n), buf[8:], pe); err != nil {
+			return err
+		}
+		if err := s.pe.Fence(); err != nil {
+			return err
+		}
+	}
+	wi := slot * s.stride
+	src := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(line))), len(line)/8)
+	return pgas.PutSignal(s.pe, s.words.Slice(wi+1, wi+1+len(src)), src, w, done, pgas.SignalSet, pe)
 }

@@ -23,10 +23,17 @@ type Mailbox struct {
 	s    int // slot bytes
 	cap  int // payload bytes per slot
 	max  int
+	// stride is the words from one slot word to the next: 1, or lineWords
+	// where partitions are host memory. Each slot word then starts a cache
+	// line of its own whose other bytes carry the slot's header and a
+	// payload of up to lineCap bytes, so that a small message reaches the
+	// receiver's core with the one line transfer that brings its signal.
+	stride int
 
-	words  pgas.Sym[uint64] // n·k: the word of slot j from sender s at s·k+j
-	slots  pgas.Sym[byte]   // n·k·s
-	credit pgas.Sym[uint64] // n: on a sender, slots receiver r has freed
+	words     pgas.Sym[uint64] // n·k·stride: slot j of sender s has its word at (s·k+j)·stride
+	wordAlloc pgas.Sym[uint64] // the allocation words lies in
+	slots     pgas.Sym[byte]   // n·k·s
+	credit    pgas.Sym[uint64] // n: on a sender, slots receiver r has freed
 
 	// This PE's words and slots, where the backend lets the host read its
 	// own partition (pgas.Local): the receive path then reads them
@@ -41,19 +48,27 @@ type Mailbox struct {
 
 type outbox struct {
 	mu      *ctxLock
-	sent    uint64 // slots used towards this destination
-	freed   uint64 // the destination's credit word, last seen
-	buf     []byte // one slot, built before it is put
-	closeOK bool   // the close marker was delivered
+	sent    uint64                // slots used towards this destination
+	freed   uint64                // the destination's credit word, last seen
+	buf     []byte                // stride 1: one slot, built before it is put
+	raw     []byte                // sendPlain's copy of the value
+	closeOK bool                  // the close marker was delivered
+	line    [lineWords - 1]uint64 // stride lineWords: the line after the word, built before it is put
+}
+
+// lineBytes is o.line as bytes.
+func (o *outbox) lineBytes() []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(&o.line[0])), len(o.line)*8)
 }
 
 type inbox struct {
 	mu     *ctxLock
 	next   []uint64 // per sender: the sequence number of its next slot
 	expect []uint64 // per word: the sequence number that makes it ready (closed: never)
+	status []int    // stride lineWords: the wait's mask, leaving out the words that are not slot words
 	unpaid []uint64 // per sender: slots freed but not yet credited
 	idx    []int
-	ready  []bool // per word, on backends without host-visible words: the last wait reported it
+	ready  []bool // per slot, on backends without host-visible words: the last wait reported it
 	open   int    // senders that have not closed
 	asm    []assembly
 	queue  []Message // ready messages, taken in order
@@ -88,21 +103,28 @@ func NewMailbox(ctx context.Context, pe *pgas.PE, opts ...Option) (*Mailbox, err
 func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
 	n, k, s := pe.NumPEs(), c.slots, c.slotSize
 	m := &Mailbox{pe: pe, n: n, k: k, s: s, cap: s - headerSize, max: c.maxMessage}
+	host := pe.HostMemory() && !c.viaGet
 	var err error
-	if m.words, err = pgas.AllocZeroed[uint64](ctx, pe, n*k); err != nil {
+	if m.wordAlloc, m.words, m.stride, err = allocWords(ctx, pe, n*k, host); err != nil {
 		return nil, fmt.Errorf("actors: mailbox slot words: %w", err)
 	}
-	if m.slots, err = pgas.AllocAligned[byte](ctx, pe, n*k*s, 64); err != nil {
-		_ = pgas.Free(ctx, pe, m.words)
+	if m.slots, err = pgas.AllocAligned[byte](ctx, pe, n*k*s, cacheLine); err != nil {
+		_ = pgas.Free(ctx, pe, m.wordAlloc)
 		return nil, fmt.Errorf("actors: mailbox slots (%d PEs × %d × %d bytes): %w", n, k, s, err)
 	}
 	if m.credit, err = pgas.AllocZeroed[uint64](ctx, pe, n); err != nil {
 		_ = pgas.Free(ctx, pe, m.slots)
-		_ = pgas.Free(ctx, pe, m.words)
+		_ = pgas.Free(ctx, pe, m.wordAlloc)
 		return nil, fmt.Errorf("actors: mailbox credit words: %w", err)
 	}
-	m.localWords, _ = pgas.Local(pe, m.words) // nil where partitions are not host memory
-	m.localSlots, _ = pgas.Local(pe, m.slots)
+	if host {
+		if m.localWords, err = pgas.Local(pe, m.words); err == nil {
+			m.localSlots, err = pgas.Local(pe, m.slots)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	m.out = isolated[outbox](n)
 	for i := range m.out {
 		m.out[i] = outbox{mu: newLock()}
@@ -110,18 +132,27 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
 	in := &m.in
 	in.mu = newLock()
 	in.next = isolated[uint64](n)
-	in.expect = isolated[uint64](n * k)
+	in.expect = isolated[uint64](n * k * m.stride)
 	in.unpaid = isolated[uint64](n)
-	in.idx = isolated[int](n * k)
+	in.idx = isolated[int](n * k * m.stride)
 	in.ready = isolated[bool](n * k)
 	in.asm = isolated[assembly](n)
 	in.queue = isolated[Message](n * k)[:0]
 	in.arena = isolated[byte](n * k * len(in.hdr))[:0]
 	in.open = n
+	if m.stride > 1 {
+		in.status = make([]int, n*k*m.stride)
+		for i := range in.status {
+			if i%m.stride != 0 {
+				in.status[i] = 1
+				in.expect[i] = ^uint64(0)
+			}
+		}
+	}
 	for snd := range n {
 		in.next[snd] = 1
 		for j := range k {
-			in.expect[snd*k+j] = uint64(j + 1)
+			in.expect[(snd*k+j)*m.stride] = uint64(j + 1)
 		}
 	}
 	return m, nil
@@ -209,23 +240,18 @@ func (m *Mailbox) send(ctx context.Context, to int, data []byte, wait bool) erro
 	return nil
 }
 
-// putSlot waits for a free slot at to and puts one slot there with its
-// signal. Callers hold o.mu.
+// putSlot waits for a free slot at to and sends one slot there. Callers
+// hold o.mu.
 func (m *Mailbox) putSlot(ctx context.Context, to int, o *outbox, h header, payload []byte) error {
 	if err := m.reserve(ctx, to, o); err != nil {
 		return err
 	}
-	putHeader(o.buf, h)
-	copy(o.buf[headerSize:], payload)
-	return m.commit(to, o, headerSize+len(payload))
+	return m.commit(to, o, h, payload)
 }
 
 // reserve waits until slot o.sent+1 at to is free. The credit word is
 // read only when the last value seen does not already cover the slot.
 func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
-	if o.buf == nil {
-		o.buf = make([]byte, m.s)
-	}
 	need := o.sent + 1
 	if need <= o.freed+uint64(m.k) {
 		return nil
@@ -241,12 +267,40 @@ func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
 	return nil
 }
 
-// commit puts the first n bytes of o.buf into the reserved slot with its
-// sequence number as the signal.
-func (m *Mailbox) commit(to int, o *outbox, n int) error {
+// commit sends header h and the payload into the reserved slot at to,
+// with the slot's sequence number as the signal: one PutSignal of the
+// slot, or, with lines, one of the line (header and a payload of up to
+// lineCap bytes; a larger payload is put into the slot first, and a fence
+// orders it before the line).
+func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 	seq := o.sent + 1
-	slot := m.pe.ID()*m.k + int((seq-1)%uint64(m.k))
-	if err := pgas.PutSignal(m.pe, m.slots.Slice(slot*m.s, slot*m.s+n), o.buf[:n], m.words.Index(slot), seq, pgas.SignalSet, to); err != nil {
+	si := m.pe.ID()*m.k + int((seq-1)%uint64(m.k))
+	wi := si * m.stride
+	var err error
+	if m.stride == 1 {
+		if o.buf == nil {
+			o.buf = make([]byte, m.s)
+		}
+		putHeader(o.buf, h)
+		n := headerSize + copy(o.buf[headerSize:], payload)
+		err = pgas.PutSignal(m.pe, m.slots.Slice(si*m.s, si*m.s+n), o.buf[:n], m.words.Index(wi), seq, pgas.SignalSet, to)
+	} else {
+		line := o.lineBytes()
+		putHeader(line, h)
+		nw := headerSize / 8
+		if len(payload) <= lineCap {
+			nw = (headerSize + copy(line[headerSize:], payload) + 7) / 8
+		} else {
+			at := si*m.s + headerSize
+			if err = pgas.Put(m.pe, m.slots.Slice(at, at+len(payload)), payload, to); err == nil {
+				err = m.pe.Fence()
+			}
+		}
+		if err == nil {
+			err = pgas.PutSignal(m.pe, m.words.Slice(wi+1, wi+1+nw), o.line[:nw], m.words.Index(wi), seq, pgas.SignalSet, to)
+		}
+	}
+	if err != nil {
 		return err
 	}
 	o.sent = seq
@@ -264,9 +318,12 @@ func (m *Mailbox) sendPlain(ctx context.Context, to int, p unsafe.Pointer, n int
 	if err := m.reserve(ctx, to, o); err != nil {
 		return err
 	}
-	putHeader(o.buf, header{kind: kindData, n: n, total: n})
-	copy(o.buf[headerSize:], unsafe.Slice((*byte)(p), n))
-	return m.commit(to, o, headerSize+n)
+	// A copy first, so that the caller's value (behind p) does not escape.
+	if len(o.raw) < n {
+		o.raw = make([]byte, m.cap)
+	}
+	copy(o.raw, unsafe.Slice((*byte)(p), n))
+	return m.commit(to, o, header{kind: kindData, n: n, total: n}, o.raw[:n])
 }
 
 // refresh fails with ErrFull unless chunks slots are free at to now.
@@ -365,7 +422,7 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			return true, use(x)
 		}
 		in.queue, in.qhead, in.arena = in.queue[:0], 0, in.arena[:0]
-		if m.drainHeads() {
+		if m.drainHeads() || (wait && m.spinHeads()) {
 			continue
 		}
 		// A word is ready when it reaches the sequence number due in its
@@ -373,9 +430,9 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		var n int
 		var err error
 		if wait && in.open > 0 {
-			n, err = signals.WaitUntilSomeVector(ctx, m.pe, m.words, in.idx, nil, signals.GE, in.expect)
+			n, err = signals.WaitUntilSomeVector(ctx, m.pe, m.words, in.idx, in.status, signals.GE, in.expect)
 		} else {
-			n, err = signals.TestSomeVector(m.pe, m.words, in.idx, nil, signals.GE, in.expect)
+			n, err = signals.TestSomeVector(m.pe, m.words, in.idx, in.status, signals.GE, in.expect)
 		}
 		if err != nil {
 			return false, err
@@ -390,16 +447,16 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		// trip: drain takes only the slots the wait reported, rather than
 		// probing the slot after them.
 		for _, i := range in.idx[:n] {
-			in.ready[i] = true
+			in.ready[i/m.stride] = true
 		}
 		for _, i := range in.idx[:n] {
-			if err := m.drain(i / m.k); err != nil {
+			if err := m.drain(i / m.stride / m.k); err != nil {
 				clear(in.ready)
 				return false, err
 			}
 		}
 		for _, i := range in.idx[:n] {
-			in.ready[i] = false
+			in.ready[i/m.stride] = false
 		}
 	}
 }
@@ -416,7 +473,7 @@ func (m *Mailbox) drainHeads() bool {
 	in := &m.in
 	found := false
 	for snd, seq := range in.next {
-		wi := snd*m.k + int((seq-1)%uint64(m.k))
+		wi := (snd*m.k + int((seq-1)%uint64(m.k))) * m.stride
 		if in.expect[wi] == seq && atomic.LoadUint64(&m.localWords[wi]) >= seq {
 			if m.drain(snd) != nil {
 				return found
@@ -425,6 +482,13 @@ func (m *Mailbox) drainHeads() bool {
 		}
 	}
 	return found && len(in.queue) > 0
+}
+
+// spinHeads polls the senders' next slot words (host memory only, see
+// spin) before recv waits in the backend. It reports whether drainHeads
+// found messages.
+func (m *Mailbox) spinHeads() bool {
+	return m.localWords != nil && spin(m.drainHeads)
 }
 
 // pay returns sender snd's freed slots with one SignalAdd on its credit
@@ -445,11 +509,12 @@ func (m *Mailbox) drain(snd int) error {
 	in := &m.in
 	for range m.k {
 		seq := in.next[snd]
-		wi := snd*m.k + int((seq-1)%uint64(m.k))
+		si := snd*m.k + int((seq-1)%uint64(m.k))
+		wi := si * m.stride
 		if in.expect[wi] != seq {
 			break // closed
 		}
-		if m.localWords == nil && !in.ready[wi] {
+		if m.localWords == nil && !in.ready[si] {
 			break // not reported ready: the next wait will tell
 		}
 		w, err := m.word(wi)
@@ -462,7 +527,7 @@ func (m *Mailbox) drain(snd int) error {
 		if w != seq {
 			return fmt.Errorf("%w: slot of PE %d holds sequence %d, expected %d", ErrProtocol, snd, w, seq)
 		}
-		h, err := m.take(snd, wi)
+		h, err := m.take(snd, si)
 		if err != nil {
 			return err
 		}
@@ -471,7 +536,7 @@ func (m *Mailbox) drain(snd int) error {
 		if h.kind == kindClose {
 			in.open--
 			for j := range m.k {
-				in.expect[snd*m.k+j] = ^uint64(0) // out of the wait set
+				in.expect[(snd*m.k+j)*m.stride] = ^uint64(0) // out of the wait set
 			}
 			return m.pay(snd)
 		}
@@ -483,14 +548,19 @@ func (m *Mailbox) drain(snd int) error {
 	return nil
 }
 
-// take reads slot wi of sender snd and acts on it.
-func (m *Mailbox) take(snd, wi int) (header, error) {
+// take reads slot si of sender snd and acts on it.
+func (m *Mailbox) take(snd, si int) (header, error) {
 	in := &m.in
-	base := wi * m.s
-	// One read covers the header and a small payload.
-	head := in.hdr[:min(len(in.hdr), m.s)]
-	if err := m.read(head, base); err != nil {
-		return header{}, err
+	var head []byte // the header and the start of the payload
+	if m.stride > 1 {
+		wi := si * m.stride
+		head = wordBytes(m.localWords[wi+1 : wi+m.stride])
+	} else {
+		// One read covers the header and a small payload.
+		head = in.hdr[:min(len(in.hdr), m.s)]
+		if err := m.read(head, si*m.s); err != nil {
+			return header{}, err
+		}
 	}
 	h, err := decodeHeader(head, m.cap, m.max)
 	if err != nil {
@@ -503,7 +573,6 @@ func (m *Mailbox) take(snd, wi int) (header, error) {
 		in.asm[snd] = assembly{}
 		return h, nil
 	}
-	payload := base + headerSize
 	a := &in.asm[snd]
 	switch h.kind {
 	case kindData:
@@ -512,19 +581,19 @@ func (m *Mailbox) take(snd, wi int) (header, error) {
 			at := len(in.arena)
 			in.arena = slices.Grow(in.arena, h.n)[:at+h.n]
 			data := in.arena[at : at+h.n : at+h.n]
-			if err := m.read(data, payload); err != nil {
+			if err := m.payload(data, head, si); err != nil {
 				return h, err
 			}
 			in.queue = append(in.queue, Message{From: snd, Data: data})
 			return h, nil
 		}
 		*a = assembly{buf: make([]byte, h.total), got: h.n, active: true}
-		return h, m.read(a.buf[:h.n], payload)
+		return h, m.payload(a.buf[:h.n], head, si)
 	case kindMore:
 		if !a.active || h.off != a.got || h.off+h.n > len(a.buf) {
 			return h, fmt.Errorf("%w: from PE %d: chunk at %d, expected %d of %d", ErrProtocol, snd, h.off, a.got, len(a.buf))
 		}
-		if err := m.read(a.buf[h.off:h.off+h.n], payload); err != nil {
+		if err := m.payload(a.buf[h.off:h.off+h.n], head, si); err != nil {
 			return h, err
 		}
 		if a.got += h.n; a.got == len(a.buf) {
@@ -535,6 +604,22 @@ func (m *Mailbox) take(snd, wi int) (header, error) {
 		*a = assembly{}
 	}
 	return h, nil
+}
+
+// payload copies the payload of slot si into dst: from head, the bytes
+// after the header that take read, when it lies there (commit's rule),
+// else from the slot.
+func (m *Mailbox) payload(dst, head []byte, si int) error {
+	if headerSize+len(dst) <= len(head) {
+		copy(dst, head[headerSize:])
+		return nil
+	}
+	return m.read(dst, si*m.s+headerSize)
+}
+
+// wordBytes views words as bytes.
+func wordBytes(w []uint64) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8)
 }
 
 // word loads this PE's slot word wi.

@@ -9,17 +9,34 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
-// The receive path through Get and SignalFetch, which backends whose
-// partitions are not host memory take, gives the same results as the
-// direct path the host backend takes.
-func TestMailboxWithoutLocalViews(t *testing.T) {
-	sizes := []int{0, 8, 48, 49, 200, 1000}
+// viaGet makes a Mailbox use the layout and receive path of backends whose
+// partitions are device memory, on the host backend.
+func viaGet() Option { return func(c *config) error { c.viaGet = true; return nil } }
+
+// Both layouts carry messages at the edges of what fits in place: the
+// payload beside the slot word (40 bytes, host memory), in a slot (48
+// bytes with 64-byte slots), and beyond it (chunks, whose last one may fit
+// beside the word again). The layout of device-memory partitions is taken
+// through Get and SignalFetch.
+func TestMailboxLayouts(t *testing.T) {
+	for _, layout := range []struct {
+		name string
+		opts []Option
+	}{{"lines", nil}, {"viaGet", []Option{viaGet()}}} {
+		t.Run(layout.name, func(t *testing.T) { testMailboxSizes(t, layout.opts...) })
+	}
+}
+
+func testMailboxSizes(t *testing.T, opts ...Option) {
+	sizes := []int{0, 8, 39, 40, 41, 48, 49, 88, 89, 97, 200, 1000}
 	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
-		m, err := NewMailbox(ctx, pe, Slots(2), SlotSize(64))
+		m, err := NewMailbox(ctx, pe, append([]Option{Slots(2), SlotSize(64)}, opts...)...)
 		if err != nil {
 			return err
 		}
-		m.localWords, m.localSlots = nil, nil
+		if lines := m.stride == lineWords; lines != (len(opts) == 0) {
+			t.Errorf("slot words on lines of their own: %v", lines)
+		}
 		if pe.ID() == 0 {
 			for _, n := range sizes {
 				if err := m.Send(ctx, 1, bytes.Repeat([]byte{byte(n)}, n)); err != nil {
@@ -55,11 +72,10 @@ func TestMailboxWithoutLocalViews(t *testing.T) {
 func TestMailboxWithoutLocalViewsFanIn(t *testing.T) {
 	const pes, count = 4, 300
 	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: pes, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
-		m, err := NewMailbox(ctx, pe, Slots(2), SlotSize(64))
+		m, err := NewMailbox(ctx, pe, Slots(2), SlotSize(64), viaGet())
 		if err != nil {
 			return err
 		}
-		m.localWords, m.localSlots = nil, nil
 		if pe.ID() != 0 {
 			for i := range count {
 				if err := m.Send(ctx, 0, []byte{byte(pe.ID()), byte(i), byte(i >> 8)}); err != nil {

@@ -18,7 +18,8 @@ type Option func(*config) error
 type config struct {
 	slots, slotSize, maxMessage int
 	futures, replySize          int
-	codec                       any // a Codec[T] for the T of the Chan or Future
+	codec                       any  // a Codec[T] for the T of the Chan or Future
+	viaGet                      bool // tests: the layout and receive path of device-memory partitions, on host memory
 }
 
 func defaults() config {
@@ -27,6 +28,13 @@ func defaults() config {
 }
 
 func configure(opts []Option) (config, error) {
+	if len(opts) == 0 {
+		return defaults(), nil // without the loop's escape of c: no allocation
+	}
+	return configureWith(opts)
+}
+
+func configureWith(opts []Option) (config, error) {
 	c := defaults()
 	for _, o := range opts {
 		if err := o(&c); err != nil {

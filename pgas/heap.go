@@ -334,6 +334,11 @@ func Lookup[T any](p *PE, off int64, n int) (Sym[T], error) {
 	return Sym[T]{rec: p.live[i], off: off, n: n}, nil
 }
 
+// HostMemory reports whether p's partition of the symmetric heap is host
+// memory, so that Local returns slices of it (the host backend), rather
+// than device memory reached through Put and Get (the GPU backends).
+func (p *PE) HostMemory() bool { return p.w.tr.Heap(p.id) != nil }
+
 // Local returns p's own copy of s as a slice, for backends whose
 // partitions the host can address (host). Elsewhere it returns an error;
 // use Get and Put.

@@ -1,0 +1,49 @@
+package actors
+
+import (
+	"context"
+	"unsafe"
+
+	"github.com/symchan/symchan/pgas"
+)
+
+// cacheLine is the span of memory that moves between cores as one unit.
+const cacheLine = 64
+
+// isolated returns a slice of n zero T whose elements share no cache line
+// with any other allocation. Each PE writes its mailbox state on every
+// message from its own core; small slices of two PEs that the allocator
+// happened to place side by side would otherwise bounce one line between
+// the cores on every hop (false sharing).
+func isolated[T any](n int) []T {
+	var z T
+	pad := cacheLine / max(1, int(unsafe.Sizeof(z)))
+	s := make([]T, n+2*pad+1)
+	return s[pad : pad+n : pad+n]
+}
+
+// A slot word's line (see Mailbox.stride): the word, then the slot's
+// header and up to lineCap payload bytes.
+const (
+	lineWords = cacheLine / 8
+	lineCap   = cacheLine - 8 - headerSize
+
+	replyLineCap = cacheLine - 16 // a reply beside its word and length
+)
+
+// allocWords collectively allocates n zeroed signal words: with lines,
+// each word starts a cache line of its own (stride lineWords), else they
+// are packed (stride 1). words lies in alloc, the allocation to free.
+func allocWords(ctx context.Context, pe *pgas.PE, n int, lines bool) (alloc, words pgas.Sym[uint64], stride int, err error) {
+	stride, extra := 1, 0
+	if lines {
+		// Zeroed allocations are not aligned to lines: take one line more
+		// and start at the first line boundary (the same on every PE).
+		stride, extra = lineWords, lineWords-1
+	}
+	if alloc, err = pgas.AllocZeroed[uint64](ctx, pe, n*stride+extra); err != nil {
+		return alloc, words, 0, err
+	}
+	first := int(-alloc.Offset()/8) & extra
+	return alloc, alloc.Slice(first, first+n*stride), stride, nil
+}

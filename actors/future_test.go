@@ -1,0 +1,83 @@
+package actors
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/symchan/symchan/pgas"
+)
+
+// Replies at the edges of what travels beside the reply word (48 bytes,
+// host memory) and of the reply slot (ReplySize) arrive whole, in both
+// layouts; a reply beyond ReplySize fails and writes nothing.
+func TestFutureReplySizes(t *testing.T) {
+	const replySize = 200
+	sizes := []int{0, 1, 47, 48, 49, 64, replySize}
+	for _, layout := range []struct {
+		name string
+		opts []Option
+	}{{"lines", nil}, {"viaGet", []Option{viaGet()}}} {
+		t.Run(layout.name, func(t *testing.T) {
+			err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+				sys, err := NewSystem(ctx, pe, append([]Option{ReplySize(replySize), Futures(2)}, layout.opts...)...)
+				if err != nil {
+					return err
+				}
+				if lines := sys.stride == lineWords; lines != (layout.opts == nil) {
+					t.Errorf("reply words on lines of their own: %v", lines)
+				}
+				codec := WithCodec[[]byte](BytesCodec{})
+				to, err := NewChan[ReplyTo](ctx, pe)
+				if err != nil {
+					return err
+				}
+				if pe.ID() == 1 { // the replier
+					for _, n := range sizes {
+						r, err := to.Recv(ctx)
+						if err != nil {
+							return err
+						}
+						if err := Reply(sys, r, bytes.Repeat([]byte{byte(n)}, n), codec); err != nil {
+							return err
+						}
+					}
+					r, err := to.Recv(ctx)
+					if err != nil {
+						return err
+					}
+					if err := Reply(sys, r, make([]byte, replySize+1), codec); !errors.Is(err, ErrTooLarge) {
+						return fmt.Errorf("reply of %d bytes: %v, want ErrTooLarge", replySize+1, err)
+					}
+					return Reply(sys, r, []byte("after"), codec)
+				}
+				for _, n := range append(sizes, -1) {
+					f, err := NewFuture[[]byte](sys, codec)
+					if err != nil {
+						return err
+					}
+					if err := to.Send(ctx, 1, f.ReplyTo()); err != nil {
+						return err
+					}
+					got, err := f.Await(ctx)
+					if err != nil {
+						return err
+					}
+					want := []byte("after")
+					if n >= 0 {
+						want = bytes.Repeat([]byte{byte(n)}, n)
+					}
+					if !bytes.Equal(got, want) {
+						return fmt.Errorf("reply of %d bytes: got %d bytes % x…", n, len(got), got[:min(len(got), 8)])
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -1,0 +1,43 @@
+package actors
+
+import (
+	"runtime"
+	"time"
+)
+
+// Where partitions are host memory, a receiver polls the words it expects
+// itself for up to spinFor before it waits in the backend (which spins
+// again, then parks): a direct load of the next word sees a message that
+// is on its way sooner than a wait over every line of an inbox, and a
+// round trip between PEs on two cores takes well under spinFor. It yields
+// the processor every spinYield, for PEs that share a core; more often
+// costs latency (a yield takes longer than a hop).
+const (
+	spinFor   = 5 * time.Microsecond
+	spinYield = time.Microsecond
+	spinPolls = 64 // polls between clock reads
+)
+
+// spin polls ready until it reports true (spin then does too) or spinFor
+// has passed.
+func spin(ready func() bool) bool {
+	var start, yielded time.Time
+	for i := 1; ; i++ {
+		if ready() {
+			return true
+		}
+		if i%spinPolls != 0 {
+			continue
+		}
+		now := time.Now()
+		switch {
+		case start.IsZero():
+			start, yielded = now, now
+		case now.Sub(start) > spinFor:
+			return false
+		case now.Sub(yielded) > spinYield:
+			runtime.Gosched()
+			yielded = now
+		}
+	}
+}
