@@ -262,3 +262,29 @@ func TestSymSlicePanicsOutOfRange(t *testing.T) {
 		return nil
 	})
 }
+
+// HostMemory says whether Local works: on the host backend a PE's slice is
+// its partition (a Put from another PE shows in it); on the GPU backends
+// Local fails.
+func TestHostMemoryAndLocal(t *testing.T) {
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		if got, want := pe.HostMemory(), backend() == "host"; got != want {
+			return fmt.Errorf("HostMemory() = %v on the %s backend", got, backend())
+		}
+		s := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
+		local, err := pgas.Local(pe, s)
+		if !pe.HostMemory() {
+			if err == nil {
+				return fmt.Errorf("Local without host memory: no error")
+			}
+			return nil
+		}
+		check(err)
+		check(pgas.P(pe, s.Index(2), uint64(10+pe.ID()), 1-pe.ID()))
+		check(pe.Barrier(ctx))
+		if len(local) != 4 || local[2] != uint64(10+1-pe.ID()) {
+			return fmt.Errorf("Local = %v, want the peer's 10+%d at 2", local, 1-pe.ID())
+		}
+		return nil
+	})
+}
