@@ -224,12 +224,15 @@ func (f *Future[T]) decode() (v T, err error) {
 	return f.codec.Decode(*bp)
 }
 
-// buf takes a buffer from the pool; give it back with s.bufs.Put.
+// buf takes a buffer from the pool; give it back with s.bufs.Put. Its
+// array is 8-byte aligned (Go aligns allocations of 16 bytes and more to
+// at least 8), so Reply can put it as words.
 func (s *System) buf() *[]byte {
 	if bp, ok := s.bufs.Get().(*[]byte); ok {
 		return bp
 	}
-	return new([]byte)
+	b := make([]byte, 0, 64)
+	return &b
 }
 
 // Abandon gives the future up without waiting; a later reply is dropped.

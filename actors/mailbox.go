@@ -56,11 +56,6 @@ type outbox struct {
 	line    [lineWords - 1]uint64 // stride lineWords: the line after the word, built before it is put
 }
 
-// lineBytes is o.line as bytes.
-func (o *outbox) lineBytes() []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(&o.line[0])), len(o.line)*8)
-}
-
 type inbox struct {
 	mu     *ctxLock
 	next   []uint64 // per sender: the sequence number of its next slot
@@ -285,7 +280,7 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 		n := headerSize + copy(o.buf[headerSize:], payload)
 		err = pgas.PutSignal(m.pe, m.slots.Slice(si*m.s, si*m.s+n), o.buf[:n], m.words.Index(wi), seq, pgas.SignalSet, to)
 	} else {
-		line := o.lineBytes()
+		line := wordBytes(o.line[:])
 		putHeader(line, h)
 		nw := headerSize / 8
 		if len(payload) <= lineCap {
