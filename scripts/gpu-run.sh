@@ -7,6 +7,9 @@
 #   .gpu/gpu-run.sh nvshmem  # the nvshmem backend under symrun
 #   .gpu/gpu-run.sh quick    # backend tests, suites on all GPUs (and
 #                            # shared), host-path benchmarks, nvshmem suites
+#   .gpu/gpu-run.sh scale    # the 4-GPU issue on every GPU of the machine:
+#                            # suites, ring on 2 and all GPUs, Jacobi on 1, 2,
+#                            # 4 … GPUs and NVSHMEM's Jacobi beside it
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
@@ -60,6 +63,22 @@ if [ "$what" = quick ]; then
 	nvshmem_suites 150
 	nvshmem_bench 120
 	suites suites-cuda-shared 150 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1
+fi
+if [ "$what" = scale ]; then
+	suites "suites-cuda-${ngpu}gpu" 200 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES="$ngpu"
+	nvshmem_suites 200
+	for np in 2 "$ngpu"; do
+		step "ring-cuda-${np}gpu" 120 ./ring -backend cuda -pes "$np" -size 8,4K,1M,64M -laps 50
+		[ "$ngpu" -eq 2 ] && break
+	done
+	step "ring-nvshmem-${ngpu}proc" 120 ./symrun -n "$ngpu" ./ring -backend nvshmem -size 8,4K,1M,64M -laps 50
+	np=2 # -verify also runs on 1 GPU: the efficiency's base
+	while [ "$np" -le "$ngpu" ]; do
+		step "jacobi-cuda-${np}gpu" 200 ./jacobi -backend cuda -pes "$np" -verify
+		step "jacobi-nvshmem-${np}proc" 200 ./symrun -n "$np" ./jacobi -backend nvshmem -verify
+		np=$((np * 2))
+	done
+	[ -d "$repo/bench/anchors" ] && step anchors-jacobi 300 env ANCHOR_KERNELS=vec4 "$repo/scripts/anchors.sh" jacobi
 fi
 if [ "$what" = tests ] || [ "$what" = all ]; then
 	step device 120 ./device.test -test.v -test.count=1
