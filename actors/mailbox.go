@@ -509,17 +509,17 @@ func (m *Mailbox) drain(snd int) error {
 		if in.expect[wi] != seq {
 			break // closed
 		}
-		if m.localWords == nil && !in.ready[si] {
-			break // not reported ready: the next wait will tell
-		}
-		w, err := m.word(wi)
-		if err != nil {
-			return err
-		}
-		if w < seq {
+		if m.localWords == nil {
+			// Each load is a round trip here: a slot the wait reported
+			// holds a word ≥ seq, which is seq, since the sender reuses
+			// the slot only once this receiver has credited it.
+			if !in.ready[si] {
+				break // not reported ready: the next wait will tell
+			}
+			in.ready[si] = false // for seq only: the ring comes round to si again
+		} else if w := atomic.LoadUint64(&m.localWords[wi]); w < seq {
 			break
-		}
-		if w != seq {
+		} else if w != seq {
 			return fmt.Errorf("%w: slot of PE %d holds sequence %d, expected %d", ErrProtocol, snd, w, seq)
 		}
 		h, err := m.take(snd, si)
@@ -617,17 +617,9 @@ func wordBytes(w []uint64) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8)
 }
 
-// word loads this PE's slot word wi.
-func (m *Mailbox) word(wi int) (uint64, error) {
-	if m.localWords != nil {
-		return atomic.LoadUint64(&m.localWords[wi]), nil
-	}
-	return pgas.SignalFetch(m.pe, m.words.Index(wi))
-}
-
-// read copies len(dst) bytes of this PE's slots at byte off into dst. The
-// slot's word was loaded atomically first, which orders this read after
-// the sender's put.
+// read copies len(dst) bytes of this PE's slots at byte off into dst.
+// The slot's word was seen first (an atomic load, or a wait), which
+// orders this read after the sender's put.
 func (m *Mailbox) read(dst []byte, off int) error {
 	if m.localSlots != nil {
 		copy(dst, m.localSlots[off:off+len(dst)])
