@@ -56,7 +56,8 @@ type Transport interface {
 	Copy(from, dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error
 	// PutSignal delivers src at off, then updates the uint64 signal word at
 	// sigOff with op and sig; a PE that observes the update sees the data.
-	// With nbi, src may be in use until Quiet(from).
+	// With nbi, src may be in use until Quiet(from). An empty src is a
+	// signal operation alone (SignalOp); off is then sigOff.
 	PutSignal(from, pe int, off int64, src []byte, sigOff int64, sig uint64, op SigOp, nbi bool) error
 	// Atomic performs op on the word of kind k at pe's off and returns the
 	// old value (the loaded value for OpFetch). cond is the comparand

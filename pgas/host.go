@@ -98,7 +98,9 @@ func (h *hostTransport) PutSignal(_, pe int, off int64, src []byte, sigOff int64
 		atomic.StoreUint64(w, sig)
 	}
 	h.parks[pe].notify(sigOff, sigOff+8)
-	h.parks[pe].notify(off, off+int64(len(src)))
+	if len(src) > 0 {
+		h.parks[pe].notify(off, off+int64(len(src)))
+	}
 	return nil
 }
 

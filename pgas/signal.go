@@ -47,17 +47,20 @@ func PutSignalNBI[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64
 
 // SignalOp updates sig's first word on PE pe with op and val, without data
 // (nvshmemx_signal_op). It is atomic with respect to other signal
-// operations and waits.
+// operations and waits. Like the signal of a PutSignal, the update may
+// land after SignalOp returns (on GPUs it is queued, not waited for):
+// Quiet or a barrier completes it, Fence orders it.
 func SignalOp(p *PE, sig Sym[uint64], val uint64, op SigOp, pe int) error {
 	if !op.valid() {
 		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
 	}
-	aop := OpSet
-	if op == SignalAdd {
-		aop = OpFetchAdd
+	if err := p.checkRMA(sig.rec, pe); err != nil {
+		return err
 	}
-	_, err := atomicOp(p, sig, pe, aop, val, 0)
-	return err
+	if sig.n < 1 {
+		return fmt.Errorf("%w: empty signal Sym", ErrBadSize)
+	}
+	return p.w.tr.PutSignal(p.id, pe, sig.off, nil, sig.off, val, op, false)
 }
 
 // SignalFetch atomically loads sig's first word on the calling PE
