@@ -21,7 +21,7 @@ type System struct {
 	cfg       config
 	words     pgas.Sym[uint64] // per reply slot, every stride words: generation<<2 | state
 	wordAlloc pgas.Sym[uint64] // the allocation words lies in
-	data      pgas.Sym[byte]   // per reply slot: 8-byte length, then the reply
+	data      pgas.Sym[byte]   // per reply slot: 8-byte length, then the reply (with lines: the length is in the line, a reply too large for it at +8)
 	// stride is 1, or lineWords where partitions are host memory: a
 	// reply word then starts a cache line that also holds the reply's
 	// length and a reply of up to replyLineCap bytes (see Mailbox.stride).
