@@ -570,8 +570,10 @@ extern "C" __global__ void jacobi_init(u64 a_, u64 nx_, u64 rows_, u64 iy0_, u64
 }
 
 // The Jacobi sweep kernels do one sweep of this PE's rows 1..chunk (rows 0
-// and chunk+1 are halos) from grid a to grid an (symmetric offsets a_off,
-// an_off), with the halo exchange on the GPU: the blocks holding row 1 and
+// and chunk+1 are halos) from grid a to grid an (this PE's copies, as
+// restrict kernel parameters: the compiler may then move the next rows'
+// loads above this row's stores; an_off is an's symmetric offset, for the
+// neighbours' halos), with the halo exchange on the GPU: the blocks holding row 1 and
 // row chunk first wait until the neighbours' halos of the previous sweep
 // have arrived (signal words sig_off, +8 ≥ iter-1), and store their new
 // rows straight into the neighbours' an halos; the last block of each
@@ -650,13 +652,10 @@ static __device__ __forceinline__ void jacobi_end(const jacobi_args &j, float d2
 }
 
 // jacobi_sweep: one thread per column (any nx).
-extern "C" __global__ void jacobi_sweep(u64 heap_, u64 a_off, u64 an_off, u64 nx_, u64 chunk_, u64 top_chunk_, u64 iter, u64 nbrs,
-                                        u64 sig_off, u64 cnt_, u64 norm_) {
+extern "C" __global__ void jacobi_sweep(u64 heap_, const float *__restrict__ a, float *__restrict__ an, u64 an_off, u64 nx_, u64 chunk_,
+                                        u64 top_chunk_, u64 iter, u64 nbrs, u64 sig_off, u64 cnt_, u64 norm_) {
 	const jacobi_args j = jacobi_begin(heap_, nx_, chunk_, top_chunk_, iter, nbrs, sig_off);
 	const int nx = j.nx;
-	// restrict: the loads of the next rows may move above this row's stores.
-	const float *__restrict__ a = (const float *)symchan_ptr(j.h, j.h->pe, a_off);
-	float *__restrict__ an = (float *)symchan_ptr(j.h, j.h->pe, an_off);
 	const int ix = blockIdx.x * blockDim.x + threadIdx.x + 1;
 	float d2 = 0.0f;
 	if (ix < nx - 1 && j.y0 < j.y1) {
@@ -687,12 +686,10 @@ extern "C" __global__ void jacobi_sweep(u64 heap_, u64 a_off, u64 an_off, u64 nx
 // multiple of 4, grids 16-byte aligned); the left and right neighbours come
 // from the adjacent lanes, only a warp's edge lanes load theirs. Columns 0
 // and nx-1 are stored back unchanged.
-extern "C" __global__ void jacobi_sweep4(u64 heap_, u64 a_off, u64 an_off, u64 nx_, u64 chunk_, u64 top_chunk_, u64 iter, u64 nbrs,
-                                         u64 sig_off, u64 cnt_, u64 norm_) {
+extern "C" __global__ void jacobi_sweep4(u64 heap_, const float *__restrict__ a, float *__restrict__ an, u64 an_off, u64 nx_, u64 chunk_,
+                                         u64 top_chunk_, u64 iter, u64 nbrs, u64 sig_off, u64 cnt_, u64 norm_) {
 	const jacobi_args j = jacobi_begin(heap_, nx_, chunk_, top_chunk_, iter, nbrs, sig_off);
 	const int nx = j.nx, nq = nx / 4;
-	const float *__restrict__ a = (const float *)symchan_ptr(j.h, j.h->pe, a_off);
-	float *__restrict__ an = (float *)symchan_ptr(j.h, j.h->pe, an_off);
 	const int q = blockIdx.x * blockDim.x + threadIdx.x;
 	const int qc = min(q, nq - 1); // lanes past the row still shuffle
 	const int lane = threadIdx.x & 31;

@@ -153,7 +153,8 @@ func sweepOnGPU(ctx context.Context, pe *pgas.PE, s *state, g gpuPE) error {
 		if s.p.due(k) {
 			norm = uint64(norms) + uint64(8*k)
 		}
-		if err := st.Launch(sweepK, grid, device.D1(256), 0, uint64(g.HeapDescriptor()), uint64(r.Offset()), uint64(w.Offset()),
+		if err := st.Launch(sweepK, grid, device.D1(256), 0, uint64(g.HeapDescriptor()), uint64(g.Addr(me, r.Offset())),
+			uint64(g.Addr(me, w.Offset())), uint64(w.Offset()),
 			uint64(nx), uint64(s.chunk), uint64(s.l.chunk(s.top)), uint64(k), nbrs, uint64(s.sig.Offset()), uint64(cnt), norm); err != nil {
 			return err
 		}
