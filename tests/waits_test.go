@@ -74,15 +74,32 @@ func TestWaitUntilAllAnySome(t *testing.T) {
 		idx := make([]int, words)
 		for i := range words {
 			check(pgas.SignalOp(pe, go1, uint64(i+1), pgas.SignalSet, 1))
-			// Any reports the newly set word i or an older one; excluding
-			// the older ones with the status mask leaves only i.
+			// The status mask leaves only word i in (the older ones are
+			// set, the later ones never will be before it): each form
+			// blocks until PE 1 sets it, and reports only it.
 			status := make([]int, words)
-			for j := range i {
+			for j := range status {
 				status[j] = 1
 			}
-			got, err := signals.WaitUntilAny(ctx, pe, w, status, signals.EQ, 1)
-			if err != nil || got != i {
-				return fmt.Errorf("step %d: WaitUntilAny = %d, %v", i, got, err)
+			status[i] = 0
+			switch i % 3 {
+			case 0:
+				got, err := signals.WaitUntilAny(ctx, pe, w, status, signals.EQ, 1)
+				if err != nil || got != i {
+					return fmt.Errorf("step %d: WaitUntilAny = %d, %v", i, got, err)
+				}
+			case 1:
+				n, err := signals.WaitUntilSome(ctx, pe, w, idx, status, signals.EQ, 1)
+				if err != nil || n != 1 || idx[0] != i {
+					return fmt.Errorf("step %d: WaitUntilSome = %v, %v", i, idx[:n], err)
+				}
+			default:
+				if err := signals.WaitUntilAll(ctx, pe, w, status, signals.EQ, 1); err != nil {
+					return fmt.Errorf("step %d: WaitUntilAll: %v", i, err)
+				}
+				if v := must(pgas.SignalFetch(pe, w.Index(i))); v != 1 {
+					return fmt.Errorf("step %d: WaitUntilAll returned with word %d at %d", i, i, v)
+				}
 			}
 			n, err := signals.WaitUntilSome(ctx, pe, w, idx, nil, signals.EQ, 1)
 			if err != nil || n != i+1 {
