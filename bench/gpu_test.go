@@ -356,6 +356,57 @@ func BenchmarkGPUChanRoundTrip(b *testing.B) {
 	})
 }
 
+// BenchmarkGPUFutureRoundTrip: PE 0 sends a request carrying a future's
+// ReplyTo to PE 1 over a Chan and awaits the reply (8 bytes), driven from
+// Go; mailboxes and reply slots in GPU memory.
+func BenchmarkGPUFutureRoundTrip(b *testing.B) {
+	gpuWorld(b, 64<<20, func(ctx context.Context, pe *pgas.PE) error {
+		sys, err := actors.NewSystem(ctx, pe)
+		if err != nil {
+			return err
+		}
+		reqs, err := actors.NewChan[request](ctx, pe)
+		if err != nil {
+			return err
+		}
+		defer reqs.Close()
+		const n, reps = 100, 12
+		if pe.ID() == 1 {
+			for range n * reps {
+				r, err := reqs.Recv(ctx)
+				if err != nil {
+					return err
+				}
+				if err := actors.Reply(sys, r.ReplyTo, r.X+1); err != nil {
+					return err
+				}
+			}
+			return pe.Barrier(ctx)
+		}
+		var rt []float64
+		for rep := range reps {
+			t0 := time.Now()
+			for i := range uint64(n) {
+				f, err := actors.NewFuture[uint64](sys)
+				if err != nil {
+					return err
+				}
+				if err := reqs.Send(ctx, 1, request{X: i, ReplyTo: f.ReplyTo()}); err != nil {
+					return err
+				}
+				if v, err := f.Await(ctx); err != nil || v != i+1 {
+					return fmt.Errorf("reply %d: %d, %v", i, v, err)
+				}
+			}
+			if rep >= 2 {
+				rt = append(rt, float64(time.Since(t0).Nanoseconds())/1e3/n)
+			}
+		}
+		b.ReportMetric(medianOf(rt), "us/RT")
+		return pe.Barrier(ctx)
+	})
+}
+
 // BenchmarkGPUWaitAnyWakeup: PE 1 waits with WaitUntilAny over 1024
 // GPU-resident words; PE 0 sets one (a different one each time) and waits
 // for the echo on its own word: the round trip over two.
