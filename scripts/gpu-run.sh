@@ -58,7 +58,7 @@ nvshmem_bench() { step "bench-nvshmem-${ngpu}proc" "$1" ./symrun -n "$ngpu" ./be
 if [ "$what" = quick ]; then
 	step gpuop 60 ./gpuop.test -test.v -test.count=1
 	step pgas-cuda 90 ./cuda.test -test.v -test.count=1
-	step bench-gpu-host 150 ./bench.test -test.run '^$' -test.bench 'GPU(Put|HostPingPong|ChanRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
+	step bench-gpu-host 150 ./bench.test -test.run '^$' -test.bench 'GPU(Put|HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
 	suites "suites-cuda-${ngpu}gpu" 150 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES="$ngpu"
 	nvshmem_suites 150
 	nvshmem_bench 120
