@@ -32,8 +32,8 @@
 // on host memory) and N·8 bytes of credit words per Mailbox or Chan, for
 // N PEs. The defaults (K = 16, S = 1 KiB) cost 16.1 KiB per PE of the
 // world (17 KiB on host memory): 129 KiB per PE with 8 PEs, 1 MiB with 64.
-// The receiving side also keeps its wait's vectors in Go memory: 24·N·K
-// bytes (192·N·K on host memory, one entry per word of every line).
+// The receiving side also keeps its wait's vectors in Go memory: 17·N·K
+// bytes (193·N·K on host memory: an entry per word of every line).
 //
 // Messages larger than a slot are cut into chunks that travel through
 // consecutive slots of the same sender and are joined by the receiver
