@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -112,6 +113,37 @@ type request struct {
 	ReplyTo actors.ReplyTo
 }
 
+// serve answers n requests on reqs with X+1: PE 1's side of the Future
+// round trips.
+func serve(ctx context.Context, sys *actors.System, reqs *actors.Chan[request], n int) error {
+	for range n {
+		r, err := reqs.Recv(ctx)
+		if err != nil {
+			return err
+		}
+		if err := actors.Reply(sys, r.ReplyTo, r.X+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ask makes one Future round trip to PE 1 (see serve) and checks the
+// answer.
+func ask(ctx context.Context, sys *actors.System, reqs *actors.Chan[request], x uint64) error {
+	f, err := actors.NewFuture[uint64](sys)
+	if err != nil {
+		return err
+	}
+	if err := reqs.Send(ctx, 1, request{X: x, ReplyTo: f.ReplyTo()}); err != nil {
+		return err
+	}
+	if v, err := f.Await(ctx); err != nil || v != x+1 {
+		return fmt.Errorf("reply to %d: %d, %v", x, v, err)
+	}
+	return nil
+}
+
 // BenchmarkFutureRoundTrip/symchan: PE 0 sends a request carrying a
 // future's ReplyTo to PE 1 over a Chan and awaits the reply; /protoactor:
 // RequestFuture to a local actor that responds.
@@ -130,27 +162,11 @@ func BenchmarkFutureRoundTrip(b *testing.B) {
 				return err
 			}
 			if pe.ID() == 1 {
-				for range b.N {
-					r, err := reqs.Recv(ctx)
-					if err != nil {
-						return err
-					}
-					if err := actors.Reply(sys, r.ReplyTo, r.X+1); err != nil {
-						return err
-					}
-				}
-				return nil
+				return serve(ctx, sys, reqs, b.N)
 			}
 			b.StartTimer()
 			for i := range uint64(b.N) {
-				f, err := actors.NewFuture[uint64](sys)
-				if err != nil {
-					return err
-				}
-				if err := reqs.Send(ctx, 1, request{X: i, ReplyTo: f.ReplyTo()}); err != nil {
-					return err
-				}
-				if _, err := f.Await(ctx); err != nil {
+				if err := ask(ctx, sys, reqs, i); err != nil {
 					return err
 				}
 			}

@@ -372,14 +372,8 @@ func BenchmarkGPUFutureRoundTrip(b *testing.B) {
 		defer reqs.Close()
 		const n, reps = 100, 12
 		if pe.ID() == 1 {
-			for range n * reps {
-				r, err := reqs.Recv(ctx)
-				if err != nil {
-					return err
-				}
-				if err := actors.Reply(sys, r.ReplyTo, r.X+1); err != nil {
-					return err
-				}
+			if err := serve(ctx, sys, reqs, n*reps); err != nil {
+				return err
 			}
 			return pe.Barrier(ctx)
 		}
@@ -387,15 +381,8 @@ func BenchmarkGPUFutureRoundTrip(b *testing.B) {
 		for rep := range reps {
 			t0 := time.Now()
 			for i := range uint64(n) {
-				f, err := actors.NewFuture[uint64](sys)
-				if err != nil {
+				if err := ask(ctx, sys, reqs, i); err != nil {
 					return err
-				}
-				if err := reqs.Send(ctx, 1, request{X: i, ReplyTo: f.ReplyTo()}); err != nil {
-					return err
-				}
-				if v, err := f.Await(ctx); err != nil || v != i+1 {
-					return fmt.Errorf("reply %d: %d, %v", i, v, err)
 				}
 			}
 			if rep >= 2 {

@@ -146,8 +146,7 @@ static __device__ __forceinline__ void symchan_put_signal(const symchan_heap *h,
 // fences at system scope (cumulative over the group's stores) and signals.
 static __device__ __forceinline__ void symchan_put_signal_warp(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
                                                                symchan_u64 sig_off, symchan_u64 value, int op) {
-	symchan_copy_part(symchan_ptr(h, pe, off), src, n, threadIdx.x & 31, 32);
-	__syncwarp();
+	symchan_put_warp(h, pe, off, src, n);
 	if ((threadIdx.x & 31) == 0) {
 		__threadfence_system();
 		symchan_signal_op(h, pe, sig_off, value, op);
@@ -157,10 +156,8 @@ static __device__ __forceinline__ void symchan_put_signal_warp(const symchan_hea
 
 static __device__ __forceinline__ void symchan_put_signal_block(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
                                                                 symchan_u64 sig_off, symchan_u64 value, int op) {
-	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-	symchan_copy_part(symchan_ptr(h, pe, off), src, n, tid, blockDim.x * blockDim.y * blockDim.z);
-	__syncthreads();
-	if (tid == 0) {
+	symchan_put_block(h, pe, off, src, n);
+	if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
 		__threadfence_system();
 		symchan_signal_op(h, pe, sig_off, value, op);
 	}

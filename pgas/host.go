@@ -311,7 +311,9 @@ func (e *evaluator) eval() (r WaitResult, ok bool) {
 	}
 }
 
-// evalActive is eval over the words of e.active only.
+// evalActive is eval over the words of e.active only. It is eval's switch
+// again on purpose: one loop that maps each visit through e.active costs
+// the unmasked scans (WaitAny1024) about 12%.
 func (e *evaluator) evalActive() (r WaitResult, ok bool) {
 	req, act := e.req, e.active
 	switch req.Mode {
