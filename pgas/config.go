@@ -1,6 +1,7 @@
 package pgas
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -25,7 +26,9 @@ const (
 
 // Config says where and how a world runs. Zero fields are filled from the
 // environment (EnvBackend, EnvPEs, EnvSymmetricSize), then from the defaults;
-// a field set here wins over the environment.
+// a field set here wins over the environment. A malformed environment value
+// is an error even where the Config's own field wins, so that a typo in a
+// job script never goes unnoticed.
 type Config struct {
 	// Backend is the registered backend name ("host", "cuda", ...).
 	Backend string
@@ -39,38 +42,38 @@ type Config struct {
 // Resolve returns c with zero fields filled from the environment and the
 // defaults, or an error naming a bad value.
 func (c Config) Resolve() (Config, error) {
-	if c.Backend == "" {
-		c.Backend = os.Getenv(EnvBackend)
-	}
-	if c.Backend == "" {
-		c.Backend = DefaultBackend
-	}
 	if c.PEs < 0 {
 		return c, fmt.Errorf("pgas: config: PEs = %d, want > 0", c.PEs)
-	}
-	if c.PEs == 0 {
-		if s := os.Getenv(EnvPEs); s != "" {
-			n, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || n <= 0 {
-				return c, fmt.Errorf("pgas: %s=%q: want a positive integer", EnvPEs, s)
-			}
-			c.PEs = n
-		}
 	}
 	if c.HeapSize < 0 {
 		return c, fmt.Errorf("pgas: config: HeapSize = %d, want > 0", c.HeapSize)
 	}
-	if c.HeapSize == 0 {
-		if s := os.Getenv(EnvSymmetricSize); s != "" {
-			n, err := ParseSize(s)
-			if err != nil {
-				return c, fmt.Errorf("pgas: %s: %w", EnvSymmetricSize, err)
-			}
-			c.HeapSize = n
+	// An empty variable counts as unset, as os.Getenv reports it.
+	envBackend := strings.TrimSpace(os.Getenv(EnvBackend))
+	var envPEs int
+	if s := os.Getenv(EnvPEs); s != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return c, fmt.Errorf("pgas: %s=%q: want a positive integer", EnvPEs, s)
 		}
+		envPEs = n
+	}
+	var envHeap int64
+	if s := os.Getenv(EnvSymmetricSize); s != "" {
+		n, err := ParseSize(s)
+		if err != nil {
+			return c, fmt.Errorf("pgas: %s: %w", EnvSymmetricSize, err)
+		}
+		envHeap = n
+	}
+	if c.Backend == "" {
+		c.Backend = cmp.Or(envBackend, DefaultBackend)
+	}
+	if c.PEs == 0 {
+		c.PEs = envPEs
 	}
 	if c.HeapSize == 0 {
-		c.HeapSize = DefaultHeapSize
+		c.HeapSize = cmp.Or(envHeap, DefaultHeapSize)
 	}
 	if c.HeapSize < minHeapSize {
 		return c, fmt.Errorf("pgas: heap size %d bytes is below the minimum %d (the runtime reserves %d)", c.HeapSize, minHeapSize, ControlBytes)

@@ -2,6 +2,7 @@ package pgas
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -57,4 +58,51 @@ func FuzzParseSize(f *testing.F) {
 			t.Fatalf("ParseSize(%q) = %d, but its decimal form parses to %d, %v", s, n, m, err)
 		}
 	})
+}
+
+func TestConfigResolve(t *testing.T) {
+	cases := []struct {
+		name    string
+		cfg     Config
+		env     map[string]string
+		want    Config
+		wantErr string // a substring; "" means success
+	}{
+		{"defaults", Config{}, nil, Config{Backend: DefaultBackend, HeapSize: DefaultHeapSize}, ""},
+		{"environment fills zero fields", Config{},
+			map[string]string{EnvBackend: "host", EnvPEs: " 3 ", EnvSymmetricSize: "512M"},
+			Config{Backend: "host", PEs: 3, HeapSize: 512 << 20}, ""},
+		{"config wins over environment", Config{Backend: "b", PEs: 2, HeapSize: 1 << 20},
+			map[string]string{EnvBackend: "host", EnvPEs: "3", EnvSymmetricSize: "512M"},
+			Config{Backend: "b", PEs: 2, HeapSize: 1 << 20}, ""},
+		{"empty variables count as unset", Config{},
+			map[string]string{EnvBackend: "", EnvPEs: "", EnvSymmetricSize: ""},
+			Config{Backend: DefaultBackend, HeapSize: DefaultHeapSize}, ""},
+		{"bad PEs", Config{}, map[string]string{EnvPEs: "four"}, Config{}, EnvPEs},
+		{"zero PEs", Config{}, map[string]string{EnvPEs: "0"}, Config{}, EnvPEs},
+		{"bad size", Config{}, map[string]string{EnvSymmetricSize: "2X"}, Config{}, EnvSymmetricSize},
+		// A malformed variable is reported even where the Config's field wins.
+		{"bad PEs under a set field", Config{PEs: 2}, map[string]string{EnvPEs: "-1"}, Config{}, EnvPEs},
+		{"bad size under a set field", Config{HeapSize: 1 << 20}, map[string]string{EnvSymmetricSize: "1.5G"}, Config{}, EnvSymmetricSize},
+		{"negative PEs", Config{PEs: -1}, nil, Config{}, "PEs = -1"},
+		{"negative heap", Config{HeapSize: -1}, nil, Config{}, "HeapSize = -1"},
+		{"heap below the minimum", Config{HeapSize: 1}, nil, Config{}, "below the minimum"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, k := range []string{EnvBackend, EnvPEs, EnvSymmetricSize} {
+				t.Setenv(k, c.env[k]) // absent keys: "", which counts as unset
+			}
+			got, err := c.cfg.Resolve()
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("Resolve() = %+v, %v; want an error naming %q", got, err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("Resolve() = %+v, %v; want %+v", got, err, c.want)
+			}
+		})
+	}
 }
