@@ -1,0 +1,5 @@
+//go:build !race
+
+package pgas
+
+const raceEnabled = false
