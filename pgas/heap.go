@@ -22,9 +22,9 @@ const (
 	barrierRounds  = 32  // enough for 2^32 PEs
 	teamScratchOff = barrierRounds * 8
 
-	// MaxTeams is how many teams a PE can take part in over a run,
-	// TeamWorld and TeamNode included. Destroyed teams' slots are not
-	// reused.
+	// MaxTeams is how many teams a PE can be a member of at once,
+	// TeamWorld and TeamNode included; Destroy gives a team's slot back.
+	// (One 64-bit word holds a PE's free slots for the split agreement.)
 	MaxTeams = 64
 
 	// ControlBytes is the part of every partition the runtime reserves;
@@ -32,9 +32,8 @@ const (
 	ControlBytes = 64 << 10
 	minHeapSize  = ControlBytes + 4096
 
-	worldTeamSlot     = 0
-	nodeTeamSlot      = 1
-	firstFreeTeamSlot = 2
+	worldTeamSlot = 0
+	nodeTeamSlot  = 1
 )
 
 // minAlign is the smallest alignment of an allocation: every Sym can hold

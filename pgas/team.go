@@ -3,6 +3,7 @@ package pgas
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"sync/atomic"
 )
 
@@ -62,9 +63,17 @@ func (t *Team) TranslatePE(r int, dst *Team) int {
 	return dst.TeamPE(w)
 }
 
-// Destroy ends the team on this PE; using it afterwards is an error. Its
-// slot is not reused (see MaxTeams).
-func (t *Team) Destroy() { t.gone.Store(true) }
+// Destroy ends the team on this PE (shmem_team_destroy); using it
+// afterwards is an error, and its slot is free for a later Split.
+// TeamWorld and TeamNode keep theirs.
+func (t *Team) Destroy() {
+	if t.gone.Swap(true) || t.slot == worldTeamSlot || t.slot == nodeTeamSlot {
+		return
+	}
+	t.pe.mu.Lock()
+	t.pe.slots &^= 1 << t.slot
+	t.pe.mu.Unlock()
+}
 
 func (t *Team) check() error {
 	if err := t.pe.w.check(); err != nil {
@@ -126,8 +135,8 @@ func (t *Team) sync(ctx context.Context, what string) error {
 // Split creates a team of the members of t with ranks start, start+stride,
 // … (size of them) (shmem_team_split_strided). Every member of t must call
 // it with the same arguments; members left out get a nil Team and a nil
-// error. The new team takes a fresh slot; a PE can take part in at most
-// MaxTeams teams over a run.
+// error. The new team takes a slot free on all its members: a PE can be a
+// member of at most MaxTeams teams at once (Destroy frees a slot).
 func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error) {
 	if err := t.check(); err != nil {
 		return nil, err
@@ -136,10 +145,11 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	p.mu.Lock()
 	defer p.mu.Unlock()
 
-	// Agree on the arguments and on a slot free on every member: each
-	// publishes (next free slot, start, stride, size); all take the max.
+	// Agree on the arguments and on a slot free on every new member: each
+	// publishes (its free slots, start, stride, size); all take the lowest
+	// slot free on every member of the new team.
 	scratch := t.slotOff() + teamScratchOff
-	mine := [4]uint64{uint64(p.nextTS), uint64(start), uint64(stride), uint64(size)}
+	mine := [4]uint64{^p.slots, uint64(start), uint64(stride), uint64(size)}
 	tr := p.w.tr
 	if err := tr.Put(p.id, p.id, scratch, wordsBytes(mine[:])); err != nil {
 		return nil, err
@@ -147,7 +157,10 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	if err := t.sync(ctx, "team split"); err != nil {
 		return nil, err
 	}
-	slot := 0
+	n := len(t.members)
+	valid := start >= 0 && start < n && stride >= 1 && size >= 1 && start+(size-1)*stride < n
+	member := func(r int) bool { return r >= start && (r-start)%stride == 0 && (r-start)/stride < size }
+	free := ^uint64(0)
 	var other [4]uint64
 	for r, m := range t.members {
 		if err := tr.Get(p.id, m, scratch, wordsBytes(other[:])); err != nil {
@@ -157,20 +170,36 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 			return nil, fmt.Errorf("%w: team split: rank %d asked for (start %d, stride %d, size %d), rank %d for (%d, %d, %d)",
 				ErrCollectiveMismatch, t.rank, start, stride, size, r, int64(other[1]), int64(other[2]), int64(other[3]))
 		}
-		slot = max(slot, int(other[0]))
+		if valid && member(r) {
+			free &= other[0]
+		}
 	}
-	// Nobody may overwrite the scratch words before all have read them.
+	slot := bits.TrailingZeros64(free) // 64 when none is free
+	if valid && slot < MaxTeams && member(t.rank) {
+		// A reused slot's round counters hold its earlier teams' counts
+		// (and perhaps an arrival of a barrier that ended in an error):
+		// start from zero. No member uses the new team before the
+		// barrier below, and the old teams are gone on every member.
+		var zero [barrierRounds]uint64
+		if err := tr.Put(p.id, p.id, teamSlotsOff+int64(slot)*teamSlotBytes, wordsBytes(zero[:])); err != nil {
+			return nil, err
+		}
+	}
+	// Nobody may overwrite the scratch words before all have read them,
+	// nor use the new team before its counters are zero (hence Quiet
+	// first: the zeroing is complete).
+	if err := tr.Quiet(p.id); err != nil {
+		return nil, err
+	}
 	if err := t.sync(ctx, "team split"); err != nil {
 		return nil, err
 	}
-	n := len(t.members)
-	if start < 0 || start >= n || stride < 1 || size < 1 || start+(size-1)*stride >= n {
+	if !valid {
 		return nil, fmt.Errorf("%w: team split (start %d, stride %d, size %d) of a team of %d", ErrBadArg, start, stride, size, n)
 	}
 	if slot >= MaxTeams {
-		return nil, fmt.Errorf("%w: team split: all %d team slots used", ErrBadArg, MaxTeams)
+		return nil, fmt.Errorf("%w: team split: no team slot is free on every member (a PE can be in %d teams at once; Destroy frees one)", ErrBadArg, MaxTeams)
 	}
-	p.nextTS = slot + 1
 	members := make([]int, size)
 	for i := range members {
 		members[i] = t.members[start+i*stride]
@@ -179,5 +208,6 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	if nt.rank < 0 {
 		return nil, nil
 	}
+	p.slots |= 1 << slot
 	return nt, nil
 }

@@ -70,7 +70,7 @@ type PE struct {
 	heap   allocator
 	live   []*allocRec // this PE's live allocations, by offset
 	allocN uint64      // collective allocations and frees made so far
-	nextTS int         // next free team slot on this PE
+	slots  uint64      // bit i: team slot i belongs to a live team of this PE
 
 	world, node *Team
 	cursor      atomic.Int64 // where the next any-wait scans from
@@ -228,7 +228,7 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 }
 
 func newPE(w *World, id int) *PE {
-	p := &PE{w: w, id: id, nextTS: firstFreeTeamSlot}
+	p := &PE{w: w, id: id, slots: 1<<worldTeamSlot | 1<<nodeTeamSlot}
 	p.heap.init(ControlBytes, w.tr.HeapSize())
 	all := make([]int, w.n)
 	var node []int

@@ -2,8 +2,11 @@ package tests
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/symchan/symchan/pgas"
 )
@@ -120,6 +123,102 @@ func TestTeamSplitBadArgs(t *testing.T) {
 			})
 		})
 	}
+}
+
+// Destroy gives a team's slot back: a run can create and destroy far
+// more than MaxTeams teams, teams of other shapes reuse the slots (their
+// barriers and collectives still wait for every member), and only teams
+// alive at once are limited.
+func TestTeamSlotsReused(t *testing.T) {
+	const n = 5
+	shapes := [][3]int{{0, 1, 5}, {0, 2, 3}, {1, 2, 2}, {1, 1, 4}, {0, 4, 2}, {2, 1, 3}}
+	const iters, maxBarriers = 3 * pgas.MaxTeams, 3
+	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		world := pe.TeamWorld()
+		arrived := must(pgas.AllocZeroed[int64](ctx, pe, iters*maxBarriers))
+		src := must(pgas.AllocZeroed[int64](ctx, pe, 1))
+		dst := must(pgas.AllocZeroed[int64](ctx, pe, 1))
+		for i := range iters {
+			sh := shapes[i%len(shapes)]
+			tm, err := world.Split(ctx, sh[0], sh[1], sh[2])
+			if err != nil {
+				return fmt.Errorf("split %d %v: %w", i, sh, err)
+			}
+			if tm == nil {
+				continue
+			}
+			root := must(tm.WorldPE(0))
+			for b := range i%maxBarriers + 1 {
+				word := arrived.Index(i*maxBarriers + b)
+				check(pgas.AtomicInc(pe, word, root))
+				check(tm.Barrier(ctx))
+				// Every member arrived before any passed.
+				if got := must(pgas.AtomicFetch(pe, word, root)); got != int64(sh[2]) {
+					return fmt.Errorf("split %d %v, barrier %d: %d of %d members had arrived", i, sh, b, got, sh[2])
+				}
+			}
+			check(pgas.P(pe, src, int64(tm.MyPE()+1), pe.ID()))
+			check(pgas.ReduceAll(ctx, tm, pgas.Sum, dst, src, 1))
+			if got, want := must(pgas.G(pe, dst, pe.ID())), int64(sh[2]*(sh[2]+1)/2); got != want {
+				return fmt.Errorf("split %d %v: sum of ranks+1 = %d, want %d", i, sh, got, want)
+			}
+			tm.Destroy()
+		}
+		// Teams alive at once are limited: world and node hold two slots.
+		var live []*pgas.Team
+		for {
+			tm, err := world.Split(ctx, 0, 1, n)
+			if err != nil {
+				if !errors.Is(err, pgas.ErrBadArg) || !strings.Contains(err.Error(), "Destroy") {
+					return fmt.Errorf("split with every slot taken: %v", err)
+				}
+				break
+			}
+			live = append(live, tm)
+		}
+		if len(live) != pgas.MaxTeams-2 {
+			return fmt.Errorf("%d teams alive at once, want %d", len(live), pgas.MaxTeams-2)
+		}
+		live[7].Destroy()
+		tm := must(world.Split(ctx, 0, 1, n))
+		check(tm.Barrier(ctx))
+		return world.Barrier(ctx)
+	})
+}
+
+// A barrier that ends with an error may leave an arrival in another
+// member's counters; a team that later reuses the slot must not count it.
+func TestTeamSlotReusedAfterFailedBarrier(t *testing.T) {
+	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+		world := pe.TeamWorld()
+		arrived := must(pgas.AllocZeroed[int64](ctx, pe, 1))
+		a := must(world.Split(ctx, 0, 1, 3))
+		if pe.ID() == 0 {
+			// Arrives (adds to PE 1's first-round counter), then gives up.
+			cancelled, cancel := context.WithCancel(ctx)
+			cancel()
+			if err := a.Barrier(cancelled); err == nil {
+				return fmt.Errorf("barrier with a cancelled context: no error")
+			}
+		}
+		a.Destroy()
+		check(world.Barrier(ctx))
+		b, err := world.Split(ctx, 1, 1, 2) // PEs 1 and 2: a's slot is free on both
+		if err != nil || (b != nil) != (pe.ID() != 0) {
+			return fmt.Errorf("split: team %v, %v", b, err)
+		}
+		if b != nil {
+			if pe.ID() == 2 {
+				time.Sleep(50 * time.Millisecond) // PE 1 must wait for this
+			}
+			check(pgas.AtomicInc(pe, arrived, 1))
+			check(b.Barrier(ctx))
+			if got := must(pgas.AtomicFetch(pe, arrived, 1)); got != 2 {
+				return fmt.Errorf("PE %d passed the barrier with %d of 2 members arrived", pe.ID(), got)
+			}
+		}
+		return world.Barrier(ctx)
+	})
 }
 
 func TestTeamDestroyed(t *testing.T) {
