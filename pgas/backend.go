@@ -139,6 +139,7 @@ const (
 
 func (op SigOp) valid() bool { return op == SignalSet || op == SignalAdd }
 
+// String returns the constant's name ("SignalSet", "SignalAdd").
 func (op SigOp) String() string {
 	switch op {
 	case SignalSet:
@@ -164,6 +165,7 @@ const (
 
 func (c Cmp) valid() bool { return c >= CmpEQ && c <= CmpLE }
 
+// String returns the comparison's short name ("EQ", "GE", …).
 func (c Cmp) String() string {
 	switch c {
 	case CmpEQ:

@@ -81,6 +81,7 @@ const (
 	Xor
 )
 
+// String returns the constant's name ("Sum", "Max", …).
 func (op ReduceOp) String() string {
 	if op >= Sum && op <= Xor {
 		return [...]string{"Sum", "Prod", "Min", "Max", "And", "Or", "Xor"}[op-1]

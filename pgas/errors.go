@@ -34,6 +34,7 @@ type PEError struct {
 	Err error
 }
 
+// Error names the PE and its error.
 func (e *PEError) Error() string { return fmt.Sprintf("pgas: PE %d failed: %v", e.PE, e.Err) }
 
 // Unwrap returns the PE's own error.
@@ -43,6 +44,7 @@ func (e *PEError) Unwrap() error { return e.Err }
 // reported it (FailureNotifier): its text only.
 type RemoteError struct{ Msg string }
 
+// Error is the remote PE's message, marked as coming from another process.
 func (e *RemoteError) Error() string { return e.Msg + " (in its own process)" }
 
 func badPE(pe, n int) error {

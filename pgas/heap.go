@@ -86,6 +86,7 @@ func (s Sym[T]) Slice(lo, hi int) Sym[T] {
 // 0 ≤ i < Len().
 func (s Sym[T]) Index(i int) Sym[T] { return s.Slice(i, i+1) }
 
+// String describes the Sym for messages: element type, offset, length.
 func (s Sym[T]) String() string {
 	var z T
 	return fmt.Sprintf("Sym[%T]{off %d, len %d}", z, s.off, s.n)
