@@ -22,7 +22,10 @@ var (
 	// ErrHeapExhausted: the symmetric heap has no block large enough.
 	ErrHeapExhausted = errors.New("pgas: symmetric heap exhausted")
 	// ErrCollectiveMismatch: PEs made different collective calls
-	// (allocations of other sizes or in another order).
+	// (allocations of other sizes or in another order, team splits with
+	// other arguments), or a PE waits in a barrier or collective that a
+	// member of its team will never join (it returned or destroyed the
+	// team first).
 	ErrCollectiveMismatch = errors.New("pgas: collective call mismatch")
 )
 

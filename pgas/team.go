@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 )
 
@@ -12,11 +13,13 @@ import (
 // Members are numbered 0 … Size()-1 in the order of their world ids.
 type Team struct {
 	pe      *PE
-	slot    int   // control-region slot holding its barrier words
-	members []int // world ids by team rank
-	rank    int   // this PE's rank
-	epoch   atomic.Uint64
+	slot    int           // control-region slot holding its barrier words
+	members []int         // world ids by team rank
+	rank    int           // this PE's rank
+	epoch   atomic.Uint64 // synchronisations entered
+	left    atomic.Uint64 // synchronisations left, completed or not
 	gone    atomic.Bool
+	shared  *teamShare // with the members in this process; nil: none
 }
 
 func newTeam(p *PE, slot int, members []int) *Team {
@@ -70,9 +73,12 @@ func (t *Team) Destroy() {
 	if t.gone.Swap(true) || t.slot == worldTeamSlot || t.slot == nodeTeamSlot {
 		return
 	}
-	t.pe.mu.Lock()
-	t.pe.slots &^= 1 << t.slot
-	t.pe.mu.Unlock()
+	p := t.pe
+	p.mu.Lock()
+	p.slots &^= 1 << t.slot
+	p.teams = slices.DeleteFunc(p.teams, func(x *Team) bool { return x == t })
+	p.mu.Unlock()
+	t.end(endDestroyed)
 }
 
 func (t *Team) check() error {
@@ -114,8 +120,17 @@ func (t *Team) Sync(ctx context.Context) error {
 // round k to reach the barrier's epoch. Counters only grow, so no reset
 // races with a fast member's next barrier.
 func (t *Team) sync(ctx context.Context, what string) error {
-	n := len(t.members)
 	e := t.epoch.Add(1)
+	err := t.missing(e, what)
+	if err == nil {
+		err = t.rounds(ctx, what, e)
+	}
+	t.left.Store(e)
+	return err
+}
+
+func (t *Team) rounds(ctx context.Context, what string, e uint64) error {
+	n := len(t.members)
 	tr, me := t.pe.w.tr, t.pe.id
 	base := t.slotOff()
 	for k, dist := 0, 1; dist < n; k, dist = k+1, dist*2 {
@@ -145,11 +160,12 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	p.mu.Lock()
 	defer p.mu.Unlock()
 
-	// Agree on the arguments and on a slot free on every new member: each
-	// publishes (its free slots, start, stride, size); all take the lowest
-	// slot free on every member of the new team.
+	// Agree on the arguments, on a slot free on every new member and on
+	// the team's id: each publishes (its free slots, start, stride, size,
+	// a proposed id); all take the lowest slot free on every member of the
+	// new team and the largest id.
 	scratch := t.slotOff() + teamScratchOff
-	mine := [4]uint64{^p.slots, uint64(start), uint64(stride), uint64(size)}
+	mine := [5]uint64{^p.slots, uint64(start), uint64(stride), uint64(size), p.newTeamID()}
 	tr := p.w.tr
 	if err := tr.Put(p.id, p.id, scratch, wordsBytes(mine[:])); err != nil {
 		return nil, err
@@ -160,21 +176,23 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	n := len(t.members)
 	valid := start >= 0 && start < n && stride >= 1 && size >= 1 && start+(size-1)*stride < n
 	member := func(r int) bool { return r >= start && (r-start)%stride == 0 && (r-start)/stride < size }
-	free := ^uint64(0)
-	var other [4]uint64
+	free, id := ^uint64(0), uint64(0)
+	var other [5]uint64
 	for r, m := range t.members {
 		if err := tr.Get(p.id, m, scratch, wordsBytes(other[:])); err != nil {
 			return nil, err
 		}
-		if [3]uint64(other[1:]) != [3]uint64(mine[1:]) {
+		if [3]uint64(other[1:4]) != [3]uint64(mine[1:4]) {
 			return nil, fmt.Errorf("%w: team split: rank %d asked for (start %d, stride %d, size %d), rank %d for (%d, %d, %d)",
 				ErrCollectiveMismatch, t.rank, start, stride, size, r, int64(other[1]), int64(other[2]), int64(other[3]))
 		}
 		if valid && member(r) {
 			free &= other[0]
 		}
+		id = max(id, other[4])
 	}
 	slot := bits.TrailingZeros64(free) // 64 when none is free
+	var nt *Team
 	if valid && slot < MaxTeams && member(t.rank) {
 		// A reused slot's round counters hold its earlier teams' counts
 		// (and perhaps an arrival of a barrier that ended in an error):
@@ -184,14 +202,26 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 		if err := tr.Put(p.id, p.id, teamSlotsOff+int64(slot)*teamSlotBytes, wordsBytes(zero[:])); err != nil {
 			return nil, err
 		}
+		members := make([]int, size)
+		for i := range members {
+			members[i] = t.members[start+i*stride]
+		}
+		// Shared before the barrier below, so that every member is
+		// registered before any can end its part.
+		nt = newTeam(p, slot, members)
+		nt.share(id)
 	}
 	// Nobody may overwrite the scratch words before all have read them,
 	// nor use the new team before its counters are zero (hence Quiet
 	// first: the zeroing is complete).
-	if err := tr.Quiet(p.id); err != nil {
-		return nil, err
+	err := tr.Quiet(p.id)
+	if err == nil {
+		err = t.sync(ctx, "team split")
 	}
-	if err := t.sync(ctx, "team split"); err != nil {
+	if err != nil {
+		if nt != nil {
+			nt.end(endDestroyed)
+		}
 		return nil, err
 	}
 	if !valid {
@@ -200,14 +230,10 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	if slot >= MaxTeams {
 		return nil, fmt.Errorf("%w: team split: no team slot is free on every member (a PE can be in %d teams at once; Destroy frees one)", ErrBadArg, MaxTeams)
 	}
-	members := make([]int, size)
-	for i := range members {
-		members[i] = t.members[start+i*stride]
-	}
-	nt := newTeam(p, slot, members)
-	if nt.rank < 0 {
-		return nil, nil
+	if nt == nil {
+		return nil, nil // not a member
 	}
 	p.slots |= 1 << slot
+	p.teams = append(p.teams, nt)
 	return nt, nil
 }

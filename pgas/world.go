@@ -22,6 +22,10 @@ type World struct {
 	failOnce sync.Once
 	failErr  *PEError
 	closed   atomic.Bool
+
+	teamsMu sync.Mutex
+	teams   map[uint64]*teamShare // live teams with members in this process
+	teamIDs atomic.Uint64         // proposals for team ids (newTeamID)
 }
 
 // Config returns the resolved configuration of the world.
@@ -71,6 +75,7 @@ type PE struct {
 	live   []*allocRec // this PE's live allocations, by offset
 	allocN uint64      // collective allocations and frees made so far
 	slots  uint64      // bit i: team slot i belongs to a live team of this PE
+	teams  []*Team     // this PE's live teams
 
 	world, node *Team
 	cursor      atomic.Int64 // where the next any-wait scans from
@@ -153,6 +158,10 @@ func (p *PE) checkPE(pe int) error {
 // collectives, allocations) return errors wrapping its *PEError at once;
 // on backends whose PEs run in several processes (FailureNotifier) the
 // failure reaches the other processes too, its error as a *RemoteError.
+// A barrier, collective or collective allocation that a member of the team
+// will never join, because its function returned or it destroyed the
+// team, ends with an error wrapping ErrCollectiveMismatch (members in this
+// process only: see teamShare).
 func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) error) error {
 	cfg, err := cfg.Resolve()
 	if err != nil {
@@ -166,7 +175,7 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 	if err != nil {
 		return fmt.Errorf("pgas: open %s backend: %w", cfg.Backend, err)
 	}
-	w := &World{cfg: cfg, tr: tr, n: tr.NumPEs(), failed: make(chan struct{})}
+	w := &World{cfg: cfg, tr: tr, n: tr.NumPEs(), failed: make(chan struct{}), teams: map[uint64]*teamShare{}}
 	w.cfg.PEs = w.n
 	if tr.HeapSize() < minHeapSize {
 		tr.Close()
@@ -205,6 +214,7 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 				// The PE's helpers end with it.
 				pe.bgCancel()
 				pe.bg.Wait()
+				pe.endTeams()
 				if err != nil {
 					pe := &PEError{PE: pe.id, Err: err}
 					w.fail(pe)
@@ -240,7 +250,22 @@ func newPE(w *World, id int) *PE {
 	}
 	p.world = newTeam(p, worldTeamSlot, all)
 	p.node = newTeam(p, nodeTeamSlot, node)
+	p.world.share(worldTeamID)
+	p.node.share(nodeTeamID)
+	p.teams = []*Team{p.world, p.node}
 	return p
+}
+
+// endTeams ends the PE's part in its live teams when its function has
+// returned: see teamShare.
+func (p *PE) endTeams() {
+	p.mu.Lock()
+	teams := p.teams
+	p.teams = nil
+	p.mu.Unlock()
+	for _, t := range teams {
+		t.end(endReturned)
+	}
 }
 
 // Transport returns the world's backend transport, for backend packages

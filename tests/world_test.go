@@ -201,6 +201,7 @@ func TestTeamSlotReusedAfterFailedBarrier(t *testing.T) {
 				return fmt.Errorf("barrier with a cancelled context: no error")
 			}
 		}
+		check(world.Barrier(ctx)) // PE 0 has left a's barrier: no member waits in a
 		a.Destroy()
 		check(world.Barrier(ctx))
 		b, err := world.Split(ctx, 1, 1, 2) // PEs 1 and 2: a's slot is free on both

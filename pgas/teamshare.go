@@ -1,0 +1,122 @@
+package pgas
+
+import (
+	"fmt"
+	"sync/atomic"
+)
+
+// A barrier (and so every collective and collective allocation) that a
+// member will never join would wait forever. The members of a team that
+// run in this process share a teamShare, which lets them see that a member
+// has ended its part: destroyed the team or returned from its function.
+// A member that enters a synchronisation the ended member never entered
+// gets an error at once, and one already waiting in it is woken by ending
+// the run (World.fail), since nothing else can ever complete its wait.
+//
+// Members in other processes (the nvshmem backend) are not in the share:
+// a synchronisation that waits for one of them still waits, for its
+// context or for the run's failure notice.
+
+// teamShare is what the members of one team in this process share.
+type teamShare struct {
+	id     uint64
+	refs   int             // members registered and not yet ended; guarded by World.teamsMu
+	member []*Team         // by rank; nil: not (yet) registered, or in another process
+	ended  []atomic.Uint64 // by rank: 0 while live, else endMark(epoch, how)
+}
+
+// How a member ended its part in a team.
+const (
+	endDestroyed = iota
+	endReturned
+)
+
+// endMark packs a member's final epoch (the synchronisations it entered)
+// and how it ended; never zero.
+func endMark(epoch uint64, how int) uint64 { return (epoch+1)<<1 | uint64(how) }
+
+func endEpoch(m uint64) uint64 { return m>>1 - 1 }
+
+func endHow(m uint64) string {
+	if m&1 == endReturned {
+		return "returned from its function"
+	}
+	return "destroyed the team"
+}
+
+// Well-known team ids; Split's ids are agreed by the members (newTeamID).
+const (
+	worldTeamID = 0
+	nodeTeamID  = 1
+)
+
+// newTeamID proposes an id for a team being split off: unique in the
+// world, as it combines this process's counter with the proposer's PE id.
+// The members agree on the largest proposal.
+func (p *PE) newTeamID() uint64 {
+	return 2 + p.w.teamIDs.Add(1)*uint64(p.w.n) + uint64(p.id)
+}
+
+// share registers t, this PE's member of team id, with the team's other
+// members in this process.
+func (t *Team) share(id uint64) {
+	w := t.pe.w
+	w.teamsMu.Lock()
+	defer w.teamsMu.Unlock()
+	sh := w.teams[id]
+	if sh == nil {
+		sh = &teamShare{id: id, member: make([]*Team, len(t.members)), ended: make([]atomic.Uint64, len(t.members))}
+		w.teams[id] = sh
+	}
+	if len(sh.member) != len(t.members) || sh.member[t.rank] != nil {
+		return // not the same team after all (an earlier split went wrong): no share
+	}
+	sh.member[t.rank] = t
+	sh.refs++
+	t.shared = sh
+}
+
+// end marks this PE's part in t as over. A member already waiting in a
+// synchronisation that this PE never entered can never finish it: the run
+// fails, naming this PE.
+func (t *Team) end(how int) {
+	sh := t.shared
+	if sh == nil {
+		return
+	}
+	final := t.epoch.Load()
+	sh.ended[t.rank].Store(endMark(final, how))
+	for r, m := range sh.member {
+		if m == nil || r == t.rank {
+			continue
+		}
+		// Inside a synchronisation this PE never entered: stuck for good.
+		if e := m.epoch.Load(); e > final && m.left.Load() < e && sh.ended[r].Load() == 0 {
+			t.pe.w.fail(&PEError{PE: t.pe.id, Err: fmt.Errorf("%w: %s after %d synchronisations of a team of %d, while PE %d waits in #%d",
+				ErrCollectiveMismatch, endHow(endMark(final, how)), final, len(t.members), m.pe.id, e)})
+			break
+		}
+	}
+	w := t.pe.w
+	w.teamsMu.Lock()
+	if sh.refs--; sh.refs == 0 {
+		delete(w.teams, sh.id)
+	}
+	w.teamsMu.Unlock()
+}
+
+// missing returns an error if a member has ended its part before entering
+// synchronisation e of t; sync calls it after entering e.
+func (t *Team) missing(e uint64, what string) error {
+	sh := t.shared
+	if sh == nil {
+		return nil
+	}
+	for r := range sh.ended {
+		if m := sh.ended[r].Load(); m != 0 && endEpoch(m) < e {
+			return fmt.Errorf("%w: %s: PE %d %s after %d synchronisations of this team of %d; this is #%d",
+				ErrCollectiveMismatch, what, t.members[r], endHow(m), endEpoch(m), len(t.members), e)
+		}
+	}
+	return nil
+}
