@@ -160,8 +160,9 @@ func (p *PE) checkPE(pe int) error {
 // failure reaches the other processes too, its error as a *RemoteError.
 // A barrier, collective or collective allocation that a member of the team
 // will never join, because its function returned or it destroyed the
-// team, ends with an error wrapping ErrCollectiveMismatch (members in this
-// process only: see teamShare).
+// team, ends with an error wrapping ErrCollectiveMismatch. (This is seen
+// for members in this process; one in another process is waited for
+// until ctx ends or the run fails.)
 func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) error) error {
 	cfg, err := cfg.Resolve()
 	if err != nil {
