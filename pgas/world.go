@@ -215,7 +215,6 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 				// The PE's helpers end with it.
 				pe.bgCancel()
 				pe.bg.Wait()
-				pe.endTeams()
 				if err != nil {
 					pe := &PEError{PE: pe.id, Err: err}
 					w.fail(pe)
@@ -224,6 +223,9 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 					}
 					errs[i], err = pe, pe
 				}
+				// After a failure is reported, so that it, not the
+				// collectives this PE leaves, is what the others see.
+				pe.endTeams()
 			}()
 			return fn(gctx, pe)
 		})

@@ -378,31 +378,32 @@ func TestActorsPeerFailure(t *testing.T) {
 		n = p
 	}
 	failing := n - 1
+	wrong := make([]error, n) // a blocked call's result, if it does not name the failed PE
 	err := runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int](ctx, pe, actors.Slots(1)))
+		var err error
 		switch {
 		case pe.ID() == failing:
 			time.Sleep(20 * time.Millisecond)
 			return fmt.Errorf("PE %d gives up", failing)
 		case pe.ID() == 1: // blocks on credit: the failing PE never receives
 			check(ch.Send(context.Background(), failing, 1))
-			err := ch.Send(context.Background(), failing, 2)
-			var pf *pgas.PEError
-			if !errors.As(err, &pf) || pf.PE != failing {
-				return fmt.Errorf("blocked Send: %v", err)
-			}
-			return err
+			err = ch.Send(context.Background(), failing, 2)
 		default: // blocks in Recv
-			_, err := ch.Recv(context.Background())
-			var pf *pgas.PEError
-			if !errors.As(err, &pf) || pf.PE != failing {
-				return fmt.Errorf("blocked Recv: %v", err)
-			}
-			return err
+			_, err = ch.Recv(context.Background())
 		}
+		if pf := (*pgas.PEError)(nil); !errors.As(err, &pf) || pf.PE != failing {
+			wrong[pe.ID()] = fmt.Errorf("blocked call returned %v", err)
+		}
+		return err
 	})
 	var pf *pgas.PEError
 	if !errors.As(err, &pf) {
 		t.Fatalf("Run: %v", err)
+	}
+	for i, e := range wrong {
+		if e != nil {
+			t.Errorf("PE %d: %v, want an error naming PE %d", i, e, failing)
+		}
 	}
 }

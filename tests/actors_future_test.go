@@ -118,6 +118,7 @@ func TestFutureBadInput(t *testing.T) {
 }
 
 func TestFuturePeerFailure(t *testing.T) {
+	var awaited error
 	err := runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		sys := must(actors.NewSystem(ctx, pe))
 		if pe.ID() == 1 {
@@ -125,15 +126,14 @@ func TestFuturePeerFailure(t *testing.T) {
 			return errors.New("server down")
 		}
 		f := must(actors.NewFuture[int](sys))
-		_, err := f.Await(context.Background())
-		var pf *pgas.PEError
-		if !errors.As(err, &pf) || pf.PE != 1 {
-			return fmt.Errorf("Await: %v, want an error naming PE 1", err)
-		}
-		return err
+		_, awaited = f.Await(context.Background())
+		return awaited
 	})
 	if err == nil {
 		t.Fatal("Run succeeded")
+	}
+	if pf := (*pgas.PEError)(nil); !errors.As(awaited, &pf) || pf.PE != 1 {
+		t.Fatalf("Await: %v, want an error naming PE 1", awaited)
 	}
 }
 

@@ -3,7 +3,6 @@ package tests
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -46,6 +45,7 @@ func TestPEFailurePropagates(t *testing.T) {
 			t.Run(wname+"/"+bname, func(t *testing.T) {
 				before := runtime.NumGoroutine()
 				delay := make([]time.Duration, n)
+				wrong := make([]error, n) // what a blocked call returned, if not the failure
 				err := runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
 					w := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
 					check(pe.Barrier(ctx))
@@ -58,8 +58,8 @@ func TestPEFailurePropagates(t *testing.T) {
 					err := block(context.Background(), pe, w)
 					delay[pe.ID()] = time.Since(start) - 20*time.Millisecond
 					var pf *pgas.PEError
-					if !errors.As(err, &pf) || pf.PE != failing {
-						return fmt.Errorf("blocked call returned %v, want an error naming PE %d", err, failing)
+					if !errors.As(err, &pf) || pf.PE != failing || !strings.Contains(err.Error(), "boom") {
+						wrong[pe.ID()] = err
 					}
 					return err
 				})
@@ -69,6 +69,11 @@ func TestPEFailurePropagates(t *testing.T) {
 				}
 				if !strings.Contains(err.Error(), "boom") {
 					t.Errorf("Run's error does not carry the cause: %v", err)
+				}
+				for i, e := range wrong {
+					if e != nil {
+						t.Errorf("PE %d's blocked call returned %v, want an error naming PE %d and its cause", i, e, failing)
+					}
 				}
 				for i, d := range delay {
 					if i != failing && d > 100*time.Millisecond {
