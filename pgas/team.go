@@ -118,7 +118,8 @@ func (t *Team) Sync(ctx context.Context) error {
 // sync is a dissemination barrier: in round k each member adds 1 to a
 // counter of the member 2^k ranks ahead and waits for its own counter of
 // round k to reach the barrier's epoch. Counters only grow, so no reset
-// races with a fast member's next barrier.
+// races with a fast member's next barrier. epoch and left tell the team's
+// other members whether this PE is inside synchronisation e (teamShare).
 func (t *Team) sync(ctx context.Context, what string) error {
 	e := t.epoch.Add(1)
 	err := t.missing(e, what)
@@ -129,6 +130,7 @@ func (t *Team) sync(ctx context.Context, what string) error {
 	return err
 }
 
+// rounds runs synchronisation e's dissemination rounds.
 func (t *Team) rounds(ctx context.Context, what string, e uint64) error {
 	n := len(t.members)
 	tr, me := t.pe.w.tr, t.pe.id
