@@ -275,6 +275,9 @@ func (e *evaluator) eval() (r WaitResult, ok bool) {
 	if e.wide && req.Status == nil && req.Mode == WaitSome && !req.Kind.Signed() {
 		return e.someWide()
 	}
+	if e.wide && req.Status == nil && req.Mode == WaitAny && e.vals == nil {
+		return e.anyWide()
+	}
 	if e.active != nil {
 		return e.evalActive()
 	}
@@ -375,6 +378,24 @@ func (e *evaluator) someWide() (WaitResult, bool) {
 		}
 	}
 	return WaitResult{N: k}, k > 0
+}
+
+// anyWide is the any-wait over 64-bit words with no status mask and one
+// comparand: a scan without per-word branches on the request, from
+// req.Start round to it.
+func (e *evaluator) anyWide() (WaitResult, bool) {
+	req := e.req
+	words := unsafe.Slice((*uint64)(e.base), req.N)
+	c, v := req.Cmp, e.val
+	flip := norm(req.Kind, 0) // norm of a 64-bit word is w ^ flip
+	for _, part := range [2][2]int{{req.Start, len(words)}, {0, req.Start}} {
+		for i := part[0]; i < part[1]; i++ {
+			if w := atomic.LoadUint64(&words[i]); holds(c, w^flip, v) {
+				return WaitResult{N: i, Word: w}, true
+			}
+		}
+	}
+	return WaitResult{N: NoIndex}, false
 }
 
 // norm maps a word of kind k to a uint64 whose unsigned order is the

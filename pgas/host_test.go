@@ -1,10 +1,12 @@
 package pgas
 
 import (
+	"cmp"
 	"context"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func cpuTime() time.Duration {
@@ -89,5 +91,82 @@ func TestHostWaitDoesNotAllocate(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The host's any-wait scans report, from Start round, the first word that
+// satisfies the comparison as the word's own type orders it: checked
+// against a plain typed scan for 64- and 32-bit, signed and unsigned
+// words, every comparison and every start, with and without a mask.
+func TestHostAnyScan(t *testing.T) {
+	const n = 12
+	tr, err := hostBackend{}.Open(Config{PEs: 1, HeapSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	h := tr.(*hostTransport)
+	edges := []uint64{0, 1, 2, 1<<31 - 1, 1 << 31, 1<<32 - 1, 1<<63 - 1, 1 << 63, ^uint64(0), ^uint64(1)}
+	// holdsTyped is the spec's comparison on the words' own type.
+	holdsTyped := func(k Kind, c Cmp, w, v uint64) bool {
+		var d int
+		switch k {
+		case KindInt64:
+			d = cmp.Compare(int64(w), int64(v))
+		case KindUint64:
+			d = cmp.Compare(w, v)
+		case KindInt32:
+			d = cmp.Compare(int32(w), int32(v))
+		default:
+			d = cmp.Compare(uint32(w), uint32(v))
+		}
+		return map[Cmp]bool{CmpEQ: d == 0, CmpNE: d != 0, CmpGT: d > 0, CmpGE: d >= 0, CmpLT: d < 0, CmpLE: d <= 0}[c]
+	}
+	rng := uint64(1)
+	next := func() uint64 { rng = rng*6364136223846793005 + 1442695040888963407; return rng >> 33 }
+	for _, k := range []Kind{KindInt64, KindUint64, KindInt32, KindUint32} {
+		for c := CmpEQ; c <= CmpLE; c++ {
+			for trial := range 20 {
+				words := make([]uint64, n)
+				for i := range words {
+					words[i] = edges[next()%uint64(len(edges))]
+					if k.Size() == 4 {
+						words[i] = uint64(uint32(words[i]))
+					}
+				}
+				v := edges[next()%uint64(len(edges))]
+				var status []int
+				if trial%2 == 1 {
+					status = make([]int, n)
+					status[next()%n] = 1
+				}
+				off := int64(ControlBytes)
+				for i, w := range words {
+					if k.Size() == 8 {
+						*(*uint64)(unsafe.Pointer(&h.heaps[0][off+int64(i)*8])) = w
+					} else {
+						*(*uint32)(unsafe.Pointer(&h.heaps[0][off+int64(i)*4])) = uint32(w)
+					}
+				}
+				for start := range n {
+					want := NoIndex
+					for j := range n {
+						i := (start + j) % n
+						if (status == nil || status[i] == 0) && holdsTyped(k, c, words[i], v) {
+							want = i
+							break
+						}
+					}
+					req := WaitRequest{Mode: WaitAny, Test: true, Kind: k, Off: off, N: n, Status: status, Cmp: c, Value: v, Start: start}
+					if k.Size() == 4 {
+						req.Value = uint64(uint32(v))
+					}
+					r, err := h.Wait(context.Background(), 0, nil, req)
+					if err != nil || r.N != want {
+						t.Fatalf("%v words %v, %v %#x from %d (mask %v): index %d, %v; want %d", k, words, c, v, start, status, r.N, err, want)
+					}
+				}
+			}
+		}
 	}
 }
