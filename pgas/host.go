@@ -194,8 +194,8 @@ type evaluator struct {
 	val  uint64         // normalised comparand
 	vals []uint64       // normalised comparands of a vector wait
 
-	// active lists the words a status mask leaves in, while a wait blocks
-	// (see activeWords); nil: check every word.
+	// active lists the words a status mask leaves in (see activeWords);
+	// nil without a mask: check every word.
 	active []int
 }
 
@@ -203,9 +203,9 @@ type evaluator struct {
 var activeLists sync.Pool
 
 // activeWords lists the words req's status mask leaves in, in index order,
-// so that a blocking wait's checks visit only them: a mailbox laid out one
-// word per cache line masks seven words of every eight. It returns nil
-// without a mask. releaseActive gives the list back.
+// so that a wait's checks visit only them: a mailbox laid out one word per
+// cache line masks seven words of every eight. It returns nil without a
+// mask. releaseActive gives the list back.
 //
 // The list is kept out of the evaluator until the wait sets it: putting
 // the evaluator's own field back into the pool would make escape analysis
@@ -250,11 +250,8 @@ func newEvaluator(heap []byte, req *WaitRequest) evaluator {
 	return e
 }
 
-// sat loads word i and reports whether it is in the set and satisfied.
+// sat loads word i and reports whether it is satisfied.
 func (e *evaluator) sat(i int) (word uint64, ok bool) {
-	if e.req.Status != nil && e.req.Status[i] != 0 {
-		return 0, false
-	}
 	if e.wide {
 		word = atomic.LoadUint64((*uint64)(unsafe.Add(e.base, i*8)))
 	} else {
@@ -278,17 +275,23 @@ func (e *evaluator) eval() (r WaitResult, ok bool) {
 	if e.wide && req.Status == nil && req.Mode == WaitAny && e.vals == nil {
 		return e.anyWide()
 	}
-	if e.active != nil {
-		return e.evalActive()
+	// The words to visit: e.active under a status mask, else 0 … n-1.
+	act := e.active
+	m := n
+	if req.Status != nil {
+		m = len(act)
+	}
+	at := func(k int) int {
+		if act != nil {
+			return act[k]
+		}
+		return k
 	}
 	switch req.Mode {
 	case WaitAll:
 		var last uint64
-		for i := range n {
-			if req.Status != nil && req.Status[i] != 0 {
-				continue
-			}
-			w, sat := e.sat(i)
+		for k := range m {
+			w, sat := e.sat(at(k))
 			if !sat {
 				return WaitResult{N: 0}, false
 			}
@@ -296,48 +299,12 @@ func (e *evaluator) eval() (r WaitResult, ok bool) {
 		}
 		return WaitResult{N: 1, Word: last}, true
 	case WaitAny:
-		i := req.Start
-		for range n {
-			if w, sat := e.sat(i); sat {
-				return WaitResult{N: i, Word: w}, true
-			}
-			if i++; i == n {
-				i = 0
-			}
+		from := req.Start
+		if act != nil {
+			from = sort.SearchInts(act, req.Start)
 		}
-		return WaitResult{N: NoIndex}, false
-	default: // WaitSome
-		k := 0
-		for i := range n {
-			if _, sat := e.sat(i); sat {
-				req.Indices[k] = i
-				k++
-			}
-		}
-		return WaitResult{N: k}, k > 0
-	}
-}
-
-// evalActive is eval over the words of e.active only. It is eval's switch
-// again on purpose: one loop that maps each visit through e.active costs
-// the unmasked scans (WaitAny1024) about 12%.
-func (e *evaluator) evalActive() (r WaitResult, ok bool) {
-	req, act := e.req, e.active
-	switch req.Mode {
-	case WaitAll:
-		var last uint64
-		for _, i := range act {
-			w, sat := e.sat(i)
-			if !sat {
-				return WaitResult{N: 0}, false
-			}
-			last = w
-		}
-		return WaitResult{N: 1, Word: last}, true
-	case WaitAny:
-		from := sort.SearchInts(act, req.Start)
-		for k := range act {
-			i := act[(from+k)%len(act)]
+		for k := range m {
+			i := at((from + k) % m)
 			if w, sat := e.sat(i); sat {
 				return WaitResult{N: i, Word: w}, true
 			}
@@ -345,7 +312,8 @@ func (e *evaluator) evalActive() (r WaitResult, ok bool) {
 		return WaitResult{N: NoIndex}, false
 	default: // WaitSome
 		k := 0
-		for _, i := range act {
+		for j := range m {
+			i := at(j)
 			if _, sat := e.sat(i); sat {
 				req.Indices[k] = i
 				k++
@@ -437,13 +405,13 @@ const (
 
 func (h *hostTransport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req WaitRequest) (WaitResult, error) {
 	e := newEvaluator(h.heaps[pe], &req)
+	act, pooled := activeWords(&req)
+	defer releaseActive(act, pooled)
+	e.active = act
 	r, ok := e.eval()
 	if ok || req.Test {
 		return r, nil
 	}
-	act, pooled := activeWords(&req)
-	defer releaseActive(act, pooled)
-	e.active = act
 	for range spinChecks {
 		if r, ok = e.eval(); ok {
 			return r, nil
