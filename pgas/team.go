@@ -75,10 +75,18 @@ func (t *Team) Destroy() {
 	}
 	p := t.pe
 	p.mu.Lock()
-	p.slots &^= 1 << t.slot
 	p.teams = slices.DeleteFunc(p.teams, func(x *Team) bool { return x == t })
 	p.mu.Unlock()
 	t.end(endDestroyed)
+}
+
+// usedSlots is the set of slots this PE's live teams hold. Callers hold
+// p.mu.
+func (p *PE) usedSlots() (used uint64) {
+	for _, t := range p.teams {
+		used |= 1 << t.slot
+	}
+	return used
 }
 
 func (t *Team) check() error {
@@ -167,7 +175,7 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	// a proposed id); all take the lowest slot free on every member of the
 	// new team and the largest id.
 	scratch := t.slotOff() + teamScratchOff
-	mine := [5]uint64{^p.slots, uint64(start), uint64(stride), uint64(size), p.newTeamID()}
+	mine := [5]uint64{^p.usedSlots(), uint64(start), uint64(stride), uint64(size), p.newTeamID()}
 	tr := p.w.tr
 	if err := tr.Put(p.id, p.id, scratch, wordsBytes(mine[:])); err != nil {
 		return nil, err
@@ -235,7 +243,6 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	if nt == nil {
 		return nil, nil // not a member
 	}
-	p.slots |= 1 << slot
 	p.teams = append(p.teams, nt)
 	return nt, nil
 }

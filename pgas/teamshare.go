@@ -20,7 +20,6 @@ import (
 // teamShare is what the members of one team in this process share.
 type teamShare struct {
 	id     uint64
-	refs   int             // members registered and not yet ended; guarded by World.teamsMu
 	member []*Team         // by rank; nil: not (yet) registered, or in another process
 	ended  []atomic.Uint64 // by rank: 0 while live, else endMark(epoch, how)
 }
@@ -72,7 +71,6 @@ func (t *Team) share(id uint64) {
 		return // not the same team after all (an earlier split went wrong): no share
 	}
 	sh.member[t.rank] = t
-	sh.refs++
 	t.shared = sh
 }
 
@@ -97,12 +95,17 @@ func (t *Team) end(how int) {
 			break
 		}
 	}
+	// The last local member to end takes the share out of the world's
+	// map (every local member registered before any could end: Split).
 	w := t.pe.w
 	w.teamsMu.Lock()
-	if sh.refs--; sh.refs == 0 {
-		delete(w.teams, sh.id)
+	defer w.teamsMu.Unlock()
+	for r, m := range sh.member {
+		if m != nil && sh.ended[r].Load() == 0 {
+			return
+		}
 	}
-	w.teamsMu.Unlock()
+	delete(w.teams, sh.id)
 }
 
 // missing returns an error if a member has ended its part before entering

@@ -70,12 +70,11 @@ type PE struct {
 	w  *World
 	id int
 
-	mu     sync.Mutex // guards the heap bookkeeping and team slots
+	mu     sync.Mutex // guards the heap bookkeeping and teams
 	heap   allocator
 	live   []*allocRec // this PE's live allocations, by offset
 	allocN uint64      // collective allocations and frees made so far
-	slots  uint64      // bit i: team slot i belongs to a live team of this PE
-	teams  []*Team     // this PE's live teams
+	teams  []*Team     // this PE's live teams (world and node included)
 
 	world, node *Team
 	cursor      atomic.Int64 // where the next any-wait scans from
@@ -241,7 +240,7 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 }
 
 func newPE(w *World, id int) *PE {
-	p := &PE{w: w, id: id, slots: 1<<worldTeamSlot | 1<<nodeTeamSlot}
+	p := &PE{w: w, id: id}
 	p.heap.init(ControlBytes, w.tr.HeapSize())
 	all := make([]int, w.n)
 	var node []int
