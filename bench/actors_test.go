@@ -113,6 +113,17 @@ type request struct {
 	ReplyTo actors.ReplyTo
 }
 
+// futureEnds makes what both sides of the Future round trips use: the
+// PE's actor system and the Chan the requests travel on.
+func futureEnds(ctx context.Context, pe *pgas.PE) (*actors.System, *actors.Chan[request], error) {
+	sys, err := actors.NewSystem(ctx, pe)
+	if err != nil {
+		return nil, nil, err
+	}
+	reqs, err := actors.NewChan[request](ctx, pe)
+	return sys, reqs, err
+}
+
 // serve answers n requests on reqs with X+1: PE 1's side of the Future
 // round trips.
 func serve(ctx context.Context, sys *actors.System, reqs *actors.Chan[request], n int) error {
@@ -150,11 +161,7 @@ func ask(ctx context.Context, sys *actors.System, reqs *actors.Chan[request], x 
 func BenchmarkFutureRoundTrip(b *testing.B) {
 	b.Run("symchan", func(b *testing.B) {
 		runWorld(b, 2, 4<<20, func(ctx context.Context, pe *pgas.PE) error {
-			sys, err := actors.NewSystem(ctx, pe)
-			if err != nil {
-				return err
-			}
-			reqs, err := actors.NewChan[request](ctx, pe)
+			sys, reqs, err := futureEnds(ctx, pe)
 			if err != nil {
 				return err
 			}

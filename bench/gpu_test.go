@@ -361,11 +361,7 @@ func BenchmarkGPUChanRoundTrip(b *testing.B) {
 // Go; mailboxes and reply slots in GPU memory.
 func BenchmarkGPUFutureRoundTrip(b *testing.B) {
 	gpuWorld(b, 64<<20, func(ctx context.Context, pe *pgas.PE) error {
-		sys, err := actors.NewSystem(ctx, pe)
-		if err != nil {
-			return err
-		}
-		reqs, err := actors.NewChan[request](ctx, pe)
+		sys, reqs, err := futureEnds(ctx, pe)
 		if err != nil {
 			return err
 		}

@@ -79,6 +79,17 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
+// gpuStream returns pe's GPU and a new stream on it (the caller destroys
+// it).
+func gpuStream(pe *pgas.PE) (*cuda.GPU, *device.Stream, error) {
+	g, err := cuda.On(pe)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := g.Context().NewStream()
+	return g, st, err
+}
+
 // Stream-ordered put-with-signal and wait, queued behind other work: PE 0
 // puts a device buffer to PE 1 and signals; PE 1's stream waits for the
 // signal, then copies what arrived, and the host checks it.
@@ -103,11 +114,7 @@ func TestOnStream(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		g, err := cuda.On(pe)
-		if err != nil {
-			return err
-		}
-		st, err := g.Context().NewStream()
+		g, st, err := gpuStream(pe)
 		if err != nil {
 			return err
 		}

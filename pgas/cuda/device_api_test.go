@@ -11,7 +11,6 @@ import (
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
-	"github.com/symchan/symchan/pgas/cuda"
 	"github.com/symchan/symchan/signals"
 )
 
@@ -37,11 +36,7 @@ func TestDeviceAPI(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		g, err := cuda.On(pe)
-		if err != nil {
-			return err
-		}
-		st, err := g.Context().NewStream()
+		g, st, err := gpuStream(pe)
 		if err != nil {
 			return err
 		}
