@@ -3,6 +3,7 @@ package pgas
 import (
 	"context"
 	"fmt"
+	"math"
 	"unsafe"
 )
 
@@ -11,12 +12,42 @@ import (
 // the others', which keeps the result identical (bit for bit, floats
 // included) on every member.
 
-func (t *Team) checkColl(recs ...*allocRec) error {
-	if err := t.check(); err != nil {
-		return err
-	}
+//
+// A collective whose arguments are invalid on some member still runs its
+// first synchronisation, which tells every member: all return an error
+// and the team stays usable. One that fails between its synchronisations
+// ends the next one for all (Team.abortNext): the team is broken.
+
+// checkSyms validates the Syms of a collective on t's PE.
+func (t *Team) checkSyms(recs ...*allocRec) error {
 	for _, r := range recs {
 		if err := t.pe.checkSym(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// barrier is a collective's synchronisation: Quiet, then sync.
+func (t *Team) barrier(ctx context.Context, kind syncKind, bad error) error {
+	if err := t.pe.w.tr.Quiet(t.pe.id); err != nil {
+		return t.abortNext(kind, err)
+	}
+	return t.sync(ctx, kind, bad)
+}
+
+// pull copies src on PE from into dst on p, through buf.
+func pull[T any](p *PE, dst, src Sym[T], buf []T, from int) error {
+	if err := Get(p, buf, src, from); err != nil {
+		return err
+	}
+	return Put(p, dst, buf, p.id)
+}
+
+// firstErr returns the first non-nil error.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
@@ -36,35 +67,27 @@ func needLen(what string, have, want int) error {
 // Broadcast copies the first n elements of src on team rank root into dst
 // on every member, root included (shmem_broadcast).
 func Broadcast[T any](ctx context.Context, t *Team, dst, src Sym[T], n, root int) error {
-	if err := t.checkColl(dst.rec, src.rec); err != nil {
+	if err := t.check(); err != nil {
 		return err
 	}
-	if err := needLen("broadcast dst", dst.n, n); err != nil {
-		return err
-	}
-	if err := needLen("broadcast src", src.n, n); err != nil {
-		return err
-	}
-	if uint(root) >= uint(len(t.members)) {
-		return badPE(root, len(t.members))
+	bad := firstErr(t.checkSyms(dst.rec, src.rec), needLen("broadcast dst", dst.n, n), needLen("broadcast src", src.n, n))
+	if bad == nil && uint(root) >= uint(len(t.members)) {
+		bad = badPE(root, len(t.members))
 	}
 	p := t.pe
 	// Pull from the root once every member has entered (its src is ready,
 	// and no one still reads a dst about to change).
-	if err := t.Barrier(ctx); err != nil {
+	if err := t.barrier(ctx, syncBroadcast, bad); err != nil {
 		return err
 	}
 	if n > 0 {
 		buf := make([]T, n)
-		if err := Get(p, buf, src, t.members[root]); err != nil {
-			return err
-		}
-		if err := Put(p, dst, buf, p.id); err != nil {
-			return err
+		if err := pull(p, dst, src, buf, t.members[root]); err != nil {
+			return t.abortNext(syncBroadcast, err)
 		}
 	}
 	// src on the root may change once everyone has copied.
-	return t.Barrier(ctx)
+	return t.barrier(ctx, syncBroadcast, nil)
 }
 
 // ReduceOp is a reduction operator of ReduceAll.
@@ -106,29 +129,25 @@ func isFloat[T Number]() bool {
 // dst and src may be the same Sym. Members combine in rank order, so every
 // member gets the same bits.
 func ReduceAll[T Number](ctx context.Context, t *Team, op ReduceOp, dst, src Sym[T], n int) error {
-	if err := t.checkColl(dst.rec, src.rec); err != nil {
+	if err := t.check(); err != nil {
 		return err
 	}
-	if op < Sum || op > Xor {
-		return fmt.Errorf("%w: reduction %v", ErrBadArg, op)
-	}
-	if op >= And && isFloat[T]() {
-		return fmt.Errorf("%w: %v reduction of a floating-point type", ErrBadArg, op)
-	}
-	if err := needLen("reduce dst", dst.n, n); err != nil {
-		return err
-	}
-	if err := needLen("reduce src", src.n, n); err != nil {
-		return err
+	bad := firstErr(t.checkSyms(dst.rec, src.rec), needLen("reduce dst", dst.n, n), needLen("reduce src", src.n, n))
+	switch {
+	case bad != nil:
+	case op < Sum || op > Xor:
+		bad = fmt.Errorf("%w: reduction %v", ErrBadArg, op)
+	case op >= And && isFloat[T]():
+		bad = fmt.Errorf("%w: %v reduction of a floating-point type", ErrBadArg, op)
 	}
 	p := t.pe
-	if err := t.Barrier(ctx); err != nil {
+	if err := t.barrier(ctx, syncReduce, bad); err != nil {
 		return err
 	}
 	acc, buf := make([]T, n), make([]T, n)
 	for r, m := range t.members {
 		if err := Get(p, buf, src, m); err != nil {
-			return err
+			return t.abortNext(syncReduce, err)
 		}
 		if r == 0 {
 			copy(acc, buf)
@@ -138,7 +157,7 @@ func ReduceAll[T Number](ctx context.Context, t *Team, op ReduceOp, dst, src Sym
 	}
 	// Everyone has read every src before anyone overwrites its dst (they
 	// may be the same memory).
-	if err := t.Barrier(ctx); err != nil {
+	if err := t.barrier(ctx, syncReduce, nil); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -219,7 +238,7 @@ func fromBits[T Number](u uint64) T {
 // rank order, into dst on every member (shmem_fcollect); dst needs
 // n × NumPEs() elements and must not overlap src.
 func FCollect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) error {
-	return exchange(ctx, t, "fcollect", dst, src, n, n, func(int) int { return 0 })
+	return exchange(ctx, t, syncFCollect, dst, src, n, n, func(int) int { return 0 })
 }
 
 // AllToAll sends block j (n elements at j·n) of src on every member to
@@ -227,40 +246,39 @@ func FCollect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) error
 // (shmem_alltoall). dst and src need n × NumPEs() elements each and must
 // not overlap.
 func AllToAll[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) error {
-	return exchange(ctx, t, "alltoall", dst, src, n, n*t.NumPEs(), func(int) int { return t.rank * n })
+	return exchange(ctx, t, syncAllToAll, dst, src, n, n*t.NumPEs(), func(int) int { return t.rank * n })
 }
 
 // exchange fills block r of dst on each member with n elements read from
 // member r's src at srcAt(r); src must hold srcNeed elements.
-func exchange[T any](ctx context.Context, t *Team, what string, dst, src Sym[T], n, srcNeed int, srcAt func(r int) int) error {
-	if err := t.checkColl(dst.rec, src.rec); err != nil {
+func exchange[T any](ctx context.Context, t *Team, kind syncKind, dst, src Sym[T], n, srcNeed int, srcAt func(r int) int) error {
+	if err := t.check(); err != nil {
 		return err
 	}
+	what := kind.String()
 	size := len(t.members)
-	if err := needLen(what+" dst", dst.n, n*size); err != nil {
-		return err
+	bad := t.checkSyms(dst.rec, src.rec)
+	if bad == nil && n > 0 && n > math.MaxInt/size {
+		bad = fmt.Errorf("%w: %s count %d × %d members overflows", ErrBadSize, what, n, size)
 	}
-	if err := needLen(what+" src", src.n, srcNeed); err != nil {
-		return err
+	if bad == nil {
+		bad = firstErr(needLen(what+" dst", dst.n, n*size), needLen(what+" src", src.n, srcNeed))
 	}
-	if dst.rec == src.rec && dst.off < src.off+src.Bytes() && src.off < dst.off+dst.Bytes() {
-		return fmt.Errorf("%w: %s dst and src overlap", ErrBadArg, what)
+	if bad == nil && dst.rec == src.rec && dst.off < src.off+src.Bytes() && src.off < dst.off+dst.Bytes() {
+		bad = fmt.Errorf("%w: %s dst and src overlap", ErrBadArg, what)
 	}
 	p := t.pe
-	if err := t.Barrier(ctx); err != nil {
+	if err := t.barrier(ctx, kind, bad); err != nil {
 		return err
 	}
 	if n > 0 {
 		buf := make([]T, n)
 		for r, m := range t.members {
 			at := srcAt(r)
-			if err := Get(p, buf, src.Slice(at, at+n), m); err != nil {
-				return err
-			}
-			if err := Put(p, dst.Slice(r*n, (r+1)*n), buf, p.id); err != nil {
-				return err
+			if err := pull(p, dst.Slice(r*n, (r+1)*n), src.Slice(at, at+n), buf, m); err != nil {
+				return t.abortNext(kind, err)
 			}
 		}
 	}
-	return t.Barrier(ctx)
+	return t.barrier(ctx, kind, nil)
 }

@@ -27,6 +27,13 @@ var (
 	// member of its team will never join (it returned or destroyed the
 	// team first).
 	ErrCollectiveMismatch = errors.New("pgas: collective call mismatch")
+	// ErrTeamBroken: a barrier, collective, collective allocation or team
+	// split of the team did not complete on every member; every member
+	// got a *CollectiveError, and every later call on the team fails.
+	ErrTeamBroken = errors.New("pgas: team is broken")
+	// ErrNoWriters: a wait that names the PEs able to satisfy it
+	// (WaitSet.From) can never end: every one of them has returned.
+	ErrNoWriters = errors.New("pgas: no PE that could satisfy the wait is running")
 )
 
 // PEError is the failure of one PE: its function returned an error or
@@ -49,6 +56,8 @@ type RemoteError struct{ Msg string }
 
 // Error is the remote PE's message, marked as coming from another process.
 func (e *RemoteError) Error() string { return e.Msg + " (in its own process)" }
+
+var errNilPE = fmt.Errorf("%w: nil *PE", ErrBadArg)
 
 func badPE(pe, n int) error {
 	return fmt.Errorf("%w: PE %d not in [0, %d)", ErrBadPE, pe, n)

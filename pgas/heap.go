@@ -18,9 +18,7 @@ import (
 const (
 	allocDescOff   = 0   // 2 slots × 4 words: the last collective allocation request
 	teamSlotsOff   = 64  // MaxTeams slots of teamSlotBytes
-	teamSlotBytes  = 512 // barrier round counters, then split scratch
-	barrierRounds  = 32  // enough for 2^32 PEs
-	teamScratchOff = barrierRounds * 8
+	teamSlotBytes  = 512 // round words, split scratch, verdict (teamsync.go)
 
 	// MaxTeams is how many teams a PE can be a member of at once,
 	// TeamWorld and TeamNode included; Destroy gives a team's slot back.
@@ -141,7 +139,7 @@ const (
 )
 
 func alloc[T any](ctx context.Context, p *PE, n int, align int64, zero bool) (Sym[T], error) {
-	if err := p.w.check(); err != nil {
+	if err := p.check(); err != nil {
 		return Sym[T]{}, err
 	}
 	var z T
@@ -201,7 +199,7 @@ func alloc[T any](ctx context.Context, p *PE, n int, align int64, zero bool) (Sy
 // allocation, not a Slice of one. Using s, or any Slice of it, afterwards
 // is an error.
 func Free[T any](ctx context.Context, p *PE, s Sym[T]) error {
-	if err := p.w.check(); err != nil {
+	if err := p.check(); err != nil {
 		return err
 	}
 	bad := p.checkSym(s.rec)
@@ -238,9 +236,9 @@ func (p *PE) agree(ctx context.Context, req [4]uint64) error {
 	// call k, never call k+2 (the barrier of k+1 lies between).
 	slot := int64(allocDescOff + (seq%2)*32)
 	if err := p.w.tr.Put(p.id, p.id, slot, wordsBytes(req[:])); err != nil {
-		return err
+		return p.world.abortNext(syncAlloc, err)
 	}
-	if err := p.world.sync(ctx, "collective allocation"); err != nil {
+	if err := p.world.sync(ctx, syncAlloc, nil); err != nil {
 		return err
 	}
 	var first, other [4]uint64
@@ -250,7 +248,9 @@ func (p *PE) agree(ctx context.Context, req [4]uint64) error {
 			dst = &first
 		}
 		if err := p.w.tr.Get(p.id, q, slot, wordsBytes(dst[:])); err != nil {
-			return err
+			// The others may have agreed: the heap can no longer be
+			// kept identical.
+			return p.world.abortNext(syncAlloc, err)
 		}
 		if q > 0 && other != first {
 			return fmt.Errorf("%w: collective allocation call #%d: PE 0 made %s, PE %d made %s",
@@ -312,7 +312,7 @@ func IsPlain(t reflect.Type) bool {
 // lie inside one live allocation of p's world. It turns an offset that
 // travelled in a message (see actors.Ref) back into a Sym.
 func Lookup[T any](p *PE, off int64, n int) (Sym[T], error) {
-	if err := p.w.check(); err != nil {
+	if err := p.check(); err != nil {
 		return Sym[T]{}, err
 	}
 	if n < 0 || off < 0 || int64(n) > math.MaxInt64/max(sizeOf[T](), 1)-off {
@@ -343,7 +343,7 @@ func (p *PE) HostMemory() bool { return p.w.tr.Heap(p.id) != nil }
 // partitions the host can address (host). Elsewhere it returns an error;
 // use Get and Put.
 func Local[T any](p *PE, s Sym[T]) ([]T, error) {
-	if err := p.w.check(); err != nil {
+	if err := p.check(); err != nil {
 		return nil, err
 	}
 	if err := p.checkSym(s.rec); err != nil {

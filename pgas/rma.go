@@ -4,7 +4,7 @@ import "fmt"
 
 // checkRMA validates the common arguments of a one-sided operation.
 func (p *PE) checkRMA(r *allocRec, pe int) error {
-	if err := p.w.check(); err != nil {
+	if err := p.check(); err != nil {
 		return err
 	}
 	if err := p.checkPE(pe); err != nil {

@@ -113,7 +113,7 @@ func Test[T Word](p *PE, mode WaitMode, ws WaitSet[T]) (WaitResult, error) {
 }
 
 func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitSet[T]) (WaitResult, error) {
-	if err := p.w.check(); err != nil {
+	if err := p.check(); err != nil {
 		return WaitResult{}, err
 	}
 	if err := p.checkSym(ws.Ivars.rec); err != nil {

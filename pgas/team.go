@@ -19,7 +19,8 @@ type Team struct {
 	epoch   atomic.Uint64 // synchronisations entered
 	left    atomic.Uint64 // synchronisations left, completed or not
 	gone    atomic.Bool
-	shared  *teamShare // with the members in this process; nil: none
+	broken  atomic.Pointer[CollectiveError] // the synchronisation that broke it
+	shared  *teamShare                      // with the members in this process; nil: none
 }
 
 func newTeam(p *PE, slot int, members []int) *Team {
@@ -33,13 +34,26 @@ func newTeam(p *PE, slot int, members []int) *Team {
 }
 
 // MyPE is the calling PE's rank in the team (shmem_team_my_pe).
-func (t *Team) MyPE() int { return t.rank }
+func (t *Team) MyPE() int {
+	if t == nil {
+		return -1
+	}
+	return t.rank
+}
 
 // NumPEs is the team's size (shmem_team_n_pes).
-func (t *Team) NumPEs() int { return len(t.members) }
+func (t *Team) NumPEs() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.members)
+}
 
 // WorldPE returns the world id of team rank r.
 func (t *Team) WorldPE(r int) (int, error) {
+	if err := t.check(); err != nil {
+		return -1, err
+	}
 	if uint(r) >= uint(len(t.members)) {
 		return -1, badPE(r, len(t.members))
 	}
@@ -48,6 +62,9 @@ func (t *Team) WorldPE(r int) (int, error) {
 
 // TeamPE returns the team rank of world PE pe, or -1 if it is not a member.
 func (t *Team) TeamPE(pe int) int {
+	if t == nil {
+		return -1
+	}
 	for r, m := range t.members {
 		if m == pe {
 			return r
@@ -70,7 +87,7 @@ func (t *Team) TranslatePE(r int, dst *Team) int {
 // afterwards is an error, and its slot is free for a later Split.
 // TeamWorld and TeamNode keep theirs.
 func (t *Team) Destroy() {
-	if t.gone.Swap(true) || t.slot == worldTeamSlot || t.slot == nodeTeamSlot {
+	if t == nil || t.gone.Swap(true) || t.slot == worldTeamSlot || t.slot == nodeTeamSlot {
 		return
 	}
 	p := t.pe
@@ -90,11 +107,17 @@ func (p *PE) usedSlots() (used uint64) {
 }
 
 func (t *Team) check() error {
-	if err := t.pe.w.check(); err != nil {
+	if t == nil {
+		return fmt.Errorf("%w: nil *Team (a PE left out of a Split gets none)", ErrBadArg)
+	}
+	if err := t.pe.check(); err != nil {
 		return err
 	}
 	if t.gone.Load() {
 		return fmt.Errorf("%w: team was destroyed", ErrBadArg)
+	}
+	if b := t.broken.Load(); b != nil {
+		return b
 	}
 	return nil
 }
@@ -103,58 +126,27 @@ func (t *Team) slotOff() int64 { return teamSlotsOff + int64(t.slot)*teamSlotByt
 
 // Barrier completes the calling PE's outstanding operations (Quiet) and
 // returns when every member has called it (shmem_team_barrier /
-// shmem_barrier_all for TeamWorld).
+// shmem_barrier_all for TeamWorld). If a member's call ends early (its
+// context, a failed PE), every member's call fails with the same
+// *CollectiveError and the team is broken.
 func (t *Team) Barrier(ctx context.Context) error {
 	if err := t.check(); err != nil {
 		return err
 	}
 	if err := t.pe.w.tr.Quiet(t.pe.id); err != nil {
-		return err
+		return t.abortNext(syncBarrier, err)
 	}
-	return t.sync(ctx, "barrier")
+	return t.sync(ctx, syncBarrier, nil)
 }
 
 // Sync returns when every member has called it; unlike Barrier it does not
-// complete outstanding operations (shmem_team_sync).
+// complete outstanding operations (shmem_team_sync). It fails as Barrier
+// does.
 func (t *Team) Sync(ctx context.Context) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	return t.sync(ctx, "sync")
-}
-
-// sync is a dissemination barrier: in round k each member adds 1 to a
-// counter of the member 2^k ranks ahead and waits for its own counter of
-// round k to reach the barrier's epoch. Counters only grow, so no reset
-// races with a fast member's next barrier. epoch and left tell the team's
-// other members whether this PE is inside synchronisation e (teamShare).
-func (t *Team) sync(ctx context.Context, what string) error {
-	e := t.epoch.Add(1)
-	err := t.missing(e, what)
-	if err == nil {
-		err = t.rounds(ctx, what, e)
-	}
-	t.left.Store(e)
-	return err
-}
-
-// rounds runs synchronisation e's dissemination rounds.
-func (t *Team) rounds(ctx context.Context, what string, e uint64) error {
-	n := len(t.members)
-	tr, me := t.pe.w.tr, t.pe.id
-	base := t.slotOff()
-	for k, dist := 0, 1; dist < n; k, dist = k+1, dist*2 {
-		off := base + int64(k)*8
-		to := t.members[(t.rank+dist)%n]
-		if _, err := tr.Atomic(me, to, off, KindUint64, OpFetchAdd, 1, 0); err != nil {
-			return err
-		}
-		req := WaitRequest{Mode: WaitAll, Kind: KindUint64, Off: off, N: 1, Cmp: CmpGE, Value: e}
-		if _, err := tr.Wait(ctx, me, t.pe.w.failed, req); err != nil {
-			return t.pe.w.abortErr(ctx, what, err)
-		}
-	}
-	return nil
+	return t.sync(ctx, syncSync, nil)
 }
 
 // Split creates a team of the members of t with ranks start, start+stride,
@@ -178,9 +170,9 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	mine := [5]uint64{^p.usedSlots(), uint64(start), uint64(stride), uint64(size), p.newTeamID()}
 	tr := p.w.tr
 	if err := tr.Put(p.id, p.id, scratch, wordsBytes(mine[:])); err != nil {
-		return nil, err
+		return nil, t.abortNext(syncSplit, err)
 	}
-	if err := t.sync(ctx, "team split"); err != nil {
+	if err := t.sync(ctx, syncSplit, nil); err != nil {
 		return nil, err
 	}
 	n := len(t.members)
@@ -188,12 +180,13 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	member := func(r int) bool { return r >= start && (r-start)%stride == 0 && (r-start)/stride < size }
 	free, id := ^uint64(0), uint64(0)
 	var other [5]uint64
+	var mismatch error
 	for r, m := range t.members {
 		if err := tr.Get(p.id, m, scratch, wordsBytes(other[:])); err != nil {
-			return nil, err
+			return nil, t.abortNext(syncSplit, err)
 		}
-		if [3]uint64(other[1:4]) != [3]uint64(mine[1:4]) {
-			return nil, fmt.Errorf("%w: team split: rank %d asked for (start %d, stride %d, size %d), rank %d for (%d, %d, %d)",
+		if [3]uint64(other[1:4]) != [3]uint64(mine[1:4]) && mismatch == nil {
+			mismatch = fmt.Errorf("%w: team split: rank %d asked for (start %d, stride %d, size %d), rank %d for (%d, %d, %d)",
 				ErrCollectiveMismatch, t.rank, start, stride, size, r, int64(other[1]), int64(other[2]), int64(other[3]))
 		}
 		if valid && member(r) {
@@ -203,36 +196,42 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	}
 	slot := bits.TrailingZeros64(free) // 64 when none is free
 	var nt *Team
-	if valid && slot < MaxTeams && member(t.rank) {
-		// A reused slot's round counters hold its earlier teams' counts
-		// (and perhaps an arrival of a barrier that ended in an error):
-		// start from zero. No member uses the new team before the
-		// barrier below, and the old teams are gone on every member.
-		var zero [barrierRounds]uint64
+	if mismatch == nil && valid && slot < MaxTeams && member(t.rank) {
+		// A reused slot's words hold its earlier teams' rounds and
+		// verdict: start from zero. No member uses the new team before
+		// the synchronisation below, and the old teams are gone on every
+		// member.
+		var zero [teamSlotBytes / 8]uint64
 		if err := tr.Put(p.id, p.id, teamSlotsOff+int64(slot)*teamSlotBytes, wordsBytes(zero[:])); err != nil {
-			return nil, err
+			return nil, t.abortNext(syncSplit, err)
 		}
 		members := make([]int, size)
 		for i := range members {
 			members[i] = t.members[start+i*stride]
 		}
-		// Shared before the barrier below, so that every member is
-		// registered before any can end its part.
+		// Shared before the synchronisation below, so that every member
+		// is registered before any can end its part.
 		nt = newTeam(p, slot, members)
 		nt.share(id)
 	}
 	// Nobody may overwrite the scratch words before all have read them,
-	// nor use the new team before its counters are zero (hence Quiet
-	// first: the zeroing is complete).
+	// nor use the new team before its words are zero (hence Quiet first:
+	// the zeroing is complete).
 	err := tr.Quiet(p.id)
-	if err == nil {
-		err = t.sync(ctx, "team split")
+	if err != nil {
+		err = t.abortNext(syncSplit, err)
+	} else {
+		err = t.sync(ctx, syncSplit, nil)
 	}
 	if err != nil {
 		if nt != nil {
 			nt.end(endDestroyed)
 		}
 		return nil, err
+	}
+	if mismatch != nil {
+		// Every member read the same words, so every member is here.
+		return nil, mismatch
 	}
 	if !valid {
 		return nil, fmt.Errorf("%w: team split (start %d, stride %d, size %d) of a team of %d", ErrBadArg, start, stride, size, n)

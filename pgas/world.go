@@ -41,6 +41,14 @@ func (w *World) fail(e *PEError) {
 	})
 }
 
+// check returns an error for a nil PE, or ErrClosed after the world ended.
+func (p *PE) check() error {
+	if p == nil {
+		return errNilPE
+	}
+	return p.w.check()
+}
+
 // check returns ErrClosed after the world ended.
 func (w *World) check() error {
 	if w.closed.Load() {
@@ -97,34 +105,61 @@ func (p *PE) Go(fn func(ctx context.Context)) {
 	}()
 }
 
-// ID is the PE's number in the world, 0 ≤ ID < NumPEs.
-func (p *PE) ID() int { return p.id }
+// ID is the PE's number in the world, 0 ≤ ID < NumPEs (-1 for a nil PE).
+func (p *PE) ID() int {
+	if p == nil {
+		return -1
+	}
+	return p.id
+}
 
-// NumPEs is the number of PEs in the world.
-func (p *PE) NumPEs() int { return p.w.n }
+// NumPEs is the number of PEs in the world (0 for a nil PE).
+func (p *PE) NumPEs() int {
+	if p == nil {
+		return 0
+	}
+	return p.w.n
+}
 
-// World returns the world the PE belongs to.
-func (p *PE) World() *World { return p.w }
+// World returns the world the PE belongs to (nil for a nil PE).
+func (p *PE) World() *World {
+	if p == nil {
+		return nil
+	}
+	return p.w
+}
 
-// TeamWorld is the team of all PEs (SHMEM_TEAM_WORLD).
-func (p *PE) TeamWorld() *Team { return p.world }
+// TeamWorld is the team of all PEs (SHMEM_TEAM_WORLD); nil for a nil PE,
+// which Team methods report as an error.
+func (p *PE) TeamWorld() *Team {
+	if p == nil {
+		return nil
+	}
+	return p.world
+}
 
-// TeamNode is the team of the PEs on this PE's node (SHMEM_TEAM_SHARED).
-func (p *PE) TeamNode() *Team { return p.node }
+// TeamNode is the team of the PEs on this PE's node (SHMEM_TEAM_SHARED);
+// nil for a nil PE.
+func (p *PE) TeamNode() *Team {
+	if p == nil {
+		return nil
+	}
+	return p.node
+}
 
 // Barrier is a barrier over all PEs (barrier_all): it completes this PE's
 // outstanding operations (Quiet) and returns when every PE has called it.
-func (p *PE) Barrier(ctx context.Context) error { return p.world.Barrier(ctx) }
+func (p *PE) Barrier(ctx context.Context) error { return p.TeamWorld().Barrier(ctx) }
 
 // Sync is a barrier over all PEs that does not complete outstanding
 // operations (sync_all).
-func (p *PE) Sync(ctx context.Context) error { return p.world.Sync(ctx) }
+func (p *PE) Sync(ctx context.Context) error { return p.TeamWorld().Sync(ctx) }
 
 // Fence orders delivery: this PE's operations to any one PE issued before
 // Fence are delivered before its later operations to that PE. It does not
 // complete them (see Quiet).
 func (p *PE) Fence() error {
-	if err := p.w.check(); err != nil {
+	if err := p.check(); err != nil {
 		return err
 	}
 	return p.w.tr.Fence(p.id)
@@ -134,7 +169,7 @@ func (p *PE) Fence() error {
 // included): afterwards their effects are visible to every PE and the
 // buffers of NBI calls may be reused.
 func (p *PE) Quiet() error {
-	if err := p.w.check(); err != nil {
+	if err := p.check(); err != nil {
 		return err
 	}
 	return p.w.tr.Quiet(p.id)

@@ -1,0 +1,401 @@
+package pgas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Team synchronisation. Every barrier, collective and collective
+// allocation runs one or two synchronisations of its team; OpenSHMEM
+// leaves a collective that some member abandons (its context ended, its
+// arguments or calls differ) undefined, and we define it: a
+// synchronisation completes on every member or fails on every member with
+// the same *CollectiveError, and a team whose members can no longer agree
+// is broken: every later call on it returns that error.
+//
+// Two kinds of words in the team's control slot carry it:
+//
+//   - Round words, a dissemination barrier's: in round k of
+//     synchronisation e a member Sets word (k, e mod 2) of the member 2^k
+//     ranks ahead to e<<16 | mask, where mask holds the kinds of
+//     collective it has seen so far (its own and those its earlier rounds
+//     brought). After the last round every member holds the union of all
+//     members' masks, so all see the same mismatch, or none. A word has
+//     one writer and one write per synchronisation, and a writer is at
+//     most one synchronisation ahead of its reader, so the two parities
+//     never mix.
+//   - The verdict word, on the team's rank 0: whoever finishes its rounds
+//     first, or gives up first, settles synchronisation e with one
+//     compare-and-swap from "e-1 completed"; everyone else reads what it
+//     settled. A member that gives up after e was settled as completed
+//     finishes its rounds instead (every member has arrived, so they end
+//     soon). One that settles e as failed wakes every member by Setting
+//     all their round words to the poison value.
+
+const (
+	// syncRounds bounds a team's size to 2^syncRounds PEs (MaxPEs).
+	syncRounds     = 16
+	teamScratchOff = syncRounds * 2 * 8 // after the round words: Split's agreement
+	teamVerdictOff = teamScratchOff + 64
+
+	// MaxPEs is the largest number of PEs a world can have.
+	MaxPEs = 1 << syncRounds
+)
+
+// syncKind is what a member does in a synchronisation.
+type syncKind uint8
+
+const (
+	syncBarrier syncKind = iota
+	syncSync
+	syncAlloc // collective allocation and free: the requests are compared after
+	syncSplit
+	syncBroadcast
+	syncReduce
+	syncFCollect
+	syncAllToAll
+	numSyncKinds
+)
+
+func (k syncKind) String() string {
+	if k < numSyncKinds {
+		return [...]string{"barrier", "sync", "collective allocation", "team split", "broadcast", "reduction", "fcollect", "alltoall"}[k]
+	}
+	return fmt.Sprintf("syncKind(%d)", uint8(k))
+}
+
+// Round-word masks (the low 16 bits of a round word).
+const (
+	maskKinds  = 1<<numSyncKinds - 1
+	maskBadArg = 1 << 14 // a member's arguments were invalid
+	maskPoison = 1 << 15 // the team broke: read the verdict
+	poisonWord = ^uint64(0)
+	// maxEpoch keeps e<<16 from overflowing a round word.
+	maxEpoch = 1<<48 - 1
+)
+
+// The verdict word: e (mod 2^36) << 28 | info << 4 | state.
+const (
+	stateOK = iota
+	stateAborted
+	stateMismatch
+
+	verdictEpochBits = 36
+	verdictEpochMask = 1<<verdictEpochBits - 1
+)
+
+// Why a member gave up a synchronisation (in an aborted verdict's info).
+const (
+	whyCanceled = iota
+	whyDeadline
+	whyFailed // a PE failed: the run is ending
+	whyError  // an operation failed
+)
+
+func verdict(e uint64, info uint64, state uint64) uint64 {
+	return (e&verdictEpochMask)<<28 | info<<4 | state
+}
+
+func verdictEpoch(v uint64) uint64 { return v >> 28 }
+func verdictInfo(v uint64) uint64  { return v >> 4 & (1<<24 - 1) }
+func verdictState(v uint64) uint64 { return v & 0xf }
+
+// laterThan reports whether verdict epoch a comes after e (mod 2^36).
+func laterThan(a, e uint64) bool {
+	d := (a - e) & verdictEpochMask
+	return d != 0 && d < 1<<(verdictEpochBits-1)
+}
+
+func (t *Team) roundOff(k int, e uint64) int64 {
+	return t.slotOff() + int64(2*k+int(e&1))*8
+}
+
+func (t *Team) verdictOff() int64 { return t.slotOff() + teamVerdictOff }
+
+// syncState is how far a member got in its rounds of one synchronisation.
+type syncState struct {
+	e    uint64
+	k    int    // the round being run
+	sent bool   // round k's word was Set
+	acc  uint64 // the union of the masks seen
+}
+
+// sync runs the next synchronisation of t as a collective of kind. bad,
+// when not nil, is this member's own argument error: every member then
+// returns an error (bad here, ErrBadArg on the others) and the team stays
+// usable.
+func (t *Team) sync(ctx context.Context, kind syncKind, bad error) error {
+	e := t.epoch.Add(1)
+	defer t.left.Store(e)
+	if err := t.missing(e, kind.String()); err != nil {
+		return err
+	}
+	if e > maxEpoch {
+		return t.abort(kind, e, whyError, fmt.Errorf("team ran out of synchronisation numbers (%d)", uint64(maxEpoch)))
+	}
+	st := syncState{e: e, acc: 1 << kind}
+	if bad != nil {
+		st.acc |= maskBadArg
+	}
+	if err := ctx.Err(); err != nil {
+		// Ended before it arrived: the others must not complete without it.
+		return t.giveUp(ctx, kind, &st, err)
+	}
+	if err := t.rounds(ctx, t.pe.w.failed, &st); err != nil {
+		return t.giveUp(ctx, kind, &st, err)
+	}
+	return t.settle(kind, &st, bad)
+}
+
+// rounds runs st's rounds from where they stopped; it stops early at a
+// poisoned word (the verdict then says why).
+func (t *Team) rounds(ctx context.Context, abort <-chan struct{}, st *syncState) error {
+	n := len(t.members)
+	tr, me := t.pe.w.tr, t.pe.id
+	for ; 1<<st.k < n; st.k++ {
+		off := t.roundOff(st.k, st.e)
+		if !st.sent {
+			to := t.members[(t.rank+1<<st.k)%n]
+			if err := tr.PutSignal(me, to, off, nil, off, st.e<<16|st.acc, SignalSet, false); err != nil {
+				return err
+			}
+			st.sent = true
+		}
+		r, err := tr.Wait(ctx, me, abort, WaitRequest{Mode: WaitAll, Kind: KindUint64, Off: off, N: 1, Cmp: CmpGE, Value: st.e << 16})
+		if err != nil {
+			return err
+		}
+		st.sent = false
+		st.acc |= r.Word & 0xffff
+		if st.acc&maskPoison != 0 {
+			return nil
+		}
+	}
+	return nil
+}
+
+// settle decides synchronisation st.e after this member's rounds ended.
+func (t *Team) settle(kind syncKind, st *syncState, bad error) error {
+	if len(t.members) == 1 {
+		return bad
+	}
+	want := verdict(st.e, 0, stateOK)
+	if kinds := st.acc & maskKinds; st.acc&maskPoison == 0 && kinds != 1<<kind {
+		want = verdict(st.e, kinds, stateMismatch)
+	}
+	v, err := t.decide(st.e, want)
+	if err != nil {
+		return t.broke(&CollectiveError{Op: kind.String(), Seq: st.e, Size: len(t.members), PE: t.pe.id, Reason: "the verdict could not be read", Err: err})
+	}
+	if laterThan(verdictEpoch(v), st.e) || verdictState(v) == stateOK {
+		if st.acc&maskBadArg == 0 || st.acc&maskPoison != 0 {
+			return nil
+		}
+		if bad != nil {
+			return bad
+		}
+		return fmt.Errorf("%w: %s: another member's arguments were invalid", ErrBadArg, kind)
+	}
+	return t.broke(t.verdictErr(v, st.e, nil))
+}
+
+// giveUp ends this member's part in synchronisation st.e, whose rounds
+// failed with cause (its context ended, a PE failed, an operation
+// failed): it settles st.e as aborted unless it was settled already.
+func (t *Team) giveUp(ctx context.Context, kind syncKind, st *syncState, cause error) error {
+	w := t.pe.w
+	why := uint64(whyError)
+	switch {
+	case isClosed(w.failed):
+		why, cause = whyFailed, w.abortErr(ctx, kind.String(), cause)
+	case errors.Is(cause, context.DeadlineExceeded):
+		why, cause = whyDeadline, fmt.Errorf("pgas: %s: %w", kind, context.Cause(ctx))
+	case errors.Is(cause, context.Canceled):
+		why, cause = whyCanceled, fmt.Errorf("pgas: %s: %w", kind, context.Cause(ctx))
+	}
+	if len(t.members) == 1 {
+		return cause
+	}
+	want := verdict(st.e, uint64(t.pe.id)<<8|uint64(kind)<<4|why, stateAborted)
+	v, err := t.decide(st.e, want)
+	if err != nil {
+		return t.broke(&CollectiveError{Op: kind.String(), Seq: st.e, Size: len(t.members), PE: t.pe.id, Reason: "the verdict could not be written", Err: errors.Join(cause, err)})
+	}
+	if v == want {
+		t.poison()
+		return t.broke(t.verdictErr(v, st.e, cause))
+	}
+	if verdictState(v) == stateOK || laterThan(verdictEpoch(v), st.e) {
+		// Completed on another member: every member has arrived, so the
+		// rest of the rounds end soon; only a failing PE ends them early.
+		if err := t.rounds(context.WithoutCancel(ctx), w.failed, st); err != nil {
+			return w.abortErr(ctx, kind.String(), err)
+		}
+		return t.settle(kind, st, nil)
+	}
+	return t.broke(t.verdictErr(v, st.e, cause))
+}
+
+// abort settles synchronisation e, which this member never entered, as
+// aborted: a member that cannot go on with a collective (an operation
+// between its synchronisations failed) ends it for all.
+func (t *Team) abort(kind syncKind, e uint64, why uint64, cause error) error {
+	if len(t.members) == 1 {
+		return cause
+	}
+	want := verdict(e, uint64(t.pe.id)<<8|uint64(kind)<<4|why, stateAborted)
+	v, err := t.decide(e, want)
+	if err != nil {
+		cause = errors.Join(cause, err)
+	} else if v == want {
+		t.poison()
+	} else if verdictState(v) != stateOK {
+		return t.broke(t.verdictErr(v, e, cause))
+	}
+	return t.broke(&CollectiveError{Op: kind.String(), Seq: e, Size: len(t.members), PE: t.pe.id, Reason: whyText(why), Err: cause})
+}
+
+// abortNext ends the team's next synchronisation for all members; see
+// abort.
+func (t *Team) abortNext(kind syncKind, cause error) error {
+	e := t.epoch.Add(1)
+	defer t.left.Store(e)
+	return t.abort(kind, e, whyError, cause)
+}
+
+// decide compare-and-swaps the verdict of e from "e-1 completed" to want
+// and returns the verdict that holds.
+func (t *Team) decide(e, want uint64) (uint64, error) {
+	old := verdict(e-1, 0, stateOK)
+	tr, root, off := t.pe.w.tr, t.members[0], t.verdictOff()
+	if tr.Heap(t.pe.id) != nil {
+		// Host memory: a load first lets the members after the first
+		// leave the word's cache line shared rather than take it for a
+		// swap that fails. (On GPUs each is a round trip: swap at once.)
+		got, err := tr.Atomic(t.pe.id, root, off, KindUint64, OpFetch, 0, 0)
+		if err != nil || got != old {
+			return got, err
+		}
+	}
+	got, err := tr.Atomic(t.pe.id, root, off, KindUint64, OpCompareSwap, want, old)
+	if err != nil {
+		return 0, err
+	}
+	if got == old {
+		return want, nil
+	}
+	return got, nil
+}
+
+// poison wakes every member from its rounds: their words become the
+// poison value, and they read the verdict.
+func (t *Team) poison() {
+	tr, me := t.pe.w.tr, t.pe.id
+	n := len(t.members)
+	for _, m := range t.members {
+		for k := 0; 1<<k < n; k++ {
+			for par := range uint64(2) {
+				off := t.roundOff(k, par)
+				_ = tr.PutSignal(me, m, off, nil, off, poisonWord, SignalSet, false)
+			}
+		}
+	}
+}
+
+// broke marks t broken (the first failure stays) and returns err. Later
+// calls get the failure without this call's own cause (its context).
+func (t *Team) broke(err *CollectiveError) error {
+	kept := *err
+	if !errors.As(err.Err, new(*PEError)) {
+		kept.Err = nil
+	}
+	t.broken.CompareAndSwap(nil, &kept)
+	return err
+}
+
+// verdictErr is the error of a synchronisation settled as failed by v.
+func (t *Team) verdictErr(v uint64, e uint64, cause error) *CollectiveError {
+	info := verdictInfo(v)
+	ce := &CollectiveError{Seq: e, Size: len(t.members), PE: -1, Err: cause}
+	switch verdictState(v) {
+	case stateMismatch:
+		var kinds []string
+		for k := range syncKind(numSyncKinds) {
+			if info&(1<<k) != 0 {
+				kinds = append(kinds, k.String())
+			}
+		}
+		ce.Op, ce.Mismatch = "synchronisation", true
+		ce.Reason = "the members' calls do not match: " + strings.Join(kinds, ", ")
+	default:
+		ce.PE, ce.Op = int(info>>8), syncKind(info>>4&0xf).String()
+		ce.Reason = whyText(info & 0xf)
+		if w := t.pe.w; info&0xf == whyFailed && isClosed(w.failed) {
+			// Every member names the PE that failed, and its error.
+			ce.PE, ce.Reason, ce.Err = w.failErr.PE, "it failed: "+w.failErr.Err.Error(), w.failErr
+		}
+	}
+	return ce
+}
+
+func whyText(why uint64) string {
+	switch why {
+	case whyCanceled:
+		return "its context was canceled"
+	case whyDeadline:
+		return "its context's deadline passed"
+	case whyFailed:
+		return "a PE failed"
+	}
+	return "an operation failed"
+}
+
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// CollectiveError is what every member of a team gets from a barrier,
+// collective, collective allocation or team split that did not complete:
+// the same Op, Seq, PE and Reason on every member, and the team is broken
+// (every later call on it returns this error). It wraps ErrTeamBroken,
+// ErrCollectiveMismatch when the members' calls did not match, and Err.
+type CollectiveError struct {
+	Op       string // the call of the member that ended it ("barrier", "reduction", …)
+	Seq      uint64 // which synchronisation of the team, counting from 1
+	Size     int    // the team's size
+	PE       int    // the world id of the PE whose call ended it; -1 for a mismatch
+	Reason   string // why it ended
+	Mismatch bool   // the members made different calls
+	// Err is what ended it, where this PE knows: on the PE whose context
+	// ended, that context's error; on every PE, a failed PE's *PEError.
+	Err error
+}
+
+// Error describes the failed synchronisation; it reads the same on every
+// member.
+func (e *CollectiveError) Error() string {
+	if e.Mismatch {
+		return fmt.Sprintf("pgas: synchronisation #%d of a team of %d failed: %s; the team is broken", e.Seq, e.Size, e.Reason)
+	}
+	return fmt.Sprintf("pgas: %s (synchronisation #%d of a team of %d) ended by PE %d: %s; the team is broken", e.Op, e.Seq, e.Size, e.PE, e.Reason)
+}
+
+// Unwrap returns ErrTeamBroken, ErrCollectiveMismatch for a mismatch, and
+// Err.
+func (e *CollectiveError) Unwrap() []error {
+	errs := []error{ErrTeamBroken}
+	if e.Mismatch {
+		errs = append(errs, ErrCollectiveMismatch)
+	}
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	return errs
+}
