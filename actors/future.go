@@ -33,6 +33,10 @@ type System struct {
 	localData  []byte
 	bufs       sync.Pool // *[]byte: reply encodings, and replies fetched by Get
 
+	// others are the PEs a reply can come from once Await waits: the
+	// PEs other than this one (whose goroutine is the one awaiting).
+	others []int
+
 	mu         sync.Mutex
 	free       []int
 	gen        []uint64
@@ -79,6 +83,11 @@ func NewSystem(ctx context.Context, pe *pgas.PE, opts ...Option) (*System, error
 	s.free = make([]int, c.futures)
 	for i := range s.free {
 		s.free[i] = c.futures - 1 - i
+	}
+	for q := range pe.NumPEs() {
+		if q != pe.ID() {
+			s.others = append(s.others, q)
+		}
 	}
 	return s, nil
 }
@@ -170,7 +179,8 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	s := f.sys
 	done := word(f.gen, stateDone)
 	if !s.poll(f.slot, done) {
-		if _, err := pgas.SignalWaitUntil(ctx, s.pe, s.word(f.slot), signals.EQ, done); err != nil {
+		ws := pgas.WaitSet[uint64]{Ivars: s.word(f.slot), Cmp: signals.EQ, Value: done, From: s.others}
+		if _, err := pgas.Wait(ctx, s.pe, pgas.WaitAll, ws); err != nil {
 			f.abandon()
 			return zero, err
 		}

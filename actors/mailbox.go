@@ -41,9 +41,11 @@ type Mailbox struct {
 	localWords []uint64
 	localSlots []byte
 
-	closing atomic.Bool // this PE's sending side is (being) closed
-	out     []outbox    // per destination
-	in      inbox
+	closing  atomic.Bool // this PE's sending side is (being) closed
+	selfSent atomic.Bool // this PE has sent to itself: it may again while Recv waits
+	peers    []int       // 0 … n-1: peers[to:to+1] names a wait's writer
+	out      []outbox    // per destination
+	in       inbox
 }
 
 type outbox struct {
@@ -65,6 +67,7 @@ type inbox struct {
 	idx    []int
 	ready  []bool // per slot, on backends without host-visible words: the last wait reported it
 	open   int    // senders that have not closed
+	from   []int  // the senders a blocking wait waits for (open ones; itself if it sends to itself)
 	asm    []assembly
 	queue  []Message // ready messages, taken in order
 	qhead  int
@@ -135,6 +138,10 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
 	in.queue = isolated[Message](n * k)[:0]
 	in.arena = isolated[byte](n * k * len(in.hdr))[:0]
 	in.open = n
+	m.peers = make([]int, n)
+	for i := range m.peers {
+		m.peers[i] = i
+	}
 	if m.stride > 1 {
 		in.status = make([]int, n*k*m.stride)
 		for i := range in.status {
@@ -186,6 +193,9 @@ func (m *Mailbox) open(ctx context.Context, to int, wait bool, chunks int) (*out
 	}
 	if m.closing.Load() {
 		return nil, ErrClosed
+	}
+	if to == m.pe.ID() && !m.selfSent.Load() {
+		m.selfSent.Store(true)
 	}
 	o := &m.out[to]
 	if wait {
@@ -253,7 +263,11 @@ func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
 	}
 	freed, err := pgas.SignalFetch(m.pe, m.credit.Index(to))
 	if err == nil && need > freed+uint64(m.k) {
-		freed, err = pgas.SignalWaitUntil(ctx, m.pe, m.credit.Index(to), signals.GE, need-uint64(m.k))
+		// Only to can free slots: if it has returned, this wait ends.
+		ws := pgas.WaitSet[uint64]{Ivars: m.credit.Index(to), Cmp: signals.GE, Value: need - uint64(m.k), From: m.peers[to : to+1]}
+		var r pgas.WaitResult
+		r, err = pgas.Wait(ctx, m.pe, pgas.WaitAll, ws)
+		freed = r.Word
 	}
 	if err != nil {
 		return err
@@ -425,7 +439,10 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		var n int
 		var err error
 		if wait && in.open > 0 {
-			n, err = signals.WaitUntilSomeVector(ctx, m.pe, m.words, in.idx, in.status, signals.GE, in.expect)
+			ws := pgas.WaitSet[uint64]{Ivars: m.words, Status: in.status, Cmp: signals.GE, Values: in.expect, Indices: in.idx, From: m.senders()}
+			var r pgas.WaitResult
+			r, err = pgas.Wait(ctx, m.pe, pgas.WaitSome, ws)
+			n = r.N
 		} else {
 			n, err = signals.TestSomeVector(m.pe, m.words, in.idx, in.status, signals.GE, in.expect)
 		}
@@ -454,6 +471,20 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			in.ready[i/m.stride] = false
 		}
 	}
+}
+
+// senders lists the PEs whose messages a blocking Recv waits for: those
+// that have not closed their side, this PE only if it has sent to itself
+// (its own goroutine is the one receiving). Callers hold in.mu.
+func (m *Mailbox) senders() []int {
+	in, me := &m.in, m.pe.ID()
+	in.from = in.from[:0]
+	for s := range m.n {
+		if (s != me || m.selfSent.Load()) && in.expect[s*m.k*m.stride] != ^uint64(0) {
+			in.from = append(in.from, s)
+		}
+	}
+	return in.from
 }
 
 // drainHeads is the receive path's fast check where this PE's words are

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -16,9 +17,9 @@ import (
 // runtime's own words live here so that barriers, allocation agreement and
 // team creation work on every backend through ordinary signal operations.
 const (
-	allocDescOff   = 0   // 2 slots × 4 words: the last collective allocation request
-	teamSlotsOff   = 64  // MaxTeams slots of teamSlotBytes
-	teamSlotBytes  = 512 // round words, split scratch, verdict (teamsync.go)
+	allocDescOff  = 0   // 2 slots × 4 words: the last collective allocation request
+	teamSlotsOff  = 64  // MaxTeams slots of teamSlotBytes
+	teamSlotBytes = 512 // round words, split scratch, verdict (teamsync.go)
 
 	// MaxTeams is how many teams a PE can be a member of at once,
 	// TeamWorld and TeamNode included; Destroy gives a team's slot back.
@@ -57,6 +58,20 @@ type allocRec struct {
 	size  int64 // bytes reserved
 	n     int   // elements allocated
 	freed atomic.Bool
+	// cursors: where the next any-wait over each wait set in this
+	// allocation scans from ([2]int64{offset, words} → *atomic.Int64), so
+	// that fairness holds per wait set, whatever else the PE waits on.
+	cursors sync.Map
+}
+
+// cursor returns the any-wait cursor of the wait set of n words at off.
+func (r *allocRec) cursor(off int64, n int) *atomic.Int64 {
+	key := [2]int64{off, int64(n)}
+	if c, ok := r.cursors.Load(key); ok {
+		return c.(*atomic.Int64)
+	}
+	c, _ := r.cursors.LoadOrStore(key, new(atomic.Int64))
+	return c.(*atomic.Int64)
 }
 
 // Len is the number of elements.

@@ -3,6 +3,7 @@ package pgas
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -93,6 +94,13 @@ type WaitSet[T Word] struct {
 	Values []T // comparands of the _vector forms, one per word; nil otherwise
 	// Indices receives satisfied indices (WaitSome); len ≥ Ivars.Len().
 	Indices []int
+	// From, when not nil, lists the PEs whose operations can satisfy the
+	// wait. Once every one of them has returned from its function (its
+	// PE.Go goroutines included) and the set is still not satisfied, the
+	// wait ends with an error wrapping ErrNoWriters rather than wait
+	// forever. The calling PE counts as running, and so do PEs of other
+	// processes (only PEs of this process are seen to return).
+	From []int
 }
 
 // Wait blocks until ws is satisfied in mode: all words (WaitAll), one word
@@ -132,6 +140,11 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 	case mode == WaitSome && len(ws.Indices) < n:
 		return WaitResult{}, fmt.Errorf("%w: indices has room for %d of %d words", ErrBadArg, len(ws.Indices), n)
 	}
+	for _, q := range ws.From {
+		if err := p.checkPE(q); err != nil {
+			return WaitResult{}, fmt.Errorf("wait's From: %w", err)
+		}
+	}
 	if emptySet(n, ws.Status) {
 		switch mode {
 		case WaitAny:
@@ -156,17 +169,25 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 			}
 		}
 	}
+	var cursor *atomic.Int64
 	if mode == WaitAny {
-		req.Start = int(p.cursor.Load() % int64(n))
+		cursor = ws.Ivars.rec.cursor(ws.Ivars.off, n)
+		req.Start = int(cursor.Load() % int64(n))
 	}
-	r, err := p.w.tr.Wait(ctx, p.id, p.w.failed, req)
+	var r WaitResult
+	var err error
+	if ws.From != nil && !test {
+		r, err = p.waitFrom(ctx, req, ws.From)
+	} else {
+		r, err = p.w.tr.Wait(ctx, p.id, p.w.failed, req)
+	}
 	if err != nil {
 		return r, p.w.abortErr(ctx, "wait", err)
 	}
 	if mode == WaitAny && r.N != NoIndex {
-		// Start the next any-wait after the word just reported, so that
-		// every satisfied word gets its turn.
-		p.cursor.Store(int64(r.N) + 1)
+		// Start this wait set's next any-wait after the word just
+		// reported, so that every satisfied word gets its turn.
+		cursor.Store(int64(r.N) + 1)
 	}
 	return r, nil
 }

@@ -21,7 +21,14 @@ type World struct {
 	failed   chan struct{} // closed when a PE fails
 	failOnce sync.Once
 	failErr  *PEError
+	cancel   context.CancelCauseFunc // ends the PEs' contexts
 	closed   atomic.Bool
+
+	// Liveness (liveness.go): which local PEs have finished.
+	done  []atomic.Bool
+	nDone atomic.Int32
+	evMu  sync.Mutex
+	ev    atomic.Pointer[chan struct{}]
 
 	teamsMu sync.Mutex
 	teams   map[uint64]*teamShare // live teams with members in this process
@@ -38,6 +45,10 @@ func (w *World) fail(e *PEError) {
 	w.failOnce.Do(func() {
 		w.failErr = e
 		close(w.failed)
+		w.bump()
+		if w.cancel != nil {
+			w.cancel(e)
+		}
 	})
 }
 
@@ -85,11 +96,11 @@ type PE struct {
 	teams  []*Team     // this PE's live teams (world and node included)
 
 	world, node *Team
-	cursor      atomic.Int64 // where the next any-wait scans from
 
-	bgCtx    context.Context // ends when the PE's function returns
-	bgCancel context.CancelFunc
-	bg       sync.WaitGroup
+	bgCtx     context.Context // ends when the PE's function returns
+	bgCancel  context.CancelFunc
+	bg        sync.WaitGroup
+	helperErr atomic.Pointer[error] // the first panic of a PE.Go goroutine
 }
 
 // Go runs fn in a goroutine bound to this PE: its context is cancelled
@@ -97,10 +108,22 @@ type PE struct {
 // Run waits for fn to return before it returns. Libraries use it for
 // helpers such as receive loops, so that no goroutine outlives a run.
 // Call it while the PE's function runs (from it or from its helpers).
+//
+// A panic in fn is recovered and fails the PE, as a panic in its function
+// does: the others' blocking calls end with a *PEError naming it, and Run
+// returns it.
 func (p *PE) Go(fn func(ctx context.Context)) {
 	p.bg.Add(1)
 	go func() {
 		defer p.bg.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				err := fmt.Errorf("panic in a goroutine of PE.Go: %v\n%s", r, debug.Stack())
+				p.helperErr.CompareAndSwap(nil, &err)
+				p.w.fail(&PEError{PE: p.id, Err: err})
+				p.bgCancel()
+			}
+		}()
 		fn(p.bgCtx)
 	}()
 }
@@ -212,12 +235,20 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 	}
 	w := &World{cfg: cfg, tr: tr, n: tr.NumPEs(), failed: make(chan struct{}), teams: map[uint64]*teamShare{}}
 	w.cfg.PEs = w.n
+	w.done = make([]atomic.Bool, w.n)
+	ev := make(chan struct{})
+	w.ev.Store(&ev)
 	if tr.HeapSize() < minHeapSize {
 		tr.Close()
 		return fmt.Errorf("pgas: %s backend heap of %d bytes is below the minimum %d", cfg.Backend, tr.HeapSize(), minHeapSize)
 	}
 
-	g, gctx := errgroup.WithContext(ctx)
+	// A failure cancels every PE's context, also one seen first by a
+	// PE.Go goroutine or reported by another process.
+	rctx, cancelRun := context.WithCancelCause(ctx)
+	defer cancelRun(nil)
+	w.cancel = cancelRun
+	g, gctx := errgroup.WithContext(rctx)
 	local := tr.LocalPEs()
 	pes := make([]*PE, len(local))
 	for i, id := range local {
@@ -249,6 +280,9 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 				// The PE's helpers end with it.
 				pe.bgCancel()
 				pe.bg.Wait()
+				if herr := pe.helperErr.Load(); herr != nil {
+					err = errors.Join(err, *herr)
+				}
 				if err != nil {
 					pe := &PEError{PE: pe.id, Err: err}
 					w.fail(pe)
@@ -260,6 +294,12 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 				// After a failure is reported, so that it, not the
 				// collectives this PE leaves, is what the others see.
 				pe.endTeams()
+				if err == nil {
+					// Its operations complete, then the waits that only it
+					// could end learn that it has finished.
+					_ = tr.Quiet(pe.id)
+					w.finished(pe.id)
+				}
 			}()
 			return fn(gctx, pe)
 		})

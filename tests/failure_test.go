@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/symchan/symchan/actors"
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/signals"
 )
@@ -173,3 +174,30 @@ func TestPEGoEndsWithPE(t *testing.T) {
 	}
 	checkNoLeak(t, before)
 }
+
+// A panic in a PE.Go goroutine, such as a user codec's Decode panicking
+// inside Chan.C's receive loop, fails that PE as a panic in its function
+// does, instead of killing the process.
+func TestPanicInPEGoFailsThePE(t *testing.T) {
+	oneProcess(t)
+	err := runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		ch := must(actors.NewChan[int64](ctx, pe, actors.WithCodec[int64](panicCodec{})))
+		check(pe.Barrier(ctx))
+		if pe.ID() == 1 {
+			return ch.Send(ctx, 0, 1)
+		}
+		for range ch.C() {
+		}
+		<-ctx.Done() // the failure cancels the PE's context
+		return nil
+	})
+	var pf *pgas.PEError
+	if !errors.As(err, &pf) || pf.PE != 0 || !strings.Contains(err.Error(), "decode exploded") {
+		t.Fatalf("Run returned %v, want PE 0's failure with the panic's value", err)
+	}
+}
+
+type panicCodec struct{}
+
+func (panicCodec) Append(b []byte, v int64) ([]byte, error) { return append(b, byte(v)), nil }
+func (panicCodec) Decode([]byte) (int64, error)             { panic("decode exploded") }

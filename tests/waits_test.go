@@ -294,3 +294,31 @@ func TestWaitCancellation(t *testing.T) {
 		return pe.Barrier(ctx)
 	})
 }
+
+// Fairness holds per wait set: a PE that alternates any-waits over two
+// arrays, every word of both satisfied, sees every index of each.
+func TestWaitAnyFairPerWaitSet(t *testing.T) {
+	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+		big := must(pgas.AllocZeroed[uint64](ctx, pe, 64))
+		small := must(pgas.AllocZeroed[uint64](ctx, pe, 2))
+		ones := make([]uint64, 64)
+		for i := range ones {
+			ones[i] = 1
+		}
+		check(pgas.Put(pe, big, ones, 0))
+		check(pgas.Put(pe, small, ones[:2], 0))
+		seenBig, seenSmall := map[int]bool{}, map[int]bool{}
+		for range 2 * 64 {
+			i, err := signals.WaitUntilAny(ctx, pe, big, nil, signals.EQ, 1)
+			check(err)
+			seenBig[i] = true
+			j, err := signals.WaitUntilAny(ctx, pe, small, nil, signals.EQ, 1)
+			check(err)
+			seenSmall[j] = true
+		}
+		if len(seenBig) != 64 || len(seenSmall) != 2 {
+			return fmt.Errorf("alternating any-waits reported %d of 64 and %d of 2 indices", len(seenBig), len(seenSmall))
+		}
+		return nil
+	})
+}

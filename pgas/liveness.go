@@ -1,0 +1,82 @@
+package pgas
+
+import (
+	"context"
+	"fmt"
+)
+
+// Which PEs of this process are still running, so that a wait that only
+// finished PEs could have satisfied ends with an error (WaitSet.From)
+// instead of parking forever, as Go reports a deadlock rather than hang.
+//
+// A PE counts as finished once its function and its PE.Go goroutines have
+// returned and its operations are complete. Every such change (and a
+// failure) closes the current events channel and installs a fresh one,
+// which wakes the waits that name writers; the fast path of a wait only
+// loads two atomics.
+
+// events returns the channel that the next change of liveness closes.
+func (w *World) events() <-chan struct{} { return *w.ev.Load() }
+
+// bump closes the current events channel.
+func (w *World) bump() {
+	w.evMu.Lock()
+	defer w.evMu.Unlock()
+	ch := make(chan struct{})
+	close(*w.ev.Swap(&ch))
+}
+
+// finished records that local PE id has finished.
+func (w *World) finished(id int) {
+	w.done[id].Store(true)
+	w.nDone.Add(1)
+	w.bump()
+}
+
+// noWriters reports whether every PE in from has finished. The caller's
+// own PE is running; PEs of other processes are taken to be.
+func (w *World) noWriters(self int, from []int) bool {
+	if w.nDone.Load() == 0 {
+		return false
+	}
+	for _, q := range from {
+		if q == self || !w.done[q].Load() {
+			return false
+		}
+	}
+	return true
+}
+
+// waitFrom is a blocking wait whose writers are ws.From: it ends with
+// ErrNoWriters when all of them have finished and req is still not
+// satisfied.
+func (p *PE) waitFrom(ctx context.Context, req WaitRequest, from []int) (WaitResult, error) {
+	w := p.w
+	for {
+		ev := w.events()
+		if w.noWriters(p.id, from) {
+			// Their operations are complete: one last look.
+			req.Test = true
+			r, err := w.tr.Wait(ctx, p.id, w.failed, req)
+			if err == nil && satisfied(req.Mode, r) {
+				return r, nil
+			}
+			return r, fmt.Errorf("%w: waited on %d words at offset %d for PEs %v, which have all returned", ErrNoWriters, req.N, req.Off, from)
+		}
+		r, err := w.tr.Wait(ctx, p.id, ev, req)
+		if err == nil || ctx.Err() != nil || isClosed(w.failed) || !isClosed(ev) {
+			return r, err
+		}
+	}
+}
+
+// satisfied reports whether a test found what a wait of mode waits for.
+func satisfied(mode WaitMode, r WaitResult) bool {
+	switch mode {
+	case WaitAny:
+		return r.N != NoIndex
+	case WaitSome:
+		return r.N > 0
+	}
+	return r.N == 1
+}
