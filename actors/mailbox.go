@@ -3,6 +3,8 @@ package actors
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 	"sync/atomic"
 	"unsafe"
@@ -102,6 +104,13 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
 	n, k, s := pe.NumPEs(), c.slots, c.slotSize
 	m := &Mailbox{pe: pe, n: n, k: k, s: s, cap: s - headerSize, max: c.maxMessage}
 	host := pe.HostMemory() && !c.viaGet
+	stride := 1
+	if host {
+		stride = lineWords
+	}
+	if err := mailboxFits(n, k, s, stride); err != nil {
+		return nil, err
+	}
 	var err error
 	if m.wordAlloc, m.words, m.stride, err = allocWords(ctx, pe, n*k, host); err != nil {
 		return nil, fmt.Errorf("actors: mailbox slot words: %w", err)
@@ -158,6 +167,25 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
 		}
 	}
 	return m, nil
+}
+
+// mailboxFits checks, before anything is allocated, that a mailbox of n
+// PEs × k slots of s bytes can exist: its symmetric size must not
+// overflow, and the receive side's Go memory on every PE (about
+// n·k·(24·stride+104) bytes each, all PEs of this machine together) must
+// fit the machine's memory. The inputs are the same on every PE of a
+// machine, so all of them fail alike.
+func mailboxFits(n, k, s, stride int) error {
+	hi, slots := bits.Mul64(uint64(n)*uint64(k), uint64(s))
+	if hi != 0 || slots > math.MaxInt64/2 {
+		return fmt.Errorf("actors: a mailbox of %d PEs × %d slots × %d bytes overflows; lower Slots or SlotSize", n, k, s)
+	}
+	goBytes := float64(n) * float64(n) * float64(k) * float64(24*stride+104)
+	if mem := pgas.MachineMemory(); mem > 0 && goBytes > float64(mem) {
+		return fmt.Errorf("actors: a mailbox of %d PEs × %d slots needs about %s of Go memory for its receive sides, more than this machine's %s; lower Slots or the PE count",
+			n, k, pgas.FormatSize(int64(min(goBytes, math.MaxInt64))), pgas.FormatSize(mem))
+	}
+	return nil
 }
 
 // PE is the PE this Mailbox belongs to.

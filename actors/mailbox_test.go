@@ -102,3 +102,20 @@ func TestMailboxWithoutLocalViewsFanIn(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestMailboxFits(t *testing.T) {
+	cases := []struct {
+		n, k, s, stride int
+		ok              bool
+	}{
+		{8, 16, 256, 8, true},
+		{64, 64, 4096, 8, true},
+		{65536, 65536, 1 << 30, 1, false}, // symmetric size overflows
+		{65536, 16, 256, 8, false},        // the receive sides' Go memory does not fit
+	}
+	for _, c := range cases {
+		if err := mailboxFits(c.n, c.k, c.s, c.stride); (err == nil) != c.ok {
+			t.Errorf("mailboxFits(%d, %d, %d, %d) = %v", c.n, c.k, c.s, c.stride, err)
+		}
+	}
+}

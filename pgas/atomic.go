@@ -33,6 +33,7 @@ func atomicOp[T Word](p *PE, s Sym[T], pe int, op AtomicOp, operand, cond T) (T,
 	if err := p.checkRMA(s.rec, pe); err != nil {
 		return 0, err
 	}
+	defer s.rec.release()
 	if s.n < 1 {
 		return 0, fmt.Errorf("%w: atomic on an empty Sym", ErrBadSize)
 	}

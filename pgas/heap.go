@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -53,11 +54,15 @@ type Sym[T any] struct {
 }
 
 type allocRec struct {
-	w     *World
-	off   int64
-	size  int64 // bytes reserved
-	n     int   // elements allocated
-	freed atomic.Bool
+	w    *World
+	off  int64
+	size int64 // bytes reserved
+	n    int   // elements allocated
+	// use counts the operations using the allocation now; its freedBit
+	// is set by Free, which then waits for the count to drain before the
+	// bytes can be reallocated: an operation racing Free either lands in
+	// the old allocation or fails, never in the next one.
+	use atomic.Int64
 	// cursors: where the next any-wait over each wait set in this
 	// allocation scans from ([2]int64{offset, words} → *atomic.Int64), so
 	// that fairness holds per wait set, whatever else the PE waits on.
@@ -84,7 +89,32 @@ func (s Sym[T]) Offset() int64 { return s.off }
 func (s Sym[T]) Bytes() int64 { return int64(s.n) * sizeOf[T]() }
 
 // Valid reports whether s came from an allocation that has not been freed.
-func (s Sym[T]) Valid() bool { return s.rec != nil && !s.rec.freed.Load() }
+func (s Sym[T]) Valid() bool { return s.rec != nil && !s.rec.isFreed() }
+
+const freedBit = 1 << 62
+
+func (r *allocRec) isFreed() bool { return r.use.Load()&freedBit != 0 }
+
+// hold marks an operation on the allocation as under way; release ends
+// it. It fails once Free has begun.
+func (r *allocRec) hold() error {
+	if r.use.Add(1)&freedBit != 0 {
+		r.use.Add(-1)
+		return fmt.Errorf("%w: Sym at offset %d was freed", ErrBadSym, r.off)
+	}
+	return nil
+}
+
+func (r *allocRec) release() { r.use.Add(-1) }
+
+// retire marks the allocation freed and waits for the operations under
+// way to finish.
+func (r *allocRec) retire() {
+	r.use.Or(freedBit)
+	for r.use.Load() != freedBit {
+		runtime.Gosched()
+	}
+}
 
 // Slice returns elements [lo, hi) as a Sym. Like slicing, it panics unless
 // 0 ≤ lo ≤ hi ≤ Len().
@@ -117,7 +147,7 @@ func (p *PE) checkSym(r *allocRec) error {
 		return fmt.Errorf("%w: zero Sym (not from an allocation)", ErrBadSym)
 	case r.w != p.w:
 		return fmt.Errorf("%w: Sym belongs to another world", ErrBadSym)
-	case r.freed.Load():
+	case r.isFreed():
 		return fmt.Errorf("%w: Sym at offset %d was freed", ErrBadSym, r.off)
 	}
 	return nil
@@ -233,7 +263,12 @@ func Free[T any](ctx context.Context, p *PE, s Sym[T]) error {
 	if bad != nil {
 		return bad
 	}
-	s.rec.freed.Store(true)
+	// Operations in flight into the allocation (NBI ones included) end
+	// before its bytes can be handed out again.
+	if err := p.w.tr.Quiet(p.id); err != nil {
+		return err
+	}
+	s.rec.retire()
 	p.heap.free(s.rec.off, s.rec.size)
 	p.live = slices.DeleteFunc(p.live, func(r *allocRec) bool { return r == s.rec })
 	return nil

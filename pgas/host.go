@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sort"
 	"sync"
@@ -29,19 +30,37 @@ func (hostBackend) Open(cfg Config) (Transport, error) {
 	if n == 0 {
 		n = DefaultHostPEs
 	}
-	const maxPEs = 1 << 16
-	if n > maxPEs {
-		return nil, fmt.Errorf("%d PEs: the host backend runs at most %d", n, maxPEs)
+	if n > MaxPEs {
+		return nil, fmt.Errorf("%d PEs: the host backend runs at most %d (set %s or Config.PEs)", n, MaxPEs, EnvPEs)
 	}
 	size := alignUp(cfg.HeapSize, 8)
+	if err := checkHostFits(n, size, MachineMemory()); err != nil {
+		return nil, err
+	}
 	h := &hostTransport{heaps: make([][]byte, n), parks: make([]parker, n), size: size, local: make([]int, n)}
 	for i := range h.heaps {
-		// Backed by uint64s so every partition is 8-byte aligned.
-		words := make([]uint64, size/8)
-		h.heaps[i] = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), size)
+		b, err := mapHeap(size)
+		if err != nil {
+			h.Close()
+			return nil, fmt.Errorf("host backend, PE %d: %w (lower %s)", i, err, EnvSymmetricSize)
+		}
+		h.heaps[i] = b // page-aligned, so every word is aligned
 		h.local[i] = i
 	}
 	return h, nil
+}
+
+// checkHostFits checks that n partitions of size bytes fit in mem bytes
+// of memory (unknown when 0), and that their total does not overflow.
+func checkHostFits(n int, size, mem int64) error {
+	if size > math.MaxInt64/int64(n) {
+		return fmt.Errorf("host backend: %d PEs × %d bytes overflows; lower %s or %s", n, size, EnvSymmetricSize, EnvPEs)
+	}
+	if total := int64(n) * size; mem > 0 && total > mem {
+		return fmt.Errorf("host backend: %d PEs × %s heap = %s, more than this machine's %s of memory; lower %s (Config.HeapSize) or %s (Config.PEs)",
+			n, FormatSize(size), FormatSize(total), FormatSize(mem), EnvSymmetricSize, EnvPEs)
+	}
+	return nil
 }
 
 type hostTransport struct {
@@ -58,7 +77,18 @@ func (h *hostTransport) HeapSize() int64    { return h.size }
 func (h *hostTransport) Heap(pe int) []byte { return h.heaps[pe] }
 func (h *hostTransport) Fence(int) error    { return nil }
 func (h *hostTransport) Quiet(int) error    { return nil }
-func (h *hostTransport) Close() error       { return nil }
+
+// Close unmaps the partitions.
+func (h *hostTransport) Close() error {
+	var errs []error
+	for i, b := range h.heaps {
+		if b != nil {
+			errs = append(errs, unmapHeap(b))
+			h.heaps[i] = nil
+		}
+	}
+	return errors.Join(errs...)
+}
 
 var errAborted = errors.New("aborted: a PE failed")
 

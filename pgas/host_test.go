@@ -3,6 +3,9 @@ package pgas
 import (
 	"cmp"
 	"context"
+	"math"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -168,5 +171,68 @@ func TestHostAnyScan(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestCheckHostFits(t *testing.T) {
+	cases := []struct {
+		n        int
+		size     int64
+		mem      int64
+		ok       bool
+		mentions string
+	}{
+		{8, 128 << 20, 24 << 30, true, ""},
+		{8, 128 << 20, 0, true, ""}, // memory unknown: only overflow is checked
+		{8, 4 << 30, 24 << 30, false, "SYMCHAN_SYMMETRIC_SIZE"},
+		{65536, 1 << 20, 24 << 30, false, "SYMCHAN_PES"},
+		{3, math.MaxInt64 / 2, 0, false, "overflows"},
+	}
+	for _, c := range cases {
+		err := checkHostFits(c.n, c.size, c.mem)
+		if (err == nil) != c.ok || (err != nil && !strings.Contains(err.Error(), c.mentions)) {
+			t.Errorf("checkHostFits(%d, %d, %d) = %v", c.n, c.size, c.mem, err)
+		}
+	}
+}
+
+// Sizes a world cannot have are errors from Run, before anything is
+// allocated, not crashes.
+func TestRunRejectsWhatCannotFit(t *testing.T) {
+	for _, cfg := range []Config{
+		{Backend: "host", PEs: 2, HeapSize: 1 << 50},
+		{Backend: "host", PEs: MaxPEs + 1},
+	} {
+		err := Run(context.Background(), cfg, func(context.Context, *PE) error { return nil })
+		if err == nil {
+			t.Errorf("%+v: Run succeeded", cfg)
+		}
+	}
+}
+
+// The host backend's partitions lie outside the Go heap: a world of large
+// heaps adds nothing to what the garbage collector manages, and pages never
+// touched cost no memory.
+func TestHostHeapOutsideGoHeap(t *testing.T) {
+	var before, during runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := Run(context.Background(), Config{Backend: "host", PEs: 4, HeapSize: 1 << 30}, func(ctx context.Context, pe *PE) error {
+		s, err := AllocZeroed[byte](ctx, pe, 1<<20)
+		if err != nil {
+			return err
+		}
+		if err := pe.Barrier(ctx); err != nil {
+			return err
+		}
+		if pe.ID() == 0 {
+			runtime.ReadMemStats(&during)
+		}
+		return Free(ctx, pe, s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grew := int64(during.HeapSys) - int64(before.HeapSys); grew > 256<<20 {
+		t.Errorf("the Go heap grew by %s for 4 partitions of 1 GiB", FormatSize(grew))
 	}
 }

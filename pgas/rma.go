@@ -2,7 +2,9 @@ package pgas
 
 import "fmt"
 
-// checkRMA validates the common arguments of a one-sided operation.
+// checkRMA validates the common arguments of a one-sided operation and
+// holds r (see allocRec.use): on success the caller releases it when the
+// operation has been issued.
 func (p *PE) checkRMA(r *allocRec, pe int) error {
 	if err := p.check(); err != nil {
 		return err
@@ -10,7 +12,10 @@ func (p *PE) checkRMA(r *allocRec, pe int) error {
 	if err := p.checkPE(pe); err != nil {
 		return err
 	}
-	return p.checkSym(r)
+	if err := p.checkSym(r); err != nil {
+		return err
+	}
+	return r.hold()
 }
 
 func checkFits(op string, n, room int) error {
@@ -27,6 +32,7 @@ func Put[T any](p *PE, dst Sym[T], src []T, pe int) error {
 	if err := p.checkRMA(dst.rec, pe); err != nil {
 		return err
 	}
+	defer dst.rec.release()
 	if err := checkFits("Put", len(src), dst.n); err != nil || len(src) == 0 {
 		return err
 	}
@@ -39,6 +45,7 @@ func PutNBI[T any](p *PE, dst Sym[T], src []T, pe int) error {
 	if err := p.checkRMA(dst.rec, pe); err != nil {
 		return err
 	}
+	defer dst.rec.release()
 	if err := checkFits("PutNBI", len(src), dst.n); err != nil || len(src) == 0 {
 		return err
 	}
@@ -51,6 +58,7 @@ func Get[T any](p *PE, dst []T, src Sym[T], pe int) error {
 	if err := p.checkRMA(src.rec, pe); err != nil {
 		return err
 	}
+	defer src.rec.release()
 	if err := checkFits("Get", len(dst), src.n); err != nil || len(dst) == 0 {
 		return err
 	}
@@ -63,6 +71,7 @@ func GetNBI[T any](p *PE, dst []T, src Sym[T], pe int) error {
 	if err := p.checkRMA(src.rec, pe); err != nil {
 		return err
 	}
+	defer src.rec.release()
 	if err := checkFits("GetNBI", len(dst), src.n); err != nil || len(dst) == 0 {
 		return err
 	}
@@ -98,9 +107,11 @@ func copySym[T any](p *PE, dst Sym[T], dstPE int, src Sym[T], srcPE int, n int, 
 	if err := p.checkRMA(dst.rec, dstPE); err != nil {
 		return err
 	}
+	defer dst.rec.release()
 	if err := p.checkRMA(src.rec, srcPE); err != nil {
 		return err
 	}
+	defer src.rec.release()
 	if err := checkFits(op, n, min(dst.n, src.n)); err != nil || n == 0 {
 		return err
 	}

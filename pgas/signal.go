@@ -12,9 +12,14 @@ func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, o
 	if err := p.checkRMA(dst.rec, pe); err != nil {
 		return err
 	}
+	defer dst.rec.release()
 	if err := p.checkSym(sig.rec); err != nil {
 		return fmt.Errorf("signal: %w", err)
 	}
+	if err := sig.rec.hold(); err != nil {
+		return fmt.Errorf("signal: %w", err)
+	}
+	defer sig.rec.release()
 	if sig.n < 1 {
 		return fmt.Errorf("%w: empty signal Sym", ErrBadSize)
 	}
@@ -58,6 +63,7 @@ func SignalOp(p *PE, sig Sym[uint64], val uint64, op SigOp, pe int) error {
 	if err := p.checkRMA(sig.rec, pe); err != nil {
 		return err
 	}
+	defer sig.rec.release()
 	if sig.n < 1 {
 		return fmt.Errorf("%w: empty signal Sym", ErrBadSize)
 	}
@@ -183,6 +189,10 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 	}
 	if err != nil {
 		return r, p.w.abortErr(ctx, "wait", err)
+	}
+	if ws.Ivars.rec.isFreed() {
+		// Freed while it waited: what it saw may be the next allocation's.
+		return WaitResult{}, fmt.Errorf("%w: wait set at offset %d was freed during the wait", ErrBadSym, ws.Ivars.off)
 	}
 	if mode == WaitAny && r.N != NoIndex {
 		// Start this wait set's next any-wait after the word just

@@ -238,6 +238,10 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 	w.done = make([]atomic.Bool, w.n)
 	ev := make(chan struct{})
 	w.ev.Store(&ev)
+	if w.n > MaxPEs {
+		tr.Close()
+		return fmt.Errorf("pgas: the %s backend opened %d PEs; a world has at most %d", cfg.Backend, w.n, MaxPEs)
+	}
 	if tr.HeapSize() < minHeapSize {
 		tr.Close()
 		return fmt.Errorf("pgas: %s backend heap of %d bytes is below the minimum %d", cfg.Backend, tr.HeapSize(), minHeapSize)

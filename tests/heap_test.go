@@ -288,3 +288,45 @@ func TestHostMemoryAndLocal(t *testing.T) {
 		return nil
 	})
 }
+
+// A Put from a helper goroutine racing Free and a new allocation either
+// lands in the old allocation or fails with ErrBadSym: never in the new
+// one, which the same bytes may now hold.
+func TestPutRacingFree(t *testing.T) {
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		for range 50 {
+			old := must(pgas.AllocZeroed[int64](ctx, pe, 64))
+			check(pe.Barrier(ctx))
+			ones := make([]int64, 64)
+			for i := range ones {
+				ones[i] = -1
+			}
+			done := make(chan error, 1)
+			started := make(chan struct{})
+			go func() {
+				close(started)
+				for {
+					if err := pgas.Put(pe, old, ones, pe.ID()); err != nil {
+						done <- err
+						return
+					}
+				}
+			}()
+			<-started
+			check(pgas.Free(ctx, pe, old))
+			fresh := must(pgas.AllocZeroed[int64](ctx, pe, 64))
+			if err := <-done; !errors.Is(err, pgas.ErrBadSym) {
+				return fmt.Errorf("the racing Put ended with %v, want ErrBadSym", err)
+			}
+			got := make([]int64, 64)
+			check(pgas.Get(pe, got, fresh, pe.ID()))
+			for i, v := range got {
+				if v != 0 {
+					return fmt.Errorf("the new allocation (offset %d, the old one's %d) holds %d at %d: a Put after Free landed in it", fresh.Offset(), old.Offset(), v, i)
+				}
+			}
+			check(pgas.Free(ctx, pe, fresh))
+		}
+		return nil
+	})
+}

@@ -20,6 +20,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -33,7 +34,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("jacobi", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	backend := fs.String("backend", "host", "backend: host, cuda, or nvshmem (under symrun)")
+	backend := fs.String("backend", "", "backend: host, cuda, or nvshmem (under symrun); default: $SYMCHAN_BACKEND, else host")
 	pes := fs.Int("pes", 0, "PEs (default: 2 on host, every GPU on cuda)")
 	nx := fs.Int("nx", 0, "columns (default 1024 on host, 16384 on cuda)")
 	ny := fs.Int("ny", 0, "rows (default as nx)")
@@ -49,6 +50,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	var bad []string
+	if cfg, err := (pgas.Config{Backend: *backend}).Resolve(); err != nil {
+		bad = append(bad, err.Error())
+	} else {
+		*backend = cfg.Backend
+	}
 	def := 1024
 	if *backend == "cuda" || *backend == "nvshmem" {
 		def = 16384
@@ -62,12 +69,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *pes == 0 && *backend == "host" {
 		*pes = 2
 	}
-	var bad []string
 	if fs.NArg() > 0 {
 		bad = append(bad, "unexpected arguments "+strings.Join(fs.Args(), " "))
 	}
 	if *nx < 3 || *ny < 3 {
 		bad = append(bad, "-nx and -ny must be at least 3")
+	} else if err := gridFits(*nx, *ny, pgas.MachineMemory()); err != nil {
+		bad = append(bad, err.Error())
+	}
+	if *pngPath != "" {
+		if err := writable(*pngPath); err != nil {
+			bad = append(bad, "-png: "+err.Error())
+		}
 	}
 	if *niter < 1 || *nccheck < 1 || *pes < 0 {
 		bad = append(bad, "-niter and -nccheck must be positive, -pes not negative")
@@ -86,6 +99,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// gridFits checks that an nx × ny grid of float32 neither overflows nor
+// exceeds mem bytes (0: unknown) in the host copies a run may hold: the
+// host engine's two grids, and the gathered result.
+func gridFits(nx, ny int, mem int64) error {
+	const copies = 3 * 4 // three grids of 4-byte cells
+	if nx > math.MaxInt/ny || nx*ny > math.MaxInt64/copies {
+		return fmt.Errorf("-nx %d × -ny %d overflows", nx, ny)
+	}
+	if need := int64(nx*ny) * copies; mem > 0 && need > mem {
+		return fmt.Errorf("-nx %d × -ny %d needs up to %s of host memory, more than this machine's %s; lower -nx or -ny",
+			nx, ny, pgas.FormatSize(need), pgas.FormatSize(mem))
+	}
+	return nil
+}
+
+// writable checks, before any work, that path can be written: its folder
+// exists and it is not a folder itself.
+func writable(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a folder", path)
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return fmt.Errorf("no folder %s to write %s into", filepath.Dir(path), filepath.Base(path))
+	}
+	return nil
 }
 
 func solveAndReport(p problem, backend string, pes int, kernel string, verify bool, pngPath string, out io.Writer) error {

@@ -112,7 +112,8 @@ func TestJacobiCommand(t *testing.T) {
 }
 
 func TestJacobiBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-nx", "2"}, {"-niter", "0"}, {"-nccheck", "-1"}, {"-pes", "-2"}, {"-kernel", "fast"}, {"-what"}, {"x"}} {
+	for _, args := range [][]string{{"-nx", "2"}, {"-niter", "0"}, {"-nccheck", "-1"}, {"-pes", "-2"}, {"-kernel", "fast"}, {"-what"}, {"x"},
+		{"-nx", "3000000000", "-ny", "3000000000"}, {"-nx", "300000", "-ny", "300000"}, {"-png", "/no/such/folder/f.png"}, {"-png", "."}} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "usage: jacobi") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())

@@ -34,7 +34,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ring", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	backend := fs.String("backend", "host", "pgas backend: host, cuda, or nvshmem (under symrun)")
+	backend := fs.String("backend", "", "pgas backend: host, cuda, or nvshmem (under symrun); default: $SYMCHAN_BACKEND, else host")
 	pes := fs.Int("pes", 0, "number of PEs (0: the backend's default: 8 on host, every GPU on cuda)")
 	sizes := fs.String("size", "8,4K,1M", "payload sizes in bytes, comma-separated (K, M, G suffixes)")
 	checkAll := fs.Bool("check-every-lap", false, "on GPU backends, checksum every lap (reading the payload to the host); by default only each size's last lap is, so the payload stays on the GPUs (the host backend checks every lap)")
@@ -56,6 +56,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	if err == nil {
+		// Resolved here so that the table names the backend that ran.
+		var cfg pgas.Config
+		cfg, err = pgas.Config{Backend: *backend, PEs: *pes}.Resolve()
+		*backend = cfg.Backend
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ring:", err)
 		fs.Usage()
@@ -68,12 +74,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// maxPayload bounds -size so that the heap it asks for (two payloads and
+// the mailboxes) cannot overflow; what the machine holds is checked when
+// the world starts.
+const maxPayload = 1 << 40
+
 func parseSizes(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		n, err := pgas.ParseSize(f)
 		if err != nil {
 			return nil, fmt.Errorf("-size: %w", err)
+		}
+		if n < 1 || n > maxPayload {
+			return nil, fmt.Errorf("-size %s: want 1 byte … %s", f, pgas.FormatSize(maxPayload))
 		}
 		out = append(out, int(n))
 	}
@@ -98,11 +112,20 @@ type hop struct {
 func ring(out io.Writer, backend string, pes int, sizes []int, laps int, checkAll bool) error {
 	maxSize := slices.Max(sizes)
 	cfg := pgas.Config{Backend: backend, PEs: pes, HeapSize: 2*int64(maxSize) + 16<<20}
+	if os.Getenv(pgas.EnvSymmetricSize) != "" {
+		cfg.HeapSize = 0 // the user's setting rules; an allocation it cannot hold fails saying so
+	}
 	var rows []row
 	var npes int
 	err := pgas.Run(context.Background(), cfg, func(ctx context.Context, pe *pgas.PE) error {
 		n, me := pe.NumPEs(), pe.ID()
 		next := (me + 1) % n
+		// Every PE also holds a payload in Go memory (the same check on
+		// every PE, so all stop here alike).
+		if mem := pgas.MachineMemory(); mem > 0 && int64(n)*int64(maxSize) > mem/2 {
+			return fmt.Errorf("%d PEs × a %s payload in Go memory exceed half of this machine's %s; lower -size or -pes",
+				n, pgas.FormatSize(int64(maxSize)), pgas.FormatSize(mem))
+		}
 		ch, err := actors.NewChan[hop](ctx, pe)
 		if err != nil {
 			return err

@@ -1,0 +1,16 @@
+//go:build !unix
+
+package pgas
+
+import "unsafe"
+
+// mapHeap allocates a partition in the Go heap where mmap is not at hand.
+func mapHeap(size int64) ([]byte, error) {
+	words := make([]uint64, size/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), size), nil
+}
+
+func unmapHeap([]byte) error { return nil }
+
+// MachineMemory is the machine's physical memory in bytes (0 if unknown).
+func MachineMemory() int64 { return 0 }
