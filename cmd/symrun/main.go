@@ -7,10 +7,19 @@
 // SYMCHAN_LOCAL_NRANKS and SYMCHAN_BOOTSTRAP, the address of a rendezvous
 // symrun serves (package pgas/bootstrap): rank 0 creates the NVSHMEM unique
 // id and every rank receives it there. Every line the processes print is
-// prefixed with its PE ("[PE 2] …"). When a process fails, symrun stops the
-// others (SIGTERM, then SIGKILL after -grace) and exits with the failed
-// process's status; SIGINT, SIGTERM, SIGHUP and SIGQUIT are forwarded to
-// every process.
+// prefixed with its PE ("[PE 2] …"), whatever its length. When a process
+// fails, symrun stops the others (SIGTERM, then SIGKILL after -grace) and
+// exits with the failed process's status; SIGINT, SIGTERM, SIGHUP and
+// SIGQUIT are forwarded to every process once, followed by SIGKILL after
+// -grace if they have not ended.
+//
+// Each process runs in a process group of its own, so a terminal's Ctrl-C
+// reaches it once (through symrun), and signals reach what it started too.
+// On Linux the processes die with symrun, even when symrun is killed with
+// SIGKILL (parent-death signal). When every process has ended, what their
+// groups still hold (a grandchild keeping the output open) is killed.
+// The rendezvous checks a secret symrun makes per job
+// (SYMCHAN_BOOTSTRAP_SECRET).
 //
 // Across hosts, start the same binary with mpirun or srun instead: it reads
 // its rank from their variables, and rank 0 serves the rendezvous at
@@ -29,6 +38,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -52,10 +62,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *n < 1 || fs.NArg() == 0 || *grace < 0 {
-		fmt.Fprintln(stderr, "symrun: need -n ≥ 1 and a program to run")
+	var bad string
+	switch {
+	case *n < 1:
+		bad = "-n must be at least 1"
+	case fs.NArg() == 0:
+		bad = "no program to run"
+	case *grace < 0:
+		bad = fmt.Sprintf("-grace %v: must not be negative", *grace)
+	}
+	if bad != "" {
+		fmt.Fprintln(stderr, "symrun:", bad)
 		fs.Usage()
 		return 2
+	}
+	secret := bootstrap.NewSecret()
+	srv, err := bootstrap.NewServer(secret)
+	if err != nil {
+		fmt.Fprintln(stderr, "symrun: rendezvous:", err)
+		return 1
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -67,10 +92,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		bootstrap.NewServer().Serve(ctx, ln)
+		srv.Serve(ctx, ln)
 	}()
 	defer func() { cancel(); <-served }()
-	return launch(ctx, *n, ln.Addr().String(), *grace, fs.Args(), stdout, stderr)
+	env := []string{bootstrap.EnvAddr + "=" + ln.Addr().String(), bootstrap.EnvServed + "=1", bootstrap.EnvSecret + "=" + secret}
+	return launch(ctx, *n, env, *grace, fs.Args(), stdout, stderr)
 }
 
 // output writes whole lines, each prefixed with its PE, from several
@@ -80,14 +106,29 @@ type output struct {
 	w  io.Writer
 }
 
+// copy passes r's lines to o with prefix, lines of any length: a line
+// longer than the buffer goes out in pieces (the prefix before the first).
 func (o *output) copy(prefix string, r io.Reader, done *sync.WaitGroup) {
 	defer done.Done()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		o.mu.Lock()
-		fmt.Fprintf(o.w, "%s%s\n", prefix, sc.Bytes())
-		o.mu.Unlock()
+	br := bufio.NewReaderSize(r, 64<<10)
+	start := true
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			o.mu.Lock()
+			if start {
+				io.WriteString(o.w, prefix)
+			}
+			o.w.Write(chunk)
+			if err != nil && err != bufio.ErrBufferFull {
+				io.WriteString(o.w, "\n") // the last line had no newline
+			}
+			o.mu.Unlock()
+			start = chunk[len(chunk)-1] == '\n'
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return
+		}
 	}
 }
 
@@ -98,7 +139,15 @@ type exit struct {
 	err  error
 }
 
-func launch(ctx context.Context, n int, addr string, grace time.Duration, argv []string, stdout, stderr io.Writer) int {
+// drainFor is how long output is still read after every process ended,
+// before pipes that something else holds open are closed.
+const drainFor = 2 * time.Second
+
+func launch(ctx context.Context, n int, env []string, grace time.Duration, argv []string, stdout, stderr io.Writer) int {
+	// The parent-death signal follows the thread that started a child:
+	// keep that thread alive while the children run.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
@@ -106,39 +155,56 @@ func launch(ctx context.Context, n int, addr string, grace time.Duration, argv [
 	outW, errW := &output{w: stdout}, &output{w: stderr}
 	procs := make([]*exec.Cmd, 0, n)
 	exits := make(chan exit, n)
+	var copies sync.WaitGroup
+	var readEnds []*os.File
+	defer func() {
+		for _, f := range readEnds {
+			f.Close()
+		}
+	}()
 	for pe := range n {
 		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = append(os.Environ(),
+		cmd.Env = append(append(os.Environ(),
 			bootstrap.EnvRank+"="+strconv.Itoa(pe), bootstrap.EnvNRanks+"="+strconv.Itoa(n),
-			bootstrap.EnvLocalRank+"="+strconv.Itoa(pe), bootstrap.EnvLocalRanks+"="+strconv.Itoa(n),
-			bootstrap.EnvAddr+"="+addr, bootstrap.EnvServed+"=1")
-		// Wait closes the pipes, so it comes after both copies end.
-		var copies sync.WaitGroup
-		so, err := cmd.StdoutPipe()
+			bootstrap.EnvLocalRank+"="+strconv.Itoa(pe), bootstrap.EnvLocalRanks+"="+strconv.Itoa(n)), env...)
+		cmd.SysProcAttr = procAttr()
+		// Our own pipes: Wait does not wait for their readers, so a
+		// grandchild that keeps them open cannot hold symrun.
+		var ends [2][2]*os.File
+		var err error
+		for i := range ends {
+			if err == nil {
+				ends[i][0], ends[i][1], err = os.Pipe()
+			}
+		}
 		if err == nil {
-			var se io.ReadCloser
-			if se, err = cmd.StderrPipe(); err == nil {
-				if err = cmd.Start(); err == nil {
-					prefix := fmt.Sprintf("[PE %d] ", pe)
-					copies.Add(2)
-					go outW.copy(prefix, so, &copies)
-					go errW.copy(prefix, se, &copies)
-				}
+			cmd.Stdout, cmd.Stderr = ends[0][1], ends[1][1]
+			err = cmd.Start()
+		}
+		for _, e := range ends {
+			if e[1] != nil {
+				e[1].Close() // the child holds its copies
+			}
+			if e[0] != nil {
+				readEnds = append(readEnds, e[0])
 			}
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "symrun: start PE %d: %v\n", pe, err)
 			for _, p := range procs {
-				p.Process.Kill()
+				killGroup(p, syscall.SIGKILL)
 			}
 			for range procs {
 				<-exits
 			}
 			return 1
 		}
+		prefix := fmt.Sprintf("[PE %d] ", pe)
+		copies.Add(2)
+		go outW.copy(prefix, ends[0][0], &copies)
+		go errW.copy(prefix, ends[1][0], &copies)
 		procs = append(procs, cmd)
 		go func() {
-			copies.Wait()
 			err := cmd.Wait()
 			exits <- exit{pe: pe, code: statusOf(err), err: err}
 		}()
@@ -148,11 +214,14 @@ func launch(ctx context.Context, n int, addr string, grace time.Duration, argv [
 	var kill <-chan time.Time
 	stopping := false
 	finished := make([]bool, n)
-	stop := func(sig os.Signal) {
+	stop := func(sig syscall.Signal) {
 		for pe, p := range procs {
 			if !finished[pe] {
-				p.Process.Signal(sig)
+				killGroup(p, sig)
 			}
+		}
+		if sig != syscall.SIGKILL && kill == nil {
+			kill = time.After(grace) // every path escalates
 		}
 	}
 	for left := n; left > 0; {
@@ -166,18 +235,39 @@ func launch(ctx context.Context, n int, addr string, grace time.Duration, argv [
 					fmt.Fprintf(stderr, "symrun: PE %d failed (%v); stopping the others\n", e.pe, e.err)
 					stopping = true
 					stop(syscall.SIGTERM)
-					kill = time.After(grace)
 				}
 			}
 		case s := <-sigs:
-			stop(s)
+			stop(s.(syscall.Signal))
 		case <-kill:
 			stop(syscall.SIGKILL)
 		case <-ctx.Done():
 			stop(syscall.SIGKILL)
 		}
 	}
+	// Whatever the processes left in their groups goes with them.
+	for _, p := range procs {
+		killGroup(p, syscall.SIGKILL)
+	}
+	drained := make(chan struct{})
+	go func() { copies.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(drainFor):
+		fmt.Fprintln(stderr, "symrun: output still held open after every PE ended; closing it")
+		for _, f := range readEnds {
+			f.Close()
+		}
+		<-drained
+	}
 	return status
+}
+
+// killGroup signals p's process group (p leads it: procAttr).
+func killGroup(p *exec.Cmd, sig syscall.Signal) {
+	if err := syscall.Kill(-p.Process.Pid, sig); err != nil {
+		p.Process.Signal(sig) // the group is gone; p itself may not be
+	}
 }
 
 // statusOf is a finished process's exit status, 128+n for a signal n, and

@@ -6,9 +6,14 @@
 // The rank comes from the launcher's environment: symrun's SYMCHAN_RANK
 // and SYMCHAN_NRANKS, else Open MPI's OMPI_COMM_WORLD_RANK/SIZE, a PMI
 // launcher's PMI_RANK/PMI_SIZE, or Slurm's SLURM_PROCID/SLURM_NTASKS.
-// SYMCHAN_BOOTSTRAP names the rendezvous (host:port). symrun runs the
-// server itself; under mpirun or srun, rank 0 serves it (give every rank
-// the same address, e.g. mpirun -x SYMCHAN_BOOTSTRAP=node0:29500).
+// SYMCHAN_BOOTSTRAP names the rendezvous (host:port) and
+// SYMCHAN_BOOTSTRAP_SECRET the job's secret, which every request carries
+// and the server checks, so that no other process can read or plant the
+// job's startup data. symrun runs the server and makes the secret itself;
+// under mpirun or srun, rank 0 serves it, listening on the address given
+// (not on every interface), and every rank needs both variables, e.g.
+//
+//	mpirun -x SYMCHAN_BOOTSTRAP=node0:29500 -x SYMCHAN_BOOTSTRAP_SECRET=$(openssl rand -hex 16) ...
 package bootstrap
 
 import (
@@ -28,6 +33,9 @@ const (
 	// EnvServed, set to 1, says a launcher serves the rendezvous, so
 	// rank 0 does not.
 	EnvServed = "SYMCHAN_BOOTSTRAP_SERVED"
+	// EnvSecret is the job's rendezvous secret: 16 to 128 characters,
+	// the same for every rank.
+	EnvSecret = "SYMCHAN_BOOTSTRAP_SECRET"
 )
 
 // ErrNoLauncher is returned by FromEnv when no launcher's variables are set.
@@ -39,6 +47,7 @@ type Info struct {
 	LocalRank, LocalSize int    // on this node; LocalSize 0 when unknown
 	Addr                 string // the rendezvous, host:port; "" when unset
 	Served               bool   // a launcher serves the rendezvous
+	Secret               string // the job's rendezvous secret; "" when unset
 	Source               string // which launcher's variables: symrun, openmpi, pmi, slurm
 }
 
@@ -93,6 +102,7 @@ func fromLookup(lookup func(string) (string, bool)) (Info, error) {
 		info.Addr, _ = lookup(EnvAddr)
 		v, _ := lookup(EnvServed)
 		info.Served = v == "1"
+		info.Secret, _ = lookup(EnvSecret)
 		return info, nil
 	}
 	return Info{}, ErrNoLauncher

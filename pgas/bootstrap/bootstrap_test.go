@@ -55,7 +55,11 @@ func serve(t *testing.T) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- NewServer().Serve(ctx, ln) }()
+	srv, err := NewServer(testSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- srv.Serve(ctx, ln) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -77,7 +81,7 @@ func TestGetWaitsForPut(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got, err := Get(ctx, addr, "nvshmem-uid")
+			got, err := Get(ctx, addr, testSecret, "nvshmem-uid")
 			if err == nil && !bytes.Equal(got, want) {
 				err = fmt.Errorf("got % x", got)
 			}
@@ -85,7 +89,7 @@ func TestGetWaitsForPut(t *testing.T) {
 		}()
 	}
 	time.Sleep(50 * time.Millisecond)
-	if err := Put(ctx, addr, "nvshmem-uid", want); err != nil {
+	if err := Put(ctx, addr, testSecret, "nvshmem-uid", want); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
@@ -95,7 +99,7 @@ func TestGetWaitsForPut(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if err := Put(ctx, addr, "nvshmem-uid", want); err == nil {
+	if err := Put(ctx, addr, testSecret, "nvshmem-uid", want); err == nil {
 		t.Error("second Put of a key: no error")
 	}
 }
@@ -104,28 +108,28 @@ func TestGetCancelled(t *testing.T) {
 	addr := serve(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if _, err := Get(ctx, addr, "never"); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := Get(ctx, addr, testSecret, "never"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Get of a key never put: %v, want a deadline error", err)
 	}
 	// Nobody listening: the dial retries end with the context too.
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel2()
-	if _, err := Get(ctx2, "127.0.0.1:1", "k"); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := Get(ctx2, "127.0.0.1:1", testSecret, "k"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Get with no server: %v", err)
 	}
 }
 
 func TestBadRequests(t *testing.T) {
 	ctx := context.Background()
-	if err := Put(ctx, "127.0.0.1:1", "bad key", nil); err == nil {
+	if err := Put(ctx, "127.0.0.1:1", testSecret, "bad key", nil); err == nil {
 		t.Error("Put with a space in the key: no error")
 	}
-	if err := Put(ctx, "127.0.0.1:1", "k", make([]byte, MaxValue+1)); err == nil {
+	if err := Put(ctx, "127.0.0.1:1", testSecret, "k", make([]byte, MaxValue+1)); err == nil {
 		t.Error("Put of an oversize value: no error")
 	}
 	addr := serve(t)
 	for _, req := range []string{"", "HELLO", "GET", "PUT k", "PUT k zz", "GET k extra", "GET " + string(bytes.Repeat([]byte("k"), 65))} {
-		if line, err := call(ctx, addr, req); err == nil {
+		if line, err := call(ctx, addr, testSecret, req); err == nil {
 			t.Errorf("request %q: reply %q, want an ERR", req, line)
 		}
 	}
@@ -150,7 +154,7 @@ func TestShareRankZeroServes(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			info := Info{Rank: r, Size: n, Addr: addr}
+			info := Info{Rank: r, Size: n, Addr: addr, Secret: testSecret}
 			got[r], errs[r] = Share(ctx, info, "uid", func() ([]byte, error) { return []byte("id-of-rank-0"), nil })
 		}()
 		if r == n-1 {
@@ -163,8 +167,11 @@ func TestShareRankZeroServes(t *testing.T) {
 			t.Errorf("rank %d: %q, %v", r, got[r], errs[r])
 		}
 	}
-	if _, err := Share(ctx, Info{Rank: 1, Size: 2}, "uid", nil); err == nil {
+	if _, err := Share(ctx, Info{Rank: 1, Size: 2, Secret: testSecret}, "uid", nil); err == nil {
 		t.Error("Share without an address: no error")
+	}
+	if _, err := Share(ctx, Info{Rank: 1, Size: 2, Addr: addr}, "uid", nil); err == nil {
+		t.Error("Share without a secret: no error")
 	}
 }
 

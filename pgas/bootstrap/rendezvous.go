@@ -3,6 +3,8 @@ package bootstrap
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -13,17 +15,42 @@ import (
 )
 
 // The rendezvous protocol: one request per TCP connection, one line each
-// way.
+// way; every request starts with the job's secret.
 //
-//	PUT <key> <hex value>   →  OK
-//	GET <key>               →  VAL <hex value>   (once some rank has PUT it)
-//	anything wrong          →  ERR <reason>
+//	<secret> PUT <key> <hex value>   →  OK
+//	<secret> GET <key>               →  VAL <hex value>   (once some rank has PUT it)
+//	anything wrong                   →  ERR <reason>
 //
 // Keys are 1 to 64 characters of [A-Za-z0-9._-]; values at most MaxValue
-// bytes. A key is set once: a second PUT of it is an error.
+// bytes; a server holds at most MaxKeys keys (set or awaited). A key is
+// set once: a second PUT of it is an error. A request line longer than a
+// PUT of MaxValue bytes, one not sent within RequestTimeout, or one
+// without the server's secret is refused.
 
-// MaxValue is the largest value the rendezvous stores, in bytes.
-const MaxValue = 64 << 10
+// Limits of a rendezvous server.
+const (
+	MaxValue       = 64 << 10         // largest value, in bytes
+	MaxKeys        = 1024             // keys set or awaited at once
+	MaxConns       = 512              // connections served at once; more are refused
+	RequestTimeout = 10 * time.Second // to send a request line
+	maxLine        = 2*MaxValue + 256
+	minSecret      = 16
+	maxSecret      = 128
+)
+
+// NewSecret returns a fresh random secret for a job's rendezvous.
+func NewSecret() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func checkSecret(s string) error {
+	if len(s) < minSecret || len(s) > maxSecret || strings.ContainsAny(s, " \t\r\n") {
+		return fmt.Errorf("bootstrap: the rendezvous secret (%s) must be %d to %d characters without spaces", EnvSecret, minSecret, maxSecret)
+	}
+	return nil
+}
 
 // request is one parsed request line.
 type request struct {
@@ -31,7 +58,8 @@ type request struct {
 	val     []byte
 }
 
-// parseRequest decodes a request line (without its newline).
+// parseRequest decodes a request line (without its newline) whose secret
+// has been checked and removed.
 func parseRequest(line string) (request, error) {
 	f := strings.Fields(line)
 	if len(f) == 0 {
@@ -71,44 +99,79 @@ func validKey(k string) bool {
 	return true
 }
 
-// Server is a rendezvous: a key-value store whose reads wait for the write.
+// Server is a rendezvous: a key-value store whose reads wait for the write,
+// for the clients that know its secret.
 type Server struct {
+	secret  string
+	conns   chan struct{} // a token per connection served
+	timeout time.Duration // to send a request line: RequestTimeout
+
 	mu    sync.Mutex
 	vals  map[string][]byte
 	ready map[string]chan struct{} // closed when the key is set
 }
 
-// NewServer returns an empty rendezvous.
-func NewServer() *Server {
-	return &Server{vals: map[string][]byte{}, ready: map[string]chan struct{}{}}
+// NewServer returns an empty rendezvous that answers requests carrying
+// secret (see EnvSecret).
+func NewServer(secret string) (*Server, error) {
+	if err := checkSecret(secret); err != nil {
+		return nil, err
+	}
+	return &Server{secret: secret, conns: make(chan struct{}, MaxConns), timeout: RequestTimeout, vals: map[string][]byte{}, ready: map[string]chan struct{}{}}, nil
 }
 
+// readyCh returns key's channel, or nil when the server holds MaxKeys
+// keys already. Callers hold s.mu.
 func (s *Server) readyCh(key string) chan struct{} {
 	ch, ok := s.ready[key]
 	if !ok {
+		if len(s.ready) >= MaxKeys {
+			return nil
+		}
 		ch = make(chan struct{})
 		s.ready[key] = ch
 	}
 	return ch
 }
 
-// Serve answers requests on ln until ctx ends (then it closes ln).
+// Serve answers requests on ln until ctx ends (then it closes ln and
+// returns nil). Failures to accept a connection (out of file
+// descriptors, say) are waited out, not fatal; it returns an error only
+// when ln itself is closed by someone else.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	backoff := time.Duration(0)
 	for {
 		c, err := ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return err
+			if errors.Is(err, net.ErrClosed) {
+				return err
+			}
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(backoff):
+			}
+			continue
+		}
+		backoff = 0
+		select {
+		case s.conns <- struct{}{}:
+		default:
+			fmt.Fprint(c, "ERR busy\n")
+			c.Close()
+			continue
 		}
 		wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer func() { <-s.conns; wg.Done() }()
 			s.handle(ctx, c)
 		}()
 	}
@@ -118,17 +181,32 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
-	line, err := bufio.NewReaderSize(c, 2*MaxValue+128).ReadString('\n')
+	c.SetReadDeadline(time.Now().Add(s.timeout))
+	line, err := bufio.NewReaderSize(c, maxLine).ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		fmt.Fprintf(c, "ERR request line over %d bytes\n", maxLine)
+		return
+	}
 	if err != nil {
 		return
 	}
-	r, err := parseRequest(strings.TrimSuffix(line, "\n"))
+	secret, rest, _ := strings.Cut(strings.TrimSuffix(string(line), "\n"), " ")
+	if subtle.ConstantTimeCompare([]byte(secret), []byte(s.secret)) != 1 {
+		fmt.Fprint(c, "ERR wrong secret\n")
+		return
+	}
+	r, err := parseRequest(rest)
 	if err != nil {
 		fmt.Fprintf(c, "ERR %v\n", err)
 		return
 	}
 	s.mu.Lock()
 	ch := s.readyCh(r.key)
+	if ch == nil {
+		s.mu.Unlock()
+		fmt.Fprintf(c, "ERR the rendezvous holds %d keys already\n", MaxKeys)
+		return
+	}
 	if r.op == "PUT" {
 		if _, dup := s.vals[r.key]; dup {
 			s.mu.Unlock()
@@ -142,6 +220,7 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 		return
 	}
 	s.mu.Unlock()
+	c.SetReadDeadline(time.Time{})
 	select {
 	case <-ch:
 	case <-ctx.Done():
@@ -156,7 +235,10 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 // call sends one request to the rendezvous at addr and returns the reply
 // line, dialling again until ctx ends while nothing listens there (the
 // server may start after its clients).
-func call(ctx context.Context, addr, req string) (string, error) {
+func call(ctx context.Context, addr, secret, req string) (string, error) {
+	if err := checkSecret(secret); err != nil {
+		return "", err
+	}
 	var d net.Dialer
 	for {
 		c, err := d.DialContext(ctx, "tcp", addr)
@@ -169,10 +251,10 @@ func call(ctx context.Context, addr, req string) (string, error) {
 			}
 		}
 		stop := context.AfterFunc(ctx, func() { c.Close() })
-		_, err = fmt.Fprintf(c, "%s\n", req)
+		_, err = fmt.Fprintf(c, "%s %s\n", secret, req)
 		var line string
 		if err == nil {
-			line, err = bufio.NewReaderSize(c, 2*MaxValue+128).ReadString('\n')
+			line, err = bufio.NewReaderSize(c, maxLine).ReadString('\n')
 		}
 		stop()
 		c.Close()
@@ -191,11 +273,11 @@ func call(ctx context.Context, addr, req string) (string, error) {
 }
 
 // Put stores val under key at the rendezvous at addr.
-func Put(ctx context.Context, addr, key string, val []byte) error {
+func Put(ctx context.Context, addr, secret, key string, val []byte) error {
 	if !validKey(key) || len(val) > MaxValue {
 		return fmt.Errorf("bootstrap: bad key %q or value of %d bytes", key, len(val))
 	}
-	line, err := call(ctx, addr, "PUT "+key+" "+hex.EncodeToString(val))
+	line, err := call(ctx, addr, secret, "PUT "+key+" "+hex.EncodeToString(val))
 	if err == nil && line != "OK" {
 		err = fmt.Errorf("bootstrap: rendezvous %s: unexpected reply %.40q", addr, line)
 	}
@@ -203,11 +285,11 @@ func Put(ctx context.Context, addr, key string, val []byte) error {
 }
 
 // Get waits until key is stored at the rendezvous at addr and returns it.
-func Get(ctx context.Context, addr, key string) ([]byte, error) {
+func Get(ctx context.Context, addr, secret, key string) ([]byte, error) {
 	if !validKey(key) {
 		return nil, fmt.Errorf("bootstrap: bad key %q", key)
 	}
-	line, err := call(ctx, addr, "GET "+key)
+	line, err := call(ctx, addr, secret, "GET "+key)
 	if err != nil {
 		return nil, err
 	}
@@ -224,28 +306,33 @@ func Get(ctx context.Context, addr, key string) ([]byte, error) {
 
 // Share makes rank 0's value of key known to every rank: rank 0 computes
 // it with produce and stores it, the others wait for it. Without a launcher
-// serving the rendezvous, rank 0 serves it at info.Addr until ctx ends.
+// serving the rendezvous, rank 0 serves it until ctx ends, listening on
+// info.Addr itself (the address the other ranks dial), not on every
+// interface.
 func Share(ctx context.Context, info Info, key string, produce func() ([]byte, error)) ([]byte, error) {
 	if info.Addr == "" {
 		return nil, fmt.Errorf("bootstrap: %d ranks but no rendezvous: set %s=host:port for every rank (symrun does)", info.Size, EnvAddr)
 	}
+	if info.Secret == "" {
+		return nil, fmt.Errorf("bootstrap: %d ranks but no rendezvous secret: set %s to the same random string for every rank (symrun does)", info.Size, EnvSecret)
+	}
 	if info.Rank != 0 {
-		return Get(ctx, info.Addr, key)
+		return Get(ctx, info.Addr, info.Secret, key)
 	}
 	if !info.Served {
-		_, port, err := net.SplitHostPort(info.Addr)
+		srv, err := NewServer(info.Secret)
 		if err != nil {
-			return nil, fmt.Errorf("bootstrap: %s=%q: %w", EnvAddr, info.Addr, err)
+			return nil, err
 		}
-		ln, err := net.Listen("tcp", ":"+port) // every interface: the others dial the name
+		ln, err := net.Listen("tcp", info.Addr)
 		if err != nil {
-			return nil, fmt.Errorf("bootstrap: rank 0 serving the rendezvous: %w", err)
+			return nil, fmt.Errorf("bootstrap: rank 0 serving the rendezvous at %s (%s must name this host): %w", info.Addr, EnvAddr, err)
 		}
-		go NewServer().Serve(ctx, ln)
+		go srv.Serve(ctx, ln)
 	}
 	v, err := produce()
 	if err != nil {
 		return nil, err
 	}
-	return v, Put(ctx, info.Addr, key, v)
+	return v, Put(ctx, info.Addr, info.Secret, key, v)
 }
