@@ -10,7 +10,7 @@
 //
 //   - RMA: [Put], [Get], [P], [G] and the non-blocking [PutNBI], [GetNBI];
 //   - atomics on 32- and 64-bit integers: [AtomicFetch], [AtomicAdd],
-//     [OpCompareSwap] and the rest;
+//     [AtomicCompareSwap] and the rest;
 //   - signals: [PutSignal] (data, then a signal word updated with
 //     [SignalSet] or [SignalAdd]), [SignalOp], [SignalFetch],
 //     [SignalWaitUntil];
@@ -23,10 +23,49 @@
 // their vector forms, tests, status masks) live in package signals, built on
 // [Wait].
 //
+// # Guarantees under cancellation, failure and misuse
+//
 // Every call that can block takes a context.Context; cancellation ends the
-// wait with an error. A PE whose function returns an error or panics makes
-// every other PE's blocking calls return an error that names it (a
-// [*PEError]), so a failure never turns into a hang.
+// wait with an error. A PE whose function returns an error or panics (or
+// one of its [PE.Go] goroutines panics) makes every other PE's blocking
+// calls return an error that names it (a [*PEError]), and cancels every
+// PE's context, so a failure never turns into a hang.
+//
+// A barrier, collective, collective allocation or team split either
+// completes on every member of the team or fails on every member with the
+// same [*CollectiveError] — when one member's context ends before, while
+// or just as the others arrive, when a PE fails, or when the members make
+// different calls (an allocation against a barrier: ErrCollectiveMismatch).
+// The team is then broken: every later call on it returns that error
+// (ErrTeamBroken), so no barrier returns early and no allocation hands out
+// different offsets. For the world team this means no more collective
+// allocations. Arguments that are invalid on some members only make every
+// member's call fail, and leave the team usable.
+//
+// A wait that names the PEs able to satisfy it ([WaitSet.From]; actors'
+// Recv, Send on a full inbox and Future.Await do) ends with ErrNoWriters
+// once all of them have returned, instead of waiting forever. PEs of other
+// processes are not seen to return: such a wait ends with its context.
+//
+// Sizes are checked before anything is allocated: a heap or world the
+// machine cannot hold is an error from [Run] naming the setting to lower.
+//
+// # Concurrency and misuse
+//
+// A PE may be used from several goroutines at once for one-sided
+// operations (RMA, atomics, signals) and waits. Collective calls
+// (allocation, Free, barriers, collectives, Split) must be made by one
+// goroutine of a PE at a time, in the same order on every PE.
+//
+// [Free] waits for operations on the allocation already under way, so an
+// operation racing Free from another goroutine either completes in the
+// old allocation or fails with ErrBadSym; it never lands in the next
+// allocation of the same bytes. A wait on an allocation freed meanwhile
+// fails too. What cannot be caught: a slice returned by [Local] is plain
+// memory, and writes through it after Free land in whatever allocation
+// takes those bytes next; after Run returns, the host backend's partitions
+// are unmapped and such a slice faults. Keep Local slices no longer than
+// their Sym.
 //
 // Backends register themselves like database/sql drivers ([Register]). The
 // "host" backend is built in and is the default: PEs are goroutines of one

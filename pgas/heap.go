@@ -66,17 +66,31 @@ type allocRec struct {
 	// cursors: where the next any-wait over each wait set in this
 	// allocation scans from ([2]int64{offset, words} → *atomic.Int64), so
 	// that fairness holds per wait set, whatever else the PE waits on.
+	// last is the cursor used last: the one a PE waiting on one set
+	// finds without a map look-up.
 	cursors sync.Map
+	last    atomic.Pointer[waitCursor]
+}
+
+type waitCursor struct {
+	off int64
+	n   int
+	atomic.Int64
 }
 
 // cursor returns the any-wait cursor of the wait set of n words at off.
 func (r *allocRec) cursor(off int64, n int) *atomic.Int64 {
-	key := [2]int64{off, int64(n)}
-	if c, ok := r.cursors.Load(key); ok {
-		return c.(*atomic.Int64)
+	if c := r.last.Load(); c != nil && c.off == off && c.n == n {
+		return &c.Int64
 	}
-	c, _ := r.cursors.LoadOrStore(key, new(atomic.Int64))
-	return c.(*atomic.Int64)
+	key := [2]int64{off, int64(n)}
+	v, ok := r.cursors.Load(key)
+	if !ok {
+		v, _ = r.cursors.LoadOrStore(key, &waitCursor{off: off, n: n})
+	}
+	c := v.(*waitCursor)
+	r.last.Store(c)
+	return &c.Int64
 }
 
 // Len is the number of elements.
@@ -387,11 +401,13 @@ func Lookup[T any](p *PE, off int64, n int) (Sym[T], error) {
 // HostMemory reports whether p's partition of the symmetric heap is host
 // memory, so that Local returns slices of it (the host backend), rather
 // than device memory reached through Put and Get (the GPU backends).
-func (p *PE) HostMemory() bool { return p.w.tr.Heap(p.id) != nil }
+func (p *PE) HostMemory() bool { return p != nil && p.w.tr.Heap(p.id) != nil }
 
 // Local returns p's own copy of s as a slice, for backends whose
 // partitions the host can address (host). Elsewhere it returns an error;
-// use Get and Put.
+// use Get and Put. The slice is valid while s is: after Free its writes
+// land in whatever allocation takes the bytes next, and after Run returns
+// it faults (the partition is unmapped). Nothing checks this.
 func Local[T any](p *PE, s Sym[T]) ([]T, error) {
 	if err := p.check(); err != nil {
 		return nil, err

@@ -144,7 +144,10 @@ func TestFuturePeerFailure(t *testing.T) {
 // checks order, integrity and the count. SYMCHAN_SOAK=1 runs the full 10
 // million messages.
 func TestActorsSoak(t *testing.T) {
-	const n = 8
+	n := 8
+	if p := procs(t); p > 1 {
+		n = p // one PE per process
+	}
 	total := 200_000
 	if os.Getenv("SYMCHAN_SOAK") != "" {
 		total = 10_000_000

@@ -23,8 +23,9 @@
 //
 // Across hosts, start the same binary with mpirun or srun instead: it reads
 // its rank from their variables, and rank 0 serves the rendezvous at
-// SYMCHAN_BOOTSTRAP, which every rank must be given
-// (mpirun -H a,b -n 16 -x SYMCHAN_BOOTSTRAP=a:29500 ./app).
+// SYMCHAN_BOOTSTRAP, which every rank must be given, with the job's secret
+// (mpirun -H a,b -n 16 -x SYMCHAN_BOOTSTRAP=a:29500
+// -x SYMCHAN_BOOTSTRAP_SECRET=$(openssl rand -hex 16) ./app).
 package main
 
 import (
