@@ -10,10 +10,11 @@
 #   .gpu/gpu-run.sh scale    # the 4-GPU issue on every GPU of the machine:
 #                            # suites, ring on 2 and all GPUs, Jacobi on 1, 2,
 #                            # 4 … GPUs and NVSHMEM's Jacobi beside it
-#   .gpu/gpu-run.sh faults   # the faults issue: both suites on 1 GPU, all
-#                            # GPUs, shared and nvshmem; the soak scaled to
-#                            # 200k messages on 8 shared PEs; nvshmem under
+#   .gpu/gpu-run.sh faults   # the faults issue: both suites on all GPUs and
+#                            # under nvshmem; the soak (200k messages) on 8
+#                            # shared PEs and under nvshmem; nvshmem under
 #                            # mpirun; host-path benchmarks
+#   .gpu/gpu-run.sh faults2  # the rest of it: suites on 1 GPU and shared
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
@@ -70,19 +71,21 @@ if [ "$what" = quick ]; then
 	nvshmem_bench 120
 	suites suites-cuda-shared 150 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1
 fi
+if [ "$what" = faults2 ]; then
+	suites suites-cuda-1gpu 200 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=1
+	suites suites-cuda-shared 350 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1
+fi
 if [ "$what" = faults ]; then
-	step pgas-cuda 90 ./cuda.test -test.v -test.count=1
-	suites suites-cuda-1gpu 150 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=1
+	step pgas-cuda 60 ./cuda.test -test.v -test.count=1
 	suites "suites-cuda-${ngpu}gpu" 150 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES="$ngpu"
-	suites suites-cuda-shared 300 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1
-	nvshmem_suites 150
-	step soak-cuda-shared 200 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1 ./tests.test -test.v -test.count=1 -test.run 'TestActorsSoak' -test.timeout=190s
-	step soak-nvshmem-${ngpu}proc 200 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$ngpu" ./symrun -n "$ngpu" ./tests.test -test.v -test.count=1 -test.run 'TestActorsSoak' -test.timeout=190s
-	step nvshmem-mpirun 120 mpirun --allow-run-as-root -np "$ngpu" --bind-to none --mca pml ob1 --mca btl self,vader \
+	nvshmem_suites 120
+	step soak-cuda-shared 120 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1 ./tests.test -test.v -test.count=1 -test.run 'TestActorsSoak' -test.timeout=110s
+	step soak-nvshmem-${ngpu}proc 100 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$ngpu" ./symrun -n "$ngpu" ./tests.test -test.v -test.count=1 -test.run 'TestActorsSoak' -test.timeout=90s
+	step nvshmem-mpirun 60 mpirun --allow-run-as-root -np "$ngpu" --bind-to none --mca pml ob1 --mca btl self,vader \
 		--mca btl_vader_single_copy_mechanism none -x NVSHMEM_DISABLE_NVLS -x NCCL_NVLS_ENABLE \
 		-x NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME -x NVSHMEM_REMOTE_TRANSPORT -x SYMCHAN_BOOTSTRAP=127.0.0.1:29533 -x SYMCHAN_BOOTSTRAP_SECRET \
 		./nvshmem.test -test.v -test.count=1
-	step bench-gpu-host 150 ./bench.test -test.run '^$' -test.bench 'GPU(HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
+	step bench-gpu-host 90 ./bench.test -test.run '^$' -test.bench 'GPU(HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
 fi
 if [ "$what" = scale ]; then
 	suites "suites-cuda-${ngpu}gpu" 200 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES="$ngpu"
@@ -120,7 +123,7 @@ if [ "$what" = nvshmem ] || [ "$what" = tests ] || [ "$what" = all ]; then
 	if command -v mpirun >/dev/null; then
 		# The same binary under mpirun: ranks from Open MPI, rank 0 serves
 		# the rendezvous.
-		step nvshmem-mpirun 120 mpirun --allow-run-as-root -np "$ngpu" --bind-to none --mca pml ob1 --mca btl self,vader \
+		step nvshmem-mpirun 60 mpirun --allow-run-as-root -np "$ngpu" --bind-to none --mca pml ob1 --mca btl self,vader \
 			--mca btl_vader_single_copy_mechanism none -x NVSHMEM_DISABLE_NVLS -x NCCL_NVLS_ENABLE \
 			-x NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME -x NVSHMEM_REMOTE_TRANSPORT -x SYMCHAN_BOOTSTRAP=127.0.0.1:29533 -x SYMCHAN_BOOTSTRAP_SECRET \
 			./nvshmem.test -test.v -test.count=1
