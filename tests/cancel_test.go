@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"hash/crc32"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/signals"
 )
 
 // collectives are the team's collective calls, each given a team of all
@@ -88,16 +90,14 @@ func TestCollectiveCancelledOnOneMember(t *testing.T) {
 	for _, c := range collectives {
 		for _, tm := range timings {
 			t.Run(c.name+"/"+tm.name, func(t *testing.T) {
-				errs := make([]error, n)
-				next := make([]error, n)
-				offs := make([]int64, n)
-				err := runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
+				run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 					team := must(pe.TeamWorld().Split(ctx, 0, 1, n))
 					x := collArgs{n: n,
 						a:     must(pgas.AllocZeroed[int64](ctx, pe, 8*n)),
 						b:     must(pgas.AllocZeroed[int64](ctx, pe, 8*n)),
 						freed: must(pgas.AllocZeroed[int64](ctx, pe, 8)),
 					}
+					box := must(pgas.AllocZeroed[uint64](ctx, pe, n))
 					check(pe.Barrier(ctx))
 					callCtx := ctx
 					if pe.ID() == quitter {
@@ -107,70 +107,83 @@ func TestCollectiveCancelledOnOneMember(t *testing.T) {
 					} else {
 						time.Sleep(tm.others)
 					}
-					errs[pe.ID()] = c.call(callCtx, pe, team, x)
+					err := c.call(callCtx, pe, team, x)
 					// The next call on the same team: an allocation for the
 					// world team (its offset must agree), a barrier else.
+					var next error
+					off := int64(-1)
 					if c.world {
-						s, err := pgas.Alloc[int64](ctx, pe, 4)
-						next[pe.ID()], offs[pe.ID()] = err, s.Offset()
-					} else {
-						next[pe.ID()] = team.Barrier(ctx)
+						var s pgas.Sym[int64]
+						s, next = pgas.Alloc[int64](ctx, pe, 4)
+						off = s.Offset()
 					}
-					return nil
+					if !c.world {
+						next = team.Barrier(ctx)
+					}
+					return outcomeAgrees(ctx, pe, box, quitter, tm.fails, err, next, off)
 				})
-				if err != nil {
-					t.Fatalf("Run: %v", err)
-				}
-				checkConsistent(t, errs, next, offs, quitter, tm.fails)
 			})
 		}
 	}
 }
 
-// checkConsistent asserts that every member's call ended the same way.
-func checkConsistent(t *testing.T, errs, next []error, offs []int64, quitter int, mustFail bool) {
-	t.Helper()
-	if errs[0] == nil {
+// outcomeAgrees checks this PE's collective call (err) and the call after
+// it (next, and the offset of an allocation), and that every PE's call
+// ended the same way: the PEs swap codes of their outcomes through box
+// with one-sided puts and a point-to-point wait, no collective (the team
+// may be broken), so that it works with one PE per process too.
+func outcomeAgrees(ctx context.Context, pe *pgas.PE, box pgas.Sym[uint64], quitter int, mustFail bool, err, next error, off int64) error {
+	code := uint64(off) + 2 // completed: where the next allocation went
+	if err != nil {
+		code = uint64(crc32.ChecksumIEEE([]byte(err.Error()))) | 1<<40
+	}
+	codes, xerr := swapCodes(ctx, pe, box, code)
+	if xerr != nil {
+		return xerr
+	}
+	for q, c := range codes {
+		if c != code {
+			return fmt.Errorf("PE %d ended differently from PE %d (this PE: %v)", q, pe.ID(), err)
+		}
+	}
+	if err == nil {
 		if mustFail {
-			t.Fatalf("the collective completed; want it to fail on every member")
+			return errors.New("the collective completed; want it to fail on every member")
 		}
-		for pe, err := range errs {
-			if err != nil {
-				t.Errorf("PE %d: %v, while PE 0's call completed", pe, err)
-			}
-			if next[pe] != nil {
-				t.Errorf("PE %d: the next call after a completed collective: %v", pe, next[pe])
-			}
-			if offs[pe] != offs[0] {
-				t.Errorf("PE %d's next allocation is at offset %d, PE 0's at %d", pe, offs[pe], offs[0])
-			}
+		if next != nil {
+			return fmt.Errorf("the next call after a completed collective: %w", next)
 		}
-		return
+		return nil
 	}
-	var ce0 *pgas.CollectiveError
-	if !errors.As(errs[0], &ce0) {
-		t.Fatalf("PE 0: %v, want a *pgas.CollectiveError", errs[0])
+	var ce *pgas.CollectiveError
+	switch {
+	case !errors.As(err, &ce):
+		return fmt.Errorf("%v: want a *pgas.CollectiveError", err)
+	case !errors.Is(err, pgas.ErrTeamBroken):
+		return fmt.Errorf("%v does not wrap ErrTeamBroken", err)
+	case ce.PE != quitter:
+		return fmt.Errorf("%v names PE %d, want %d", err, ce.PE, quitter)
+	case pe.ID() == quitter && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("the quitting PE's error %v does not wrap its context's error", err)
+	case !errors.Is(next, pgas.ErrTeamBroken):
+		return fmt.Errorf("the next call on the broken team returned %v, want ErrTeamBroken", next)
 	}
-	for pe, err := range errs {
-		var ce *pgas.CollectiveError
-		switch {
-		case !errors.As(err, &ce):
-			t.Errorf("PE %d: %v, want a *pgas.CollectiveError", pe, err)
-			continue
-		case err.Error() != errs[0].Error():
-			t.Errorf("PE %d: %q\n       PE 0: %q", pe, err, errs[0])
-		case !errors.Is(err, pgas.ErrTeamBroken):
-			t.Errorf("PE %d: %v does not wrap ErrTeamBroken", pe, err)
-		case ce.PE != quitter:
-			t.Errorf("PE %d: the error names PE %d, want %d", pe, ce.PE, quitter)
-		}
-		if pe == quitter && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("the quitting PE's error %v does not wrap its context's error", err)
-		}
-		if !errors.Is(next[pe], pgas.ErrTeamBroken) {
-			t.Errorf("PE %d: the next call on the broken team returned %v, want ErrTeamBroken", pe, next[pe])
+	return nil
+}
+
+// swapCodes gives every PE every PE's nonzero code, through box (one word
+// per PE, zero before).
+func swapCodes(ctx context.Context, pe *pgas.PE, box pgas.Sym[uint64], code uint64) ([]uint64, error) {
+	for q := range pe.NumPEs() {
+		if err := pgas.P(pe, box.Index(pe.ID()), code, q); err != nil {
+			return nil, err
 		}
 	}
+	if err := signals.WaitUntilAll(ctx, pe, box, nil, signals.NE, 0); err != nil {
+		return nil, err
+	}
+	codes := make([]uint64, pe.NumPEs())
+	return codes, pgas.Get(pe, codes, box, pe.ID())
 }
 
 // A member that calls another collective than the others (an allocation
@@ -181,35 +194,34 @@ func TestCollectiveKindsMismatch(t *testing.T) {
 	if p := procs(t); p > 1 {
 		n = p
 	}
-	var mu sync.Mutex
-	errs := make([]error, n)
-	next := make([]error, n)
-	err := runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		box := must(pgas.AllocZeroed[uint64](ctx, pe, n))
+		check(pe.Barrier(ctx))
 		var err error
 		if pe.ID() == n-1 {
 			err = pe.Barrier(ctx)
 		} else {
 			_, err = pgas.Alloc[int64](ctx, pe, 8)
 		}
-		_, nerr := pgas.Alloc[int64](ctx, pe, 8)
-		mu.Lock()
-		errs[pe.ID()], next[pe.ID()] = err, nerr
-		mu.Unlock()
+		_, next := pgas.Alloc[int64](ctx, pe, 8)
+		if !errors.Is(err, pgas.ErrCollectiveMismatch) || !errors.Is(err, pgas.ErrTeamBroken) {
+			return fmt.Errorf("%v, want ErrCollectiveMismatch and ErrTeamBroken", err)
+		}
+		if !errors.Is(next, pgas.ErrTeamBroken) {
+			return fmt.Errorf("allocation after the mismatch: %v, want ErrTeamBroken", next)
+		}
+		code := uint64(crc32.ChecksumIEEE([]byte(err.Error())))
+		codes, xerr := swapCodes(ctx, pe, box, code|1<<40)
+		if xerr != nil {
+			return xerr
+		}
+		for q, c := range codes {
+			if c != code|1<<40 {
+				return fmt.Errorf("PE %d's error differs from this one's: %v", q, err)
+			}
+		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for pe, err := range errs {
-		if !errors.Is(err, pgas.ErrCollectiveMismatch) || !errors.Is(err, pgas.ErrTeamBroken) {
-			t.Errorf("PE %d: %v, want ErrCollectiveMismatch and ErrTeamBroken", pe, err)
-		} else if err.Error() != errs[0].Error() {
-			t.Errorf("PE %d: %q, PE 0: %q", pe, err, errs[0])
-		}
-		if !errors.Is(next[pe], pgas.ErrTeamBroken) {
-			t.Errorf("PE %d: allocation after the mismatch: %v, want ErrTeamBroken", pe, next[pe])
-		}
-	}
 }
 
 // Invalid arguments on one member only: every member's call fails (that
@@ -280,36 +292,39 @@ func TestCollectiveCancelRace(t *testing.T) {
 		n = p
 	}
 	const rounds = 200
-	outcome := make([][]error, rounds)
-	for i := range outcome {
-		outcome[i] = make([]error, n)
-	}
+	var failed atomic.Int32
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		box := must(pgas.AllocZeroed[uint64](ctx, pe, n*rounds))
+		check(pe.Barrier(ctx))
 		for i := range rounds {
 			tm := must(pe.TeamWorld().Split(ctx, 0, 1, n))
 			callCtx, cancel := ctx, context.CancelFunc(func() {})
-			delay := time.Duration(i%20) * 10 * time.Microsecond
 			if pe.ID() == 0 {
 				callCtx, cancel = context.WithTimeout(ctx, 100*time.Microsecond)
 			} else {
-				time.Sleep(delay)
+				time.Sleep(time.Duration(i%20) * 10 * time.Microsecond)
 			}
-			outcome[i][pe.ID()] = tm.Barrier(callCtx)
+			err := tm.Barrier(callCtx)
 			cancel()
 			tm.Destroy()
+			code := uint64(1)
+			if err != nil {
+				code = uint64(crc32.ChecksumIEEE([]byte(err.Error()))) | 1<<40
+				if pe.ID() == 0 {
+					failed.Add(1)
+				}
+			}
+			codes, xerr := swapCodes(ctx, pe, box.Slice(i*n, (i+1)*n), code)
+			if xerr != nil {
+				return xerr
+			}
+			for q, c := range codes {
+				if c != code {
+					return fmt.Errorf("round %d: PE %d ended differently from PE %d (%v)", i, q, pe.ID(), err)
+				}
+			}
 		}
 		return nil
 	})
-	failed := 0
-	for i, errs := range outcome {
-		for pe, err := range errs {
-			if (err == nil) != (errs[0] == nil) || (err != nil && err.Error() != errs[0].Error()) {
-				t.Fatalf("round %d: PE %d: %v; PE 0: %v", i, pe, err, errs[0])
-			}
-		}
-		if errs[0] != nil {
-			failed++
-		}
-	}
-	t.Logf("%d of %d barriers failed on every member, the others completed on every member", failed, rounds)
+	t.Logf("PE 0 saw %d of %d barriers fail on every member, the others complete on every member", failed.Load(), rounds)
 }
