@@ -82,6 +82,11 @@ func (t *Team) end(how int) {
 	if sh == nil {
 		return
 	}
+	// Under the world's lock: a failed Split may end one member while
+	// another still registers.
+	w := t.pe.w
+	w.teamsMu.Lock()
+	defer w.teamsMu.Unlock()
 	final := t.epoch.Load()
 	sh.ended[t.rank].Store(endMark(final, how))
 	for r, m := range sh.member {
@@ -96,10 +101,7 @@ func (t *Team) end(how int) {
 		}
 	}
 	// The last local member to end takes the share out of the world's
-	// map (every local member registered before any could end: Split).
-	w := t.pe.w
-	w.teamsMu.Lock()
-	defer w.teamsMu.Unlock()
+	// map.
 	for r, m := range sh.member {
 		if m != nil && sh.ended[r].Load() == 0 {
 			return
