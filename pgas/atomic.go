@@ -33,11 +33,14 @@ func atomicOp[T Word](p *PE, s Sym[T], pe int, op AtomicOp, operand, cond T) (T,
 	if err := p.checkRMA(s.rec, pe); err != nil {
 		return 0, err
 	}
-	defer s.rec.release()
 	if s.n < 1 {
 		return 0, fmt.Errorf("%w: atomic on an empty Sym", ErrBadSize)
 	}
+	if err := s.rec.hold(); err != nil {
+		return 0, err
+	}
 	old, err := p.w.tr.Atomic(p.id, pe, s.off, KindOf[T](), op, bitsOf(operand), bitsOf(cond))
+	s.rec.release()
 	return T(old), err
 }
 

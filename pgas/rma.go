@@ -2,9 +2,7 @@ package pgas
 
 import "fmt"
 
-// checkRMA validates the common arguments of a one-sided operation and
-// holds r (see allocRec.use): on success the caller releases it when the
-// operation has been issued.
+// checkRMA validates the common arguments of a one-sided operation.
 func (p *PE) checkRMA(r *allocRec, pe int) error {
 	if err := p.check(); err != nil {
 		return err
@@ -12,10 +10,7 @@ func (p *PE) checkRMA(r *allocRec, pe int) error {
 	if err := p.checkPE(pe); err != nil {
 		return err
 	}
-	if err := p.checkSym(r); err != nil {
-		return err
-	}
-	return r.hold()
+	return p.checkSym(r)
 }
 
 func checkFits(op string, n, room int) error {
@@ -32,11 +27,15 @@ func Put[T any](p *PE, dst Sym[T], src []T, pe int) error {
 	if err := p.checkRMA(dst.rec, pe); err != nil {
 		return err
 	}
-	defer dst.rec.release()
 	if err := checkFits("Put", len(src), dst.n); err != nil || len(src) == 0 {
 		return err
 	}
-	return p.w.tr.Put(p.id, pe, dst.off, asBytes(src))
+	if err := dst.rec.hold(); err != nil {
+		return err
+	}
+	err := p.w.tr.Put(p.id, pe, dst.off, asBytes(src))
+	dst.rec.release()
+	return err
 }
 
 // PutNBI is Put that may return before src may be reused: src must stay
@@ -45,11 +44,15 @@ func PutNBI[T any](p *PE, dst Sym[T], src []T, pe int) error {
 	if err := p.checkRMA(dst.rec, pe); err != nil {
 		return err
 	}
-	defer dst.rec.release()
 	if err := checkFits("PutNBI", len(src), dst.n); err != nil || len(src) == 0 {
 		return err
 	}
-	return p.w.tr.PutNBI(p.id, pe, dst.off, asBytes(src))
+	if err := dst.rec.hold(); err != nil {
+		return err
+	}
+	err := p.w.tr.PutNBI(p.id, pe, dst.off, asBytes(src))
+	dst.rec.release()
+	return err
 }
 
 // Get copies the first len(dst) elements of src on PE pe into dst
@@ -58,11 +61,15 @@ func Get[T any](p *PE, dst []T, src Sym[T], pe int) error {
 	if err := p.checkRMA(src.rec, pe); err != nil {
 		return err
 	}
-	defer src.rec.release()
 	if err := checkFits("Get", len(dst), src.n); err != nil || len(dst) == 0 {
 		return err
 	}
-	return p.w.tr.Get(p.id, pe, src.off, asBytes(dst))
+	if err := src.rec.hold(); err != nil {
+		return err
+	}
+	err := p.w.tr.Get(p.id, pe, src.off, asBytes(dst))
+	src.rec.release()
+	return err
 }
 
 // GetNBI is Get that may return before dst is filled: dst is valid after
@@ -71,11 +78,15 @@ func GetNBI[T any](p *PE, dst []T, src Sym[T], pe int) error {
 	if err := p.checkRMA(src.rec, pe); err != nil {
 		return err
 	}
-	defer src.rec.release()
 	if err := checkFits("GetNBI", len(dst), src.n); err != nil || len(dst) == 0 {
 		return err
 	}
-	return p.w.tr.GetNBI(p.id, pe, src.off, asBytes(dst))
+	if err := src.rec.hold(); err != nil {
+		return err
+	}
+	err := p.w.tr.GetNBI(p.id, pe, src.off, asBytes(dst))
+	src.rec.release()
+	return err
 }
 
 // P stores v into dst's first element on PE pe (shmem_p).
@@ -107,11 +118,9 @@ func copySym[T any](p *PE, dst Sym[T], dstPE int, src Sym[T], srcPE int, n int, 
 	if err := p.checkRMA(dst.rec, dstPE); err != nil {
 		return err
 	}
-	defer dst.rec.release()
 	if err := p.checkRMA(src.rec, srcPE); err != nil {
 		return err
 	}
-	defer src.rec.release()
 	if err := checkFits(op, n, min(dst.n, src.n)); err != nil || n == 0 {
 		return err
 	}
@@ -119,5 +128,13 @@ func copySym[T any](p *PE, dst Sym[T], dstPE int, src Sym[T], srcPE int, n int, 
 	if dstPE == srcPE && dst.off < src.off+nb && src.off < dst.off+nb {
 		return fmt.Errorf("%w: %s: source and destination overlap", ErrBadArg, op)
 	}
+	if err := dst.rec.hold(); err != nil {
+		return err
+	}
+	defer dst.rec.release()
+	if err := src.rec.hold(); err != nil {
+		return err
+	}
+	defer src.rec.release()
 	return p.w.tr.Copy(p.id, dstPE, dst.off, srcPE, src.off, nb)
 }

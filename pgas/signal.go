@@ -12,14 +12,9 @@ func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, o
 	if err := p.checkRMA(dst.rec, pe); err != nil {
 		return err
 	}
-	defer dst.rec.release()
 	if err := p.checkSym(sig.rec); err != nil {
 		return fmt.Errorf("signal: %w", err)
 	}
-	if err := sig.rec.hold(); err != nil {
-		return fmt.Errorf("signal: %w", err)
-	}
-	defer sig.rec.release()
 	if sig.n < 1 {
 		return fmt.Errorf("%w: empty signal Sym", ErrBadSize)
 	}
@@ -33,7 +28,23 @@ func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, o
 	if sig.off < dst.off+n && dst.off < sig.off+8 {
 		return fmt.Errorf("%w: signal word at offset %d overlaps the data [%d, %d)", ErrBadArg, sig.off, dst.off, dst.off+n)
 	}
-	return p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, op, nbi)
+	// Both allocations are held while the operation is issued (one hold
+	// when the signal lies in the data's allocation, as in mailboxes).
+	if err := dst.rec.hold(); err != nil {
+		return err
+	}
+	if sig.rec != dst.rec {
+		if err := sig.rec.hold(); err != nil {
+			dst.rec.release()
+			return fmt.Errorf("signal: %w", err)
+		}
+	}
+	err := p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, op, nbi)
+	if sig.rec != dst.rec {
+		sig.rec.release()
+	}
+	dst.rec.release()
+	return err
 }
 
 // PutSignal copies src into dst on PE pe, then updates sig's first word
@@ -63,11 +74,15 @@ func SignalOp(p *PE, sig Sym[uint64], val uint64, op SigOp, pe int) error {
 	if err := p.checkRMA(sig.rec, pe); err != nil {
 		return err
 	}
-	defer sig.rec.release()
 	if sig.n < 1 {
 		return fmt.Errorf("%w: empty signal Sym", ErrBadSize)
 	}
-	return p.w.tr.PutSignal(p.id, pe, sig.off, nil, sig.off, val, op, false)
+	if err := sig.rec.hold(); err != nil {
+		return err
+	}
+	err := p.w.tr.PutSignal(p.id, pe, sig.off, nil, sig.off, val, op, false)
+	sig.rec.release()
+	return err
 }
 
 // SignalFetch atomically loads sig's first word on the calling PE
