@@ -387,13 +387,43 @@ func (e *evaluator) anyWide() (WaitResult, bool) {
 	c, v := req.Cmp, e.val
 	flip := norm(req.Kind, 0) // norm of a 64-bit word is w ^ flip
 	for _, part := range [2][2]int{{req.Start, len(words)}, {0, req.Start}} {
-		for i := part[0]; i < part[1]; i++ {
-			if w := atomic.LoadUint64(&words[i]); holds(c, w^flip, v) {
-				return WaitResult{N: i, Word: w}, true
+		// The comparison is chosen once, outside the loop: EQ and NE
+		// (the mailbox's and most waits') get loops of their own.
+		var i int
+		switch c {
+		case CmpEQ:
+			i = scanEQ(words, part[0], part[1], v^flip)
+		case CmpNE:
+			i = scanNE(words, part[0], part[1], v^flip)
+		default:
+			for i = part[0]; i < part[1] && !holds(c, atomic.LoadUint64(&words[i])^flip, v); i++ {
 			}
+		}
+		if i < part[1] {
+			return WaitResult{N: i, Word: atomic.LoadUint64(&words[i])}, true
 		}
 	}
 	return WaitResult{N: NoIndex}, false
+}
+
+// scanEQ returns the first i in [lo, hi) whose word equals v, else hi.
+func scanEQ(words []uint64, lo, hi int, v uint64) int {
+	for i := lo; i < hi; i++ {
+		if atomic.LoadUint64(&words[i]) == v {
+			return i
+		}
+	}
+	return hi
+}
+
+// scanNE returns the first i in [lo, hi) whose word differs from v, else hi.
+func scanNE(words []uint64, lo, hi int, v uint64) int {
+	for i := lo; i < hi; i++ {
+		if atomic.LoadUint64(&words[i]) != v {
+			return i
+		}
+	}
+	return hi
 }
 
 // norm maps a word of kind k to a uint64 whose unsigned order is the
