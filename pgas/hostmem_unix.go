@@ -18,6 +18,7 @@ func mapHeap(size int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmap of a %d-byte partition: %w", size, err)
 	}
+	adviseHuge(b)
 	return b, nil
 }
 
