@@ -141,10 +141,10 @@ func (t *Team) sync(ctx context.Context, kind syncKind, bad error) error {
 	}
 	if err := ctx.Err(); err != nil {
 		// Ended before it arrived: the others must not complete without it.
-		return t.giveUp(ctx, kind, &st, err)
+		return t.giveUp(ctx, kind, &st, bad, err)
 	}
 	if err := t.rounds(ctx, t.pe.w.failed, &st); err != nil {
-		return t.giveUp(ctx, kind, &st, err)
+		return t.giveUp(ctx, kind, &st, bad, err)
 	}
 	return t.settle(kind, &st, bad)
 }
@@ -203,8 +203,9 @@ func (t *Team) settle(kind syncKind, st *syncState, bad error) error {
 
 // giveUp ends this member's part in synchronisation st.e, whose rounds
 // failed with cause (its context ended, a PE failed, an operation
-// failed): it settles st.e as aborted unless it was settled already.
-func (t *Team) giveUp(ctx context.Context, kind syncKind, st *syncState, cause error) error {
+// failed): it settles st.e as aborted unless it was settled already. bad
+// is as for sync.
+func (t *Team) giveUp(ctx context.Context, kind syncKind, st *syncState, bad, cause error) error {
 	w := t.pe.w
 	why := uint64(whyError)
 	switch {
@@ -233,7 +234,7 @@ func (t *Team) giveUp(ctx context.Context, kind syncKind, st *syncState, cause e
 		if err := t.rounds(context.WithoutCancel(ctx), w.failed, st); err != nil {
 			return w.abortErr(ctx, kind.String(), err)
 		}
-		return t.settle(kind, st, nil)
+		return t.settle(kind, st, bad)
 	}
 	return t.broke(t.verdictErr(v, st.e, cause))
 }
