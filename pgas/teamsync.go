@@ -127,6 +127,12 @@ type syncState struct {
 // returns an error (bad here, ErrBadArg on the others) and the team stays
 // usable.
 func (t *Team) sync(ctx context.Context, kind syncKind, bad error) error {
+	// A broken team runs no more rounds: its words may hold poison or a
+	// late member's writes. Every member learnt of the break in the
+	// synchronisation that broke it (or will, when it gets there).
+	if b := t.broken.Load(); b != nil {
+		return b
+	}
 	e := t.epoch.Add(1)
 	defer t.left.Store(e)
 	if err := t.missing(e, kind.String()); err != nil {
