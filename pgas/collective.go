@@ -28,14 +28,6 @@ func (t *Team) checkSyms(recs ...*allocRec) error {
 	return nil
 }
 
-// barrier is a collective's synchronisation: Quiet, then sync.
-func (t *Team) barrier(ctx context.Context, kind syncKind, bad error) error {
-	if err := t.pe.w.tr.Quiet(t.pe.id); err != nil {
-		return t.abortNext(kind, err)
-	}
-	return t.sync(ctx, kind, bad)
-}
-
 // pull copies src on PE from into dst on p, through buf.
 func pull[T any](p *PE, dst, src Sym[T], buf []T, from int) error {
 	if err := Get(p, buf, src, from); err != nil {

@@ -133,10 +133,16 @@ func (t *Team) Barrier(ctx context.Context) error {
 	if err := t.check(); err != nil {
 		return err
 	}
+	return t.barrier(ctx, syncBarrier, nil)
+}
+
+// barrier is Quiet, then synchronisation of kind (see sync); a failed
+// Quiet ends the synchronisation for every member.
+func (t *Team) barrier(ctx context.Context, kind syncKind, bad error) error {
 	if err := t.pe.w.tr.Quiet(t.pe.id); err != nil {
-		return t.abortNext(syncBarrier, err)
+		return t.abortNext(kind, err)
 	}
-	return t.sync(ctx, syncBarrier, nil)
+	return t.sync(ctx, kind, bad)
 }
 
 // Sync returns when every member has called it; unlike Barrier it does not
@@ -180,13 +186,13 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	member := func(r int) bool { return r >= start && (r-start)%stride == 0 && (r-start)/stride < size }
 	free, id := ^uint64(0), uint64(0)
 	var other [5]uint64
-	var mismatch error
 	for r, m := range t.members {
 		if err := tr.Get(p.id, m, scratch, wordsBytes(other[:])); err != nil {
 			return nil, t.abortNext(syncSplit, err)
 		}
-		if [3]uint64(other[1:4]) != [3]uint64(mine[1:4]) && mismatch == nil {
-			mismatch = fmt.Errorf("%w: team split: rank %d asked for (start %d, stride %d, size %d), rank %d for (%d, %d, %d)",
+		if [3]uint64(other[1:4]) != [3]uint64(mine[1:4]) {
+			// Every member read the same words: all return here.
+			return nil, fmt.Errorf("%w: team split: rank %d asked for (start %d, stride %d, size %d), rank %d for (%d, %d, %d)",
 				ErrCollectiveMismatch, t.rank, start, stride, size, r, int64(other[1]), int64(other[2]), int64(other[3]))
 		}
 		if valid && member(r) {
@@ -196,7 +202,7 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	}
 	slot := bits.TrailingZeros64(free) // 64 when none is free
 	var nt *Team
-	if mismatch == nil && valid && slot < MaxTeams && member(t.rank) {
+	if valid && slot < MaxTeams && member(t.rank) {
 		// A reused slot's words hold its earlier teams' rounds and
 		// verdict: start from zero. No member uses the new team before
 		// the synchronisation below, and the old teams are gone on every
@@ -217,21 +223,11 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	// Nobody may overwrite the scratch words before all have read them,
 	// nor use the new team before its words are zero (hence Quiet first:
 	// the zeroing is complete).
-	err := tr.Quiet(p.id)
-	if err != nil {
-		err = t.abortNext(syncSplit, err)
-	} else {
-		err = t.sync(ctx, syncSplit, nil)
-	}
-	if err != nil {
+	if err := t.barrier(ctx, syncSplit, nil); err != nil {
 		if nt != nil {
 			nt.end(endDestroyed)
 		}
 		return nil, err
-	}
-	if mismatch != nil {
-		// Every member read the same words, so every member is here.
-		return nil, mismatch
 	}
 	if !valid {
 		return nil, fmt.Errorf("%w: team split (start %d, stride %d, size %d) of a team of %d", ErrBadArg, start, stride, size, n)

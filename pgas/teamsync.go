@@ -193,7 +193,7 @@ func (t *Team) settle(kind syncKind, st *syncState, bad error) error {
 	}
 	v, err := t.decide(st.e, want)
 	if err != nil {
-		return t.broke(&CollectiveError{Op: kind.String(), Seq: st.e, Size: len(t.members), PE: t.pe.id, Reason: "the verdict could not be read", Err: err})
+		return t.broke(t.noVerdict(kind, st.e, err))
 	}
 	if laterThan(verdictEpoch(v), st.e) || verdictState(v) == stateOK {
 		if st.acc&maskBadArg == 0 || st.acc&maskPoison != 0 {
@@ -225,16 +225,11 @@ func (t *Team) giveUp(ctx context.Context, kind syncKind, st *syncState, bad, ca
 	if len(t.members) == 1 {
 		return cause
 	}
-	want := verdict(st.e, uint64(t.pe.id)<<8|uint64(kind)<<4|why, stateAborted)
-	v, err := t.decide(st.e, want)
+	v, won, err := t.claimAbort(kind, st.e, why)
 	if err != nil {
-		return t.broke(&CollectiveError{Op: kind.String(), Seq: st.e, Size: len(t.members), PE: t.pe.id, Reason: "the verdict could not be written", Err: errors.Join(cause, err)})
+		return t.broke(t.noVerdict(kind, st.e, errors.Join(cause, err)))
 	}
-	if v == want {
-		t.poison()
-		return t.broke(t.verdictErr(v, st.e, cause))
-	}
-	if verdictState(v) == stateOK || laterThan(verdictEpoch(v), st.e) {
+	if !won && (verdictState(v) == stateOK || laterThan(verdictEpoch(v), st.e)) {
 		// Completed on another member: every member has arrived, so the
 		// rest of the rounds end soon; only a failing PE ends them early.
 		if err := t.rounds(context.WithoutCancel(ctx), w.failed, st); err != nil {
@@ -247,21 +242,35 @@ func (t *Team) giveUp(ctx context.Context, kind syncKind, st *syncState, bad, ca
 
 // abort settles synchronisation e, which this member never entered, as
 // aborted: a member that cannot go on with a collective (an operation
-// between its synchronisations failed) ends it for all.
+// between its synchronisations failed) ends it for all. (Since it never
+// arrived, e cannot have completed elsewhere.)
 func (t *Team) abort(kind syncKind, e uint64, why uint64, cause error) error {
 	if len(t.members) == 1 {
 		return cause
 	}
-	want := verdict(e, uint64(t.pe.id)<<8|uint64(kind)<<4|why, stateAborted)
-	v, err := t.decide(e, want)
+	v, _, err := t.claimAbort(kind, e, why)
 	if err != nil {
-		cause = errors.Join(cause, err)
-	} else if v == want {
-		t.poison()
-	} else if verdictState(v) != stateOK {
-		return t.broke(t.verdictErr(v, e, cause))
+		return t.broke(t.noVerdict(kind, e, errors.Join(cause, err)))
 	}
-	return t.broke(&CollectiveError{Op: kind.String(), Seq: e, Size: len(t.members), PE: t.pe.id, Reason: whyText(why), Err: cause})
+	return t.broke(t.verdictErr(v, e, cause))
+}
+
+// claimAbort tries to settle synchronisation e as aborted by this
+// member's call of kind, for reason why; if it wins, it wakes every
+// member (poison). It returns the verdict that holds.
+func (t *Team) claimAbort(kind syncKind, e, why uint64) (v uint64, won bool, err error) {
+	want := verdict(e, uint64(t.pe.id)<<8|uint64(kind)<<4|why, stateAborted)
+	if v, err = t.decide(e, want); err != nil || v != want {
+		return v, false, err
+	}
+	t.poison()
+	return v, true, nil
+}
+
+// noVerdict is the error of a synchronisation whose verdict word could
+// not be reached.
+func (t *Team) noVerdict(kind syncKind, e uint64, err error) *CollectiveError {
+	return &CollectiveError{Op: kind.String(), Seq: e, Size: len(t.members), PE: t.pe.id, Reason: "the verdict word could not be reached", Err: err}
 }
 
 // abortNext ends the team's next synchronisation for all members; see
