@@ -113,10 +113,16 @@ func (r *allocRec) isFreed() bool { return r.use.Load()&freedBit != 0 }
 // it. It fails once Free has begun.
 func (r *allocRec) hold() error {
 	if r.use.Add(1)&freedBit != 0 {
-		r.use.Add(-1)
-		return fmt.Errorf("%w: Sym at offset %d was freed", ErrBadSym, r.off)
+		return r.refuse()
 	}
 	return nil
+}
+
+// refuse undoes a hold that came too late (kept out of hold, so that
+// hold inlines into every operation).
+func (r *allocRec) refuse() error {
+	r.use.Add(-1)
+	return fmt.Errorf("%w: Sym at offset %d was freed", ErrBadSym, r.off)
 }
 
 func (r *allocRec) release() { r.use.Add(-1) }

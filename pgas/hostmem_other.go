@@ -4,6 +4,9 @@ package pgas
 
 import "unsafe"
 
+// heapOutsideGo: partitions are Go memory here.
+const heapOutsideGo = false
+
 // mapHeap allocates a partition in the Go heap where mmap is not at hand.
 func mapHeap(size int64) ([]byte, error) {
 	words := make([]uint64, size/8)

@@ -7,6 +7,9 @@ import (
 	"syscall"
 )
 
+// heapOutsideGo: partitions are mapped outside the Go heap.
+const heapOutsideGo = true
+
 // mapHeap reserves a zeroed partition outside the Go heap: the garbage
 // collector neither scans nor counts it, and pages never touched cost no
 // memory (MAP_NORESERVE).

@@ -18,10 +18,9 @@ import (
 // events returns the channel that the next change of liveness closes.
 func (w *World) events() <-chan struct{} { return *w.ev.Load() }
 
-// bump closes the current events channel.
+// bump closes the current events channel (each Swap hands back a
+// different one, so none is closed twice).
 func (w *World) bump() {
-	w.evMu.Lock()
-	defer w.evMu.Unlock()
 	ch := make(chan struct{})
 	close(*w.ev.Swap(&ch))
 }

@@ -27,7 +27,6 @@ type World struct {
 	// Liveness (liveness.go): which local PEs have finished.
 	done  []atomic.Bool
 	nDone atomic.Int32
-	evMu  sync.Mutex
 	ev    atomic.Pointer[chan struct{}]
 
 	teamsMu sync.Mutex
@@ -46,9 +45,7 @@ func (w *World) fail(e *PEError) {
 		w.failErr = e
 		close(w.failed)
 		w.bump()
-		if w.cancel != nil {
-			w.cancel(e)
-		}
+		w.cancel(e)
 	})
 }
 
@@ -120,8 +117,7 @@ func (p *PE) Go(fn func(ctx context.Context)) {
 			if r := recover(); r != nil {
 				err := fmt.Errorf("panic in a goroutine of PE.Go: %v\n%s", r, debug.Stack())
 				p.helperErr.CompareAndSwap(nil, &err)
-				p.w.fail(&PEError{PE: p.id, Err: err})
-				p.bgCancel()
+				p.w.fail(&PEError{PE: p.id, Err: err}) // cancels every PE's context
 			}
 		}()
 		fn(p.bgCtx)
@@ -233,26 +229,24 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 	if err != nil {
 		return fmt.Errorf("pgas: open %s backend: %w", cfg.Backend, err)
 	}
-	w := &World{cfg: cfg, tr: tr, n: tr.NumPEs(), failed: make(chan struct{}), teams: map[uint64]*teamShare{}}
-	w.cfg.PEs = w.n
-	w.done = make([]atomic.Bool, w.n)
-	ev := make(chan struct{})
-	w.ev.Store(&ev)
-	if w.n > MaxPEs {
+	if n := tr.NumPEs(); n > MaxPEs {
 		tr.Close()
-		return fmt.Errorf("pgas: the %s backend opened %d PEs; a world has at most %d", cfg.Backend, w.n, MaxPEs)
+		return fmt.Errorf("pgas: the %s backend opened %d PEs; a world has at most %d", cfg.Backend, n, MaxPEs)
 	}
 	if tr.HeapSize() < minHeapSize {
 		tr.Close()
 		return fmt.Errorf("pgas: %s backend heap of %d bytes is below the minimum %d", cfg.Backend, tr.HeapSize(), minHeapSize)
 	}
-
-	// A failure cancels every PE's context, also one seen first by a
-	// PE.Go goroutine or reported by another process.
-	rctx, cancelRun := context.WithCancelCause(ctx)
+	// Every failure (w.fail) cancels gctx, the PEs' context: a PE's
+	// error or panic, a PE.Go goroutine's panic, another process's report.
+	gctx, cancelRun := context.WithCancelCause(ctx)
 	defer cancelRun(nil)
-	w.cancel = cancelRun
-	g, gctx := errgroup.WithContext(rctx)
+	w := &World{cfg: cfg, tr: tr, n: tr.NumPEs(), failed: make(chan struct{}), cancel: cancelRun, teams: map[uint64]*teamShare{}}
+	w.cfg.PEs = w.n
+	w.done = make([]atomic.Bool, w.n)
+	ev := make(chan struct{})
+	w.ev.Store(&ev)
+	var g errgroup.Group
 	local := tr.LocalPEs()
 	pes := make([]*PE, len(local))
 	for i, id := range local {
