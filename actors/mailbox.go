@@ -45,7 +45,6 @@ type Mailbox struct {
 
 	closing  atomic.Bool // this PE's sending side is (being) closed
 	selfSent atomic.Bool // this PE has sent to itself: it may again while Recv waits
-	peers    []int       // 0 … n-1: peers[to:to+1] names a wait's writer
 	out      []outbox    // per destination
 	in       inbox
 }
@@ -108,7 +107,7 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
 	if host {
 		stride = lineWords
 	}
-	if err := mailboxFits(n, k, s, stride); err != nil {
+	if err := mailboxFits(n, k, s, stride, pgas.MachineMemory()); err != nil {
 		return nil, err
 	}
 	var err error
@@ -147,10 +146,6 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
 	in.queue = isolated[Message](n * k)[:0]
 	in.arena = isolated[byte](n * k * len(in.hdr))[:0]
 	in.open = n
-	m.peers = make([]int, n)
-	for i := range m.peers {
-		m.peers[i] = i
-	}
 	if m.stride > 1 {
 		in.status = make([]int, n*k*m.stride)
 		for i := range in.status {
@@ -173,15 +168,15 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
 // PEs × k slots of s bytes can exist: its symmetric size must not
 // overflow, and the receive side's Go memory on every PE (about
 // n·k·(24·stride+104) bytes each, all PEs of this machine together) must
-// fit the machine's memory. The inputs are the same on every PE of a
-// machine, so all of them fail alike.
-func mailboxFits(n, k, s, stride int) error {
+// fit mem, the machine's memory (0: unknown). The inputs are the same on
+// every PE of a machine, so all of them fail alike.
+func mailboxFits(n, k, s, stride int, mem int64) error {
 	hi, slots := bits.Mul64(uint64(n)*uint64(k), uint64(s))
 	if hi != 0 || slots > math.MaxInt64/2 {
 		return fmt.Errorf("actors: a mailbox of %d PEs × %d slots × %d bytes overflows; lower Slots or SlotSize", n, k, s)
 	}
 	goBytes := float64(n) * float64(n) * float64(k) * float64(24*stride+104)
-	if mem := pgas.MachineMemory(); mem > 0 && goBytes > float64(mem) {
+	if mem > 0 && goBytes > float64(mem) {
 		return fmt.Errorf("actors: a mailbox of %d PEs × %d slots needs about %s of Go memory for its receive sides, more than this machine's %s; lower Slots or the PE count",
 			n, k, pgas.FormatSize(int64(min(goBytes, math.MaxInt64))), pgas.FormatSize(mem))
 	}
@@ -292,7 +287,7 @@ func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
 	freed, err := pgas.SignalFetch(m.pe, m.credit.Index(to))
 	if err == nil && need > freed+uint64(m.k) {
 		// Only to can free slots: if it has returned, this wait ends.
-		ws := pgas.WaitSet[uint64]{Ivars: m.credit.Index(to), Cmp: signals.GE, Value: need - uint64(m.k), From: m.peers[to : to+1]}
+		ws := pgas.WaitSet[uint64]{Ivars: m.credit.Index(to), Cmp: signals.GE, Value: need - uint64(m.k), From: []int{to}}
 		var r pgas.WaitResult
 		r, err = pgas.Wait(ctx, m.pe, pgas.WaitAll, ws)
 		freed = r.Word
