@@ -13,15 +13,15 @@ import (
 	"github.com/symchan/symchan/signals"
 )
 
-// collectives are the team's collective calls, each given a team of all
-// PEs, with Syms from prepare, so that the cancellation tests can run
-// every one of them.
+// collArgs is what a call of collectives is given besides its team.
 type collArgs struct {
 	a, b  pgas.Sym[int64] // 8·n elements each
 	freed pgas.Sym[int64] // an allocation Free may take
 	n     int             // team size
 }
 
+// collectives are every collective call, each on a team of all PEs, so
+// that the cancellation tests can run every one of them.
 var collectives = []struct {
 	name  string
 	world bool // runs on the world team (allocation), not the split team

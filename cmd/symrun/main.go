@@ -169,27 +169,7 @@ func launch(ctx context.Context, n int, env []string, grace time.Duration, argv 
 			bootstrap.EnvRank+"="+strconv.Itoa(pe), bootstrap.EnvNRanks+"="+strconv.Itoa(n),
 			bootstrap.EnvLocalRank+"="+strconv.Itoa(pe), bootstrap.EnvLocalRanks+"="+strconv.Itoa(n)), env...)
 		cmd.SysProcAttr = procAttr()
-		// Our own pipes: Wait does not wait for their readers, so a
-		// grandchild that keeps them open cannot hold symrun.
-		var ends [2][2]*os.File
-		var err error
-		for i := range ends {
-			if err == nil {
-				ends[i][0], ends[i][1], err = os.Pipe()
-			}
-		}
-		if err == nil {
-			cmd.Stdout, cmd.Stderr = ends[0][1], ends[1][1]
-			err = cmd.Start()
-		}
-		for _, e := range ends {
-			if e[1] != nil {
-				e[1].Close() // the child holds its copies
-			}
-			if e[0] != nil {
-				readEnds = append(readEnds, e[0])
-			}
-		}
+		so, se, err := startPiped(cmd)
 		if err != nil {
 			fmt.Fprintf(stderr, "symrun: start PE %d: %v\n", pe, err)
 			for _, p := range procs {
@@ -200,10 +180,11 @@ func launch(ctx context.Context, n int, env []string, grace time.Duration, argv 
 			}
 			return 1
 		}
+		readEnds = append(readEnds, so, se)
 		prefix := fmt.Sprintf("[PE %d] ", pe)
 		copies.Add(2)
-		go outW.copy(prefix, ends[0][0], &copies)
-		go errW.copy(prefix, ends[1][0], &copies)
+		go outW.copy(prefix, so, &copies)
+		go errW.copy(prefix, se, &copies)
 		procs = append(procs, cmd)
 		go func() {
 			err := cmd.Wait()
@@ -262,6 +243,32 @@ func launch(ctx context.Context, n int, env []string, grace time.Duration, argv 
 		<-drained
 	}
 	return status
+}
+
+// startPiped starts cmd with its stdout and stderr on pipes of our own and
+// returns their read ends. (With cmd's own pipes Wait would wait for the
+// readers, and a grandchild keeping them open would hold symrun.)
+func startPiped(cmd *exec.Cmd) (stdout, stderr *os.File, err error) {
+	or, ow, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	er, ew, err := os.Pipe()
+	if err != nil {
+		or.Close()
+		ow.Close()
+		return nil, nil, err
+	}
+	cmd.Stdout, cmd.Stderr = ow, ew
+	err = cmd.Start()
+	ow.Close() // the child holds its copies
+	ew.Close()
+	if err != nil {
+		or.Close()
+		er.Close()
+		return nil, nil, err
+	}
+	return or, er, nil
 }
 
 // killGroup signals p's process group (p leads it: procAttr).
