@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"unsafe"
 
-	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/internal/plain"
 )
 
 // Codec turns values of T into bytes and back, for types that are not
@@ -29,7 +29,7 @@ func codecFor[T any](c config) (Codec[T], error) {
 		return cc, nil
 	}
 	var z T
-	if !pgas.IsPlain(reflect.TypeOf(&z).Elem()) {
+	if !plain.Is(reflect.TypeOf(&z).Elem()) {
 		return nil, fmt.Errorf("%w: %T", ErrNoCodec, z)
 	}
 	return rawCodec[T]{}, nil

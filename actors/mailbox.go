@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/symchan/symchan/internal/sysmem"
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/signals"
 )
@@ -107,7 +108,7 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
 	if host {
 		stride = lineWords
 	}
-	if err := mailboxFits(n, k, s, stride, pgas.MachineMemory()); err != nil {
+	if err := mailboxFits(n, k, s, stride, sysmem.Machine()); err != nil {
 		return nil, err
 	}
 	var err error
@@ -178,7 +179,7 @@ func mailboxFits(n, k, s, stride int, mem int64) error {
 	goBytes := float64(n) * float64(n) * float64(k) * float64(24*stride+104)
 	if mem > 0 && goBytes > float64(mem) {
 		return fmt.Errorf("actors: a mailbox of %d PEs × %d slots needs about %s of Go memory for its receive sides, more than this machine's %s; lower Slots or the PE count",
-			n, k, pgas.FormatSize(int64(min(goBytes, math.MaxInt64))), pgas.FormatSize(mem))
+			n, k, sysmem.Format(int64(min(goBytes, math.MaxInt64))), sysmem.Format(mem))
 	}
 	return nil
 }

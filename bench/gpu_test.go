@@ -18,7 +18,7 @@ import (
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
-	"github.com/symchan/symchan/pgas/cuda"
+	_ "github.com/symchan/symchan/pgas/cuda"
 	"github.com/symchan/symchan/signals"
 )
 
@@ -36,23 +36,26 @@ func medianOf(xs []float64) float64 {
 
 var gpuSizes = []int{64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20}
 
-// pairSizes runs, for each size, a world whose PE 0 calls fn with its GPU
-// and two zeroed symmetric buffers of size bytes (symPair); PE 1 waits for
-// it at a barrier.
-func pairSizes(b *testing.B, sizes []int, fn func(b *testing.B, pe *pgas.PE, g *cuda.GPU, src, dst pgas.Sym[byte], size int) error) {
+// pairSizes runs, for each size, a world whose PE 0 calls fn with its GPU,
+// PE 1's GPU and two zeroed symmetric buffers of size bytes (symPair); PE 1
+// waits for it at a barrier.
+func pairSizes(b *testing.B, sizes []int, fn func(b *testing.B, pe *pgas.PE, g, peer pgas.GPU, src, dst pgas.Sym[byte], size int) error) {
 	for _, size := range sizes {
 		b.Run(fmt.Sprintf("%d", size), func(b *testing.B) {
+			var gpus [2]pgas.GPU // the PEs share one process on the cuda backend
 			gpuWorld(b, 2*int64(size)+16<<20, func(ctx context.Context, pe *pgas.PE) error {
 				src, dst, err := symPair(ctx, pe, size)
 				if err != nil {
 					return err
 				}
+				if gpus[pe.ID()], err = pe.GPU(); err != nil {
+					return err
+				}
+				if err := pe.Barrier(ctx); err != nil {
+					return err
+				}
 				if pe.ID() == 0 {
-					g, err := cuda.On(pe)
-					if err != nil {
-						return err
-					}
-					if err := fn(b, pe, g, src, dst, size); err != nil {
+					if err := fn(b, pe, gpus[0], gpus[1], src, dst, size); err != nil {
 						return err
 					}
 				}
@@ -76,7 +79,7 @@ func gbps(size int, run func() error) (float64, error) {
 // copies with whichever of the two is faster, as measured here (the
 // engines, at every size on H200s).
 func BenchmarkGPUPut(b *testing.B) {
-	pairSizes(b, append([]int{4 << 10, 16 << 10}, gpuSizes...), func(b *testing.B, pe *pgas.PE, g *cuda.GPU, src, dst pgas.Sym[byte], size int) error {
+	pairSizes(b, append([]int{4 << 10, 16 << 10}, gpuSizes...), func(b *testing.B, pe *pgas.PE, g, peer pgas.GPU, src, dst pgas.Sym[byte], size int) error {
 		copyFn, err := g.Module().Function(kernels.Copy)
 		if err != nil {
 			return err
@@ -91,7 +94,7 @@ func BenchmarkGPUPut(b *testing.B) {
 		ways := []func() error{
 			func() error { return pgas.PutSym(pe, dst, src, 1) },
 			func() error {
-				if err := st.CopyPeer(to, g.PeerContext(1), from, g.Context(), int64(size)); err != nil {
+				if err := st.CopyPeer(to, peer.Context(), from, g.Context(), int64(size)); err != nil {
 					return err
 				}
 				return st.Sync()
@@ -127,7 +130,7 @@ func BenchmarkGPUPut(b *testing.B) {
 // events around the launch as the NVSHMEM anchor is (the host clock would
 // add the launch and synchronisation, 1-2% at 16 MiB × 10).
 func BenchmarkGPUDevicePutBlock(b *testing.B) {
-	pairSizes(b, gpuSizes, func(b *testing.B, _ *pgas.PE, g *cuda.GPU, src, dst pgas.Sym[byte], size int) error {
+	pairSizes(b, gpuSizes, func(b *testing.B, _ *pgas.PE, g, peer pgas.GPU, src, dst pgas.Sym[byte], size int) error {
 		fn, err := g.Module().Function(kernels.PutBlock)
 		if err != nil {
 			return err
@@ -207,7 +210,10 @@ func BenchmarkGPUDevicePingPong(b *testing.B) {
 				if err != nil {
 					return err
 				}
-				g, _ := cuda.On(pe)
+				g, err := pe.GPU()
+				if err != nil {
+					return err
+				}
 				fn, err := g.Module().Function(kernels.PingPong)
 				if err != nil {
 					return err

@@ -3,6 +3,8 @@ package pgas
 import (
 	"fmt"
 	"unsafe"
+
+	"github.com/symchan/symchan/pgas/driver"
 )
 
 // Word is a type atomics and point-to-point waits operate on: the spec's
@@ -11,25 +13,25 @@ type Word interface {
 	~int32 | ~uint32 | ~int64 | ~uint64
 }
 
-// KindOf is the Kind of T.
-func KindOf[T Word]() Kind {
+// kindOf is the word kind of T.
+func kindOf[T Word]() driver.Kind {
 	var z T
 	signed := z-1 < 0
 	switch {
 	case unsafe.Sizeof(z) == 4 && signed:
-		return KindInt32
+		return driver.KindInt32
 	case unsafe.Sizeof(z) == 4:
-		return KindUint32
+		return driver.KindUint32
 	case signed:
-		return KindInt64
+		return driver.KindInt64
 	}
-	return KindUint64
+	return driver.KindUint64
 }
 
 // bitsOf carries v's bits in a uint64 (truncated back by Transports).
 func bitsOf[T Word](v T) uint64 { return uint64(v) }
 
-func atomicOp[T Word](p *PE, s Sym[T], pe int, op AtomicOp, operand, cond T) (T, error) {
+func atomicOp[T Word](p *PE, s Sym[T], pe int, op driver.AtomicOp, operand, cond T) (T, error) {
 	if err := p.checkRMA(s.rec, pe); err != nil {
 		return 0, err
 	}
@@ -39,42 +41,42 @@ func atomicOp[T Word](p *PE, s Sym[T], pe int, op AtomicOp, operand, cond T) (T,
 	if err := s.rec.hold(); err != nil {
 		return 0, err
 	}
-	old, err := p.w.tr.Atomic(p.id, pe, s.off, KindOf[T](), op, bitsOf(operand), bitsOf(cond))
+	old, err := p.w.tr.Atomic(p.id, pe, s.off, kindOf[T](), op, bitsOf(operand), bitsOf(cond))
 	s.rec.release()
 	return T(old), err
 }
 
 // AtomicFetch atomically loads s's first element on PE pe.
 func AtomicFetch[T Word](p *PE, s Sym[T], pe int) (T, error) {
-	return atomicOp(p, s, pe, OpFetch, 0, 0)
+	return atomicOp(p, s, pe, driver.OpFetch, 0, 0)
 }
 
 // AtomicSet atomically stores v.
 func AtomicSet[T Word](p *PE, s Sym[T], v T, pe int) error {
-	_, err := atomicOp(p, s, pe, OpSet, v, 0)
+	_, err := atomicOp(p, s, pe, driver.OpSet, v, 0)
 	return err
 }
 
 // AtomicSwap atomically stores v and returns the previous value.
 func AtomicSwap[T Word](p *PE, s Sym[T], v T, pe int) (T, error) {
-	return atomicOp(p, s, pe, OpSwap, v, 0)
+	return atomicOp(p, s, pe, driver.OpSwap, v, 0)
 }
 
 // AtomicCompareSwap stores v if the word equals cond, and returns the
 // previous value either way.
 func AtomicCompareSwap[T Word](p *PE, s Sym[T], cond, v T, pe int) (T, error) {
-	return atomicOp(p, s, pe, OpCompareSwap, v, cond)
+	return atomicOp(p, s, pe, driver.OpCompareSwap, v, cond)
 }
 
 // AtomicAdd atomically adds v (wrapping).
 func AtomicAdd[T Word](p *PE, s Sym[T], v T, pe int) error {
-	_, err := atomicOp(p, s, pe, OpFetchAdd, v, 0)
+	_, err := atomicOp(p, s, pe, driver.OpFetchAdd, v, 0)
 	return err
 }
 
 // AtomicFetchAdd atomically adds v and returns the previous value.
 func AtomicFetchAdd[T Word](p *PE, s Sym[T], v T, pe int) (T, error) {
-	return atomicOp(p, s, pe, OpFetchAdd, v, 0)
+	return atomicOp(p, s, pe, driver.OpFetchAdd, v, 0)
 }
 
 // AtomicInc atomically adds 1.
@@ -87,33 +89,33 @@ func AtomicFetchInc[T Word](p *PE, s Sym[T], pe int) (T, error) {
 
 // AtomicAnd atomically replaces the word w with w & v.
 func AtomicAnd[T Word](p *PE, s Sym[T], v T, pe int) error {
-	_, err := atomicOp(p, s, pe, OpFetchAnd, v, 0)
+	_, err := atomicOp(p, s, pe, driver.OpFetchAnd, v, 0)
 	return err
 }
 
 // AtomicFetchAnd is AtomicAnd returning the previous value.
 func AtomicFetchAnd[T Word](p *PE, s Sym[T], v T, pe int) (T, error) {
-	return atomicOp(p, s, pe, OpFetchAnd, v, 0)
+	return atomicOp(p, s, pe, driver.OpFetchAnd, v, 0)
 }
 
 // AtomicOr atomically replaces the word w with w | v.
 func AtomicOr[T Word](p *PE, s Sym[T], v T, pe int) error {
-	_, err := atomicOp(p, s, pe, OpFetchOr, v, 0)
+	_, err := atomicOp(p, s, pe, driver.OpFetchOr, v, 0)
 	return err
 }
 
 // AtomicFetchOr is AtomicOr returning the previous value.
 func AtomicFetchOr[T Word](p *PE, s Sym[T], v T, pe int) (T, error) {
-	return atomicOp(p, s, pe, OpFetchOr, v, 0)
+	return atomicOp(p, s, pe, driver.OpFetchOr, v, 0)
 }
 
 // AtomicXor atomically replaces the word w with w ^ v.
 func AtomicXor[T Word](p *PE, s Sym[T], v T, pe int) error {
-	_, err := atomicOp(p, s, pe, OpFetchXor, v, 0)
+	_, err := atomicOp(p, s, pe, driver.OpFetchXor, v, 0)
 	return err
 }
 
 // AtomicFetchXor is AtomicXor returning the previous value.
 func AtomicFetchXor[T Word](p *PE, s Sym[T], v T, pe int) (T, error) {
-	return atomicOp(p, s, pe, OpFetchXor, v, 0)
+	return atomicOp(p, s, pe, driver.OpFetchXor, v, 0)
 }

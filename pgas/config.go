@@ -122,16 +122,3 @@ func ParseSize(s string) (int64, error) {
 	}
 	return int64(n << shift), nil
 }
-
-// FormatSize writes a byte count for messages: "512 B", "1.5 GiB".
-func FormatSize(n int64) string {
-	const units = "KMGTPE"
-	if n < 1024 {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, u := float64(n)/1024, 0
-	for v >= 1024 && u < len(units)-1 {
-		v, u = v/1024, u+1
-	}
-	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) + " " + units[u:u+1] + "iB"
-}

@@ -34,6 +34,8 @@ var (
 	// ErrNoWriters: a wait that names the PEs able to satisfy it
 	// (WaitSet.From) can never end: every one of them has returned.
 	ErrNoWriters = errors.New("pgas: no PE that could satisfy the wait is running")
+	// ErrNotGPU: PE.GPU on a backend whose PEs are not GPUs.
+	ErrNotGPU = errors.New("pgas: PE is not a GPU")
 )
 
 // PEError is the failure of one PE: its function returned an error or
@@ -51,7 +53,7 @@ func (e *PEError) Error() string { return fmt.Sprintf("pgas: PE %d failed: %v", 
 func (e *PEError) Unwrap() error { return e.Err }
 
 // RemoteError is the error of a PE of another process, as its process
-// reported it (FailureNotifier): its text only.
+// reported it (driver.FailureNotifier): its text only.
 type RemoteError struct{ Msg string }
 
 // Error is the remote PE's message, marked as coming from another process.

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/symchan/symchan/internal/plain"
 )
 
 // Layout of the control region at the start of every partition. The
@@ -215,7 +217,7 @@ func alloc[T any](ctx context.Context, p *PE, n int, align int64, zero bool) (Sy
 	// then returns the same verdict.
 	var bad error
 	switch {
-	case !IsPlain(typ):
+	case !plain.Is(typ):
 		bad = fmt.Errorf("%w: element type %v holds pointers or is not fixed-size", ErrBadArg, typ)
 	case n <= 0:
 		bad = fmt.Errorf("%w: allocation of %d elements", ErrBadSize, n)
@@ -354,28 +356,6 @@ func asBytes[T any](s []T) []byte {
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), int64(len(s))*sizeOf[T]())
-}
-
-// IsPlain reports whether values of t are fixed-size bytes with no
-// pointers (numbers, and arrays and structs of them), so they can be
-// copied between partitions as raw memory: the element types Sym accepts.
-func IsPlain(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
-		return true
-	case reflect.Array:
-		return IsPlain(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if !IsPlain(t.Field(i).Type) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
 }
 
 // Lookup returns the Sym of n elements of T at byte offset off, which must

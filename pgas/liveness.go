@@ -3,6 +3,8 @@ package pgas
 import (
 	"context"
 	"fmt"
+
+	"github.com/symchan/symchan/pgas/driver"
 )
 
 // Which PEs of this process are still running, so that a wait that only
@@ -49,7 +51,7 @@ func (w *World) noWriters(self int, from []int) bool {
 // waitFrom is a blocking wait whose writers are ws.From: it ends with
 // ErrNoWriters when all of them have finished and req is still not
 // satisfied.
-func (p *PE) waitFrom(ctx context.Context, req WaitRequest, from []int) (WaitResult, error) {
+func (p *PE) waitFrom(ctx context.Context, req driver.WaitRequest, from []int) (driver.WaitResult, error) {
 	w := p.w
 	for {
 		ev := w.events()
@@ -57,7 +59,7 @@ func (p *PE) waitFrom(ctx context.Context, req WaitRequest, from []int) (WaitRes
 			// Their operations are complete: one last look.
 			req.Test = true
 			r, err := w.tr.Wait(ctx, p.id, w.failed, req)
-			if err == nil && satisfied(req.Mode, r) {
+			if err == nil && satisfied(WaitMode(req.Mode), WaitResult(r)) {
 				return r, nil
 			}
 			return r, fmt.Errorf("%w: waited on %d words at offset %d for PEs %v, which have all returned", ErrNoWriters, req.N, req.Off, from)

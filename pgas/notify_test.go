@@ -8,10 +8,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/symchan/symchan/pgas/driver"
+	"github.com/symchan/symchan/pgas/host"
 )
 
 // procsBackend opens a host transport that runs only PE 0 here and plays
-// the other processes' part of FailureNotifier: it reports PE 1 failed
+// the other processes' part of driver.FailureNotifier: it reports PE 1 failed
 // when inject is closed, and records NotifyFailure.
 type procsBackend struct{}
 
@@ -21,10 +24,10 @@ var procsTest struct {
 	notified []int
 }
 
-type procsTransport struct{ Transport }
+type procsTransport struct{ driver.Transport }
 
-func (procsBackend) Open(cfg Config) (Transport, error) {
-	tr, err := hostBackend{}.Open(cfg)
+func (procsBackend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
+	tr, err := host.Backend{}.Open(ctx, cfg)
 	return procsTransport{tr}, err
 }
 

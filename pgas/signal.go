@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/symchan/symchan/pgas/driver"
 )
 
 // putSignal validates and issues a put-with-signal.
@@ -39,7 +41,7 @@ func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, o
 			return fmt.Errorf("signal: %w", err)
 		}
 	}
-	err := p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, op, nbi)
+	err := p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, driver.SigOp(op), nbi)
 	if sig.rec != dst.rec {
 		sig.rec.release()
 	}
@@ -80,7 +82,7 @@ func SignalOp(p *PE, sig Sym[uint64], val uint64, op SigOp, pe int) error {
 	if err := sig.rec.hold(); err != nil {
 		return err
 	}
-	err := p.w.tr.PutSignal(p.id, pe, sig.off, nil, sig.off, val, op, false)
+	err := p.w.tr.PutSignal(p.id, pe, sig.off, nil, sig.off, val, driver.SigOp(op), false)
 	sig.rec.release()
 	return err
 }
@@ -175,12 +177,12 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 		}
 		return WaitResult{N: 1}, nil
 	}
-	req := WaitRequest{
-		Mode: mode, Test: test, Kind: KindOf[T](), Off: ws.Ivars.off, N: n,
-		Status: ws.Status, Cmp: ws.Cmp, Value: bitsOf(ws.Value), Indices: ws.Indices,
+	req := driver.WaitRequest{
+		Mode: driver.WaitMode(mode), Test: test, Kind: kindOf[T](), Off: ws.Ivars.off, N: n,
+		Status: ws.Status, Cmp: driver.Cmp(ws.Cmp), Value: bitsOf(ws.Value), Indices: ws.Indices,
 	}
 	if ws.Values != nil {
-		if req.Kind == KindUint64 {
+		if req.Kind == driver.KindUint64 {
 			// Same bits: no copy on the hot path of mailboxes.
 			req.Values = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(ws.Values))), n)
 		} else {
@@ -195,13 +197,14 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 		cursor = ws.Ivars.rec.cursor(ws.Ivars.off, n)
 		req.Start = int(cursor.Load() % int64(n))
 	}
-	var r WaitResult
+	var dr driver.WaitResult
 	var err error
 	if ws.From != nil && !test {
-		r, err = p.waitFrom(ctx, req, ws.From)
+		dr, err = p.waitFrom(ctx, req, ws.From)
 	} else {
-		r, err = p.w.tr.Wait(ctx, p.id, p.w.failed, req)
+		dr, err = p.w.tr.Wait(ctx, p.id, p.w.failed, req)
 	}
+	r := WaitResult(dr)
 	if err != nil {
 		return r, p.w.abortErr(ctx, "wait", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/symchan/symchan/pgas/driver"
 )
 
 // Team synchronisation. Every barrier, collective and collective
@@ -164,12 +166,12 @@ func (t *Team) rounds(ctx context.Context, abort <-chan struct{}, st *syncState)
 		off := t.roundOff(st.k, st.e)
 		if !st.sent {
 			to := t.members[(t.rank+1<<st.k)%n]
-			if err := tr.PutSignal(me, to, off, nil, off, st.e<<16|st.acc, SignalSet, false); err != nil {
+			if err := tr.PutSignal(me, to, off, nil, off, st.e<<16|st.acc, driver.SignalSet, false); err != nil {
 				return err
 			}
 			st.sent = true
 		}
-		r, err := tr.Wait(ctx, me, abort, WaitRequest{Mode: WaitAll, Kind: KindUint64, Off: off, N: 1, Cmp: CmpGE, Value: st.e << 16})
+		r, err := tr.Wait(ctx, me, abort, driver.WaitRequest{Mode: driver.WaitAll, Kind: driver.KindUint64, Off: off, N: 1, Cmp: driver.CmpGE, Value: st.e << 16})
 		if err != nil {
 			return err
 		}
@@ -290,12 +292,12 @@ func (t *Team) decide(e, want uint64) (uint64, error) {
 		// Host memory: a load first lets the members after the first
 		// leave the word's cache line shared rather than take it for a
 		// swap that fails. (On GPUs each is a round trip: swap at once.)
-		got, err := tr.Atomic(t.pe.id, root, off, KindUint64, OpFetch, 0, 0)
+		got, err := tr.Atomic(t.pe.id, root, off, driver.KindUint64, driver.OpFetch, 0, 0)
 		if err != nil || got != old {
 			return got, err
 		}
 	}
-	got, err := tr.Atomic(t.pe.id, root, off, KindUint64, OpCompareSwap, want, old)
+	got, err := tr.Atomic(t.pe.id, root, off, driver.KindUint64, driver.OpCompareSwap, want, old)
 	if err != nil {
 		return 0, err
 	}
@@ -314,7 +316,7 @@ func (t *Team) poison() {
 		for k := 0; 1<<k < n; k++ {
 			for par := range uint64(2) {
 				off := t.roundOff(k, par)
-				_ = tr.PutSignal(me, m, off, nil, off, poisonWord, SignalSet, false)
+				_ = tr.PutSignal(me, m, off, nil, off, poisonWord, driver.SignalSet, false)
 			}
 		}
 	}

@@ -8,14 +8,14 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sync/errgroup"
+	"github.com/symchan/symchan/pgas/driver"
 )
 
 // World is one run of an SPMD program: the PEs [Run] started, their
 // backend and their symmetric heap.
 type World struct {
 	cfg Config
-	tr  Transport
+	tr  driver.Transport
 	n   int
 
 	failed   chan struct{} // closed when a PE fails
@@ -203,13 +203,14 @@ func (p *PE) checkPE(pe int) error {
 
 // Run starts a world as cfg says and calls fn on every PE, each in its own
 // goroutine, with a context that is cancelled when ctx is or when any PE
-// fails. It returns when every PE's fn has returned, with the PEs' errors
+// fails. ctx also bounds the start (on backends whose PEs run in several
+// processes, the processes meet there). It returns when every PE's fn has returned, with the PEs' errors
 // joined (each a *PEError; nil when all succeeded). A panic in fn is
 // recovered and reported as that PE's error.
 //
 // When one PE fails, the blocking calls of the others (waits, barriers,
 // collectives, allocations) return errors wrapping its *PEError at once;
-// on backends whose PEs run in several processes (FailureNotifier) the
+// on backends whose PEs run in several processes (driver.FailureNotifier) the
 // failure reaches the other processes too, its error as a *RemoteError.
 // A barrier, collective or collective allocation that a member of the team
 // will never join, because its function returned or it destroyed the
@@ -225,7 +226,10 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 	if err != nil {
 		return err
 	}
-	tr, err := b.Open(cfg)
+	if cfg.PEs > MaxPEs {
+		return fmt.Errorf("pgas: %d PEs: a world has at most %d (%s or Config.PEs)", cfg.PEs, MaxPEs, EnvPEs)
+	}
+	tr, err := b.Open(ctx, driver.Config{Name: cfg.Backend, PEs: cfg.PEs, HeapSize: cfg.HeapSize})
 	if err != nil {
 		return fmt.Errorf("pgas: open %s backend: %w", cfg.Backend, err)
 	}
@@ -246,7 +250,7 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 	w.done = make([]atomic.Bool, w.n)
 	ev := make(chan struct{})
 	w.ev.Store(&ev)
-	var g errgroup.Group
+	var g sync.WaitGroup
 	local := tr.LocalPEs()
 	pes := make([]*PE, len(local))
 	for i, id := range local {
@@ -254,7 +258,7 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 		pes[i].bgCtx, pes[i].bgCancel = context.WithCancel(gctx)
 	}
 
-	notifier, _ := tr.(FailureNotifier)
+	notifier, _ := tr.(driver.FailureNotifier)
 	watchDone := make(chan struct{})
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	if notifier != nil {
@@ -270,7 +274,10 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 
 	errs := make([]error, len(pes))
 	for i, pe := range pes {
-		g.Go(func() (err error) {
+		g.Add(1)
+		go func() {
+			defer g.Done()
+			var err error
 			defer func() {
 				if r := recover(); r != nil {
 					err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
@@ -287,7 +294,7 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 					if notifier != nil {
 						notifier.NotifyFailure(pe.PE, err)
 					}
-					errs[i], err = pe, pe
+					errs[i] = pe
 				}
 				// After a failure is reported, so that it, not the
 				// collectives this PE leaves, is what the others see.
@@ -299,10 +306,10 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 					w.finished(pe.id)
 				}
 			}()
-			return fn(gctx, pe)
-		})
+			err = fn(gctx, pe)
+		}()
 	}
-	_ = g.Wait() // every PE's error is in errs
+	g.Wait()
 	stopWatch()
 	<-watchDone
 	w.closed.Store(true)
@@ -342,8 +349,3 @@ func (p *PE) endTeams() {
 		t.end(endReturned)
 	}
 }
-
-// Transport returns the world's backend transport, for backend packages
-// that add their own routines on top of the PGAS ones (pgas/cuda's
-// kernel launches, for one). Programs written against pgas never need it.
-func (w *World) Transport() Transport { return w.tr }

@@ -12,7 +12,7 @@ import (
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
-	"github.com/symchan/symchan/pgas/cuda"
+	_ "github.com/symchan/symchan/pgas/cuda"
 )
 
 // A kernel on PE 1 receives from a Go Chan[uint64] on PE 0 and sends the
@@ -31,7 +31,7 @@ func TestDeviceMailboxEcho(t *testing.T) {
 			return err
 		}
 		if pe.ID() == 1 {
-			g, err := cuda.On(pe)
+			g, err := pe.GPU()
 			if err != nil {
 				return err
 			}

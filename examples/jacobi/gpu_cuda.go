@@ -12,29 +12,11 @@ import (
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
-	"github.com/symchan/symchan/pgas/cuda"
-	"github.com/symchan/symchan/pgas/nvshmem"
 )
 
 func init() {
-	engines["cuda"] = gpuEngine(func(pe *pgas.PE) (gpuPE, error) { return cuda.On(pe) })
-	engines["nvshmem"] = gpuEngine(func(pe *pgas.PE) (gpuPE, error) {
-		g, err := nvshmem.On(pe)
-		if err == nil && !g.Mapped() {
-			err = fmt.Errorf("jacobi: the GPU engine stores halos straight into the neighbours' memory; on nvshmem every PE must be on one node (NVLink or PCIe peers)")
-		}
-		return g, err
-	})
-}
-
-// gpuPE is what the GPU engine needs of a PE's GPU: the cuda and nvshmem
-// backends both provide it.
-type gpuPE interface {
-	Context() *device.Context
-	Stream() *device.Stream
-	Module() *device.Module
-	HeapDescriptor() device.Ptr
-	Addr(pe int, off int64) device.Ptr
+	engines["cuda"] = gpuEngine
+	engines["nvshmem"] = gpuEngine
 }
 
 // rowsPerStrip is how many rows each thread of the sweep kernel walks.
@@ -45,17 +27,21 @@ const rowsPerStrip = 32
 // put-with-signal and, at its start, the wait for the neighbours' halos;
 // the host only queues launches and, every 100 sweeps and at the end,
 // reduces the norms across PEs.
-func gpuEngine(gpuOf func(*pgas.PE) (gpuPE, error)) engine {
-	return func(ctx context.Context, pe *pgas.PE, s *state) error {
-		g, err := gpuOf(pe)
-		if err != nil {
-			return err
-		}
-		return sweepOnGPU(ctx, pe, s, g)
+func gpuEngine(ctx context.Context, pe *pgas.PE, s *state) error {
+	g, err := pe.GPU()
+	if err != nil {
+		return err
 	}
+	n := pe.NumPEs()
+	for _, q := range []int{(pe.ID() + n - 1) % n, (pe.ID() + 1) % n} {
+		if g.Addr(q, 0) == 0 {
+			return fmt.Errorf("jacobi: the GPU engine stores halos straight into the neighbours' memory, and PE %d cannot address PE %d's (on nvshmem every PE must be on one node: NVLink or PCIe peers)", pe.ID(), q)
+		}
+	}
+	return sweepOnGPU(ctx, pe, s, g)
 }
 
-func sweepOnGPU(ctx context.Context, pe *pgas.PE, s *state, g gpuPE) error {
+func sweepOnGPU(ctx context.Context, pe *pgas.PE, s *state, g pgas.GPU) error {
 	// The sweeps get a stream of their own: the host routines of the norm
 	// reductions (on the PE's stream) must not queue behind them, or the
 	// GPU would idle while the host reduces.

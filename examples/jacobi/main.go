@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/symchan/symchan/internal/sysmem"
 	"github.com/symchan/symchan/pgas"
 	_ "github.com/symchan/symchan/pgas/cuda"
 	_ "github.com/symchan/symchan/pgas/nvshmem"
@@ -74,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *nx < 3 || *ny < 3 {
 		bad = append(bad, "-nx and -ny must be at least 3")
-	} else if err := gridFits(*nx, *ny, pgas.MachineMemory()); err != nil {
+	} else if err := gridFits(*nx, *ny, sysmem.Machine()); err != nil {
 		bad = append(bad, err.Error())
 	}
 	if *pngPath != "" {
@@ -111,7 +112,7 @@ func gridFits(nx, ny int, mem int64) error {
 	}
 	if need := int64(nx*ny) * copies; mem > 0 && need > mem {
 		return fmt.Errorf("-nx %d × -ny %d needs up to %s of host memory, more than this machine's %s; lower -nx or -ny",
-			nx, ny, pgas.FormatSize(need), pgas.FormatSize(mem))
+			nx, ny, sysmem.Format(need), sysmem.Format(mem))
 	}
 	return nil
 }

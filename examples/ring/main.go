@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/symchan/symchan/actors"
+	"github.com/symchan/symchan/internal/sysmem"
 	"github.com/symchan/symchan/pgas"
 	_ "github.com/symchan/symchan/pgas/cuda"
 	_ "github.com/symchan/symchan/pgas/nvshmem"
@@ -87,7 +88,7 @@ func parseSizes(s string) ([]int, error) {
 			return nil, fmt.Errorf("-size: %w", err)
 		}
 		if n < 1 || n > maxPayload {
-			return nil, fmt.Errorf("-size %s: want 1 byte … %s", f, pgas.FormatSize(maxPayload))
+			return nil, fmt.Errorf("-size %s: want 1 byte … %s", f, sysmem.Format(maxPayload))
 		}
 		out = append(out, int(n))
 	}
@@ -122,9 +123,9 @@ func ring(out io.Writer, backend string, pes int, sizes []int, laps int, checkAl
 		next := (me + 1) % n
 		// Every PE also holds a payload in Go memory (the same check on
 		// every PE, so all stop here alike).
-		if mem := pgas.MachineMemory(); mem > 0 && int64(n)*int64(maxSize) > mem/2 {
+		if mem := sysmem.Machine(); mem > 0 && int64(n)*int64(maxSize) > mem/2 {
 			return fmt.Errorf("%d PEs × a %s payload in Go memory exceed half of this machine's %s; lower -size or -pes",
-				n, pgas.FormatSize(int64(maxSize)), pgas.FormatSize(mem))
+				n, sysmem.Format(int64(maxSize)), sysmem.Format(mem))
 		}
 		ch, err := actors.NewChan[hop](ctx, pe)
 		if err != nil {

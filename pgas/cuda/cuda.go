@@ -12,6 +12,7 @@ import (
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/driver"
 	"github.com/symchan/symchan/pgas/internal/gpuop"
 )
 
@@ -40,7 +41,7 @@ type transport struct {
 	size int64
 }
 
-func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
+func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
 	n, err := device.Count()
 	if err != nil {
 		return nil, err
@@ -79,7 +80,7 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 		return nil, err
 	}
 	t := &transport{size: cfg.HeapSize}
-	fail := func(err error) (pgas.Transport, error) {
+	fail := func(err error) (driver.Transport, error) {
 		t.Close()
 		return nil, fmt.Errorf("cuda backend: %w", err)
 	}
@@ -241,7 +242,7 @@ func (t *transport) Copy(from, dstPE int, dstOff int64, srcPE int, srcOff int64,
 	})
 }
 
-func (t *transport) PutSignal(from, pe int, off int64, src []byte, sigOff int64, sig uint64, op pgas.SigOp, nbi bool) error {
+func (t *transport) PutSignal(from, pe int, off int64, src []byte, sigOff int64, sig uint64, op driver.SigOp, nbi bool) error {
 	if len(src) <= gpuop.LanePayload {
 		return t.lane(from, func(l *gpuop.Lane) error { return l.Put(t.addr(pe, off), src, true, t.addr(pe, sigOff), sig, op) })
 	}
@@ -253,7 +254,7 @@ func (t *transport) PutSignal(from, pe int, off int64, src []byte, sigOff int64,
 	})
 }
 
-func (t *transport) Atomic(from, pe int, off int64, k pgas.Kind, op pgas.AtomicOp, operand, cond uint64) (uint64, error) {
+func (t *transport) Atomic(from, pe int, off int64, k driver.Kind, op driver.AtomicOp, operand, cond uint64) (uint64, error) {
 	var old uint64
 	err := t.lane(from, func(l *gpuop.Lane) (err error) {
 		old, err = l.Atomic(t.addr(pe, off), k, op, operand, cond)
@@ -269,7 +270,7 @@ func (t *transport) Quiet(from int) error {
 	return t.issue(from, true, func(*gpu) error { return nil })
 }
 
-func (t *transport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req pgas.WaitRequest) (pgas.WaitResult, error) {
+func (t *transport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req driver.WaitRequest) (driver.WaitResult, error) {
 	return t.gpus[pe].agent.Wait(ctx, abort, t.addr(pe, req.Off), req)
 }
 

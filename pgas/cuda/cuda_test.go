@@ -10,7 +10,7 @@ import (
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas"
-	"github.com/symchan/symchan/pgas/cuda"
+	_ "github.com/symchan/symchan/pgas/cuda"
 	"github.com/symchan/symchan/signals"
 )
 
@@ -81,8 +81,8 @@ func TestOpenErrors(t *testing.T) {
 
 // gpuStream returns pe's GPU and a new stream on it (the caller destroys
 // it).
-func gpuStream(pe *pgas.PE) (*cuda.GPU, *device.Stream, error) {
-	g, err := cuda.On(pe)
+func gpuStream(pe *pgas.PE) (pgas.GPU, *device.Stream, error) {
+	g, err := pe.GPU()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -35,7 +35,7 @@
 // each world allocates and frees its own heap, collectively.
 //
 // A PE that fails (error or panic) tells the others through NVSHMEM
-// (pgas.FailureNotifier): their blocking calls return an error naming it,
+// (pgas/driver.FailureNotifier): their blocking calls return an error naming it,
 // with its message, as within one process; a watcher's wait on the agent
 // listens for that during the world's life. A process that dies without
 // saying so (killed, crashed) is left to the launcher, which stops the

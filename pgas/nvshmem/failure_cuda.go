@@ -15,7 +15,7 @@ import (
 	"encoding/binary"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/driver"
 )
 
 // A PE's failure reaches the other processes through a control area after
@@ -67,7 +67,7 @@ func (t *transport) NotifyFailure(pe int, err error) {
 // the PE it names, with its record's text. The wait holds one of the
 // agent's slots for the world's life.
 func (t *transport) WatchFailures(ctx context.Context, failed func(pe int, msg string)) {
-	r, err := t.agent.Wait(ctx, nil, t.ctl(), pgas.WaitRequest{N: 1, Kind: pgas.KindUint64, Cmp: pgas.CmpNE, Mode: pgas.WaitAll})
+	r, err := t.agent.Wait(ctx, nil, t.ctl(), driver.WaitRequest{N: 1, Kind: driver.KindUint64, Cmp: driver.CmpNE, Mode: driver.WaitAll})
 	if err != nil {
 		return // the world ended
 	}

@@ -2,60 +2,70 @@
 
 package nvshmem
 
+/*
+#include <stdint.h>
+#include <stddef.h>
+void sc_put_signal(uintptr_t dst, uintptr_t src, size_t n, uintptr_t sig, uint64_t v, int op, int pe, void *st);
+*/
+import "C"
+
 import (
 	"fmt"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/driver"
 )
 
-// GPU is a PE's GPU on the nvshmem backend, for programs that launch their
-// own kernels on the symmetric heap (examples/jacobi does). Kernels reach
-// other PEs' partitions directly only where NVSHMEM maps them (nvshmem_ptr:
-// GPUs of one node joined by NVLink or PCIe); symchan's PTX kernels cannot
-// call NVSHMEM's device library, which must be linked into the kernel at
-// build time.
-type GPU struct{ t *transport }
+// gpuAPI is a PE's GPU as pgas.PE.GPU returns it (pgas.GPU). Kernels
+// reach other PEs' partitions directly only where NVSHMEM maps them
+// (nvshmem_ptr: GPUs of one node joined by NVLink or PCIe; Addr is 0
+// elsewhere); symchan's PTX kernels cannot call NVSHMEM's device library,
+// which must be linked into the kernel at build time.
+type gpuAPI struct{ t *transport }
 
-// On returns pe's GPU, or an error when pe's world is not on the nvshmem
-// backend.
-func On(pe *pgas.PE) (*GPU, error) {
-	t, ok := pe.World().Transport().(*transport)
-	if !ok {
-		return nil, fmt.Errorf("nvshmem: PE %d runs on the %s backend, not nvshmem", pe.ID(), pe.World().Config().Backend)
-	}
-	return &GPU{t}, nil
-}
+// GPU implements driver.GPUTransport.
+func (t *transport) GPU(int) (any, error) { return &gpuAPI{t}, nil }
 
 // Context is the GPU's primary context (NVSHMEM's).
-func (x *GPU) Context() *device.Context { return proc.ctx }
+func (x *gpuAPI) Context() *device.Context { return proc.ctx }
 
 // Stream is the stream of the PE's routines.
-func (x *GPU) Stream() *device.Stream { return x.t.st }
+func (x *gpuAPI) Stream() *device.Stream { return x.t.st }
 
 // Module is symchan.cu loaded on this GPU.
-func (x *GPU) Module() *device.Module { return proc.mod }
+func (x *gpuAPI) Module() *device.Module { return proc.mod }
 
 // HeapDescriptor is the device address of this PE's struct symchan_heap;
 // the base of a PE this GPU cannot address is 0.
-func (x *GPU) HeapDescriptor() device.Ptr { return x.t.desc }
+func (x *gpuAPI) HeapDescriptor() device.Ptr { return x.t.desc }
 
 // Addr is the device address of byte off of pe's partition as this GPU
 // sees it, or 0 where it cannot address it.
-func (x *GPU) Addr(pe int, off int64) device.Ptr {
+func (x *gpuAPI) Addr(pe int, off int64) device.Ptr {
 	if x.t.peers[pe] == 0 {
 		return 0
 	}
 	return x.t.peers[pe] + device.Ptr(off)
 }
 
-// Mapped reports whether this GPU can address every PE's partition (the
-// kernels of symchan.cuh need that for the PEs they touch).
-func (x *GPU) Mapped() bool {
-	for _, p := range x.t.peers {
-		if p == 0 {
-			return false
-		}
+// PutSignalOnStream is nvshmemx_putmem_signal_on_stream on s. The PE's own
+// routines queued on its stream are ordered before it only when the
+// caller's work on s already follows them (as with any NVSHMEM on-stream
+// call on another stream).
+func (x *gpuAPI) PutSignalOnStream(s *device.Stream, pe int, off int64, src device.Ptr, n int64, sigOff int64, sig uint64, op pgas.SigOp) error {
+	if uint(pe) >= uint(x.t.n) {
+		return fmt.Errorf("%w: PE %d not in [0, %d)", pgas.ErrBadPE, pe, x.t.n)
 	}
-	return true
+	call(func() {
+		C.sc_put_signal(C.uintptr_t(x.t.addr(off)), C.uintptr_t(src), C.size_t(n), C.uintptr_t(x.t.addr(sigOff)),
+			C.uint64_t(sig), sigOp(driver.SigOp(op)), C.int(pe), s.Handle())
+	})
+	return nil
+}
+
+// SignalWaitOnStream waits on s with cuStreamWaitValue64 on the PE's own
+// word, as the cuda backend does.
+func (x *gpuAPI) SignalWaitOnStream(s *device.Stream, sigOff int64, v uint64) error {
+	return s.WaitValue64(x.t.heap+device.Ptr(sigOff), v)
 }

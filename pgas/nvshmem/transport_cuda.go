@@ -27,13 +27,13 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/pgas/bootstrap"
+	"github.com/symchan/symchan/pgas/driver"
 	"github.com/symchan/symchan/pgas/internal/gpuop"
 )
 
@@ -44,7 +44,8 @@ type backend struct{}
 // proc is this process's NVSHMEM state, made once: NVSHMEM cannot be
 // started again in a process.
 var proc struct {
-	once sync.Once
+	mu   sync.Mutex
+	done bool // started, or failed for good
 	err  error
 	info bootstrap.Info
 	ctx  *device.Context // the GPU's primary context (NVSHMEM's)
@@ -65,13 +66,23 @@ func call(fn func()) {
 }
 
 // start starts NVSHMEM for the process, once, sized for the first world's
-// heap (per PE) unless NVSHMEM_SYMMETRIC_SIZE is set.
-func start(heap int64) error {
-	proc.once.Do(func() { proc.err = startOnce(heap) })
-	return proc.err
+// heap (per PE) unless NVSHMEM_SYMMETRIC_SIZE is set. The processes meet
+// within ctx; when ctx ends first, a later Open tries again.
+func start(ctx context.Context, heap int64) error {
+	proc.mu.Lock()
+	defer proc.mu.Unlock()
+	if proc.done {
+		return proc.err
+	}
+	err := startOnce(ctx, heap)
+	if err != nil && ctx.Err() != nil {
+		return err
+	}
+	proc.done, proc.err = true, err
+	return err
 }
 
-func startOnce(heap int64) error {
+func startOnce(ctx context.Context, heap int64) error {
 	if err := load(); err != nil {
 		return err
 	}
@@ -107,8 +118,6 @@ func startOnce(heap int64) error {
 	if info.Size == 1 {
 		uid, err = newUID()
 	} else {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
 		uid, err = bootstrap.Share(ctx, info, "nvshmem-uid", newUID)
 	}
 	if err != nil {
@@ -154,8 +163,8 @@ type transport struct {
 	lane  *gpuop.Lane // runs routines on mapped peers (see Put)
 }
 
-func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
-	if err := start(cfg.HeapSize); err != nil {
+func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
+	if err := start(ctx, cfg.HeapSize); err != nil {
 		return nil, err
 	}
 	info := proc.info
@@ -186,7 +195,7 @@ func (backend) Open(cfg pgas.Config) (pgas.Transport, error) {
 			t.peers[pe] = device.Ptr(C.sc_ptr(heap, C.int(pe)))
 		}
 	})
-	fail := func(err error) (pgas.Transport, error) {
+	fail := func(err error) (driver.Transport, error) {
 		t.Close()
 		return nil, fmt.Errorf("nvshmem backend: %w", err)
 	}
@@ -373,14 +382,14 @@ func (t *transport) synced() error {
 	return nil
 }
 
-func sigOp(op pgas.SigOp) C.int {
-	if op == pgas.SignalAdd {
+func sigOp(op driver.SigOp) C.int {
+	if op == driver.SignalAdd {
 		return nvSignalAdd
 	}
 	return nvSignalSet
 }
 
-func (t *transport) PutSignal(_, pe int, off int64, src []byte, sigOff int64, sig uint64, op pgas.SigOp, _ bool) error {
+func (t *transport) PutSignal(_, pe int, off int64, src []byte, sigOff int64, sig uint64, op driver.SigOp, _ bool) error {
 	if t.onLane(pe, len(src)) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
@@ -406,7 +415,7 @@ func (t *transport) PutSignal(_, pe int, off int64, src []byte, sigOff int64, si
 	})
 }
 
-func (t *transport) Atomic(_, pe int, off int64, k pgas.Kind, op pgas.AtomicOp, operand, cond uint64) (uint64, error) {
+func (t *transport) Atomic(_, pe int, off int64, k driver.Kind, op driver.AtomicOp, operand, cond uint64) (uint64, error) {
 	if t.peers[pe] == 0 {
 		return 0, errNoPeer
 	}
@@ -417,7 +426,7 @@ func (t *transport) Atomic(_, pe int, off int64, k pgas.Kind, op pgas.AtomicOp, 
 	return t.lane.Atomic(t.peers[pe]+device.Ptr(off), k, op, operand, cond)
 }
 
-func (t *transport) Wait(ctx context.Context, _ int, abort <-chan struct{}, req pgas.WaitRequest) (pgas.WaitResult, error) {
+func (t *transport) Wait(ctx context.Context, _ int, abort <-chan struct{}, req driver.WaitRequest) (driver.WaitResult, error) {
 	return t.agent.Wait(ctx, abort, t.heap+device.Ptr(req.Off), req)
 }
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
-	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/driver"
 )
 
 // The agent's memory layout; kernels/symchan.cu (symchan_agent) has the
@@ -186,7 +186,7 @@ func (a *Agent) Close() error {
 // Wait runs req over the words at address words on the agent, or on the
 // fallback Waiter when the set is larger than the agent's or every slot is
 // busy; as Waiter.Wait.
-func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Ptr, req pgas.WaitRequest) (pgas.WaitResult, error) {
+func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Ptr, req driver.WaitRequest) (driver.WaitResult, error) {
 	if req.N > agentWords {
 		return a.fallback.Wait(ctx, abort, words, req)
 	}
@@ -225,22 +225,22 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 		atomic.StoreUint64(&rq[0], seq)
 		answered = false
 		if err := a.ensure(&out[4]); err != nil {
-			return pgas.WaitResult{}, err
+			return driver.WaitResult{}, err
 		}
 		err := a.spin(func() bool { return atomic.LoadUint64(&out[0]) == seq }, &out[4],
 			interrupt(ctx, abort, &cause, func() { atomic.StoreUint64(&rq[8], seq) }))
 		if err != nil {
-			return pgas.WaitResult{}, err
+			return driver.WaitResult{}, err
 		}
 		answered = true
 		switch atomic.LoadUint64(&out[1]) {
 		case 3: // the launch ended first: hand the wait to the next one
 			if cause != nil {
-				return pgas.WaitResult{}, cause
+				return driver.WaitResult{}, cause
 			}
 			continue
 		case 2:
-			return pgas.WaitResult{}, cause
+			return driver.WaitResult{}, cause
 		}
 		return result(req, atomic.LoadUint64(&out[2]), atomic.LoadUint64(&out[3]), slot[slotIdx:]), nil
 	}
@@ -338,14 +338,14 @@ func (l *Lane) post(code, addr, sig, operand, cond uint64, payload []byte) ([]ui
 // Put writes src (at most LanePayload bytes) to dst, any memory the GPU
 // addresses, and then, with signal, updates the word at sig by v with op.
 // It returns once src may be reused; Quiet completes it.
-func (l *Lane) Put(dst device.Ptr, src []byte, signal bool, sig device.Ptr, v uint64, op pgas.SigOp) error {
+func (l *Lane) Put(dst device.Ptr, src []byte, signal bool, sig device.Ptr, v uint64, op driver.SigOp) error {
 	if len(src) > LanePayload {
 		return fmt.Errorf("gpuop: lane put of %d bytes (at most %d)", len(src), LanePayload)
 	}
 	code := uint64(opPut)
 	switch {
 	case !signal:
-	case op == pgas.SignalAdd:
+	case op == driver.SignalAdd:
 		code |= sigAdd << 8
 	default:
 		code |= sigSet << 8
@@ -372,7 +372,7 @@ func (l *Lane) Get(dst []byte, src device.Ptr) error {
 
 // Atomic performs op of kind k on the word at addr and returns the old
 // value.
-func (l *Lane) Atomic(addr device.Ptr, k pgas.Kind, op pgas.AtomicOp, operand, cond uint64) (uint64, error) {
+func (l *Lane) Atomic(addr device.Ptr, k driver.Kind, op driver.AtomicOp, operand, cond uint64) (uint64, error) {
 	e, seq, err := l.post(opAtomic|uint64(k)<<16|uint64(op)<<24, uint64(addr), 0, operand, cond, nil)
 	if err == nil {
 		err = l.wait(seq)

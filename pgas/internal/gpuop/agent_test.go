@@ -10,7 +10,7 @@ import (
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
-	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/driver"
 )
 
 // newAgent makes an agent of lanes lanes on GPU 0 and a zeroed buffer of
@@ -66,7 +66,7 @@ func TestAgentRoutines(t *testing.T) {
 	const rounds = 200
 	for i := range uint64(rounds) {
 		binary.LittleEndian.PutUint64(b[:], i*3)
-		if err := l.Put(buf+64, b[:], true, buf, i+1, pgas.SignalSet); err != nil {
+		if err := l.Put(buf+64, b[:], true, buf, i+1, driver.SignalSet); err != nil {
 			t.Fatal(err)
 		}
 		var got [8]byte
@@ -76,14 +76,14 @@ func TestAgentRoutines(t *testing.T) {
 		if v := binary.LittleEndian.Uint64(got[:]); v != i*3 {
 			t.Fatalf("round %d: got %d", i, v)
 		}
-		old, err := l.Atomic(buf+128, pgas.KindUint64, pgas.OpFetchAdd, 2, 0)
+		old, err := l.Atomic(buf+128, driver.KindUint64, driver.OpFetchAdd, 2, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if old != 2*i {
 			t.Fatalf("round %d: fetch-add returned %d, want %d", i, old, 2*i)
 		}
-		r, err := a.Wait(context.Background(), nil, buf, pgas.WaitRequest{N: 1, Kind: pgas.KindUint64, Cmp: pgas.CmpGE, Mode: pgas.WaitAll, Value: i + 1})
+		r, err := a.Wait(context.Background(), nil, buf, driver.WaitRequest{N: 1, Kind: driver.KindUint64, Cmp: driver.CmpGE, Mode: driver.WaitAll, Value: i + 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,9 +99,9 @@ func TestAgentRoutines(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		time.Sleep(20 * time.Millisecond)
-		done <- a.Lane(1).Put(buf+8, nil, true, buf+8, 1, pgas.SignalAdd)
+		done <- a.Lane(1).Put(buf+8, nil, true, buf+8, 1, driver.SignalAdd)
 	}()
-	if _, err := a.Wait(context.Background(), nil, buf+8, pgas.WaitRequest{N: 1, Kind: pgas.KindUint64, Cmp: pgas.CmpEQ, Mode: pgas.WaitAll, Value: 1}); err != nil {
+	if _, err := a.Wait(context.Background(), nil, buf+8, driver.WaitRequest{N: 1, Kind: driver.KindUint64, Cmp: driver.CmpEQ, Mode: driver.WaitAll, Value: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {

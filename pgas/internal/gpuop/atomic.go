@@ -4,20 +4,20 @@ package gpuop
 
 import (
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/driver"
 )
 
 // SignalAdd enqueues on st, after its earlier work, the addition of v to
 // the uint64 signal word at addr (kernels.Atomic, fn; no result).
 func SignalAdd(st *device.Stream, fn *device.Function, addr device.Ptr, v uint64) error {
-	return st.Launch(fn, device.D1(1), device.D1(1), 0, uint64(addr), uint64(pgas.KindUint64)|uint64(pgas.OpFetchAdd)<<8, v, 0, 0)
+	return st.Launch(fn, device.D1(1), device.D1(1), 0, uint64(addr), uint64(driver.KindUint64)|uint64(driver.OpFetchAdd)<<8, v, 0, 0)
 }
 
 // Signal enqueues on st a signal update of the word at addr: SignalSet as
 // a 64-bit stream write (the copy engine's, no kernel), SignalAdd as
 // SignalAdd does.
-func Signal(st *device.Stream, fn *device.Function, addr device.Ptr, v uint64, op pgas.SigOp) error {
-	if op == pgas.SignalSet {
+func Signal(st *device.Stream, fn *device.Function, addr device.Ptr, v uint64, op driver.SigOp) error {
+	if op == driver.SignalSet {
 		return st.WriteValue64(addr, v)
 	}
 	return SignalAdd(st, fn, addr, v)

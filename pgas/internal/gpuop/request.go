@@ -9,7 +9,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/driver"
 )
 
 // What the Agent's waits and the Waiter's share: a request put where the
@@ -18,7 +18,7 @@ import (
 // stage copies req's comparands into values (8 bytes a word) and its mask
 // into status (a byte a word, 1 excludes), both mapped pinned memory, and
 // reports which of the two the request has.
-func stage(values, status []byte, req pgas.WaitRequest) (hasValues, hasStatus bool) {
+func stage(values, status []byte, req driver.WaitRequest) (hasValues, hasStatus bool) {
 	if req.Values != nil {
 		copy(unsafe.Slice((*uint64)(unsafe.Pointer(&values[0])), req.N), req.Values)
 	}
@@ -33,7 +33,7 @@ func stage(values, status []byte, req pgas.WaitRequest) (hasValues, hasStatus bo
 
 // spec packs req as symchan_wait and the agent take it: kind | cmp<<8 |
 // mode<<16 | test<<24.
-func spec(req pgas.WaitRequest) uint64 {
+func spec(req driver.WaitRequest) uint64 {
 	test := uint64(0)
 	if req.Test {
 		test = 1
@@ -44,14 +44,14 @@ func spec(req pgas.WaitRequest) uint64 {
 // result is the answer of a wait whose kernel reported n (the result:
 // all-held flag, index or count) and word, with a some-wait's int32
 // indices at idx copied into req.Indices in order.
-func result(req pgas.WaitRequest, n, word uint64, idx []byte) pgas.WaitResult {
-	r := pgas.WaitResult{N: int(int64(n)), Word: word}
+func result(req driver.WaitRequest, n, word uint64, idx []byte) driver.WaitResult {
+	r := driver.WaitResult{N: int(int64(n)), Word: word}
 	switch req.Mode {
-	case pgas.WaitAny:
+	case driver.WaitAny:
 		if r.N < 0 {
-			r.N = pgas.NoIndex
+			r.N = driver.NoIndex
 		}
-	case pgas.WaitSome:
+	case driver.WaitSome:
 		for i, v := range unsafe.Slice((*int32)(unsafe.Pointer(&idx[0])), r.N) {
 			req.Indices[i] = int(v)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/driver"
 )
 
 // ErrAborted ends a wait whose abort channel closed (a PE failed).
@@ -94,13 +95,13 @@ func u64at(b []byte, i int) *uint64 { return (*uint64)(unsafe.Pointer(&b[i])) }
 // Wait evaluates req over the words at address words (req.Off is
 // ignored), blocking unless req.Test until it holds, ctx ends or abort is
 // closed.
-func (w *Waiter) Wait(ctx context.Context, abort <-chan struct{}, words device.Ptr, req pgas.WaitRequest) (pgas.WaitResult, error) {
+func (w *Waiter) Wait(ctx context.Context, abort <-chan struct{}, words device.Ptr, req driver.WaitRequest) (driver.WaitResult, error) {
 	if req.N > MaxWords {
-		return pgas.WaitResult{}, fmt.Errorf("%w: GPU waits take at most %d words, not %d", pgas.ErrBadArg, MaxWords, req.N)
+		return driver.WaitResult{}, fmt.Errorf("%w: GPU waits take at most %d words, not %d", pgas.ErrBadArg, MaxWords, req.N)
 	}
 	s, err := w.getSlot()
 	if err != nil {
-		return pgas.WaitResult{}, err
+		return driver.WaitResult{}, err
 	}
 	defer w.putSlot(s)
 	in, out := s.in.Bytes(), s.out.Bytes()
@@ -129,7 +130,7 @@ func (w *Waiter) Wait(ctx context.Context, abort <-chan struct{}, words device.P
 			uint64(words), uint64(req.N), spec(req), req.Value, values, status, uint64(req.Start),
 			uint64(s.out.Ptr()), uint64(s.in.Ptr()), uint64(lifetime.Nanoseconds()))
 		if err != nil {
-			return pgas.WaitResult{}, err
+			return driver.WaitResult{}, err
 		}
 		_ = spin(func() bool { return atomic.LoadUint64(done) != 0 }, check)
 		state := atomic.LoadUint64(done)
@@ -137,10 +138,10 @@ func (w *Waiter) Wait(ctx context.Context, abort <-chan struct{}, words device.P
 			break
 		}
 		if err := s.st.Sync(); err != nil {
-			return pgas.WaitResult{}, err
+			return driver.WaitResult{}, err
 		}
 		if state == 2 || cause != nil {
-			return pgas.WaitResult{}, cause
+			return driver.WaitResult{}, cause
 		}
 		atomic.StoreUint64(done, 0) // 3: its lifetime ended; launch it again
 	}

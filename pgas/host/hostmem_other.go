@@ -1,6 +1,6 @@
 //go:build !unix
 
-package pgas
+package host
 
 import "unsafe"
 
@@ -14,6 +14,3 @@ func mapHeap(size int64) ([]byte, error) {
 }
 
 func unmapHeap([]byte) error { return nil }
-
-// MachineMemory is the machine's physical memory in bytes (0 if unknown).
-func MachineMemory() int64 { return 0 }

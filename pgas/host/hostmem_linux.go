@@ -1,17 +1,8 @@
-package pgas
+package host
 
 import "syscall"
 
 const mapNoReserve = syscall.MAP_NORESERVE
-
-// MachineMemory is the machine's physical memory in bytes (0 if unknown).
-func MachineMemory() int64 {
-	var si syscall.Sysinfo_t
-	if syscall.Sysinfo(&si) != nil {
-		return 0
-	}
-	return int64(si.Totalram) * int64(si.Unit)
-}
 
 // adviseHuge asks for transparent huge pages where the system gives them
 // on request, as the Go heap does: large copies into a partition then

@@ -1,6 +1,6 @@
 //go:build unix
 
-package pgas
+package host
 
 import (
 	"fmt"

@@ -1,4 +1,12 @@
-package pgas
+// Package host is symchan's built-in backend, "host": PEs are goroutines
+// of this process, each partition is ordinary memory mapped outside the Go
+// heap, and every operation completes before it returns (NBI operations
+// included, which the spec allows), so Fence and Quiet have nothing left
+// to do. It is the reference for the semantics.
+//
+// Package pgas registers it and uses it by default; programs never import
+// this package.
+package host
 
 import (
 	"context"
@@ -11,30 +19,25 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/symchan/symchan/internal/sysmem"
+	"github.com/symchan/symchan/pgas/driver"
 )
 
-// The host backend: PEs are goroutines of this process, each partition is
-// ordinary memory, and every operation completes before it returns (NBI
-// operations included, which the spec allows), so Fence and Quiet have
-// nothing left to do.
+// DefaultPEs is the host backend's PE count when none is configured.
+const DefaultPEs = 8
 
-func init() { Register("host", hostBackend{}) }
+// Backend is the host backend (a pgas/driver.Backend).
+type Backend struct{}
 
-// DefaultHostPEs is the host backend's PE count when none is configured.
-const DefaultHostPEs = 8
-
-type hostBackend struct{}
-
-func (hostBackend) Open(cfg Config) (Transport, error) {
+// Open maps cfg.PEs partitions of cfg.HeapSize bytes (rounded up to a word).
+func (Backend) Open(_ context.Context, cfg driver.Config) (driver.Transport, error) {
 	n := cfg.PEs
 	if n == 0 {
-		n = DefaultHostPEs
+		n = DefaultPEs
 	}
-	if n > MaxPEs {
-		return nil, fmt.Errorf("%d PEs: the host backend runs at most %d (set %s or Config.PEs)", n, MaxPEs, EnvPEs)
-	}
-	size := alignUp(cfg.HeapSize, 8)
-	if err := checkHostFits(n, size, MachineMemory()); err != nil {
+	size := (cfg.HeapSize + 7) &^ 7
+	if err := checkHostFits(n, size, sysmem.Machine()); err != nil {
 		return nil, err
 	}
 	h := &hostTransport{heaps: make([][]byte, n), parks: make([]parker, n), size: size, local: make([]int, n)}
@@ -42,7 +45,7 @@ func (hostBackend) Open(cfg Config) (Transport, error) {
 		b, err := mapHeap(size)
 		if err != nil {
 			h.Close()
-			return nil, fmt.Errorf("host backend, PE %d: %w (lower %s)", i, err, EnvSymmetricSize)
+			return nil, fmt.Errorf("host backend, PE %d: %w (lower %s)", i, err, envSymmetricSize)
 		}
 		h.heaps[i] = b // page-aligned, so every word is aligned
 		h.local[i] = i
@@ -52,13 +55,19 @@ func (hostBackend) Open(cfg Config) (Transport, error) {
 
 // checkHostFits checks that n partitions of size bytes fit in mem bytes
 // of memory (unknown when 0), and that their total does not overflow.
+// The settings the size errors name (pgas.EnvSymmetricSize, pgas.EnvPEs).
+const (
+	envSymmetricSize = "SYMCHAN_SYMMETRIC_SIZE"
+	envPEs           = "SYMCHAN_PES"
+)
+
 func checkHostFits(n int, size, mem int64) error {
 	if size > math.MaxInt64/int64(n) {
-		return fmt.Errorf("host backend: %d PEs × %d bytes overflows; lower %s or %s", n, size, EnvSymmetricSize, EnvPEs)
+		return fmt.Errorf("host backend: %d PEs × %d bytes overflows; lower %s or %s", n, size, envSymmetricSize, envPEs)
 	}
 	if total := int64(n) * size; mem > 0 && total > mem {
-		return fmt.Errorf("host backend: %d PEs × %s heap = %s, more than this machine's %s of memory; lower %s (Config.HeapSize) or %s (Config.PEs)",
-			n, FormatSize(size), FormatSize(total), FormatSize(mem), EnvSymmetricSize, EnvPEs)
+		return fmt.Errorf("host backend: %d PEs × %s heap = %s, more than this machine's %s of memory; lower %s (driver.Config.HeapSize) or %s (driver.Config.PEs)",
+			n, sysmem.Format(size), sysmem.Format(total), sysmem.Format(mem), envSymmetricSize, envPEs)
 	}
 	return nil
 }
@@ -117,13 +126,13 @@ func (h *hostTransport) GetNBI(from, pe int, off int64, dst []byte) error {
 	return h.Get(from, pe, off, dst)
 }
 
-func (h *hostTransport) PutSignal(_, pe int, off int64, src []byte, sigOff int64, sig uint64, op SigOp, _ bool) error {
+func (h *hostTransport) PutSignal(_, pe int, off int64, src []byte, sigOff int64, sig uint64, op driver.SigOp, _ bool) error {
 	heap := h.heaps[pe]
 	copy(heap[off:], src)
 	// The atomic signal update publishes the copy: a reader that loads the
 	// new signal value sees the data.
 	w := (*uint64)(unsafe.Pointer(&heap[sigOff]))
-	if op == SignalAdd {
+	if op == driver.SignalAdd {
 		atomic.AddUint64(w, sig)
 	} else {
 		atomic.StoreUint64(w, sig)
@@ -135,7 +144,7 @@ func (h *hostTransport) PutSignal(_, pe int, off int64, src []byte, sigOff int64
 	return nil
 }
 
-func (h *hostTransport) Atomic(_, pe int, off int64, k Kind, op AtomicOp, v, cond uint64) (uint64, error) {
+func (h *hostTransport) Atomic(_, pe int, off int64, k driver.Kind, op driver.AtomicOp, v, cond uint64) (uint64, error) {
 	p := unsafe.Pointer(&h.heaps[pe][off])
 	var old uint64
 	if k.Size() == 4 {
@@ -143,35 +152,35 @@ func (h *hostTransport) Atomic(_, pe int, off int64, k Kind, op AtomicOp, v, con
 	} else {
 		old = atomic64(op, (*uint64)(p), v, cond)
 	}
-	if op != OpFetch {
+	if op != driver.OpFetch {
 		h.parks[pe].notify(off, off+k.Size())
 	}
 	return old, nil
 }
 
-func atomic32(op AtomicOp, p *uint32, v, cond uint32) uint32 {
+func atomic32(op driver.AtomicOp, p *uint32, v, cond uint32) uint32 {
 	switch op {
-	case OpFetch:
+	case driver.OpFetch:
 		return atomic.LoadUint32(p)
-	case OpSet:
+	case driver.OpSet:
 		atomic.StoreUint32(p, v)
 		return 0
-	case OpSwap:
+	case driver.OpSwap:
 		return atomic.SwapUint32(p, v)
-	case OpCompareSwap:
+	case driver.OpCompareSwap:
 		for {
 			old := atomic.LoadUint32(p)
 			if old != cond || atomic.CompareAndSwapUint32(p, old, v) {
 				return old
 			}
 		}
-	case OpFetchAdd:
+	case driver.OpFetchAdd:
 		return atomic.AddUint32(p, v) - v
-	case OpFetchAnd:
+	case driver.OpFetchAnd:
 		return atomic.AndUint32(p, v)
-	case OpFetchOr:
+	case driver.OpFetchOr:
 		return atomic.OrUint32(p, v)
-	case OpFetchXor:
+	case driver.OpFetchXor:
 		for {
 			old := atomic.LoadUint32(p)
 			if atomic.CompareAndSwapUint32(p, old, old^v) {
@@ -182,29 +191,29 @@ func atomic32(op AtomicOp, p *uint32, v, cond uint32) uint32 {
 	panic(fmt.Sprintf("pgas/host: atomic op %d", op))
 }
 
-func atomic64(op AtomicOp, p *uint64, v, cond uint64) uint64 {
+func atomic64(op driver.AtomicOp, p *uint64, v, cond uint64) uint64 {
 	switch op {
-	case OpFetch:
+	case driver.OpFetch:
 		return atomic.LoadUint64(p)
-	case OpSet:
+	case driver.OpSet:
 		atomic.StoreUint64(p, v)
 		return 0
-	case OpSwap:
+	case driver.OpSwap:
 		return atomic.SwapUint64(p, v)
-	case OpCompareSwap:
+	case driver.OpCompareSwap:
 		for {
 			old := atomic.LoadUint64(p)
 			if old != cond || atomic.CompareAndSwapUint64(p, old, v) {
 				return old
 			}
 		}
-	case OpFetchAdd:
+	case driver.OpFetchAdd:
 		return atomic.AddUint64(p, v) - v
-	case OpFetchAnd:
+	case driver.OpFetchAnd:
 		return atomic.AndUint64(p, v)
-	case OpFetchOr:
+	case driver.OpFetchOr:
 		return atomic.OrUint64(p, v)
-	case OpFetchXor:
+	case driver.OpFetchXor:
 		for {
 			old := atomic.LoadUint64(p)
 			if atomic.CompareAndSwapUint64(p, old, old^v) {
@@ -215,10 +224,10 @@ func atomic64(op AtomicOp, p *uint64, v, cond uint64) uint64 {
 	panic(fmt.Sprintf("pgas/host: atomic op %d", op))
 }
 
-// evaluator checks a WaitRequest against a partition. It is built once
+// evaluator checks a driver.WaitRequest against a partition. It is built once
 // per wait, so spinning re-checks do no allocation or setup.
 type evaluator struct {
-	req  *WaitRequest
+	req  *driver.WaitRequest
 	base unsafe.Pointer // word 0
 	wide bool           // 8-byte words
 	val  uint64         // normalised comparand
@@ -241,7 +250,7 @@ var activeLists sync.Pool
 // the evaluator's own field back into the pool would make escape analysis
 // move the whole evaluator, and the request it points to, to the heap (an
 // allocation per wait, +120 ns on a ping-pong).
-func activeWords(req *WaitRequest) (act []int, pooled *[]int) {
+func activeWords(req *driver.WaitRequest) (act []int, pooled *[]int) {
 	if req.Status == nil {
 		return nil, nil
 	}
@@ -265,7 +274,7 @@ func releaseActive(act []int, pooled *[]int) {
 	}
 }
 
-func newEvaluator(heap []byte, req *WaitRequest) evaluator {
+func newEvaluator(heap []byte, req *driver.WaitRequest) evaluator {
 	e := evaluator{req: req, base: unsafe.Pointer(&heap[req.Off]), wide: req.Kind.Size() == 8, val: norm(req.Kind, req.Value)}
 	switch {
 	case req.Values == nil:
@@ -296,13 +305,13 @@ func (e *evaluator) sat(i int) (word uint64, ok bool) {
 
 // eval checks the request once; ok reports whether a blocking wait may
 // return with r.
-func (e *evaluator) eval() (r WaitResult, ok bool) {
+func (e *evaluator) eval() (r driver.WaitResult, ok bool) {
 	req := e.req
 	n := req.N
-	if e.wide && req.Status == nil && req.Mode == WaitSome && !req.Kind.Signed() {
+	if e.wide && req.Status == nil && req.Mode == driver.WaitSome && !req.Kind.Signed() {
 		return e.someWide()
 	}
-	if e.wide && req.Status == nil && req.Mode == WaitAny && e.vals == nil {
+	if e.wide && req.Status == nil && req.Mode == driver.WaitAny && e.vals == nil {
 		return e.anyWide()
 	}
 	// The words to visit: e.active under a status mask, else 0 … n-1.
@@ -318,17 +327,17 @@ func (e *evaluator) eval() (r WaitResult, ok bool) {
 		return k
 	}
 	switch req.Mode {
-	case WaitAll:
+	case driver.WaitAll:
 		var last uint64
 		for k := range m {
 			w, sat := e.sat(at(k))
 			if !sat {
-				return WaitResult{N: 0}, false
+				return driver.WaitResult{N: 0}, false
 			}
 			last = w
 		}
-		return WaitResult{N: 1, Word: last}, true
-	case WaitAny:
+		return driver.WaitResult{N: 1, Word: last}, true
+	case driver.WaitAny:
 		from := req.Start
 		if act != nil {
 			from = sort.SearchInts(act, req.Start)
@@ -336,11 +345,11 @@ func (e *evaluator) eval() (r WaitResult, ok bool) {
 		for k := range m {
 			i := at((from + k) % m)
 			if w, sat := e.sat(i); sat {
-				return WaitResult{N: i, Word: w}, true
+				return driver.WaitResult{N: i, Word: w}, true
 			}
 		}
-		return WaitResult{N: NoIndex}, false
-	default: // WaitSome
+		return driver.WaitResult{N: driver.NoIndex}, false
+	default: // driver.WaitSome
 		k := 0
 		for j := range m {
 			i := at(j)
@@ -349,13 +358,13 @@ func (e *evaluator) eval() (r WaitResult, ok bool) {
 				k++
 			}
 		}
-		return WaitResult{N: k}, k > 0
+		return driver.WaitResult{N: k}, k > 0
 	}
 }
 
 // someWide is the some-wait over unsigned 64-bit words with no status
 // mask: the mailbox's scan, kept free of per-word branches on the request.
-func (e *evaluator) someWide() (WaitResult, bool) {
+func (e *evaluator) someWide() (driver.WaitResult, bool) {
 	req := e.req
 	words := unsafe.Slice((*uint64)(e.base), req.N)
 	k := 0
@@ -375,13 +384,13 @@ func (e *evaluator) someWide() (WaitResult, bool) {
 			}
 		}
 	}
-	return WaitResult{N: k}, k > 0
+	return driver.WaitResult{N: k}, k > 0
 }
 
 // anyWide is the any-wait over 64-bit words with no status mask and one
 // comparand: a scan without per-word branches on the request, from
 // req.Start round to it.
-func (e *evaluator) anyWide() (WaitResult, bool) {
+func (e *evaluator) anyWide() (driver.WaitResult, bool) {
 	req := e.req
 	words := unsafe.Slice((*uint64)(e.base), req.N)
 	c, v := req.Cmp, e.val
@@ -391,19 +400,19 @@ func (e *evaluator) anyWide() (WaitResult, bool) {
 		// (the mailbox's and most waits') get loops of their own.
 		var i int
 		switch c {
-		case CmpEQ:
+		case driver.CmpEQ:
 			i = scanEQ(words, part[0], part[1], v^flip)
-		case CmpNE:
+		case driver.CmpNE:
 			i = scanNE(words, part[0], part[1], v^flip)
 		default:
 			for i = part[0]; i < part[1] && !holds(c, atomic.LoadUint64(&words[i])^flip, v); i++ {
 			}
 		}
 		if i < part[1] {
-			return WaitResult{N: i, Word: atomic.LoadUint64(&words[i])}, true
+			return driver.WaitResult{N: i, Word: atomic.LoadUint64(&words[i])}, true
 		}
 	}
-	return WaitResult{N: NoIndex}, false
+	return driver.WaitResult{N: driver.NoIndex}, false
 }
 
 // scanEQ returns the first i in [lo, hi) whose word equals v, else hi.
@@ -428,29 +437,29 @@ func scanNE(words []uint64, lo, hi int, v uint64) int {
 
 // norm maps a word of kind k to a uint64 whose unsigned order is the
 // word's order, so that one comparison serves every kind.
-func norm(k Kind, v uint64) uint64 {
+func norm(k driver.Kind, v uint64) uint64 {
 	switch k {
-	case KindInt32:
+	case driver.KindInt32:
 		return uint64(int64(int32(v))) ^ 1<<63
-	case KindUint32:
+	case driver.KindUint32:
 		return uint64(uint32(v))
-	case KindInt64:
+	case driver.KindInt64:
 		return v ^ 1<<63
 	}
 	return v
 }
 
-func holds(c Cmp, a, b uint64) bool {
+func holds(c driver.Cmp, a, b uint64) bool {
 	switch c {
-	case CmpEQ:
+	case driver.CmpEQ:
 		return a == b
-	case CmpNE:
+	case driver.CmpNE:
 		return a != b
-	case CmpGT:
+	case driver.CmpGT:
 		return a > b
-	case CmpGE:
+	case driver.CmpGE:
 		return a >= b
-	case CmpLT:
+	case driver.CmpLT:
 		return a < b
 	}
 	return a <= b
@@ -463,7 +472,7 @@ const (
 	spinFor    = 50 * time.Microsecond // then yield between checks this long
 )
 
-func (h *hostTransport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req WaitRequest) (WaitResult, error) {
+func (h *hostTransport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req driver.WaitRequest) (driver.WaitResult, error) {
 	e := newEvaluator(h.heaps[pe], &req)
 	act, pooled := activeWords(&req)
 	defer releaseActive(act, pooled)

@@ -1,0 +1,225 @@
+// Package driver defines the contract between package pgas and the
+// backends that carry its worlds, in the way database/sql/driver does for
+// database/sql. Programs do not use it: they call pgas. A backend package
+// implements [Backend] and registers it with pgas.Register from an init
+// function:
+//
+//	func init() { pgas.Register("mybackend", myBackend{}) }
+//
+// pgas validates every argument (PE ranges, bounds, alignment, overlap)
+// before it calls a [Transport], so a backend may assume offsets are inside
+// the heap and aligned for their kind. Optional capabilities are optional
+// interfaces a Transport may also implement: [FailureNotifier] for backends
+// whose PEs run in several processes, [GPUTransport] for backends whose PEs
+// are GPUs.
+//
+// Package pgas/pgastest runs the conformance suite against a backend.
+package driver
+
+import "context"
+
+// Config is a resolved world configuration, as pgas hands it to
+// [Backend.Open].
+type Config struct {
+	// Name is the name the backend was registered under, for messages.
+	Name string
+	// PEs is the number of PEs to start; 0 lets the backend choose.
+	PEs int
+	// HeapSize is the size of every PE's partition in bytes.
+	HeapSize int64
+}
+
+// A Backend opens worlds.
+type Backend interface {
+	// Open starts a world as cfg says. It returns when every PE of this
+	// process can be used, or with ctx's error when ctx ends first
+	// (backends whose PEs start in several processes wait for each other
+	// here).
+	Open(ctx context.Context, cfg Config) (Transport, error)
+}
+
+// A Transport is one open world of a backend. Offsets are byte offsets into
+// a PE's partition; from is the PE that issues an operation.
+//
+// Methods other than Wait never block on another PE's progress. All methods
+// may be called concurrently.
+type Transport interface {
+	// NumPEs is the number of PEs in the world.
+	NumPEs() int
+	// LocalPEs lists the PEs this process runs (all of them for backends
+	// whose PEs share one process).
+	LocalPEs() []int
+	// Node returns the node (host) that runs pe; PEs with equal values
+	// form a node team.
+	Node(pe int) int
+	// HeapSize is the size of every partition in bytes.
+	HeapSize() int64
+	// Heap returns local PE pe's partition when the host can address it
+	// directly, else nil.
+	Heap(pe int) []byte
+
+	// Put copies src to pe's partition at off. It returns once src may be
+	// reused.
+	Put(from, pe int, off int64, src []byte) error
+	// Get copies pe's partition at off into dst.
+	Get(from, pe int, off int64, dst []byte) error
+	// PutNBI is Put that may return before src may be reused; Quiet(from)
+	// completes it.
+	PutNBI(from, pe int, off int64, src []byte) error
+	// GetNBI is Get that may return before dst is filled; Quiet(from)
+	// completes it.
+	GetNBI(from, pe int, off int64, dst []byte) error
+	// Copy copies n bytes from srcPE's partition at srcOff to dstPE's at
+	// dstOff, issued by from (one of the two). On device backends the
+	// bytes move device to device. It returns when the copy is complete.
+	Copy(from, dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error
+	// PutSignal delivers src at off, then updates the uint64 signal word at
+	// sigOff with op and sig; a PE that observes the update sees the data.
+	// With nbi, src may be in use until Quiet(from). An empty src is a
+	// signal operation alone; off is then sigOff.
+	PutSignal(from, pe int, off int64, src []byte, sigOff int64, sig uint64, op SigOp, nbi bool) error
+	// Atomic performs op on the word of kind k at pe's off and returns the
+	// old value (the loaded value for OpFetch). cond is the comparand of
+	// OpCompareSwap. Values carry the word's bits in the low bits.
+	Atomic(from, pe int, off int64, k Kind, op AtomicOp, operand, cond uint64) (uint64, error)
+	// Fence orders delivery of from's earlier operations to each PE before
+	// its later ones to the same PE.
+	Fence(from int) error
+	// Quiet completes all of from's outstanding operations to all PEs.
+	Quiet(from int) error
+	// Wait evaluates req over local PE pe's words, blocking (unless
+	// req.Test) until it is satisfied, ctx ends or abort is closed. It must
+	// not spin on a core for long: idle waits park.
+	Wait(ctx context.Context, pe int, abort <-chan struct{}, req WaitRequest) (WaitResult, error)
+	// Close releases the world's resources. It is called once, after every
+	// PE function returned.
+	Close() error
+}
+
+// FailureNotifier is implemented by transports whose PEs run in several
+// processes (LocalPEs is not every PE), so that a PE's failure reaches the
+// blocking calls of the others as it does within one process.
+type FailureNotifier interface {
+	// NotifyFailure tells the other processes that local PE pe failed
+	// with err. It is called once per failing PE, before Close.
+	NotifyFailure(pe int, err error)
+	// WatchFailures calls failed for a PE of another process that failed
+	// (msg: its error, as text), and returns when ctx ends. pgas calls it
+	// on a goroutine of its own and waits for it before Close.
+	WatchFailures(ctx context.Context, failed func(pe int, msg string))
+}
+
+// GPUTransport is implemented by transports whose PEs are GPUs. GPU returns
+// local PE pe's GPU as a value implementing pgas.GPU (declared there, so
+// that this package does not depend on the device API), which pgas.PE.GPU
+// hands to programs that launch their own kernels.
+type GPUTransport interface {
+	GPU(pe int) (any, error)
+}
+
+// Kind is the type of a word that atomics and waits operate on.
+type Kind uint8
+
+// Word kinds.
+const (
+	KindInt32 Kind = iota + 1
+	KindUint32
+	KindInt64
+	KindUint64
+)
+
+// Size is the word's size in bytes.
+func (k Kind) Size() int64 {
+	if k == KindInt32 || k == KindUint32 {
+		return 4
+	}
+	return 8
+}
+
+// Signed reports whether comparisons treat the word as signed.
+func (k Kind) Signed() bool { return k == KindInt32 || k == KindInt64 }
+
+// AtomicOp is an atomic memory operation.
+type AtomicOp uint8
+
+// Atomic operations. Every one returns the previous value.
+const (
+	OpFetch AtomicOp = iota + 1
+	OpSet
+	OpSwap
+	OpCompareSwap
+	OpFetchAdd
+	OpFetchAnd
+	OpFetchOr
+	OpFetchXor
+)
+
+// SigOp is how a signal word is updated (pgas.SigOp has the same values).
+type SigOp uint8
+
+// Signal update operations.
+const (
+	SignalSet SigOp = iota + 1 // the word becomes the value
+	SignalAdd                  // the value is added to the word
+)
+
+// Cmp is a point-to-point comparison operator (pgas.Cmp has the same
+// values).
+type Cmp uint8
+
+// Comparison operators: the word compared with the value.
+const (
+	CmpEQ Cmp = iota + 1
+	CmpNE
+	CmpGT
+	CmpGE
+	CmpLT
+	CmpLE
+)
+
+// WaitMode says what a WaitRequest waits for (pgas.WaitMode has the same
+// values).
+type WaitMode uint8
+
+// Wait modes, after wait_until_all / _any / _some.
+const (
+	WaitAll WaitMode = iota + 1
+	WaitAny
+	WaitSome
+)
+
+// NoIndex is the index a wait-any or test-any reports when nothing can be
+// reported: the spec's SIZE_MAX.
+const NoIndex = -1
+
+// WaitRequest is a wait set over N consecutive words of one kind in a local
+// partition, as the spec's wait_until_* and test_* routines take it.
+type WaitRequest struct {
+	Mode WaitMode
+	Test bool // evaluate once and return (test_*), never block
+	Kind Kind
+	Off  int64 // offset of word 0
+	N    int
+	// Status excludes word i when Status[i] != 0; nil includes every word.
+	Status []int
+	Cmp    Cmp
+	// Value is the comparand; Values, when not nil, gives one per word
+	// (the _vector forms).
+	Value  uint64
+	Values []uint64
+	// Start is the index an any-wait scans from, for fairness.
+	Start int
+	// Indices receives the satisfied indices of a some-wait (len >= N).
+	Indices []int
+}
+
+// WaitResult is what a wait reports.
+type WaitResult struct {
+	// N is: for WaitAll, 1 if satisfied (always 1 unless Test); for
+	// WaitAny, the index found or NoIndex; for WaitSome, the number of
+	// indices written.
+	N int
+	// Word is the value of the satisfying word, for a one-word all-wait
+	// or an any-wait that found one.
+	Word uint64
+}
