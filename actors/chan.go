@@ -34,18 +34,29 @@ type Chan[T any] struct {
 	viewErr  atomic.Pointer[error]
 }
 
-// NewChan collectively creates a Chan of T. T needs no codec if it is
-// plain fixed-size data (numbers, arrays and structs of them); otherwise
-// pass WithCodec.
-func NewChan[T any](ctx context.Context, pe *pgas.PE, opts ...Option) (*Chan[T], error) {
-	c, err := configure(opts)
+// NewChan collectively creates a Chan of T, which must be plain fixed-size
+// data (numbers, arrays and structs of them): its values travel as their
+// bytes. Other types need a codec: [NewChanCodec].
+func NewChan[T any](ctx context.Context, pe *pgas.PE, opts ...MailboxOption) (*Chan[T], error) {
+	codec, err := plainCodec[T]()
+	return newChan(ctx, pe, codec, err, opts)
+}
+
+// NewChanCodec collectively creates a Chan of T whose values travel as
+// codec encodes them.
+func NewChanCodec[T any](ctx context.Context, pe *pgas.PE, codec Codec[T], opts ...MailboxOption) (*Chan[T], error) {
+	codec, err := givenCodec(codec)
+	return newChan(ctx, pe, codec, err, opts)
+}
+
+func newChan[T any](ctx context.Context, pe *pgas.PE, codec Codec[T], cerr error, opts []MailboxOption) (*Chan[T], error) {
+	c, err := mailboxOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	codec, cerr := codecFor[T](c)
 	// Allocate even when the codec is missing, so every PE makes the same
 	// collective calls; then report.
-	mb, err := newMailbox(ctx, pe, c)
+	mb, err := newMailbox(ctx, pe, c, pe.HostMemory())
 	if err != nil {
 		return nil, err
 	}
@@ -132,12 +143,9 @@ func (c *Chan[T]) TryRecv() (v T, ok bool, err error) {
 	return v, ok, err
 }
 
-// Close closes this PE's sending side (see Mailbox.Close). It waits for a
-// free slot at each PE for its marker; CloseContext bounds that wait.
-func (c *Chan[T]) Close() error { return c.mb.Close(context.Background()) }
-
-// CloseContext is Close with a context.
-func (c *Chan[T]) CloseContext(ctx context.Context) error { return c.mb.Close(ctx) }
+// Close closes this PE's sending side (see Mailbox.Close). It waits, up to
+// ctx, for a free slot at each PE for its marker.
+func (c *Chan[T]) Close(ctx context.Context) error { return c.mb.Close(ctx) }
 
 // C returns a Go channel of the values sent to this PE, for select. A
 // helper goroutine (bound to the PE, see pgas.PE.Go) receives into it; the

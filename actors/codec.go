@@ -17,22 +17,22 @@ type Codec[T any] interface {
 	Decode(b []byte) (T, error)
 }
 
-// codecFor returns the codec of T: the configured one, else raw bytes for
-// plain types, else ErrNoCodec.
-func codecFor[T any](c config) (Codec[T], error) {
-	if c.codec != nil {
-		cc, ok := c.codec.(Codec[T])
-		if !ok {
-			var z T
-			return nil, fmt.Errorf("actors: codec %T does not encode %T", c.codec, z)
-		}
-		return cc, nil
-	}
+// plainCodec returns the codec of a plain T (raw bytes), else ErrNoCodec.
+func plainCodec[T any]() (Codec[T], error) {
 	var z T
 	if !plain.Is(reflect.TypeOf(&z).Elem()) {
 		return nil, fmt.Errorf("%w: %T", ErrNoCodec, z)
 	}
 	return rawCodec[T]{}, nil
+}
+
+// givenCodec checks a codec passed to a ...Codec constructor.
+func givenCodec[T any](c Codec[T]) (Codec[T], error) {
+	if c == nil {
+		var z T
+		return nil, fmt.Errorf("%w: nil codec for %T", ErrBadArg, z)
+	}
+	return c, nil
 }
 
 // rawCodec copies a plain value's memory: no reflection, no allocation.

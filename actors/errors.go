@@ -21,6 +21,9 @@ var (
 	// ErrBadPE: a destination outside the world; the same error as
 	// pgas.ErrBadPE.
 	ErrBadPE = pgas.ErrBadPE
+	// ErrBadArg: an invalid option or argument (a nil codec, Slots(0),
+	// ...); the same error as pgas.ErrBadArg.
+	ErrBadArg = pgas.ErrBadArg
 	// ErrProtocol: a slot held something no sender of this package writes
 	// (memory corruption, or mixing incompatible versions).
 	ErrProtocol = errors.New("actors: protocol violation in a mailbox slot")

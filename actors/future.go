@@ -18,7 +18,7 @@ import (
 // behind its futures. Create one per PE, collectively, with NewSystem.
 type System struct {
 	pe        *pgas.PE
-	cfg       config
+	cfg       systemConfig
 	words     pgas.Sym[uint64] // per reply slot, every stride words: generation<<2 | state
 	wordAlloc pgas.Sym[uint64] // the allocation words lies in
 	data      pgas.Sym[byte]   // per reply slot: 8-byte length, then the reply (with lines: the length is in the line, a reply too large for it at +8)
@@ -57,15 +57,22 @@ const (
 
 func word(gen uint64, state uint64) uint64 { return gen<<2 | state }
 
-// NewSystem collectively creates the PE's actor state. Options: Futures,
-// ReplySize.
-func NewSystem(ctx context.Context, pe *pgas.PE, opts ...Option) (*System, error) {
-	c, err := configure(opts)
+// NewSystem collectively creates the PE's actor state: the reply slots of
+// its futures.
+func NewSystem(ctx context.Context, pe *pgas.PE, opts ...SystemOption) (*System, error) {
+	c, err := systemOptions(opts)
 	if err != nil {
 		return nil, err
 	}
+	return newSystem(ctx, pe, c, pe.HostMemory())
+}
+
+// newSystem lays the reply words out for host or device memory, as
+// newMailbox does.
+func newSystem(ctx context.Context, pe *pgas.PE, c systemConfig, host bool) (*System, error) {
+	var err error
 	s := &System{pe: pe, cfg: c, gen: make([]uint64, c.futures)}
-	if s.wordAlloc, s.words, s.stride, err = allocWords(ctx, pe, c.futures, pe.HostMemory() && !c.viaGet); err != nil {
+	if s.wordAlloc, s.words, s.stride, err = allocWords(ctx, pe, c.futures, host); err != nil {
 		return nil, fmt.Errorf("actors: reply words: %w", err)
 	}
 	if s.data, err = pgas.AllocAligned[byte](ctx, pe, c.futures*s.slotBytes(), 8); err != nil {
@@ -119,16 +126,29 @@ type Future[T any] struct {
 	used  bool
 }
 
-// NewFuture reserves a reply slot on this PE. It fails if all slots (the
+// NewFuture reserves a reply slot on this PE for a reply of plain type T
+// (see NewChan; other types: [NewFutureCodec]). It fails if all slots (the
 // Futures option) are outstanding. Await or Abandon releases it.
-func NewFuture[T any](sys *System, opts ...Option) (*Future[T], error) {
-	c, err := configure(opts)
+func NewFuture[T any](sys *System) (*Future[T], error) {
+	codec, err := plainCodec[T]()
 	if err != nil {
 		return nil, err
 	}
-	codec, err := codecFor[T](c)
+	return newFuture(sys, codec)
+}
+
+// NewFutureCodec is NewFuture for a reply that codec decodes.
+func NewFutureCodec[T any](sys *System, codec Codec[T]) (*Future[T], error) {
+	codec, err := givenCodec(codec)
 	if err != nil {
 		return nil, err
+	}
+	return newFuture(sys, codec)
+}
+
+func newFuture[T any](sys *System, codec Codec[T]) (*Future[T], error) {
+	if sys == nil {
+		return nil, fmt.Errorf("%w: nil *System", ErrBadArg)
 	}
 	s := sys
 	s.mu.Lock()
@@ -275,17 +295,30 @@ func (f *Future[T]) abandon() {
 	s.quarantine = append(s.quarantine, f.slot)
 }
 
-// Reply sends v as the reply to the future at to. It returns ErrAbandoned,
-// having written nothing, if that future timed out or was abandoned, and
+// Reply sends v, of plain type T (see NewChan; other types: [ReplyCodec]),
+// as the reply to the future at to. It returns ErrAbandoned, having
+// written nothing, if that future timed out or was abandoned, and
 // ErrTooLarge if v does not fit its reply slot. It does not block.
-func Reply[T any](sys *System, to ReplyTo, v T, opts ...Option) error {
-	c, err := configure(opts)
+func Reply[T any](sys *System, to ReplyTo, v T) error {
+	codec, err := plainCodec[T]()
 	if err != nil {
 		return err
 	}
-	codec, err := codecFor[T](c)
+	return reply(sys, to, v, codec)
+}
+
+// ReplyCodec is Reply for a value that codec encodes.
+func ReplyCodec[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
+	codec, err := givenCodec(codec)
 	if err != nil {
 		return err
+	}
+	return reply(sys, to, v, codec)
+}
+
+func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
+	if sys == nil {
+		return fmt.Errorf("%w: nil *System", ErrBadArg)
 	}
 	s := sys
 	if to.PE < 0 || int(to.PE) >= s.pe.NumPEs() {

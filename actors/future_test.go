@@ -17,19 +17,19 @@ func TestFutureReplySizes(t *testing.T) {
 	const replySize = 200
 	sizes := []int{0, 1, 47, 48, 49, 64, replySize}
 	for _, layout := range []struct {
-		name string
-		opts []Option
-	}{{"lines", nil}, {"viaGet", []Option{viaGet()}}} {
+		name   string
+		viaGet bool
+	}{{"lines", false}, {"viaGet", true}} {
 		t.Run(layout.name, func(t *testing.T) {
 			err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
-				sys, err := NewSystem(ctx, pe, append([]Option{ReplySize(replySize), Futures(2)}, layout.opts...)...)
+				sys, err := newSystem(ctx, pe, systemConfig{futures: 2, replySize: replySize}, !layout.viaGet)
 				if err != nil {
 					return err
 				}
-				if lines := sys.stride == lineWords; lines != (layout.opts == nil) {
+				if lines := sys.stride == lineWords; lines != !layout.viaGet {
 					t.Errorf("reply words on lines of their own: %v", lines)
 				}
-				codec := WithCodec[[]byte](BytesCodec{})
+				codec := BytesCodec{}
 				to, err := NewChan[ReplyTo](ctx, pe)
 				if err != nil {
 					return err
@@ -40,7 +40,7 @@ func TestFutureReplySizes(t *testing.T) {
 						if err != nil {
 							return err
 						}
-						if err := Reply(sys, r, bytes.Repeat([]byte{byte(n)}, n), codec); err != nil {
+						if err := ReplyCodec(sys, r, bytes.Repeat([]byte{byte(n)}, n), codec); err != nil {
 							return err
 						}
 					}
@@ -48,13 +48,13 @@ func TestFutureReplySizes(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					if err := Reply(sys, r, make([]byte, replySize+1), codec); !errors.Is(err, ErrTooLarge) {
+					if err := ReplyCodec(sys, r, make([]byte, replySize+1), codec); !errors.Is(err, ErrTooLarge) {
 						return fmt.Errorf("reply of %d bytes: %v, want ErrTooLarge", replySize+1, err)
 					}
-					return Reply(sys, r, []byte("after"), codec)
+					return ReplyCodec(sys, r, []byte("after"), codec)
 				}
 				for _, n := range append(sizes, -1) {
-					f, err := NewFuture[[]byte](sys, codec)
+					f, err := NewFutureCodec[[]byte](sys, codec)
 					if err != nil {
 						return err
 					}

@@ -92,18 +92,20 @@ type Message struct {
 
 // NewMailbox collectively creates a Mailbox: every PE must call it with the
 // same options, in the same order relative to its other collective calls.
-func NewMailbox(ctx context.Context, pe *pgas.PE, opts ...Option) (*Mailbox, error) {
-	c, err := configure(opts)
+func NewMailbox(ctx context.Context, pe *pgas.PE, opts ...MailboxOption) (*Mailbox, error) {
+	c, err := mailboxOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	return newMailbox(ctx, pe, c)
+	return newMailbox(ctx, pe, c, pe.HostMemory())
 }
 
-func newMailbox(ctx context.Context, pe *pgas.PE, c config) (*Mailbox, error) {
+// newMailbox lays the slot words out for host memory (each on a cache line
+// of its own, read in place) or for device memory (packed, read with Get);
+// the tests take the second on the host backend too.
+func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*Mailbox, error) {
 	n, k, s := pe.NumPEs(), c.slots, c.slotSize
 	m := &Mailbox{pe: pe, n: n, k: k, s: s, cap: s - headerSize, max: c.maxMessage}
-	host := pe.HostMemory() && !c.viaGet
 	stride := 1
 	if host {
 		stride = lineWords

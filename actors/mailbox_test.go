@@ -9,9 +9,16 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
-// viaGet makes a Mailbox use the layout and receive path of backends whose
-// partitions are device memory, on the host backend.
-func viaGet() Option { return func(c *config) error { c.viaGet = true; return nil } }
+// mailboxIn makes a Mailbox with the layout and receive path of host
+// memory (lines) or, with viaGet, of backends whose partitions are device
+// memory, on the host backend.
+func mailboxIn(ctx context.Context, pe *pgas.PE, viaGet bool, opts ...MailboxOption) (*Mailbox, error) {
+	c, err := mailboxOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return newMailbox(ctx, pe, c, !viaGet)
+}
 
 // Both layouts carry messages at the edges of what fits in place: the
 // payload beside the slot word (40 bytes, host memory), in a slot (48
@@ -20,21 +27,21 @@ func viaGet() Option { return func(c *config) error { c.viaGet = true; return ni
 // through Get and SignalFetch.
 func TestMailboxLayouts(t *testing.T) {
 	for _, layout := range []struct {
-		name string
-		opts []Option
-	}{{"lines", nil}, {"viaGet", []Option{viaGet()}}} {
-		t.Run(layout.name, func(t *testing.T) { testMailboxSizes(t, layout.opts...) })
+		name   string
+		viaGet bool
+	}{{"lines", false}, {"viaGet", true}} {
+		t.Run(layout.name, func(t *testing.T) { testMailboxSizes(t, layout.viaGet) })
 	}
 }
 
-func testMailboxSizes(t *testing.T, opts ...Option) {
+func testMailboxSizes(t *testing.T, viaGet bool) {
 	sizes := []int{0, 8, 39, 40, 41, 48, 49, 88, 89, 97, 200, 1000}
 	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
-		m, err := NewMailbox(ctx, pe, append([]Option{Slots(2), SlotSize(64)}, opts...)...)
+		m, err := mailboxIn(ctx, pe, viaGet, Slots(2), SlotSize(64))
 		if err != nil {
 			return err
 		}
-		if lines := m.stride == lineWords; lines != (len(opts) == 0) {
+		if lines := m.stride == lineWords; lines != !viaGet {
 			t.Errorf("slot words on lines of their own: %v", lines)
 		}
 		if pe.ID() == 0 {
@@ -72,7 +79,7 @@ func testMailboxSizes(t *testing.T, opts ...Option) {
 func TestMailboxWithoutLocalViewsFanIn(t *testing.T) {
 	const pes, count = 4, 300
 	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: pes, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
-		m, err := NewMailbox(ctx, pe, Slots(2), SlotSize(64), viaGet())
+		m, err := mailboxIn(ctx, pe, true, Slots(2), SlotSize(64))
 		if err != nil {
 			return err
 		}

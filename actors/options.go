@@ -11,32 +11,38 @@ const (
 	DefaultReplySize  = 1 << 10
 )
 
-// Option configures a Mailbox, a Chan or a System. Every PE must pass the
-// same options to a collective constructor.
-type Option func(*config) error
+// MailboxOption configures a Mailbox ([NewMailbox]) or the mailbox of a
+// Chan ([NewChan], [NewChanCodec]). Every PE must pass the same options to
+// a collective constructor.
+type MailboxOption func(*mailboxConfig) error
 
-type config struct {
-	slots, slotSize, maxMessage int
-	futures, replySize          int
-	codec                       any  // a Codec[T] for the T of the Chan or Future
-	viaGet                      bool // tests: the layout and receive path of device-memory partitions, on host memory
-}
+// SystemOption configures a System ([NewSystem]). Every PE must pass the
+// same options.
+type SystemOption func(*systemConfig) error
 
-func defaults() config {
-	return config{slots: DefaultSlots, slotSize: DefaultSlotSize, maxMessage: DefaultMaxMessage,
-		futures: DefaultFutures, replySize: DefaultReplySize}
-}
+type mailboxConfig struct{ slots, slotSize, maxMessage int }
 
-func configure(opts []Option) (config, error) {
-	if len(opts) == 0 {
-		return defaults(), nil // without the loop's escape of c: no allocation
-	}
-	return configureWith(opts)
-}
+type systemConfig struct{ futures, replySize int }
 
-func configureWith(opts []Option) (config, error) {
-	c := defaults()
+func mailboxOptions(opts []MailboxOption) (mailboxConfig, error) {
+	c := mailboxConfig{slots: DefaultSlots, slotSize: DefaultSlotSize, maxMessage: DefaultMaxMessage}
 	for _, o := range opts {
+		if o == nil {
+			return c, fmt.Errorf("%w: nil MailboxOption", ErrBadArg)
+		}
+		if err := o(&c); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+func systemOptions(opts []SystemOption) (systemConfig, error) {
+	c := systemConfig{futures: DefaultFutures, replySize: DefaultReplySize}
+	for _, o := range opts {
+		if o == nil {
+			return c, fmt.Errorf("%w: nil SystemOption", ErrBadArg)
+		}
 		if err := o(&c); err != nil {
 			return c, err
 		}
@@ -46,10 +52,10 @@ func configureWith(opts []Option) (config, error) {
 
 // Slots sets K, the slots per sender in every inbox (default 16): how many
 // messages a sender may have in flight to one receiver.
-func Slots(k int) Option {
-	return func(c *config) error {
+func Slots(k int) MailboxOption {
+	return func(c *mailboxConfig) error {
 		if k < 1 || k > 1<<16 {
-			return fmt.Errorf("actors: Slots(%d): want 1 … 65536", k)
+			return fmt.Errorf("%w: Slots(%d): want 1 … 65536", ErrBadArg, k)
 		}
 		c.slots = k
 		return nil
@@ -58,10 +64,10 @@ func Slots(k int) Option {
 
 // SlotSize sets S, the bytes of a slot including its 16-byte header
 // (default 1 KiB, a multiple of 8). Larger messages are chunked.
-func SlotSize(s int) Option {
-	return func(c *config) error {
+func SlotSize(s int) MailboxOption {
+	return func(c *mailboxConfig) error {
 		if s < 2*headerSize || s%8 != 0 || s > 1<<30 {
-			return fmt.Errorf("actors: SlotSize(%d): want a multiple of 8 in [%d, 1 GiB]", s, 2*headerSize)
+			return fmt.Errorf("%w: SlotSize(%d): want a multiple of 8 in [%d, 1 GiB]", ErrBadArg, s, 2*headerSize)
 		}
 		c.slotSize = s
 		return nil
@@ -70,10 +76,10 @@ func SlotSize(s int) Option {
 
 // MaxMessage sets the largest message in bytes (default 64 MiB); larger
 // sends fail with ErrTooLarge and write nothing.
-func MaxMessage(n int) Option {
-	return func(c *config) error {
+func MaxMessage(n int) MailboxOption {
+	return func(c *mailboxConfig) error {
 		if n < 0 {
-			return fmt.Errorf("actors: MaxMessage(%d): negative", n)
+			return fmt.Errorf("%w: MaxMessage(%d): negative", ErrBadArg, n)
 		}
 		c.maxMessage = n
 		return nil
@@ -81,10 +87,10 @@ func MaxMessage(n int) Option {
 }
 
 // Futures sets how many futures a PE can have outstanding (default 256).
-func Futures(n int) Option {
-	return func(c *config) error {
+func Futures(n int) SystemOption {
+	return func(c *systemConfig) error {
 		if n < 1 || n > 1<<20 {
-			return fmt.Errorf("actors: Futures(%d): want 1 … 2^20", n)
+			return fmt.Errorf("%w: Futures(%d): want 1 … 2^20", ErrBadArg, n)
 		}
 		c.futures = n
 		return nil
@@ -93,24 +99,12 @@ func Futures(n int) Option {
 
 // ReplySize sets the largest reply a future accepts, in bytes (default
 // 1 KiB).
-func ReplySize(n int) Option {
-	return func(c *config) error {
+func ReplySize(n int) SystemOption {
+	return func(c *systemConfig) error {
 		if n < 1 || n > 1<<30 {
-			return fmt.Errorf("actors: ReplySize(%d): want 1 … 1 GiB", n)
+			return fmt.Errorf("%w: ReplySize(%d): want 1 … 1 GiB", ErrBadArg, n)
 		}
 		c.replySize = n
-		return nil
-	}
-}
-
-// WithCodec sets the codec of a Chan[T], Future[T] or Reply of T. Plain
-// fixed-size types need none.
-func WithCodec[T any](c Codec[T]) Option {
-	return func(cfg *config) error {
-		if c == nil {
-			return fmt.Errorf("actors: WithCodec(nil)")
-		}
-		cfg.codec = c
 		return nil
 	}
 }

@@ -329,7 +329,7 @@ func BenchmarkGPUChanRoundTrip(b *testing.B) {
 		if err != nil {
 			return err
 		}
-		defer ch.Close()
+		defer ch.Close(ctx)
 		me, peer := pe.ID(), 1-pe.ID()
 		var rt []float64
 		for rep := range 12 {
@@ -371,7 +371,7 @@ func BenchmarkGPUFutureRoundTrip(b *testing.B) {
 		if err != nil {
 			return err
 		}
-		defer reqs.Close()
+		defer reqs.Close(ctx)
 		const n, reps = 100, 12
 		if pe.ID() == 1 {
 			if err := serve(ctx, sys, reqs, n*reps); err != nil {

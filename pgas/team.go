@@ -10,7 +10,7 @@ import (
 
 // Team is a set of PEs that synchronise and run collectives together, as
 // seen by one member: Team values are per PE, like OpenSHMEM team handles.
-// Members are numbered 0 … Size()-1 in the order of their world ids.
+// Members are numbered 0 … NumPEs()-1 in the order of their world ids.
 type Team struct {
 	pe      *PE
 	slot    int           // control-region slot holding its barrier words
@@ -49,20 +49,20 @@ func (t *Team) NumPEs() int {
 	return len(t.members)
 }
 
-// WorldPE returns the world id of team rank r.
-func (t *Team) WorldPE(r int) (int, error) {
-	if err := t.check(); err != nil {
-		return -1, err
+// WorldPE returns the world id of team rank r, or -1 if r is not a rank of
+// the team (or the team is nil or destroyed), as TeamPE and TranslatePE
+// report a PE they cannot translate (shmem_team_translate_pe to the world).
+func (t *Team) WorldPE(r int) int {
+	if !t.usable() || uint(r) >= uint(len(t.members)) {
+		return -1
 	}
-	if uint(r) >= uint(len(t.members)) {
-		return -1, badPE(r, len(t.members))
-	}
-	return t.members[r], nil
+	return t.members[r]
 }
 
-// TeamPE returns the team rank of world PE pe, or -1 if it is not a member.
+// TeamPE returns the team rank of world PE pe, or -1 if it is not a member
+// (or the team is nil or destroyed).
 func (t *Team) TeamPE(pe int) int {
-	if t == nil {
+	if !t.usable() {
 		return -1
 	}
 	for r, m := range t.members {
@@ -73,11 +73,11 @@ func (t *Team) TeamPE(pe int) int {
 	return -1
 }
 
-// TranslatePE returns the rank in dst of t's rank r, or -1 if that PE is
-// not in dst (shmem_team_translate_pe).
+// TranslatePE returns the rank in dst of t's rank r, or -1 if r is not a
+// rank of t or that PE is not in dst (shmem_team_translate_pe).
 func (t *Team) TranslatePE(r int, dst *Team) int {
-	w, err := t.WorldPE(r)
-	if err != nil || dst == nil {
+	w := t.WorldPE(r)
+	if w < 0 {
 		return -1
 	}
 	return dst.TeamPE(w)
@@ -105,6 +105,10 @@ func (p *PE) usedSlots() (used uint64) {
 	}
 	return used
 }
+
+// usable reports whether the team's membership may be asked (a broken team
+// still has members).
+func (t *Team) usable() bool { return t != nil && !t.gone.Load() }
 
 func (t *Team) check() error {
 	if t == nil {

@@ -144,13 +144,15 @@ func TestMailboxLargeMessages(t *testing.T) {
 
 func TestChanCodecs(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		s := must(actors.NewChan[string](ctx, pe, actors.WithCodec[string](actors.StringCodec{})))
+		s := must(actors.NewChanCodec[string](ctx, pe, actors.StringCodec{}))
 		// Types that are not plain need a codec: every PE gets the error.
 		if _, err := actors.NewChan[[]int](ctx, pe); !errors.Is(err, actors.ErrNoCodec) {
 			return fmt.Errorf("NewChan[[]int] without a codec: %v", err)
 		}
-		if _, err := actors.NewChan[int](ctx, pe, actors.WithCodec[string](actors.StringCodec{})); err == nil {
-			return fmt.Errorf("a string codec for a Chan[int]: no error")
+		// (A codec of another type does not compile.) A nil one is an
+		// immediate error on every PE.
+		if _, err := actors.NewChanCodec[string](ctx, pe, nil); !errors.Is(err, actors.ErrBadArg) {
+			return fmt.Errorf("NewChanCodec with a nil codec: %v", err)
 		}
 		msg := fmt.Sprintf("hello from %d, %s", pe.ID(), string(pattern(3000, 1)))
 		check(s.Send(ctx, 1-pe.ID(), msg))
@@ -170,11 +172,11 @@ func TestChanClose(t *testing.T) {
 		for to := range n {
 			check(ch.Send(ctx, to, pe.ID()*10+to))
 		}
-		check(ch.Close())
+		check(ch.Close(ctx))
 		if err := ch.Send(ctx, 0, 1); !errors.Is(err, actors.ErrClosed) {
 			return fmt.Errorf("Send after Close: %v", err)
 		}
-		if err := ch.Close(); !errors.Is(err, actors.ErrClosed) {
+		if err := ch.Close(ctx); !errors.Is(err, actors.ErrClosed) {
 			return fmt.Errorf("second Close: %v", err)
 		}
 		got := map[int]bool{}
@@ -213,7 +215,7 @@ func TestChanView(t *testing.T) {
 		for i := range 10 {
 			check(ch.Send(ctx, 1-pe.ID(), i))
 		}
-		check(ch.Close())
+		check(ch.Close(ctx))
 		view := ch.C()
 		if _, err := ch.Recv(ctx); !errors.Is(err, actors.ErrBusy) {
 			return fmt.Errorf("Recv while the view receives: %v", err)
@@ -358,9 +360,14 @@ func TestActorsBadInput(t *testing.T) {
 		if m := must(mb.Recv(ctx)); string(m.Data) != "x" {
 			return fmt.Errorf("got %q", m.Data)
 		}
-		for _, bad := range []actors.Option{actors.Slots(0), actors.SlotSize(20), actors.SlotSize(1001), actors.MaxMessage(-1)} {
-			if _, err := actors.NewMailbox(ctx, pe, bad); err == nil {
-				return fmt.Errorf("bad option accepted")
+		for _, bad := range []actors.MailboxOption{actors.Slots(0), actors.SlotSize(20), actors.SlotSize(1001), actors.MaxMessage(-1), nil} {
+			if _, err := actors.NewMailbox(ctx, pe, bad); !errors.Is(err, actors.ErrBadArg) {
+				return fmt.Errorf("bad option: %v, want ErrBadArg", err)
+			}
+		}
+		for _, bad := range []actors.SystemOption{actors.Futures(0), actors.ReplySize(0), nil} {
+			if _, err := actors.NewSystem(ctx, pe, bad); !errors.Is(err, actors.ErrBadArg) {
+				return fmt.Errorf("bad option: %v, want ErrBadArg", err)
 			}
 		}
 		return nil

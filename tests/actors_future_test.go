@@ -54,24 +54,24 @@ func TestFutureTimeoutAndLateReply(t *testing.T) {
 		if pe.ID() == 1 {
 			old := must(to.Recv(ctx))
 			check(pe.Barrier(ctx)) // PE 0's future timed out
-			if err := actors.Reply(sys, old, "late", actors.WithCodec[string](actors.StringCodec{})); !errors.Is(err, actors.ErrAbandoned) {
+			if err := actors.ReplyCodec(sys, old, "late", actors.StringCodec{}); !errors.Is(err, actors.ErrAbandoned) {
 				return fmt.Errorf("late reply: %v, want ErrAbandoned", err)
 			}
 			fresh := must(to.Recv(ctx))
-			if err := actors.Reply(sys, fresh, "fresh", actors.WithCodec[string](actors.StringCodec{})); err != nil {
+			if err := actors.ReplyCodec(sys, fresh, "fresh", actors.StringCodec{}); err != nil {
 				return err
 			}
 			// A second reply to the same future is dropped too.
-			if err := actors.Reply(sys, fresh, "again", actors.WithCodec[string](actors.StringCodec{})); !errors.Is(err, actors.ErrAbandoned) {
+			if err := actors.ReplyCodec(sys, fresh, "again", actors.StringCodec{}); !errors.Is(err, actors.ErrAbandoned) {
 				return fmt.Errorf("second reply: %v", err)
 			}
-			if err := actors.Reply(sys, fresh, "this reply does not fit", actors.WithCodec[string](actors.StringCodec{})); !errors.Is(err, actors.ErrTooLarge) {
+			if err := actors.ReplyCodec(sys, fresh, "this reply does not fit", actors.StringCodec{}); !errors.Is(err, actors.ErrTooLarge) {
 				return fmt.Errorf("oversize reply: %v", err)
 			}
 			return nil
 		}
-		codec := actors.WithCodec[string](actors.StringCodec{})
-		f := must(actors.NewFuture[string](sys, codec))
+		codec := actors.StringCodec{}
+		f := must(actors.NewFutureCodec[string](sys, codec))
 		check(to.Send(ctx, 1, f.ReplyTo()))
 		c, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 		_, err := f.Await(c)
@@ -81,8 +81,8 @@ func TestFutureTimeoutAndLateReply(t *testing.T) {
 		}
 		check(pe.Barrier(ctx))
 		// The only slot is free again (Futures(1)).
-		g := must(actors.NewFuture[string](sys, codec))
-		if _, err := actors.NewFuture[string](sys, codec); err == nil {
+		g := must(actors.NewFutureCodec[string](sys, codec))
+		if _, err := actors.NewFutureCodec[string](sys, codec); err == nil {
 			return fmt.Errorf("a second outstanding future with Futures(1)")
 		}
 		check(to.Send(ctx, 1, g.ReplyTo()))
@@ -219,7 +219,7 @@ func TestActorsSoak(t *testing.T) {
 		if err := <-errc; err != nil {
 			return err
 		}
-		check(ch.Close())
+		check(ch.Close(ctx))
 		// Nothing more arrives: no duplicates.
 		if _, err := ch.Recv(ctx); !errors.Is(err, actors.ErrClosed) {
 			return fmt.Errorf("after all expected messages: %v", err)

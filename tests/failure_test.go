@@ -181,7 +181,7 @@ func TestPEGoEndsWithPE(t *testing.T) {
 func TestPanicInPEGoFailsThePE(t *testing.T) {
 	oneProcess(t)
 	err := runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		ch := must(actors.NewChan[int64](ctx, pe, actors.WithCodec[int64](panicCodec{})))
+		ch := must(actors.NewChanCodec[int64](ctx, pe, panicCodec{}))
 		check(pe.Barrier(ctx))
 		if pe.ID() == 1 {
 			return ch.Send(ctx, 0, 1)

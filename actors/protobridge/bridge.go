@@ -65,7 +65,7 @@ type Bridge struct {
 // Start collectively starts the bridge: every PE calls it, with the same
 // options (those of actors.NewMailbox). The bridge and its actor system
 // stop when the PE's function returns.
-func Start(ctx context.Context, pe *pgas.PE, opts ...actors.Option) (*Bridge, error) {
+func Start(ctx context.Context, pe *pgas.PE, opts ...actors.MailboxOption) (*Bridge, error) {
 	mb, err := actors.NewMailbox(ctx, pe, opts...)
 	if err != nil {
 		return nil, err

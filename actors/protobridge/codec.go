@@ -9,7 +9,7 @@ import (
 // Codec is an actors.Codec for protobuf messages, the encoding protoactor
 // uses, so a Chan can carry them:
 //
-//	ch, err := actors.NewChan[*pb.Order](ctx, pe, actors.WithCodec[*pb.Order](protobridge.Codec[*pb.Order]{}))
+//	ch, err := actors.NewChanCodec[*pb.Order](ctx, pe, protobridge.Codec[*pb.Order]{})
 //
 // Decode makes a new message of M's type; M must be a pointer to a
 // generated message type.

@@ -15,7 +15,7 @@ import (
 
 func TestCodecOnChan(t *testing.T) {
 	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 4 << 20}, func(ctx context.Context, pe *pgas.PE) error {
-		ch, err := actors.NewChan[*structpb.Struct](ctx, pe, actors.WithCodec[*structpb.Struct](protobridge.Codec[*structpb.Struct]{}))
+		ch, err := actors.NewChanCodec[*structpb.Struct](ctx, pe, protobridge.Codec[*structpb.Struct]{})
 		if err != nil {
 			return err
 		}

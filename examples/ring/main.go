@@ -131,7 +131,7 @@ func ring(out io.Writer, backend string, pes int, sizes []int, laps int, checkAl
 		if err != nil {
 			return err
 		}
-		defer ch.Close()
+		defer ch.Close(ctx)
 		buf, err := pgas.AllocZeroed[byte](ctx, pe, maxSize)
 		if err != nil {
 			return err
