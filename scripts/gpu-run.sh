@@ -79,8 +79,8 @@ if [ "$what" = faults ]; then
 	step pgas-cuda 60 ./cuda.test -test.v -test.count=1
 	suites "suites-cuda-${ngpu}gpu" 150 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES="$ngpu"
 	nvshmem_suites 120
-	step soak-cuda-shared 120 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1 ./tests.test -test.v -test.count=1 -test.run 'TestActorsSoak' -test.timeout=110s
-	step soak-nvshmem-${ngpu}proc 100 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$ngpu" ./symrun -n "$ngpu" ./tests.test -test.v -test.count=1 -test.run 'TestActorsSoak' -test.timeout=90s
+	step soak-cuda-shared 120 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1 ./tests.test -test.v -test.count=1 -test.run 'TestConformance/Actors/ActorsSoak' -test.timeout=110s
+	step soak-nvshmem-${ngpu}proc 100 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$ngpu" ./symrun -n "$ngpu" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/Actors/ActorsSoak' -test.timeout=90s
 	step nvshmem-mpirun 60 mpirun --allow-run-as-root -np "$ngpu" --bind-to none --mca pml ob1 --mca btl self,vader \
 		--mca btl_vader_single_copy_mechanism none -x NVSHMEM_DISABLE_NVLS -x NCCL_NVLS_ENABLE \
 		-x NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME -x NVSHMEM_REMOTE_TRANSPORT -x SYMCHAN_BOOTSTRAP=127.0.0.1:29533 -x SYMCHAN_BOOTSTRAP_SECRET \

@@ -1,9 +1,13 @@
-// Package tests holds symchan's backend-agnostic suites: the PGAS
-// conformance suite (pgas and signals) and, later, the actors suite. They
-// use only the public API and run on the backend named by
-// SYMCHAN_TEST_BACKEND (default "host"), so every backend passes the very
-// same tests:
+// Package tests runs symchan's suites (package conformance: pgas and
+// signals, actors, the GPU API) against every backend of the repository:
+// the one named by SYMCHAN_TEST_BACKEND (default "host"), so every backend
+// passes the very same tests:
 //
-//	go test ./tests/                              # host backend
-//	SYMCHAN_TEST_BACKEND=cuda ./tests.test        # a binary built with -tags cuda
+//	go test ./tests/                                   # host backend
+//	SYMCHAN_TEST_BACKEND=cuda ./tests.test             # a binary built with -tags cuda
+//	SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS=2 symrun -n 2 ./tests.test
+//
+// SYMCHAN_TEST_MAX_PES bounds the world sizes (the GPU count, for the cuda
+// backend); SYMCHAN_TEST_PROCS says how many processes run the suites at
+// once, one PE each (conformance.Options).
 package tests

@@ -1,4 +1,4 @@
-package tests
+package conformance
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func teamCases(t *testing.T, n int, body func(ctx context.Context, pe *pgas.PE, 
 	})
 }
 
-func TestBroadcast(t *testing.T) {
+func testBroadcast(t *testing.T) {
 	teamCases(t, 6, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
 		src := must(pgas.AllocZeroed[float64](ctx, pe, 100))
 		dst := must(pgas.AllocZeroed[float64](ctx, pe, 100))
@@ -114,7 +114,7 @@ func bitRef[T pgas.Number](op pgas.ReduceOp, n, i int, val func(rank, i int) T) 
 	return T(acc)
 }
 
-func TestReduceAll(t *testing.T) {
+func testReduceAll(t *testing.T) {
 	ints := func(rank, i int) int64 { return int64((rank+1)*(i+3)) ^ int64(rank<<i%60) }
 	floats := func(rank, i int) float64 { return float64(rank+1) * (float64(i) - 10.25) }
 	u8 := func(rank, i int) uint8 { return uint8(rank*37 + i) }
@@ -143,7 +143,7 @@ func TestReduceAll(t *testing.T) {
 	}
 }
 
-func TestFCollectAndAllToAll(t *testing.T) {
+func testFCollectAndAllToAll(t *testing.T) {
 	teamCases(t, 6, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
 		const blk = 5
 		src := must(pgas.AllocZeroed[int32](ctx, pe, 6*blk))
@@ -181,7 +181,7 @@ func TestFCollectAndAllToAll(t *testing.T) {
 }
 
 // Jacobi's use: all-reduce one float64 per iteration, many times.
-func TestReduceAllRepeated(t *testing.T) {
+func testReduceAllRepeated(t *testing.T) {
 	run(t, 4, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.AllocZeroed[float64](ctx, pe, 1))
 		for it := range 200 {

@@ -1,4 +1,4 @@
-package tests
+package conformance
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 // The ring neighbour exchange of the spec: put to the right neighbour,
 // quiet, signal it, wait for the left neighbour's signal.
-func TestRingNeighbourExchange(t *testing.T) {
+func testRingNeighbourExchange(t *testing.T) {
 	for _, n := range []int{2, 5, 8} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
@@ -46,7 +46,7 @@ func TestRingNeighbourExchange(t *testing.T) {
 
 // Put-with-signal: once the receiver sees the signal, the data of the same
 // call is there, for both signal operations and for NBI.
-func TestPutSignalDataVisible(t *testing.T) {
+func testPutSignalDataVisible(t *testing.T) {
 	const words = 1 << 14
 	for _, nbi := range []bool{false, true} {
 		for _, op := range []pgas.SigOp{pgas.SignalSet, pgas.SignalAdd} {
@@ -96,7 +96,7 @@ func TestPutSignalDataVisible(t *testing.T) {
 
 // Many senders add to one signal; when it reaches the count, every
 // sender's slot is delivered.
-func TestPutSignalAddFanIn(t *testing.T) {
+func testPutSignalAddFanIn(t *testing.T) {
 	const n = 8
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		slots := must(pgas.AllocZeroed[int64](ctx, pe, n*64))
@@ -122,7 +122,7 @@ func TestPutSignalAddFanIn(t *testing.T) {
 
 // Fence orders delivery to one PE: data put before the fence is delivered
 // before the flag put after it.
-func TestFenceOrdersDelivery(t *testing.T) {
+func testFenceOrdersDelivery(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		data := must(pgas.AllocZeroed[int64](ctx, pe, 1024))
 		flag := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
@@ -151,7 +151,7 @@ func TestFenceOrdersDelivery(t *testing.T) {
 }
 
 // Quiet completes NBI puts and gets to every PE.
-func TestQuietCompletesNBI(t *testing.T) {
+func testQuietCompletesNBI(t *testing.T) {
 	const n = 4
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.AllocZeroed[int32](ctx, pe, n*256))
@@ -188,7 +188,7 @@ func TestQuietCompletesNBI(t *testing.T) {
 	})
 }
 
-func TestSignalOpAndFetch(t *testing.T) {
+func testSignalOpAndFetch(t *testing.T) {
 	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 		sig := must(pgas.AllocZeroed[uint64](ctx, pe, 2))
 		check(pgas.SignalOp(pe, sig, 5, pgas.SignalAdd, 0))

@@ -1,10 +1,8 @@
-package tests
+package conformance
 
 import (
 	"context"
 	"math"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -12,29 +10,14 @@ import (
 )
 
 // backend is the backend under test.
-func backend() string {
-	if b := os.Getenv("SYMCHAN_TEST_BACKEND"); b != "" {
-		return b
-	}
-	return "host"
-}
+func backend() string { return current.Backend }
 
-// maxPEs is the most PEs the backend under test can start
-// (SYMCHAN_TEST_MAX_PES, e.g. the GPU count for cuda; unlimited if unset).
-func maxPEs(t testing.TB) int { return envCount(t, "SYMCHAN_TEST_MAX_PES", math.MaxInt) }
-
-// envCount reads a positive integer from the environment variable name,
-// def when it is unset; anything else fails t.
-func envCount(t testing.TB, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
+// maxPEs is the most PEs the backend under test can start.
+func maxPEs(testing.TB) int {
+	if current.MaxPEs == 0 {
+		return math.MaxInt
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		t.Fatalf("%s=%q: want a positive integer", name, v)
-	}
-	return n
+	return current.MaxPEs
 }
 
 // needPEs skips t when the backend cannot start n PEs (one PE per GPU on
@@ -50,11 +33,9 @@ func needPEs(t testing.TB, n int) {
 	}
 }
 
-// procs is the number of processes the suite runs in at once
-// (SYMCHAN_TEST_PROCS, set when a launcher starts one test binary per PE,
-// as for the nvshmem backend: symrun -n 2 ./tests.test); 1 if unset. Every
-// process runs every test, each hosting its own PE of each world.
-func procs(t testing.TB) int { return envCount(t, "SYMCHAN_TEST_PROCS", 1) }
+// procs is the number of processes the suite runs in at once, one PE each
+// (Options.Procs); 1 for backends whose PEs share one process.
+func procs(testing.TB) int { return max(current.Procs, 1) }
 
 // oneProcess skips t when its PEs run in several processes: a context
 // cancelled in one process ends only that process's PEs. (A PE's failure

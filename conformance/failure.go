@@ -1,4 +1,4 @@
-package tests
+package conformance
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 // When one PE fails, the blocking calls of the others return an error that
 // names it, promptly, and Run reports the failure.
-func TestPEFailurePropagates(t *testing.T) {
+func testPEFailurePropagates(t *testing.T) {
 	n, failing := 4, 2
 	if p := procs(t); p > 1 { // one PE per process: the failure crosses processes
 		n, failing = p, p-1
@@ -100,7 +100,7 @@ func checkNoLeak(t *testing.T, before int) {
 	}
 }
 
-func TestNoGoroutineOutlivesRun(t *testing.T) {
+func testNoGoroutineOutlivesRun(t *testing.T) {
 	before := runtime.NumGoroutine()
 	run(t, 16, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
@@ -114,7 +114,7 @@ func TestNoGoroutineOutlivesRun(t *testing.T) {
 	checkNoLeak(t, before)
 }
 
-func TestRunContextCancelled(t *testing.T) {
+func testRunContextCancelled(t *testing.T) {
 	oneProcess(t)
 	needPEs(t, 2)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -133,7 +133,7 @@ func TestRunContextCancelled(t *testing.T) {
 }
 
 // A PE kept past the end of its world fails cleanly.
-func TestUseAfterWorldEnded(t *testing.T) {
+func testUseAfterWorldEnded(t *testing.T) {
 	var kept *pgas.PE
 	var sym pgas.Sym[int64]
 	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
@@ -155,7 +155,7 @@ func TestUseAfterWorldEnded(t *testing.T) {
 }
 
 // PE.Go goroutines end with their PE, and Run waits for them.
-func TestPEGoEndsWithPE(t *testing.T) {
+func testPEGoEndsWithPE(t *testing.T) {
 	before := runtime.NumGoroutine()
 	var ran, ended [4]bool // ran: this process's PEs (one each under a launcher)
 	run(t, 4, func(ctx context.Context, pe *pgas.PE) error {
@@ -178,7 +178,7 @@ func TestPEGoEndsWithPE(t *testing.T) {
 // A panic in a PE.Go goroutine, such as a user codec's Decode panicking
 // inside Chan.C's receive loop, fails that PE as a panic in its function
 // does, instead of killing the process.
-func TestPanicInPEGoFailsThePE(t *testing.T) {
+func testPanicInPEGoFailsThePE(t *testing.T) {
 	oneProcess(t)
 	err := runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChanCodec[int64](ctx, pe, panicCodec{}))

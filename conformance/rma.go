@@ -1,4 +1,4 @@
-package tests
+package conformance
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func seq[T any](n int, f func(i int) T) []T {
 	return s
 }
 
-func TestPutGet(t *testing.T) {
+func testPutGet(t *testing.T) {
 	for _, size := range []int{1, 7, 4096, 1 << 18} {
 		for _, nbi := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%d/nbi=%v", size, nbi), func(t *testing.T) {
@@ -83,7 +83,7 @@ func TestPutGet(t *testing.T) {
 	}
 }
 
-func TestPutIntoSlice(t *testing.T) {
+func testPutIntoSlice(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.AllocZeroed[int32](ctx, pe, 10))
 		if pe.ID() == 0 {
@@ -183,14 +183,14 @@ func atomicSuite[T pgas.Word](t *testing.T) {
 	})
 }
 
-func TestAtomics(t *testing.T) {
+func testAtomics(t *testing.T) {
 	t.Run("int32", atomicSuite[int32])
 	t.Run("uint32", atomicSuite[uint32])
 	t.Run("int64", atomicSuite[int64])
 	t.Run("uint64", atomicSuite[uint64])
 }
 
-func TestAtomicWraps(t *testing.T) {
+func testAtomicWraps(t *testing.T) {
 	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.AllocZeroed[int32](ctx, pe, 1))
 		check(pgas.AtomicSet(pe, s, 1<<31-1, 0))
@@ -209,7 +209,7 @@ func TestAtomicWraps(t *testing.T) {
 
 // PutSym and GetSym copy between symmetric arrays; Lookup turns an offset
 // back into a Sym.
-func TestSymToSymAndLookup(t *testing.T) {
+func testSymToSymAndLookup(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		a := must(pgas.AllocZeroed[int32](ctx, pe, 64))
 		b := must(pgas.AllocZeroed[int32](ctx, pe, 64))

@@ -1,4 +1,4 @@
-package tests
+package conformance
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ type square struct {
 }
 
 // A request on a Chan carries its future's ReplyTo; the server replies.
-func TestFutureRequestReply(t *testing.T) {
+func testFutureRequestReply(t *testing.T) {
 	const n = 4
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		sys := must(actors.NewSystem(ctx, pe))
@@ -47,7 +47,7 @@ func TestFutureRequestReply(t *testing.T) {
 
 // A future that times out is abandoned: the late reply is dropped, written
 // nowhere, and the slot's next future gets only its own reply.
-func TestFutureTimeoutAndLateReply(t *testing.T) {
+func testFutureTimeoutAndLateReply(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		sys := must(actors.NewSystem(ctx, pe, actors.Futures(1), actors.ReplySize(16)))
 		to := must(actors.NewChan[actors.ReplyTo](ctx, pe))
@@ -96,7 +96,7 @@ func TestFutureTimeoutAndLateReply(t *testing.T) {
 	})
 }
 
-func TestFutureBadInput(t *testing.T) {
+func testFutureBadInput(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		sys := must(actors.NewSystem(ctx, pe, actors.Futures(2)))
 		if err := actors.Reply(sys, actors.ReplyTo{PE: 7}, 1); !errors.Is(err, actors.ErrBadPE) {
@@ -117,7 +117,7 @@ func TestFutureBadInput(t *testing.T) {
 	})
 }
 
-func TestFuturePeerFailure(t *testing.T) {
+func testFuturePeerFailure(t *testing.T) {
 	var awaited error
 	waited := false // PE 0 ran here (under symrun, each process runs one PE)
 	err := runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
@@ -143,7 +143,7 @@ func TestFuturePeerFailure(t *testing.T) {
 // a per-(sender, receiver) sequence number and a checksum; every receiver
 // checks order, integrity and the count. SYMCHAN_SOAK=1 runs the full 10
 // million messages.
-func TestActorsSoak(t *testing.T) {
+func testActorsSoak(t *testing.T) {
 	n := 8
 	if p := procs(t); p > 1 {
 		n = p // one PE per process
@@ -232,7 +232,7 @@ func TestActorsSoak(t *testing.T) {
 // Large data by reference: the sender sends a Ref to its symmetric buffer
 // with a ReplyTo; the receiver pulls the bytes partition to partition and
 // replies, after which the sender may reuse the buffer.
-func TestRefRendezvous(t *testing.T) {
+func testRefRendezvous(t *testing.T) {
 	needPEs(t, 2)
 	const size = 64 << 20
 	n := size
@@ -283,7 +283,7 @@ func TestRefRendezvous(t *testing.T) {
 // A Ref a PE made to its own buffer, fetched into that very buffer (a
 // message to itself), copies nothing and succeeds; into another buffer it
 // copies.
-func TestFetchOwnRef(t *testing.T) {
+func testFetchOwnRef(t *testing.T) {
 	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		buf := must(pgas.AllocZeroed[byte](ctx, pe, 64))
 		other := must(pgas.AllocZeroed[byte](ctx, pe, 64))

@@ -1,4 +1,4 @@
-package tests
+package conformance
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
-func TestWorldIdentity(t *testing.T) {
+func testWorldIdentity(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 8} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
@@ -44,7 +44,7 @@ func TestWorldIdentity(t *testing.T) {
 	}
 }
 
-func TestTeamSplitStrided(t *testing.T) {
+func testTeamSplitStrided(t *testing.T) {
 	const n = 8
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		world := pe.TeamWorld()
@@ -109,7 +109,7 @@ func TestTeamSplitStrided(t *testing.T) {
 	})
 }
 
-func TestTeamSplitBadArgs(t *testing.T) {
+func testTeamSplitBadArgs(t *testing.T) {
 	cases := []struct{ start, stride, size int }{
 		{-1, 1, 2}, {0, 0, 2}, {0, 1, 0}, {0, 1, 5}, {3, 1, 2}, {0, 3, 3},
 	}
@@ -130,7 +130,7 @@ func TestTeamSplitBadArgs(t *testing.T) {
 // more than MaxTeams teams, teams of other shapes reuse the slots (their
 // barriers and collectives still wait for every member), and only teams
 // alive at once are limited.
-func TestTeamSlotsReused(t *testing.T) {
+func testTeamSlotsReused(t *testing.T) {
 	const n = 5
 	shapes := [][3]int{{0, 1, 5}, {0, 2, 3}, {1, 2, 2}, {1, 1, 4}, {0, 4, 2}, {2, 1, 3}}
 	const iters, maxBarriers = 3 * pgas.MaxTeams, 3
@@ -189,7 +189,7 @@ func TestTeamSlotsReused(t *testing.T) {
 
 // A barrier that ends with an error may leave an arrival in another
 // member's counters; a team that later reuses the slot must not count it.
-func TestTeamSlotReusedAfterFailedBarrier(t *testing.T) {
+func testTeamSlotReusedAfterFailedBarrier(t *testing.T) {
 	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 		world := pe.TeamWorld()
 		arrived := must(pgas.AllocZeroed[int64](ctx, pe, 1))
@@ -223,7 +223,7 @@ func TestTeamSlotReusedAfterFailedBarrier(t *testing.T) {
 	})
 }
 
-func TestTeamDestroyed(t *testing.T) {
+func testTeamDestroyed(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		tm := must(pe.TeamWorld().Split(ctx, 0, 1, 2))
 		tm.Destroy()
@@ -234,7 +234,7 @@ func TestTeamDestroyed(t *testing.T) {
 	})
 }
 
-func TestBarrier(t *testing.T) {
+func testBarrier(t *testing.T) {
 	for _, n := range []int{1, 2, 5, 8, 64} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			run(t, n, func(ctx context.Context, pe *pgas.PE) error {

@@ -1,4 +1,4 @@
-package tests
+package conformance
 
 import (
 	"context"
@@ -19,7 +19,7 @@ type reading struct {
 	Values [5]float32
 }
 
-func TestChanRing(t *testing.T) {
+func testChanRing(t *testing.T) {
 	for _, n := range []int{1, 2, 5} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
@@ -44,7 +44,7 @@ func TestChanRing(t *testing.T) {
 // Per-sender FIFO and exactly-once delivery with few slots per sender and
 // a slow receiver: senders run out of credit for long stretches (and with
 // K = 1 or 3, credit batches of K/2 round oddly).
-func TestChanBackpressureFIFO(t *testing.T) {
+func testChanBackpressureFIFO(t *testing.T) {
 	for _, k := range []int{1, 2, 3} {
 		t.Run(fmt.Sprint(k), func(t *testing.T) { backpressureFIFO(t, k) })
 	}
@@ -82,7 +82,7 @@ func backpressureFIFO(t *testing.T, k int) {
 }
 
 // Fan-in: 64 PEs send to one.
-func TestChanFanIn64(t *testing.T) {
+func testChanFanIn64(t *testing.T) {
 	const n, per = 64, 50
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[[2]int32](ctx, pe, actors.Slots(4), actors.SlotSize(64)))
@@ -119,7 +119,7 @@ func pattern(n, seed int) []byte {
 // Messages from 0 B to 64 MiB, chunked through 1 KiB slots, arrive whole
 // (sizes at the edges of a slot's 1008 payload bytes, and, for backends
 // that carry up to 40 bytes beside the slot word, of those).
-func TestMailboxLargeMessages(t *testing.T) {
+func testMailboxLargeMessages(t *testing.T) {
 	sizes := []int{0, 1, 40, 41, 1007, 1008, 1009, 1048, 1049, 4096, 1 << 20, 64 << 20}
 	if testing.Short() {
 		sizes = sizes[:len(sizes)-1]
@@ -142,7 +142,7 @@ func TestMailboxLargeMessages(t *testing.T) {
 	})
 }
 
-func TestChanCodecs(t *testing.T) {
+func testChanCodecs(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(actors.NewChanCodec[string](ctx, pe, actors.StringCodec{}))
 		// Types that are not plain need a codec: every PE gets the error.
@@ -165,7 +165,7 @@ func TestChanCodecs(t *testing.T) {
 }
 
 // Close: the Go channel semantics the package documents.
-func TestChanClose(t *testing.T) {
+func testChanClose(t *testing.T) {
 	const n = 3
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int](ctx, pe))
@@ -209,7 +209,7 @@ func TestChanClose(t *testing.T) {
 }
 
 // The <-chan view works in select and closes after close and drain.
-func TestChanView(t *testing.T) {
+func testChanView(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int](ctx, pe))
 		for i := range 10 {
@@ -242,7 +242,7 @@ func TestChanView(t *testing.T) {
 	})
 }
 
-func TestTrySendTryRecv(t *testing.T) {
+func testTrySendTryRecv(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int64](ctx, pe, actors.Slots(3)))
 		mb := must(actors.NewMailbox(ctx, pe, actors.Slots(2), actors.SlotSize(64)))
@@ -290,7 +290,7 @@ func TestTrySendTryRecv(t *testing.T) {
 
 // A Send waiting for credit ends with its context and writes nothing; a
 // chunked Send cut short is discarded whole by the receiver.
-func TestSendCancellation(t *testing.T) {
+func testSendCancellation(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		mb := must(actors.NewMailbox(ctx, pe, actors.Slots(2), actors.SlotSize(64)))
 		if pe.ID() == 0 {
@@ -337,7 +337,7 @@ func TestSendCancellation(t *testing.T) {
 	})
 }
 
-func TestActorsBadInput(t *testing.T) {
+func testActorsBadInput(t *testing.T) {
 	var kept atomic.Pointer[actors.Chan[int]] // a Chan of one PE of this process
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int](ctx, pe))
@@ -379,7 +379,7 @@ func TestActorsBadInput(t *testing.T) {
 
 // A PE that fails ends the others' blocked Sends and Recvs with an error
 // naming it.
-func TestActorsPeerFailure(t *testing.T) {
+func testActorsPeerFailure(t *testing.T) {
 	n := 3
 	if p := procs(t); p > 1 { // one PE per process: the failure crosses processes
 		n = p

@@ -1,4 +1,4 @@
-package tests
+package conformance
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 // Bad input returns a clear error and writes nothing.
-func TestBadInput(t *testing.T) {
+func testBadInput(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		data := must(pgas.AllocZeroed[uint64](ctx, pe, 8))
 		sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
@@ -63,7 +63,7 @@ func TestBadInput(t *testing.T) {
 	})
 }
 
-func TestRunBadConfig(t *testing.T) {
+func testRunBadConfig(t *testing.T) {
 	cases := []pgas.Config{
 		{Backend: "no-such-backend", PEs: 2},
 		{Backend: backend(), PEs: -1},
@@ -81,7 +81,7 @@ func TestRunBadConfig(t *testing.T) {
 	}
 }
 
-func TestRunEnvironment(t *testing.T) {
+func testRunEnvironment(t *testing.T) {
 	n := min(3, maxPEs(t))
 	if p := procs(t); p > 1 {
 		n = p

@@ -1,4 +1,4 @@
-package tests
+package conformance
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // will never join (it returned from its function, or destroyed the team)
 // ends with ErrCollectiveMismatch instead of waiting forever, whether the
 // late PE arrives after the member left or was already waiting.
-func TestCollectiveNeverJoined(t *testing.T) {
+func testCollectiveNeverJoined(t *testing.T) {
 	if procs(t) > 1 {
 		t.Skip("a member in another process is not seen to leave (the wait ends with its context)")
 	}
@@ -78,7 +78,7 @@ func TestCollectiveNeverJoined(t *testing.T) {
 
 // Matched collectives raise no alarm, however late the PEs return or
 // destroy their teams, and point-to-point waits are not collectives.
-func TestCollectivesJoinedNoAlarm(t *testing.T) {
+func testCollectivesJoinedNoAlarm(t *testing.T) {
 	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		flag := must(pgas.AllocZeroed[uint64](ctx, pe, 1))

@@ -1,4 +1,4 @@
-package tests
+package conformance
 
 import (
 	"context"
@@ -60,7 +60,7 @@ var collectives = []struct {
 // member with the same *CollectiveError; a failed one leaves the team
 // broken, so that later calls fail rather than return early or hand out
 // different offsets; one that completed leaves it fully usable.
-func TestCollectiveCancelledOnOneMember(t *testing.T) {
+func testCollectiveCancelledOnOneMember(t *testing.T) {
 	n := 4
 	if p := procs(t); p > 1 {
 		n = p
@@ -189,7 +189,7 @@ func swapCodes(ctx context.Context, pe *pgas.PE, box pgas.Sym[uint64], code uint
 // A member that calls another collective than the others (an allocation
 // against a barrier) fails there, and so do the others, with the same
 // error; the team is broken.
-func TestCollectiveKindsMismatch(t *testing.T) {
+func testCollectiveKindsMismatch(t *testing.T) {
 	n := 3
 	if p := procs(t); p > 1 {
 		n = p
@@ -227,7 +227,7 @@ func TestCollectiveKindsMismatch(t *testing.T) {
 // Invalid arguments on one member only: every member's call fails (that
 // member with its own error), no one waits forever, and the team stays
 // usable.
-func TestCollectiveBadArgumentOnOneMember(t *testing.T) {
+func testCollectiveBadArgumentOnOneMember(t *testing.T) {
 	n := 3
 	if p := procs(t); p > 1 {
 		n = p
@@ -251,7 +251,7 @@ func TestCollectiveBadArgumentOnOneMember(t *testing.T) {
 }
 
 // Nil handles are errors, not nil dereferences.
-func TestNilHandles(t *testing.T) {
+func testNilHandles(t *testing.T) {
 	var pe *pgas.PE
 	var tm *pgas.Team
 	ctx := context.Background()
@@ -285,7 +285,7 @@ func TestNilHandles(t *testing.T) {
 
 // Deadlines that end just as the last member arrives, many times over:
 // whichever way each race goes, every member's barrier ends the same way.
-func TestCollectiveCancelRace(t *testing.T) {
+func testCollectiveCancelRace(t *testing.T) {
 	n := 3
 	if p := procs(t); p > 1 {
 		n = p

@@ -1,4 +1,4 @@
-package tests
+package conformance
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 )
 
 // Comparisons follow the word's type: signed words compare as signed.
-func TestCompareOperators(t *testing.T) {
+func testCompareOperators(t *testing.T) {
 	type c struct {
 		cmp         signals.Cmp
 		word, value int64
@@ -56,7 +56,7 @@ func TestCompareOperators(t *testing.T) {
 
 // setter runs on PE 1 and sets the words of PE 0 listed, one per step,
 // while PE 0 waits.
-func TestWaitUntilAllAnySome(t *testing.T) {
+func testWaitUntilAllAnySome(t *testing.T) {
 	const words = 16
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, words))
@@ -118,7 +118,7 @@ func TestWaitUntilAllAnySome(t *testing.T) {
 
 // A series of WaitUntilAny calls reports every satisfied word (no
 // starvation), and status masks keep excluded words out.
-func TestWaitUntilAnyFairness(t *testing.T) {
+func testWaitUntilAnyFairness(t *testing.T) {
 	const words = 32
 	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[int32](ctx, pe, words))
@@ -149,7 +149,7 @@ func TestWaitUntilAnyFairness(t *testing.T) {
 }
 
 // The spec's results for empty wait sets, at once, without blocking.
-func TestEmptyWaitSets(t *testing.T) {
+func testEmptyWaitSets(t *testing.T) {
 	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
 		all := []int{1, 1, 1, 1}
@@ -192,7 +192,7 @@ func TestEmptyWaitSets(t *testing.T) {
 }
 
 // Vector forms compare word i with value i.
-func TestVectorWaits(t *testing.T) {
+func testVectorWaits(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[int64](ctx, pe, 4))
 		want := []int64{10, -20, 30, 40}
@@ -228,7 +228,7 @@ func TestVectorWaits(t *testing.T) {
 	})
 }
 
-func TestWaitBadArguments(t *testing.T) {
+func testWaitBadArguments(t *testing.T) {
 	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
 		cases := map[string]error{
@@ -251,7 +251,7 @@ func TestWaitBadArguments(t *testing.T) {
 }
 
 // Cancellation and deadlines end every kind of blocking call.
-func TestWaitCancellation(t *testing.T) {
+func testWaitCancellation(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 8))
 		if pe.ID() == 1 {
@@ -297,7 +297,7 @@ func TestWaitCancellation(t *testing.T) {
 
 // Fairness holds per wait set: a PE that alternates any-waits over two
 // arrays, every word of both satisfied, sees every index of each.
-func TestWaitAnyFairPerWaitSet(t *testing.T) {
+func testWaitAnyFairPerWaitSet(t *testing.T) {
 	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		big := must(pgas.AllocZeroed[uint64](ctx, pe, 64))
 		small := must(pgas.AllocZeroed[uint64](ctx, pe, 2))

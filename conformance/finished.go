@@ -1,4 +1,4 @@
-package tests
+package conformance
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // A call that only a PE which has returned could complete ends with
 // ErrNoWriters, naming what it waited for, instead of waiting forever; a
 // message such a PE sent before it returned is still delivered.
-func TestFinishedPeerEndsBlockedCalls(t *testing.T) {
+func testFinishedPeerEndsBlockedCalls(t *testing.T) {
 	oneProcess(t) // a PE is seen to return only in its own process
 	cases := []struct {
 		name string
@@ -105,7 +105,7 @@ func TestFinishedPeerEndsBlockedCalls(t *testing.T) {
 }
 
 // A pgas wait that names its writers: the set, not the PE, decides.
-func TestWaitFromFinishedPEs(t *testing.T) {
+func testWaitFromFinishedPEs(t *testing.T) {
 	oneProcess(t)
 	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))

@@ -1,6 +1,4 @@
-//go:build cuda
-
-package tests
+package conformance
 
 import (
 	"context"
@@ -12,18 +10,14 @@ import (
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
-	_ "github.com/symchan/symchan/pgas/cuda"
 )
 
 // A kernel on PE 1 receives from a Go Chan[uint64] on PE 0 and sends the
 // values back, plus 1000, with the device mailbox routines of symchan.cuh:
 // the Go wire format both ways, through more messages than there are
 // slots (credits flow both ways).
-func TestDeviceMailboxEcho(t *testing.T) {
-	if backend() != "cuda" {
-		t.Skip("needs the cuda backend")
-	}
-	needPEs(t, 2)
+func testDeviceMailboxEcho(t *testing.T) {
+	needGPUs(t, 2)
 	const count = 200
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		ch, err := actors.NewChan[uint64](ctx, pe)

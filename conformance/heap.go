@@ -1,4 +1,4 @@
-package tests
+package conformance
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
-func TestAllocIsSymmetric(t *testing.T) {
+func testAllocIsSymmetric(t *testing.T) {
 	const n = 4
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		offs := must(pgas.AllocZeroed[int64](ctx, pe, n))
@@ -42,7 +42,7 @@ func TestAllocIsSymmetric(t *testing.T) {
 	})
 }
 
-func TestAllocZeroedAfterReuse(t *testing.T) {
+func testAllocZeroedAfterReuse(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		a := must(pgas.Alloc[uint64](ctx, pe, 512))
 		junk := make([]uint64, 512)
@@ -64,7 +64,7 @@ func TestAllocZeroedAfterReuse(t *testing.T) {
 	})
 }
 
-func TestAllocFreeCoalesces(t *testing.T) {
+func testAllocFreeCoalesces(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		// Fill the heap with blocks, free them in a scattered order, and
 		// the whole heap must be one block again.
@@ -99,7 +99,7 @@ func TestAllocFreeCoalesces(t *testing.T) {
 
 // Every PE must get the error when PEs disagree about a collective
 // allocation, and the heap must stay usable.
-func TestAllocMismatch(t *testing.T) {
+func testAllocMismatch(t *testing.T) {
 	cases := []struct {
 		name string
 		do   func(ctx context.Context, pe *pgas.PE) error
@@ -159,7 +159,7 @@ func TestAllocMismatch(t *testing.T) {
 	}
 }
 
-func TestAllocBadSizes(t *testing.T) {
+func testAllocBadSizes(t *testing.T) {
 	type withPtr struct{ p *int }
 	cases := []struct {
 		name string
@@ -199,7 +199,7 @@ func TestAllocBadSizes(t *testing.T) {
 	}
 }
 
-func TestAllocExhaustedNamesBytes(t *testing.T) {
+func testAllocExhaustedNamesBytes(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		_, err := pgas.Alloc[byte](ctx, pe, testHeap)
 		if !errors.Is(err, pgas.ErrHeapExhausted) {
@@ -212,7 +212,7 @@ func TestAllocExhaustedNamesBytes(t *testing.T) {
 	})
 }
 
-func TestFreedForeignAndZeroSym(t *testing.T) {
+func testFreedForeignAndZeroSym(t *testing.T) {
 	var foreign pgas.Sym[int64]
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.Alloc[int64](ctx, pe, 4))
@@ -246,7 +246,7 @@ func TestFreedForeignAndZeroSym(t *testing.T) {
 	})
 }
 
-func TestSymSlicePanicsOutOfRange(t *testing.T) {
+func testSymSlicePanicsOutOfRange(t *testing.T) {
 	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.Alloc[int32](ctx, pe, 4))
 		for _, r := range [][2]int{{-1, 2}, {2, 1}, {0, 5}} {
@@ -266,7 +266,7 @@ func TestSymSlicePanicsOutOfRange(t *testing.T) {
 // HostMemory says whether Local works: on the host backend a PE's slice is
 // its partition (a Put from another PE shows in it); on the GPU backends
 // Local fails.
-func TestHostMemoryAndLocal(t *testing.T) {
+func testHostMemoryAndLocal(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		if got, want := pe.HostMemory(), backend() == "host"; got != want {
 			return fmt.Errorf("HostMemory() = %v on the %s backend", got, backend())
@@ -292,7 +292,7 @@ func TestHostMemoryAndLocal(t *testing.T) {
 // A Put from a helper goroutine racing Free and a new allocation either
 // lands in the old allocation or fails with ErrBadSym: never in the new
 // one, which the same bytes may now hold.
-func TestPutRacingFree(t *testing.T) {
+func testPutRacingFree(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		for range 50 {
 			old := must(pgas.AllocZeroed[int64](ctx, pe, 64))

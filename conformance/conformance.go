@@ -1,0 +1,85 @@
+// Package conformance is symchan's test kit for backends, in the spirit of
+// testing/fstest: the conformance suite of pgas and signals (the semantics
+// of OpenSHMEM 1.5 and NVSHMEM as symchan promises them, including failure,
+// cancellation and bad input), the actors suite (Mailbox, Chan, Future on
+// top of pgas) and, on backends whose PEs are GPUs, the GPU API (pgas.GPU).
+// Every backend of symchan passes the very same tests; a third-party
+// backend imports this package from a test of its own:
+//
+//	func TestConformance(t *testing.T) {
+//		conformance.Run(t, conformance.Options{Backend: "mybackend"})
+//	}
+//
+// The suites use only the public API. They start worlds of up to 64 PEs
+// with 4 MiB heaps, and take about ten seconds on the host backend
+// (testing.Short skips the long soaks).
+package conformance
+
+import (
+	"sync"
+	"testing"
+)
+
+// Options describe the backend under test.
+type Options struct {
+	// Backend is the registered backend name (pgas.Register).
+	Backend string
+	// MaxPEs is the most PEs a world of the backend can have on this
+	// machine (the GPU count, for one PE per GPU); tests that need more
+	// are skipped. Zero means no limit.
+	MaxPEs int
+	// Procs is the number of processes that run the suite at once, one
+	// PE each, for backends whose PEs are processes (a launcher starts one
+	// test binary per PE: symrun -n 2 ./tests.test). Every process runs
+	// every test, hosting its own PE of each world; tests that need other
+	// world sizes, or every PE in one process, are skipped. Zero or one:
+	// the PEs share this process.
+	Procs int
+}
+
+// A test is one test of a suite.
+type test struct {
+	name string
+	fn   func(t *testing.T)
+}
+
+// current is the backend under test: Run sets it for the duration of the
+// suites, which therefore run one Run at a time.
+var (
+	runMu   sync.Mutex
+	current Options
+)
+
+// Run runs every suite against the backend o names, each test as a subtest
+// of t named after its suite ("PGAS/PutGet", "Actors/ChanRing",
+// "GPU/OnStream").
+func Run(t *testing.T, o Options) {
+	RunPGAS(t, o)
+	RunActors(t, o)
+	RunGPU(t, o)
+}
+
+// RunPGAS runs the conformance suite of pgas and signals.
+func RunPGAS(t *testing.T, o Options) { runSuite(t, o, "PGAS", pgasTests) }
+
+// RunActors runs the actors suite.
+func RunActors(t *testing.T, o Options) { runSuite(t, o, "Actors", actorsTests) }
+
+// RunGPU runs the tests of the GPU API (pgas.GPU); each is skipped on a
+// backend whose PEs are not GPUs.
+func RunGPU(t *testing.T, o Options) { runSuite(t, o, "GPU", gpuTests) }
+
+func runSuite(t *testing.T, o Options, name string, tests []test) {
+	t.Helper()
+	if o.Backend == "" {
+		t.Fatal("conformance: Options.Backend is empty")
+	}
+	runMu.Lock()
+	defer runMu.Unlock()
+	current = o
+	t.Run(name, func(t *testing.T) {
+		for _, tc := range tests {
+			t.Run(tc.name, tc.fn)
+		}
+	})
+}

@@ -1,0 +1,44 @@
+package tests
+
+import (
+	"math"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/symchan/symchan/conformance"
+	// The suites run on any registered backend; the GPU ones are real in
+	// binaries built with -tags cuda.
+	_ "github.com/symchan/symchan/pgas/cuda"
+	_ "github.com/symchan/symchan/pgas/nvshmem"
+)
+
+// options reads the backend under test from the environment (see the
+// package doc).
+func options(t *testing.T) conformance.Options {
+	o := conformance.Options{Backend: os.Getenv("SYMCHAN_TEST_BACKEND")}
+	if o.Backend == "" {
+		o.Backend = "host"
+	}
+	o.MaxPEs = envCount(t, "SYMCHAN_TEST_MAX_PES", math.MaxInt)
+	o.Procs = envCount(t, "SYMCHAN_TEST_PROCS", 1)
+	return o
+}
+
+// envCount reads a positive integer from the environment variable name,
+// def when it is unset; anything else fails t.
+func envCount(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
+}
+
+// TestConformance runs the suites: TestConformance/PGAS/PutGet,
+// TestConformance/Actors/ChanRing, TestConformance/GPU/OnStream, ...
+func TestConformance(t *testing.T) { conformance.Run(t, options(t)) }
