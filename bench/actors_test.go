@@ -13,10 +13,10 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
-// BenchmarkChanRoundTrip/symchan: an 8-byte Chan send → recv → send back
-// between 2 PEs; /gochan: the same over unbuffered Go channels.
+// BenchmarkChanRoundTrip/impl=symchan: an 8-byte Chan send → recv → send
+// back between 2 PEs; the anchors are those of BenchmarkPingPong.
 func BenchmarkChanRoundTrip(b *testing.B) {
-	b.Run("symchan", func(b *testing.B) {
+	b.Run("impl=symchan", func(b *testing.B) {
 		runWorld(b, 2, 4<<20, func(ctx context.Context, pe *pgas.PE) error {
 			ch, err := actors.NewChan[uint64](ctx, pe)
 			if err != nil {
@@ -50,15 +50,16 @@ func BenchmarkChanRoundTrip(b *testing.B) {
 			return nil
 		})
 	})
-	b.Run("gochan", goChanRoundTrip)
+	roundTripAnchors(b)
 }
 
-// BenchmarkThroughput8B/symchan: one-way 8-byte messages from PE 0 to PE 1
-// through a Chan, timed until the last is received; /protoactor: local
-// Send to a protoactor actor in the same process, timed until it has
-// processed the last. ns/op is per message.
+// BenchmarkThroughput8B/impl=symchan: one-way 8-byte messages from PE 0 to
+// PE 1 through a Chan, timed until the last is received; impl=protoactor:
+// local Send to a protoactor actor in the same process, timed until it
+// has processed the last; impl=gochan: the same over a Go channel with as
+// many slots as a Chan's inbox has per sender. ns/op is per message.
 func BenchmarkThroughput8B(b *testing.B) {
-	b.Run("symchan", func(b *testing.B) {
+	b.Run("impl=symchan", func(b *testing.B) {
 		runWorld(b, 2, 4<<20, func(ctx context.Context, pe *pgas.PE) error {
 			ch, err := actors.NewChan[uint64](ctx, pe)
 			if err != nil {
@@ -86,7 +87,20 @@ func BenchmarkThroughput8B(b *testing.B) {
 			return ch.Send(ctx, 0, 0)
 		})
 	})
-	b.Run("protoactor", func(b *testing.B) {
+	b.Run("impl=gochan", func(b *testing.B) {
+		ch, done := make(chan uint64, actors.DefaultSlots), make(chan struct{})
+		go func() {
+			for range b.N {
+				<-ch
+			}
+			close(done)
+		}()
+		for i := range uint64(b.N) {
+			ch <- i
+		}
+		<-done
+	})
+	b.Run("impl=protoactor", func(b *testing.B) {
 		sys := actor.NewActorSystem(actor.WithLoggerFactory(quiet))
 		defer sys.Shutdown()
 		done := make(chan struct{})
@@ -155,11 +169,12 @@ func ask(ctx context.Context, sys *actors.System, reqs *actors.Chan[request], x 
 	return nil
 }
 
-// BenchmarkFutureRoundTrip/symchan: PE 0 sends a request carrying a
-// future's ReplyTo to PE 1 over a Chan and awaits the reply; /protoactor:
-// RequestFuture to a local actor that responds.
+// BenchmarkFutureRoundTrip/impl=symchan: PE 0 sends a request carrying a
+// future's ReplyTo to PE 1 over a Chan and awaits the reply;
+// impl=protoactor: RequestFuture to a local actor that responds; and the
+// round-trip anchors of BenchmarkPingPong.
 func BenchmarkFutureRoundTrip(b *testing.B) {
-	b.Run("symchan", func(b *testing.B) {
+	b.Run("impl=symchan", func(b *testing.B) {
 		runWorld(b, 2, 4<<20, func(ctx context.Context, pe *pgas.PE) error {
 			sys, reqs, err := futureEnds(ctx, pe)
 			if err != nil {
@@ -181,7 +196,7 @@ func BenchmarkFutureRoundTrip(b *testing.B) {
 			return nil
 		})
 	})
-	b.Run("protoactor", func(b *testing.B) {
+	b.Run("impl=protoactor", func(b *testing.B) {
 		sys := actor.NewActorSystem(actor.WithLoggerFactory(quiet))
 		defer sys.Shutdown()
 		pid := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
@@ -198,6 +213,7 @@ func BenchmarkFutureRoundTrip(b *testing.B) {
 		b.StopTimer()
 		sys.Root.Stop(pid)
 	})
+	roundTripAnchors(b)
 }
 
 // BenchmarkSelfSendRecv: a PE sends an 8-byte value to itself and

@@ -22,11 +22,13 @@ func runWorld(b *testing.B, n int, heap int64, fn func(ctx context.Context, pe *
 	}
 }
 
-// BenchmarkPingPong/putsignal: round trip of an 8-byte PutSignal and
-// SignalWaitUntil between 2 PEs; /gochan: the same round trip over an
-// unbuffered Go channel pair, the anchor.
+// BenchmarkPingPong/impl=symchan: round trip of an 8-byte PutSignal and
+// SignalWaitUntil between 2 PEs. The anchors (see anchors_test.go): the
+// same round trip over an unbuffered Go channel pair (impl=gochan) and
+// over one atomic word two spinning goroutines hand back and forth
+// (impl=atomic, the cross-core floor).
 func BenchmarkPingPong(b *testing.B) {
-	b.Run("putsignal", func(b *testing.B) {
+	b.Run("impl=symchan", func(b *testing.B) {
 		runWorld(b, 2, 1<<20, func(ctx context.Context, pe *pgas.PE) error {
 			buf, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
 			if err != nil {
@@ -67,23 +69,7 @@ func BenchmarkPingPong(b *testing.B) {
 			return nil
 		})
 	})
-	b.Run("gochan", goChanRoundTrip)
-}
-
-// goChanRoundTrip is the anchor of the round-trip benchmarks: a value
-// sent to another goroutine over an unbuffered channel and sent back.
-func goChanRoundTrip(b *testing.B) {
-	ping, pong := make(chan uint64), make(chan uint64)
-	go func() {
-		for v := range ping {
-			pong <- v
-		}
-	}()
-	for i := range uint64(b.N) {
-		ping <- i
-		<-pong
-	}
-	close(ping)
+	roundTripAnchors(b)
 }
 
 // BenchmarkWaitAny1024: WaitUntilAny over 1024 words of which one is set.
@@ -119,8 +105,9 @@ func sizeName(n int) string {
 	return fmt.Sprintf("%dB", n)
 }
 
-// BenchmarkPut: Put of n bytes from PE 0 to PE 1; BenchmarkCopy: copy()
-// of the same bytes into the same memory (PE 1's partition), the anchor.
+// BenchmarkPut/size=n/impl=symchan: Put of n bytes from PE 0 to PE 1;
+// impl=copy: copy() of the same bytes into the same memory (PE 1's
+// partition), the anchor.
 //
 // Both use one long-lived pair of buffers. On this VM a 64 MiB copy takes
 // either ~5.5 or ~8.5 ms depending on where the allocation happened to land
@@ -130,7 +117,7 @@ func sizeName(n int) string {
 func BenchmarkPut(b *testing.B) {
 	pp := sharedPutPair(b)
 	for _, n := range putSizes {
-		b.Run(sizeName(n), func(b *testing.B) {
+		b.Run("size="+sizeName(n)+"/impl=symchan", func(b *testing.B) {
 			dst, src := pp.dst.Slice(0, n), pp.src[:n]
 			if err := pgas.Put(pp.pe, dst, src, 1); err != nil { // warm-up
 				b.Fatal(err)
@@ -144,13 +131,7 @@ func BenchmarkPut(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-func BenchmarkCopy(b *testing.B) {
-	pp := sharedPutPair(b)
-	for _, n := range putSizes {
-		b.Run(sizeName(n), func(b *testing.B) {
+		b.Run("size="+sizeName(n)+"/impl=copy", func(b *testing.B) {
 			dst, src := pp.remote[:n], pp.src[:n]
 			copy(dst, src) // warm-up, as for Put
 			runtime.GC()
@@ -163,7 +144,7 @@ func BenchmarkCopy(b *testing.B) {
 	}
 }
 
-// putPair is what BenchmarkPut and BenchmarkCopy share: PE 0 of a host
+// putPair is what BenchmarkPut's two variants share: PE 0 of a host
 // world that lives as long as the benchmark binary, a symmetric buffer of
 // the largest size, PE 1's partition of it, and a written source.
 type putPair struct {
@@ -231,7 +212,7 @@ func written(n int) []byte {
 // BenchmarkBarrier: one barrier across n PEs.
 func BenchmarkBarrier(b *testing.B) {
 	for _, n := range []int{2, 8, 64} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("pes=%d", n), func(b *testing.B) {
 			runWorld(b, n, 1<<17, func(ctx context.Context, pe *pgas.PE) error {
 				if err := pe.Barrier(ctx); err != nil {
 					return err

@@ -1,17 +1,14 @@
 #!/usr/bin/env bash
 # Runs the host benchmarks beside their anchors, several times each, and
-# prints a Markdown table of medians and ratios (bench/RESULTS.md records
-# them). Environment: BENCH (regexp, default all), COUNT (default 7),
-# BENCHTIME (default 300ms).
+# prints benchstat's tables (golang.org/x/perf, a tool of the bench module):
+# every benchmark's variants side by side (impl=symchan against
+# impl=gochan, impl=atomic, impl=protoactor or impl=copy), medians with 95%
+# confidence intervals, and each anchor's ratio to symchan (vs base).
+# Environment: BENCH (regexp, default all), COUNT (default 10), BENCHTIME
+# (default 300ms), RAW (keep the raw output in this file).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-raw=$(mktemp)
-trap 'rm -f "$raw"' EXIT
-go test -run '^$' -bench "${BENCH:-.}" -count "${COUNT:-7}" -benchtime "${BENCHTIME:-300ms}" ./bench/ | tee "$raw" >&2
-go run ./cmd/benchtab \
-	-pair 'PingPong/putsignal=PingPong/gochan' \
-	-pair 'Put/*=Copy/*' \
-	-pair 'ChanRoundTrip/symchan=ChanRoundTrip/gochan' \
-	-pair 'Throughput8B/symchan=Throughput8B/protoactor' \
-	-pair 'FutureRoundTrip/symchan=FutureRoundTrip/protoactor' \
-	< "$raw"
+cd "$(dirname "$0")"
+raw=${RAW:-$(mktemp)}
+[ -n "${RAW:-}" ] || trap 'rm -f "$raw"' EXIT
+go test -run '^$' -bench "${BENCH:-.}" -count "${COUNT:-10}" -benchtime "${BENCHTIME:-300ms}" . | tee "$raw" >&2
+go tool benchstat -col /impl "$raw"

@@ -40,7 +40,8 @@
 // showed.
 //
 // Kernels reach the heap through a descriptor (see kernels/symchan.cuh):
-// HeapDescriptor, Stream, Module and Launch give a PE's program its GPU.
+// A PE's program gets its GPU (HeapDescriptor, Stream, Module, on-stream
+// put-with-signal and wait) from pgas.PE.GPU.
 package cuda
 
 import "github.com/symchan/symchan/pgas/internal/gpuop"

@@ -1,0 +1,69 @@
+package bench
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+)
+
+// roundTripAnchors runs the anchors of the host round-trip benchmarks as
+// sub-benchmarks of b, beside b's impl=symchan, so that benchstat -col
+// /impl compares them directly:
+//
+//   - impl=gochan: a value sent to another goroutine over an unbuffered
+//     channel and sent back. When the runtime hands off on one core this
+//     is cheaper than any cross-core exchange can be.
+//   - impl=atomic: one atomic word that two spinning goroutines hand back
+//     and forth (each waits for the other's value, then writes its own):
+//     the cost of moving one cache line between two cores and back, the
+//     floor of any cross-core round trip, symchan's included.
+func roundTripAnchors(b *testing.B) {
+	b.Run("impl=gochan", goChanRoundTrip)
+	b.Run("impl=atomic", atomicRoundTrip)
+}
+
+func goChanRoundTrip(b *testing.B) {
+	ping, pong := make(chan uint64), make(chan uint64)
+	go func() {
+		for v := range ping {
+			pong <- v
+		}
+	}()
+	for i := range uint64(b.N) {
+		ping <- i
+		<-pong
+	}
+	close(ping)
+}
+
+func atomicRoundTrip(b *testing.B) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		b.Skip("needs two cores (GOMAXPROCS ≥ 2)")
+	}
+	var word atomic.Uint64 // odd: the pinger's turn is over; even: the ponger's
+	n := uint64(b.N)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := uint64(1); i <= n; i++ {
+			spinUntil(&word, 2*i-1)
+			word.Store(2 * i)
+		}
+	}()
+	for i := uint64(1); i <= n; i++ {
+		word.Store(2*i - 1)
+		spinUntil(&word, 2*i)
+	}
+	<-done
+}
+
+// spinUntil spins until w holds v, yielding now and then so that two
+// spinners that share one core (the scheduler may put them there) still
+// make progress.
+func spinUntil(w *atomic.Uint64, v uint64) {
+	for spins := 0; w.Load() != v; spins++ {
+		if spins&1023 == 1023 {
+			runtime.Gosched()
+		}
+	}
+}
