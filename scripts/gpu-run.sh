@@ -15,6 +15,11 @@
 #                            # shared PEs and under nvshmem; nvshmem under
 #                            # mpirun; host-path benchmarks
 #   .gpu/gpu-run.sh faults2  # the rest of it: suites on 1 GPU and shared
+#   .gpu/gpu-run.sh compare  # before and after: the host-path GPU benchmarks,
+#                            # the ring and Jacobi on cuda and the nvshmem
+#                            # benchmarks, alternating between the binaries
+#                            # in .gpu/old/ (built from an earlier commit) and
+#                            # these, three rounds; labelled figures last
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
@@ -86,6 +91,28 @@ if [ "$what" = faults ]; then
 		-x NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME -x NVSHMEM_REMOTE_TRANSPORT -x SYMCHAN_BOOTSTRAP=127.0.0.1:29533 -x SYMCHAN_BOOTSTRAP_SECRET \
 		./nvshmem.test -test.v -test.count=1
 	step bench-gpu-host 90 ./bench.test -test.run '^$' -test.bench 'GPU(HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
+fi
+if [ "$what" = compare ] && [ -d old ]; then
+	# One GPU: two PEs share it (cuda) and two processes share it (nvshmem).
+	np=$((ngpu < 2 ? 2 : ngpu))
+	[ "$ngpu" -lt 2 ] && export SYMCHAN_CUDA_SHARE_GPUS=1
+	for round in 1 2 3; do
+		for v in old new; do
+			d=.
+			[ "$v" = old ] && d=old
+			step "cmp-$v-$round-gpu" 120 "$d/bench.test" -test.run '^$' -test.bench 'GPU(HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
+			step "cmp-$v-$round-ring" 120 "$d/ring" -backend cuda -pes "$np" -size 8,4K,1M,64M -laps 50
+			step "cmp-$v-$round-jacobi" 120 "$d/jacobi" -backend cuda
+			[ "$round" = 1 ] && step "cmp-$v-$round-nvshmem" 120 ./symrun -n "$np" "$d/bench.test" -test.run '^$' -test.bench NVSHMEM -test.benchtime 1x
+			[ "$round" = 1 ] && step "cmp-$v-$round-put" 200 "$d/bench.test" -test.run '^$' -test.bench 'GPUPut' -test.benchtime 1x
+		done
+	done
+	echo
+	echo "compare figures:"
+	for f in /tmp/symchan-cmp-*.log; do
+		n=$(basename "$f" .log)
+		grep -hE "^(\[PE [0-9]+\] )?(Benchmark|[0-9]+ x [0-9]+: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s )" "$f" | sed "s/^/${n#symchan-} /"
+	done
 fi
 if [ "$what" = scale ]; then
 	suites "suites-cuda-${ngpu}gpu" 200 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES="$ngpu"
