@@ -67,9 +67,12 @@
 // are unmapped and such a slice faults. Keep Local slices no longer than
 // their Sym.
 //
-// Backends register themselves like database/sql drivers ([Register]). The
-// "host" backend is built in and is the default: PEs are goroutines of one
-// process and each partition is ordinary memory. Others (cuda, nvshmem)
-// live in their own packages and are selected with [Config.Backend] or the
-// SYMCHAN_BACKEND environment variable.
+// Backends register themselves like database/sql drivers ([Register]); the
+// contract they implement is package pgas/driver, which programs never
+// need. The "host" backend (package pgas/host) is built in and is the
+// default: PEs are goroutines of one process and each partition is memory
+// outside the Go heap. Others (pgas/cuda, pgas/nvshmem) live in their own
+// packages and are selected with [Config.Backend] or the SYMCHAN_BACKEND
+// environment variable; on them [PE.GPU] gives a program that launches its
+// own kernels the PE's [GPU].
 package pgas

@@ -50,7 +50,8 @@ import "github.com/symchan/symchan/pgas/internal/gpuop"
 const MaxWaitWords = gpuop.MaxWords
 
 // EnvShareGPUs, set to 1, lets a world have more PEs than GPUs: PE i runs
-// on GPU i mod #GPUs, PEs of one GPU sharing its context. It is for tests
-// (the suites' 3- to 64-PE cases on a 2-GPU machine); programs want one PE
+// on GPU i mod #GPUs, PEs of one GPU sharing its context (and its time:
+// they are slower than PEs of their own). The suites use it for their 3-
+// to 64-PE worlds on a 2-GPU machine; programs that want speed run one PE
 // per GPU.
 const EnvShareGPUs = "SYMCHAN_CUDA_SHARE_GPUS"

@@ -418,16 +418,7 @@ func (e *evaluator) anyWide() (driver.WaitResult, bool) {
 // scanEQ returns the first i in [lo, hi) whose word equals v, else hi.
 func scanEQ(words []uint64, lo, hi int, v uint64) int {
 	w := words[lo:hi] // no bounds checks in the loop
-	i := 0
-	// Four words a step: fewer branches per word, and a loop whose speed
-	// does not hang on where the linker happens to place it.
-	for ; i+4 <= len(w); i += 4 {
-		a, b, c, d := atomic.LoadUint64(&w[i]), atomic.LoadUint64(&w[i+1]), atomic.LoadUint64(&w[i+2]), atomic.LoadUint64(&w[i+3])
-		if a == v || b == v || c == v || d == v {
-			break
-		}
-	}
-	for ; i < len(w); i++ {
+	for i := range w {
 		if atomic.LoadUint64(&w[i]) == v {
 			return lo + i
 		}
@@ -437,17 +428,8 @@ func scanEQ(words []uint64, lo, hi int, v uint64) int {
 
 // scanNE returns the first i in [lo, hi) whose word differs from v, else hi.
 func scanNE(words []uint64, lo, hi int, v uint64) int {
-	w := words[lo:hi] // no bounds checks in the loop
-	i := 0
-	// Four words a step: fewer branches per word, and a loop whose speed
-	// does not hang on where the linker happens to place it.
-	for ; i+4 <= len(w); i += 4 {
-		a, b, c, d := atomic.LoadUint64(&w[i]), atomic.LoadUint64(&w[i+1]), atomic.LoadUint64(&w[i+2]), atomic.LoadUint64(&w[i+3])
-		if a != v || b != v || c != v || d != v {
-			break
-		}
-	}
-	for ; i < len(w); i++ {
+	w := words[lo:hi]
+	for i := range w {
 		if atomic.LoadUint64(&w[i]) != v {
 			return lo + i
 		}
