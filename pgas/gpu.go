@@ -63,5 +63,65 @@ func (p *PE) GPU() (GPU, error) {
 	if !ok {
 		return nil, fmt.Errorf("pgas: the %s backend's GPU (%T) does not implement pgas.GPU", p.w.cfg.Backend, v)
 	}
-	return g, nil
+	return checkedGPU{g, p}, nil
+}
+
+// checkedGPU checks the arguments of the routines a backend's GPU
+// performs, as pgas checks those of its own routines: PEs in range, bytes
+// inside the heap, signal words aligned.
+type checkedGPU struct {
+	GPU
+	p *PE
+}
+
+func (g checkedGPU) Addr(pe int, off int64) device.Ptr {
+	if uint(pe) >= uint(g.p.w.n) || off < 0 || off >= g.p.w.tr.HeapSize() {
+		return 0
+	}
+	return g.GPU.Addr(pe, off)
+}
+
+func (g checkedGPU) PutSignalOnStream(s *device.Stream, pe int, off int64, src device.Ptr, n int64, sigOff int64, sig uint64, op SigOp) error {
+	if err := g.p.checkPE(pe); err != nil {
+		return err
+	}
+	if s == nil || src == 0 || !op.valid() {
+		return fmt.Errorf("%w: PutSignalOnStream: stream %p, source %#x, %v", ErrBadArg, s, src, op)
+	}
+	if err := g.checkBytes(off, n); err != nil {
+		return err
+	}
+	if err := g.checkWord(sigOff); err != nil {
+		return err
+	}
+	if off < sigOff+8 && sigOff < off+n {
+		return fmt.Errorf("%w: signal word at %d inside the data [%d, %d)", ErrBadArg, sigOff, off, off+n)
+	}
+	return g.GPU.PutSignalOnStream(s, pe, off, src, n, sigOff, sig, op)
+}
+
+func (g checkedGPU) SignalWaitOnStream(s *device.Stream, sigOff int64, v uint64) error {
+	if s == nil {
+		return fmt.Errorf("%w: SignalWaitOnStream on a nil stream", ErrBadArg)
+	}
+	if err := g.checkWord(sigOff); err != nil {
+		return err
+	}
+	return g.GPU.SignalWaitOnStream(s, sigOff, v)
+}
+
+// checkBytes checks that [off, off+n) is a non-empty range of the heap.
+func (g checkedGPU) checkBytes(off, n int64) error {
+	if h := g.p.w.tr.HeapSize(); n <= 0 || off < 0 || off > h-n {
+		return fmt.Errorf("%w: %d bytes at offset %d of a %d-byte heap", ErrBadSize, n, off, h)
+	}
+	return nil
+}
+
+// checkWord checks that a signal word at off is aligned and in the heap.
+func (g checkedGPU) checkWord(off int64) error {
+	if off%8 != 0 {
+		return fmt.Errorf("%w: signal word at offset %d is not 8-byte aligned", ErrBadArg, off)
+	}
+	return g.checkBytes(off, 8)
 }

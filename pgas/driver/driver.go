@@ -112,7 +112,8 @@ type FailureNotifier interface {
 // GPUTransport is implemented by transports whose PEs are GPUs. GPU returns
 // local PE pe's GPU as a value implementing pgas.GPU (declared there, so
 // that this package does not depend on the device API), which pgas.PE.GPU
-// hands to programs that launch their own kernels.
+// hands to programs that launch their own kernels. pgas checks the
+// arguments of its routines (PEs, offsets, sizes, alignment) first.
 type GPUTransport interface {
 	GPU(pe int) (any, error)
 }

@@ -10,8 +10,6 @@ void sc_put_signal(uintptr_t dst, uintptr_t src, size_t n, uintptr_t sig, uint64
 import "C"
 
 import (
-	"fmt"
-
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/pgas/driver"
@@ -54,9 +52,6 @@ func (x *gpuAPI) Addr(pe int, off int64) device.Ptr {
 // caller's work on s already follows them (as with any NVSHMEM on-stream
 // call on another stream).
 func (x *gpuAPI) PutSignalOnStream(s *device.Stream, pe int, off int64, src device.Ptr, n int64, sigOff int64, sig uint64, op pgas.SigOp) error {
-	if uint(pe) >= uint(x.t.n) {
-		return fmt.Errorf("%w: PE %d not in [0, %d)", pgas.ErrBadPE, pe, x.t.n)
-	}
 	call(func() {
 		C.sc_put_signal(C.uintptr_t(x.t.addr(off)), C.uintptr_t(src), C.size_t(n), C.uintptr_t(x.t.addr(sigOff)),
 			C.uint64_t(sig), sigOp(driver.SigOp(op)), C.int(pe), s.Handle())

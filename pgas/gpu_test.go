@@ -1,0 +1,104 @@
+package pgas
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/pgas/driver"
+	"github.com/symchan/symchan/pgas/host"
+)
+
+// gpuBackend opens host transports that claim GPUs whose routines record
+// that they ran: what PE.GPU's argument checks let through.
+type gpuBackend struct{}
+
+type gpuTransport struct{ driver.Transport }
+
+type fakeGPU struct{ GPU } // only the routines below are called
+
+var fakeCalls int
+
+func (fakeGPU) Addr(pe int, off int64) device.Ptr { return device.Ptr(1<<40 + pe<<32 + int(off)) }
+func (fakeGPU) PutSignalOnStream(*device.Stream, int, int64, device.Ptr, int64, int64, uint64, SigOp) error {
+	fakeCalls++
+	return nil
+}
+func (fakeGPU) SignalWaitOnStream(*device.Stream, int64, uint64) error { fakeCalls++; return nil }
+
+func (gpuBackend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
+	tr, err := host.Backend{}.Open(ctx, cfg)
+	return gpuTransport{tr}, err
+}
+
+func (gpuTransport) GPU(int) (any, error) { return fakeGPU{}, nil }
+
+func init() { Register("test-gpu", gpuBackend{}) }
+
+// PE.GPU is ErrNotGPU on the host backend; on a GPU backend its routines'
+// arguments are checked as pgas's own are, before the backend sees them.
+func TestGPUArguments(t *testing.T) {
+	const heap = 1 << 20
+	err := Run(context.Background(), Config{Backend: "host", PEs: 1, HeapSize: heap}, func(ctx context.Context, pe *PE) error {
+		if _, err := pe.GPU(); !errors.Is(err, ErrNotGPU) {
+			t.Errorf("PE.GPU on the host backend: %v, want ErrNotGPU", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Run(context.Background(), Config{Backend: "test-gpu", PEs: 2, HeapSize: heap}, func(ctx context.Context, pe *PE) error {
+		g, err := pe.GPU()
+		if err != nil {
+			return err
+		}
+		if pe.ID() != 0 {
+			return nil
+		}
+		st := new(device.Stream)
+		cases := []struct {
+			name string
+			err  error
+			want error
+		}{
+			{"a good put", g.PutSignalOnStream(st, 1, 0, 1, 64, 64, 1, SignalSet), nil},
+			{"PE 2 of 2", g.PutSignalOnStream(st, 2, 0, 1, 64, 64, 1, SignalSet), ErrBadPE},
+			{"PE -1", g.PutSignalOnStream(st, -1, 0, 1, 64, 64, 1, SignalSet), ErrBadPE},
+			{"beyond the heap", g.PutSignalOnStream(st, 1, heap-32, 1, 64, 0, 1, SignalSet), ErrBadSize},
+			{"no bytes", g.PutSignalOnStream(st, 1, 0, 1, 0, 64, 1, SignalSet), ErrBadSize},
+			{"a misaligned signal", g.PutSignalOnStream(st, 1, 0, 1, 64, 68, 1, SignalSet), ErrBadArg},
+			{"a signal in the data", g.PutSignalOnStream(st, 1, 0, 1, 64, 56, 1, SignalSet), ErrBadArg},
+			{"a nil stream", g.PutSignalOnStream(nil, 1, 0, 1, 64, 64, 1, SignalSet), ErrBadArg},
+			{"no source", g.PutSignalOnStream(st, 1, 0, 0, 64, 64, 1, SignalSet), ErrBadArg},
+			{"signal op 0", g.PutSignalOnStream(st, 1, 0, 1, 64, 64, 1, 0), ErrBadArg},
+			{"a good wait", g.SignalWaitOnStream(st, 64, 1), nil},
+			{"a wait beyond the heap", g.SignalWaitOnStream(st, heap, 1), ErrBadSize},
+			{"a misaligned wait", g.SignalWaitOnStream(st, 4, 1), ErrBadArg},
+		}
+		for _, c := range cases {
+			if (c.want == nil) != (c.err == nil) || !errors.Is(c.err, c.want) {
+				t.Errorf("%s: %v, want %v", c.name, c.err, c.want)
+			}
+		}
+		if fakeCalls != 2 {
+			t.Errorf("the backend ran %d routines, want the 2 good ones", fakeCalls)
+		}
+		for _, a := range []struct {
+			pe  int
+			off int64
+		}{{2, 0}, {-1, 0}, {0, -8}, {0, heap}} {
+			if got := g.Addr(a.pe, a.off); got != 0 {
+				t.Errorf("Addr(%d, %d) = %#x, want 0", a.pe, a.off, got)
+			}
+		}
+		if g.Addr(1, 8) == 0 {
+			t.Error("Addr(1, 8) = 0")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
