@@ -3,7 +3,8 @@
 # prints benchstat's tables (golang.org/x/perf, a tool of the bench module):
 # every benchmark's variants side by side (impl=symchan against
 # impl=gochan, impl=atomic, impl=protoactor or impl=copy), medians with 95%
-# confidence intervals, and each anchor's ratio to symchan (vs base).
+# confidence intervals, and each anchor's difference from symchan ("vs
+# base": -67% means the anchor takes 67% less time than symchan).
 # Environment: BENCH (regexp, default all), COUNT (default 10), BENCHTIME
 # (default 300ms), RAW (keep the raw output in this file).
 set -euo pipefail
