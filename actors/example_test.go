@@ -73,3 +73,24 @@ func ExampleChan_C() {
 	}
 	// Output: PE 0 got 2
 }
+
+// Values that are not plain data travel through a codec; options configure
+// the mailbox under the Chan.
+func ExampleNewChanCodec() {
+	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 4 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+		ch, err := actors.NewChanCodec[string](ctx, pe, actors.StringCodec{}, actors.Slots(4))
+		if err != nil {
+			return err
+		}
+		if pe.ID() == 0 {
+			return ch.Send(ctx, 1, "hello from PE 0")
+		}
+		s, err := ch.Recv(ctx)
+		fmt.Println(s)
+		return err
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Output: hello from PE 0
+}

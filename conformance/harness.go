@@ -29,7 +29,7 @@ func needPEs(t testing.TB, n int) {
 		t.Skipf("needs %d PEs; this run has %d processes, one PE each", n, p)
 	}
 	if m := maxPEs(t); n > m {
-		t.Skipf("needs %d PEs; SYMCHAN_TEST_MAX_PES=%d", n, m)
+		t.Skipf("needs %d PEs; Options.MaxPEs is %d", n, m)
 	}
 }
 
@@ -39,7 +39,7 @@ func procs(testing.TB) int { return max(current.Procs, 1) }
 
 // oneProcess skips t when its PEs run in several processes: a context
 // cancelled in one process ends only that process's PEs. (A PE's failure
-// does reach the others: pgas.FailureNotifier.)
+// does reach the others: driver.FailureNotifier.)
 func oneProcess(t testing.TB) {
 	t.Helper()
 	if procs(t) > 1 {
