@@ -10,6 +10,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -38,11 +39,13 @@ var gpuSizes = []int{64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 
 
 // pairSizes runs, for each size, a world whose PE 0 calls fn with its GPU,
 // PE 1's GPU and two zeroed symmetric buffers of size bytes (symPair); PE 1
-// waits for it at a barrier.
-func pairSizes(b *testing.B, sizes []int, fn func(b *testing.B, pe *pgas.PE, g, peer pgas.GPU, src, dst pgas.Sym[byte], size int) error) {
+// waits for it at a barrier. fn returns the bandwidth of each variant it
+// measured (impl name → GB/s), reported as b/size=N/impl=name.
+func pairSizes(b *testing.B, sizes []int, fn func(pe *pgas.PE, g, peer pgas.GPU, src, dst pgas.Sym[byte], size int) (map[string]float64, error)) {
 	for _, size := range sizes {
-		b.Run(fmt.Sprintf("%d", size), func(b *testing.B) {
+		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
 			var gpus [2]pgas.GPU // the PEs share one process on the cuda backend
+			var bw map[string]float64
 			gpuWorld(b, 2*int64(size)+16<<20, func(ctx context.Context, pe *pgas.PE) error {
 				src, dst, err := symPair(ctx, pe, size)
 				if err != nil {
@@ -55,14 +58,29 @@ func pairSizes(b *testing.B, sizes []int, fn func(b *testing.B, pe *pgas.PE, g, 
 					return err
 				}
 				if pe.ID() == 0 {
-					if err := fn(b, pe, gpus[0], gpus[1], src, dst, size); err != nil {
+					if bw, err = fn(pe, gpus[0], gpus[1], src, dst, size); err != nil {
 						return err
 					}
 				}
 				return pe.Barrier(ctx)
 			})
+			for _, impl := range slices.Sorted(maps.Keys(bw)) {
+				reportImpl(b, impl, float64(size)/bw[impl], bw[impl], "GB/s")
+			}
 		})
 	}
+}
+
+// reportImpl reports a figure measured in a world's PEs (by repetitions of
+// their own, after warm-up) as the sub-benchmark b/impl=name, so that
+// benchstat -col /impl sets ours beside the anchors: impl=symchan beside
+// impl=memcpypeer here and the NVSHMEM programs' impl=nvshmem… lines
+// (bench/anchors). nsOp is the time of one operation.
+func reportImpl(b *testing.B, impl string, nsOp, value float64, unit string) {
+	b.Run("impl="+impl, func(b *testing.B) {
+		b.ReportMetric(nsOp, "ns/op")
+		b.ReportMetric(value, unit)
+	})
 }
 
 // gbps is the bandwidth of moving size bytes with run, timed by the host
@@ -79,14 +97,14 @@ func gbps(size int, run func() error) (float64, error) {
 // copies with whichever of the two is faster, as measured here (the
 // engines, at every size on H200s).
 func BenchmarkGPUPut(b *testing.B) {
-	pairSizes(b, append([]int{4 << 10, 16 << 10}, gpuSizes...), func(b *testing.B, pe *pgas.PE, g, peer pgas.GPU, src, dst pgas.Sym[byte], size int) error {
+	pairSizes(b, append([]int{4 << 10, 16 << 10}, gpuSizes...), func(pe *pgas.PE, g, peer pgas.GPU, src, dst pgas.Sym[byte], size int) (map[string]float64, error) {
 		copyFn, err := g.Module().Function(kernels.Copy)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		info, err := device.Describe(g.Context().Ordinal())
 		if err != nil {
-			return err
+			return nil, err
 		}
 		blocks := max(1, min(info.SMs, (size+32<<10-1)/(32<<10)))
 		to, from := g.Addr(1, dst.Offset()), g.Addr(0, src.Offset())
@@ -111,17 +129,14 @@ func BenchmarkGPUPut(b *testing.B) {
 			for i, way := range ways {
 				v, err := gbps(size, way)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				if rep >= 5 {
 					bw[i] = append(bw[i], v)
 				}
 			}
 		}
-		b.ReportMetric(medianOf(bw[0]), "GB/s")
-		b.ReportMetric(medianOf(bw[1]), "memcpy-peer-GB/s")
-		b.ReportMetric(medianOf(bw[2]), "copy-kernel-GB/s")
-		return nil
+		return map[string]float64{"symchan": medianOf(bw[0]), "memcpypeer": medianOf(bw[1]), "copykernel": medianOf(bw[2])}, nil
 	})
 }
 
@@ -130,10 +145,10 @@ func BenchmarkGPUPut(b *testing.B) {
 // events around the launch as the NVSHMEM anchor is (the host clock would
 // add the launch and synchronisation, 1-2% at 16 MiB × 10).
 func BenchmarkGPUDevicePutBlock(b *testing.B) {
-	pairSizes(b, gpuSizes, func(b *testing.B, _ *pgas.PE, g, peer pgas.GPU, src, dst pgas.Sym[byte], size int) error {
+	pairSizes(b, gpuSizes, func(_ *pgas.PE, g, _ pgas.GPU, src, dst pgas.Sym[byte], size int) (map[string]float64, error) {
 		fn, err := g.Module().Function(kernels.PutBlock)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		reps := 10
 		if size < 16<<20 {
@@ -141,12 +156,12 @@ func BenchmarkGPUDevicePutBlock(b *testing.B) {
 		}
 		e0, err := g.Context().NewEvent()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer e0.Destroy()
 		e1, err := g.Context().NewEvent()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer e1.Destroy()
 		var bw []float64
@@ -154,28 +169,27 @@ func BenchmarkGPUDevicePutBlock(b *testing.B) {
 		st := g.Stream()
 		for rep := range 7 {
 			if err := e0.Record(st); err != nil {
-				return err
+				return nil, err
 			}
 			if err := st.Launch(fn, device.D1(132), device.D1(1024), 0, uint64(g.HeapDescriptor()), 1,
 				uint64(dst.Offset()), uint64(src.Offset()), uint64(size), uint64(reps)); err != nil {
-				return err
+				return nil, err
 			}
 			if err := e1.Record(st); err != nil {
-				return err
+				return nil, err
 			}
 			if err := e1.Sync(); err != nil {
-				return err
+				return nil, err
 			}
 			ms, err := device.Elapsed(e0, e1)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if rep >= 2 {
 				bw = append(bw, float64(size)*float64(reps)/(float64(ms)*1e6))
 			}
 		}
-		b.ReportMetric(medianOf(bw), "GB/s")
-		return nil
+		return map[string]float64{"symchan": medianOf(bw)}, nil
 	})
 }
 
@@ -185,22 +199,25 @@ func BenchmarkGPUDevicePutBlock(b *testing.B) {
 func BenchmarkGPUDevicePingPong(b *testing.B) {
 	// mode | variant bits of kernels.PingPong's flags (see symchan.cu): the
 	// device API's way first, then the others measured beside it.
+	// Reported as kind=…/impl=symchan[-variant], beside the anchor's
+	// kind=…/impl=nvshmem.
 	cases := []struct {
-		name  string
-		flags uint64
+		kind, impl string
+		flags      uint64
 	}{
-		{"put-signal-8B", 0 << 8},
-		{"signal", 1 << 8},
-		{"payload-in-signal", 2 << 8},
-		{"put-signal-8B/volatile-poll", 0<<8 | 1<<16},
-		{"put-signal-8B/volatile-poll+fenced-signal", 0<<8 | 3<<16},
-		{"put-signal-8B/fenced-signal", 0<<8 | 2<<16},
-		{"signal/volatile-poll", 1<<8 | 1<<16},
-		{"put-signal-8B/volatile-poll+acquire-load", 0<<8 | 1<<18},
-		{"signal/volatile-poll+acquire-load", 1<<8 | 1<<18},
+		{"put-signal-8B", "symchan", 0 << 8},
+		{"signal", "symchan", 1 << 8},
+		{"payload-in-signal", "symchan", 2 << 8},
+		{"put-signal-8B", "symchan-volatile-poll", 0<<8 | 1<<16},
+		{"put-signal-8B", "symchan-volatile-poll+fenced-signal", 0<<8 | 3<<16},
+		{"put-signal-8B", "symchan-fenced-signal", 0<<8 | 2<<16},
+		{"signal", "symchan-volatile-poll", 1<<8 | 1<<16},
+		{"put-signal-8B", "symchan-volatile-poll+acquire-load", 0<<8 | 1<<18},
+		{"signal", "symchan-volatile-poll+acquire-load", 1<<8 | 1<<18},
 	}
 	for _, c := range cases {
-		b.Run(c.name, func(b *testing.B) {
+		b.Run("kind="+c.kind, func(b *testing.B) {
+			var result float64
 			gpuWorld(b, 16<<20, func(ctx context.Context, pe *pgas.PE) error {
 				data, err := pgas.AllocZeroed[byte](ctx, pe, 64)
 				if err != nil {
@@ -244,10 +261,11 @@ func BenchmarkGPUDevicePingPong(b *testing.B) {
 					}
 				}
 				if pe.ID() == 0 {
-					b.ReportMetric(medianOf(half), "us/half-RT")
+					result = medianOf(half)
 				}
 				return nil
 			})
+			reportImpl(b, c.impl, result*1e3, result, "us/half-RT")
 		})
 	}
 }
@@ -255,13 +273,15 @@ func BenchmarkGPUDevicePingPong(b *testing.B) {
 // BenchmarkGPUHostPingPong: host-initiated 8-byte put-with-signal through
 // the Go API (PutSignal + SignalWaitUntil), half round trip.
 func BenchmarkGPUHostPingPong(b *testing.B) {
+	var result float64
 	gpuWorld(b, 16<<20, func(ctx context.Context, pe *pgas.PE) error {
 		half, err := putSignalPingPong(ctx, pe)
-		if err == nil && pe.ID() == 0 {
-			b.ReportMetric(half, "us/half-RT")
+		if pe.ID() == 0 {
+			result = half
 		}
 		return err
 	})
+	reportImpl(b, "symchan", result*1e3, result, "us/half-RT")
 }
 
 // symPair allocates two zeroed symmetric byte buffers of size bytes.

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds and runs the NVSHMEM anchor programs of bench/anchors on a GPU
-# machine (nvcc, NVSHMEM 3 and OpenMPI there; see ../shared/DESIGN.md),
-# printing "anchor <name> <size> <value> <unit>" lines. Binaries go to
-# $ANCHOR_BUILD (default /tmp/symchan-anchors).
+# machine (nvcc, NVSHMEM 3 and OpenMPI there; see docs/design.md),
+# printing the benchmarks' figures as lines of Go's benchmark format (an
+# impl=nvshmem… variant beside the Go benchmark's impl=symchan, for
+# benchstat) and Jacobi's as "anchor <name> <size> <value> <unit>" lines.
+# Binaries go to $ANCHOR_BUILD (default /tmp/symchan-anchors).
 #
 #   scripts/anchors.sh [bench|jacobi|all] [jacobi args: nx ny niter]
 #   (ANCHOR_KERNELS: the Jacobi sweep kernels to run, default "vec4 scalar")
@@ -34,7 +36,8 @@ run() {
 		-x NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME -x NVSHMEM_REMOTE_TRANSPORT "$@"
 }
 if [ "$what" = bench ] || [ "$what" = all ]; then
-	[ "$ngpu" -ge 2 ] && run 2 "$build/nvshmem_bench"
+	# 2 PEs: on a machine of one GPU they share it (not an NVLink figure).
+	run 2 "$build/nvshmem_bench"
 fi
 if [ "$what" = jacobi ] || [ "$what" = all ]; then
 	# Both sweep kernels of examples/jacobi, on 1, 2, 4 … GPUs.

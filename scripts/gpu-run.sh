@@ -165,6 +165,11 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
 	step bench-gpu 300 ./bench.test -test.run '^$' -test.bench GPU -test.benchtime 1x
 	[ -d "$repo/bench/anchors" ] && step anchors 300 "$repo/scripts/anchors.sh" all
 fi
+# Every benchmark line (ours and the anchors', PE 0's under symrun) in one
+# file for benchstat: cd bench && go tool benchstat -col /impl bench.txt
+if [ -n "${OUT:-}" ]; then
+	cat /tmp/symchan-*.log 2>/dev/null | grep -hE "^(\[PE 0\] )?Benchmark" | sed 's/^\[PE 0\] //' > "$OUT/bench.txt" || true
+fi
 echo
 echo "figures:"
 cat /tmp/symchan-*.log 2>/dev/null | grep -hE "^(\[PE [0-9]+\] )?(anchor |Benchmark|[0-9]+ x [0-9]+: |single PE|verify|ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s )" || true

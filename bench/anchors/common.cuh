@@ -47,3 +47,18 @@ static double median(std::vector<double> v) {
 	std::sort(v.begin(), v.end());
 	return v[v.size() / 2];
 }
+
+// bench_line prints one figure as a line of Go's benchmark format, named
+// like the Go benchmark it anchors with the anchor as its impl= variant
+// (e.g. BenchmarkGPUPut/size=1048576/impl=nvshmem), so that benchstat
+// -col /impl sets it beside ours. ns_op is the time of one operation.
+static void bench_line(const char *name, double ns_op, double value, const char *unit) {
+	printf("%s \t       1\t%12.0f ns/op\t%12.4g %s\n", name, ns_op, value, unit);
+}
+
+// bench_gbps prints a bandwidth of sz bytes as bench_line does.
+static void bench_gbps(const char *fmt, size_t sz, double gbps) {
+	char name[160];
+	snprintf(name, sizeof name, fmt, sz);
+	bench_line(name, sz / gbps, gbps, "GB/s");
+}

@@ -1,6 +1,7 @@
 // nvshmem_bench: the NVSHMEM side of bench/gpu (2 PEs, PE 0 → PE 1), doing
-// what each Go benchmark does. Output lines: "anchor <name> <size> <value>
-// <unit>", medians over reps after warm-up. Build and run: scripts/anchors.sh.
+// what each Go benchmark does. Output: lines of Go's benchmark format named
+// like the Go benchmark each anchors, with impl=nvshmem… (bench_line),
+// medians over reps after warm-up. Build and run: scripts/anchors.sh.
 #include "common.cuh"
 #include "../../kernels/symchan.cuh"
 
@@ -88,8 +89,10 @@ int main(int argc, char **argv) {
 			}
 		}
 		if (me == 0) {
-			printf("anchor put_on_stream %zu %.1f GB/s\n", sz, median(r));
-			printf("anchor put_on_stream_wall %zu %.1f GB/s\n", sz, median(w));
+			// Timed by events, and by the host clock as the Go benchmarks are.
+			bench_gbps("BenchmarkGPUPut/size=%zu/impl=nvshmem-events", sz, median(r));
+			bench_gbps("BenchmarkGPUPut/size=%zu/impl=nvshmem", sz, median(w));
+			bench_gbps("BenchmarkNVSHMEMPut/size=%zu/impl=nvshmem", sz, median(w));
 		}
 	}
 	// Peer copy by the copy engines: cudaMemcpyPeerAsync (the bandwidth anchor).
@@ -105,7 +108,7 @@ int main(int argc, char **argv) {
 				if (rep >= 5)
 					r.push_back(sz / (ms() * 1e6));
 			}
-			printf("anchor memcpy_peer %zu %.1f GB/s\n", sz, median(r));
+			bench_gbps("BenchmarkGPUPut/size=%zu/impl=memcpypeer-events", sz, median(r));
 		}
 	}
 	nvshmem_barrier_all();
@@ -129,7 +132,9 @@ int main(int argc, char **argv) {
 				}
 			}
 			if (me == 0)
-				printf("anchor %s %zu %.1f GB/s\n", loop == 0 ? "put_block" : "put_block_symchan_loop", sz, median(r));
+				bench_gbps(loop == 0 ? "BenchmarkGPUDevicePutBlock/size=%zu/impl=nvshmem"
+				                     : "BenchmarkGPUDevicePutBlock/size=%zu/impl=nvshmem-symchan-loop",
+				           sz, median(r));
 		}
 	// Device-initiated ping-pong, half round trip.
 	const int iters = 20000;
@@ -149,7 +154,9 @@ int main(int argc, char **argv) {
 				r.push_back(ms() * 1e3 / iters / 2);
 		}
 		if (me == 0)
-			printf("anchor %s 8 %.3f us\n", kind == 0 ? "pingpong_put_signal" : "pingpong_signal", median(r));
+			bench_line(kind == 0 ? "BenchmarkGPUDevicePingPong/kind=put-signal-8B/impl=nvshmem"
+			                     : "BenchmarkGPUDevicePingPong/kind=signal/impl=nvshmem",
+			           median(r) * 1e3, median(r), "us/half-RT");
 	}
 	// Host-driven ping-pong, half round trip: putmem_signal_on_stream +
 	// signal_wait_until_on_stream. On stream, the host only queues (one
@@ -184,10 +191,14 @@ int main(int argc, char **argv) {
 				r.push_back(t * 1e6 / n / 2);
 		}
 		if (me == 0)
-			printf("anchor %s 8 %.3f us\n", name, median(r));
+			for (const char *bench : {"BenchmarkGPUHostPingPong", "BenchmarkNVSHMEMPingPong"}) {
+				char line[160];
+				snprintf(line, sizeof line, "%s/impl=%s", bench, name);
+				bench_line(line, median(r) * 1e3, median(r), "us/half-RT");
+			}
 	};
-	host_pingpong("pingpong_on_stream", sig + 2, 2000, 7, false);
-	host_pingpong("pingpong_host_blocking", sig + 3, 200, 12, true);
+	host_pingpong("nvshmem-onstream", sig + 2, 2000, 7, false);
+	host_pingpong("nvshmem-blocking", sig + 3, 200, 12, true);
 	nvshmem_barrier_all();
 	nvshmem_free(buf);
 	nvshmem_free(sig);
