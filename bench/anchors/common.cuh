@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+#include <sched.h>
 
 #define CK(x)                                                                                        \
 	do {                                                                                             \
@@ -53,7 +54,14 @@ static double median(std::vector<double> v) {
 // (e.g. BenchmarkGPUPut/size=1048576/impl=nvshmem), so that benchstat
 // -col /impl sets it beside ours. ns_op is the time of one operation.
 static void bench_line(const char *name, double ns_op, double value, const char *unit) {
-	printf("%s \t       1\t%12.0f ns/op\t%12.4g %s\n", name, ns_op, value, unit);
+	// The -N suffix Go gives its names: GOMAXPROCS, by default the CPUs
+	// this process may run on.
+	cpu_set_t cpus;
+	int n = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+	if (n > 1)
+		printf("%s-%d \t       1\t%12.0f ns/op\t%12.4g %s\n", name, n, ns_op, value, unit);
+	else
+		printf("%s \t       1\t%12.0f ns/op\t%12.4g %s\n", name, ns_op, value, unit);
 }
 
 // bench_gbps prints a bandwidth of sz bytes as bench_line does.
