@@ -21,7 +21,8 @@ mkdir -p "$build/lib"
 ln -sf "$nvh/lib/libnvshmem_host.so.3" "$build/lib/libnvshmem_host.so"
 export PATH=/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$nvh/lib:${LD_LIBRARY_PATH:-}
 for prog in nvshmem_bench nvshmem_jacobi; do
-	if [ ! -x "$build/$prog" ] || [ "$prog.cu" -nt "$build/$prog" ]; then
+	if [ ! -x "$build/$prog" ] || [ "$prog.cu" -nt "$build/$prog" ] || [ common.cuh -nt "$build/$prog" ] ||
+		[ ../../kernels/symchan.cuh -nt "$build/$prog" ]; then
 		nvcc -O3 -std=c++17 -arch=sm_90 -rdc=true -ccbin mpicxx -I"$nvh/include" "$prog.cu" -o "$build/$prog" \
 			-L"$build/lib" -lnvshmem_host -L"$nvh/lib" -lnvshmem_device -L/usr/local/cuda/lib64/stubs -lcuda
 	fi
