@@ -14,7 +14,10 @@ import (
 //
 // A GPU is used through the device package, which works only in binaries
 // built with -tags cuda; this interface builds without it, so that
-// programs compile (and fall back to the host backend) everywhere.
+// programs compile (and fall back to the host backend) everywhere. A
+// binary built with the tag links the CUDA driver API and needs an NVIDIA
+// driver wherever it runs (see package device); without the tag nothing
+// of CUDA is linked.
 type GPU interface {
 	// Context is the GPU's CUDA context; device.Context.Do runs code with
 	// it current.
