@@ -62,6 +62,7 @@ var pgasTests = []test{
 	{"TeamSlotReusedAfterFailedBarrier", testTeamSlotReusedAfterFailedBarrier},
 	{"TeamDestroyed", testTeamDestroyed},
 	{"Barrier", testBarrier},
+	{"StartStopCycles", testStartStopCycles},
 }
 
 var actorsTests = []test{

@@ -2,7 +2,9 @@
 // the semantics of OpenSHMEM 1.5 and NVSHMEM.
 //
 // A program is SPMD: [Run] starts N processing elements (PEs) on a backend
-// and calls the same function on each. Every PE owns one partition of a
+// and calls the same function on each; [Start] does the same in the
+// background, for a service that holds its world for its whole life and
+// stops it with [Handle.Stop]. Every PE owns one partition of a
 // symmetric heap; a collective allocation ([Alloc], [AllocZeroed],
 // [AllocAligned]) returns a [Sym] that names the same offset in every
 // partition, so any PE can reach any other PE's copy with one-sided

@@ -204,9 +204,10 @@ func (p *PE) checkPE(pe int) error {
 // Run starts a world as cfg says and calls fn on every PE, each in its own
 // goroutine, with a context that is cancelled when ctx is or when any PE
 // fails. ctx also bounds the start (on backends whose PEs run in several
-// processes, the processes meet there). It returns when every PE's fn has returned, with the PEs' errors
-// joined (each a *PEError; nil when all succeeded). A panic in fn is
-// recovered and reported as that PE's error.
+// processes, the processes meet there). It returns when every PE's fn has
+// returned, with the PEs' errors joined (each a *PEError; nil when all
+// succeeded). A panic in fn is recovered and reported as that PE's error.
+// [Start] runs a world in the background instead.
 //
 // When one PE fails, the blocking calls of the others (waits, barriers,
 // collectives, allocations) return errors wrapping its *PEError at once;
@@ -218,38 +219,55 @@ func (p *PE) checkPE(pe int) error {
 // for members in this process; one in another process is waited for
 // until ctx ends or the run fails.)
 func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) error) error {
-	cfg, err := cfg.Resolve()
+	w, err := open(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	return w.run(ctx, fn)
+}
+
+// open resolves cfg and opens its backend: a world ready to run.
+func open(ctx context.Context, cfg Config) (*World, error) {
+	cfg, err := cfg.Resolve()
+	if err != nil {
+		return nil, err
 	}
 	b, err := lookupBackend(cfg.Backend)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if cfg.PEs > MaxPEs {
-		return fmt.Errorf("pgas: %d PEs: a world has at most %d (%s or Config.PEs)", cfg.PEs, MaxPEs, EnvPEs)
+		return nil, fmt.Errorf("pgas: %d PEs: a world has at most %d (%s or Config.PEs)", cfg.PEs, MaxPEs, EnvPEs)
 	}
 	tr, err := b.Open(ctx, driver.Config{Name: cfg.Backend, PEs: cfg.PEs, HeapSize: cfg.HeapSize})
 	if err != nil {
-		return fmt.Errorf("pgas: open %s backend: %w", cfg.Backend, err)
+		return nil, fmt.Errorf("pgas: open %s backend: %w", cfg.Backend, err)
 	}
 	if n := tr.NumPEs(); n > MaxPEs {
 		tr.Close()
-		return fmt.Errorf("pgas: the %s backend opened %d PEs; a world has at most %d", cfg.Backend, n, MaxPEs)
+		return nil, fmt.Errorf("pgas: the %s backend opened %d PEs; a world has at most %d", cfg.Backend, n, MaxPEs)
 	}
 	if tr.HeapSize() < minHeapSize {
 		tr.Close()
-		return fmt.Errorf("pgas: %s backend heap of %d bytes is below the minimum %d", cfg.Backend, tr.HeapSize(), minHeapSize)
+		return nil, fmt.Errorf("pgas: %s backend heap of %d bytes is below the minimum %d", cfg.Backend, tr.HeapSize(), minHeapSize)
 	}
-	// Every failure (w.fail) cancels gctx, the PEs' context: a PE's
-	// error or panic, a PE.Go goroutine's panic, another process's report.
-	gctx, cancelRun := context.WithCancelCause(ctx)
-	defer cancelRun(nil)
-	w := &World{cfg: cfg, tr: tr, n: tr.NumPEs(), failed: make(chan struct{}), cancel: cancelRun, teams: map[uint64]*teamShare{}}
+	w := &World{cfg: cfg, tr: tr, n: tr.NumPEs(), failed: make(chan struct{}), teams: map[uint64]*teamShare{}}
 	w.cfg.PEs = w.n
 	w.done = make([]atomic.Bool, w.n)
 	ev := make(chan struct{})
 	w.ev.Store(&ev)
+	return w, nil
+}
+
+// run calls fn on every local PE of the opened world w and closes it when
+// they have all returned (see Run).
+func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) error) error {
+	tr, cfg := w.tr, w.cfg
+	// Every failure (w.fail) cancels gctx, the PEs' context: a PE's
+	// error or panic, a PE.Go goroutine's panic, another process's report.
+	gctx, cancelRun := context.WithCancelCause(ctx)
+	defer cancelRun(nil)
+	w.cancel = cancelRun
 	var g sync.WaitGroup
 	local := tr.LocalPEs()
 	pes := make([]*PE, len(local))
@@ -287,6 +305,9 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, pe *PE) e
 				pe.bg.Wait()
 				if herr := pe.helperErr.Load(); herr != nil {
 					err = errors.Join(err, *herr)
+				}
+				if err != nil && stoppedBy(gctx, err) {
+					err = nil // the PE's answer to Handle.Stop, not a failure
 				}
 				if err != nil {
 					pe := &PEError{PE: pe.id, Err: err}
@@ -348,4 +369,21 @@ func (p *PE) endTeams() {
 	for _, t := range teams {
 		t.end(endReturned)
 	}
+}
+
+// stoppedBy reports whether err is a PE's answer to Handle.Stop: ctx, the
+// PEs' context, was cancelled by Stop, and err is that cancellation or
+// what it does to the calls under way — a collective the stop broke
+// (ErrTeamBroken), one that a member left by returning
+// (ErrCollectiveMismatch), a wait whose writers returned (ErrNoWriters).
+func stoppedBy(ctx context.Context, err error) bool {
+	if !errors.Is(context.Cause(ctx), ErrStopped) {
+		return false
+	}
+	for _, e := range []error{context.Canceled, ErrStopped, ErrTeamBroken, ErrCollectiveMismatch, ErrNoWriters} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
