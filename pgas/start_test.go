@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -213,5 +214,27 @@ func TestStopDuringCollectives(t *testing.T) {
 		if err := h.Stop(context.Background()); err != nil {
 			t.Fatalf("Stop during collectives: %v", err)
 		}
+	}
+}
+
+// The PEs' goroutines carry the pprof label "pe": profiles tell them apart.
+func TestPELabels(t *testing.T) {
+	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 3, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+		want := fmt.Sprint(pe.ID())
+		if v, ok := pprof.Label(ctx, "pe"); !ok || v != want {
+			t.Errorf("PE %d's function: label pe = %q, %v", pe.ID(), v, ok)
+		}
+		done := make(chan struct{})
+		pe.Go(func(ctx context.Context) {
+			defer close(done)
+			if v, ok := pprof.Label(ctx, "pe"); !ok || v != want {
+				t.Errorf("PE %d's PE.Go goroutine: label pe = %q, %v", pe.ID(), v, ok)
+			}
+		})
+		<-done
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

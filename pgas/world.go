@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"runtime/pprof"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -94,6 +96,7 @@ type PE struct {
 
 	world, node *Team
 
+	labels    pprof.LabelSet  // "pe": its id, on its goroutines (profiles, traces)
 	bgCtx     context.Context // ends when the PE's function returns
 	bgCancel  context.CancelFunc
 	bg        sync.WaitGroup
@@ -120,7 +123,7 @@ func (p *PE) Go(fn func(ctx context.Context)) {
 				p.w.fail(&PEError{PE: p.id, Err: err}) // cancels every PE's context
 			}
 		}()
-		fn(p.bgCtx)
+		pprof.Do(p.bgCtx, p.labels, fn)
 	}()
 }
 
@@ -207,7 +210,9 @@ func (p *PE) checkPE(pe int) error {
 // processes, the processes meet there). It returns when every PE's fn has
 // returned, with the PEs' errors joined (each a *PEError; nil when all
 // succeeded). A panic in fn is recovered and reported as that PE's error.
-// [Start] runs a world in the background instead.
+// [Start] runs a world in the background instead. The PEs' goroutines
+// (their functions and those of [PE.Go]) carry the pprof label "pe" with
+// the PE's id, so that CPU profiles and execution traces tell PEs apart.
 //
 // When one PE fails, the blocking calls of the others (waits, barriers,
 // collectives, allocations) return errors wrapping its *PEError at once;
@@ -327,7 +332,7 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 					w.finished(pe.id)
 				}
 			}()
-			err = fn(gctx, pe)
+			pprof.Do(gctx, pe.labels, func(ctx context.Context) { err = fn(ctx, pe) })
 		}()
 	}
 	g.Wait()
@@ -341,7 +346,7 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 }
 
 func newPE(w *World, id int) *PE {
-	p := &PE{w: w, id: id}
+	p := &PE{w: w, id: id, labels: pprof.Labels("pe", strconv.Itoa(id))}
 	p.heap.init(ControlBytes, w.tr.HeapSize())
 	all := make([]int, w.n)
 	var node []int
