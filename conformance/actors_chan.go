@@ -381,7 +381,7 @@ func testActorsBadInput(t *testing.T) {
 // naming it.
 func testActorsPeerFailure(t *testing.T) {
 	n := 3
-	if p := procs(t); p > 1 { // one PE per process: the failure crosses processes
+	if p := procs(); p > 1 { // one PE per process: the failure crosses processes
 		n = p
 	}
 	failing := n - 1

@@ -145,7 +145,7 @@ func testFuturePeerFailure(t *testing.T) {
 // million messages.
 func testActorsSoak(t *testing.T) {
 	n := 8
-	if p := procs(t); p > 1 {
+	if p := procs(); p > 1 {
 		n = p // one PE per process
 	}
 	total := 200_000

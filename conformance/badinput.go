@@ -82,8 +82,8 @@ func testRunBadConfig(t *testing.T) {
 }
 
 func testRunEnvironment(t *testing.T) {
-	n := min(3, maxPEs(t))
-	if p := procs(t); p > 1 {
+	n := min(3, maxPEs())
+	if p := procs(); p > 1 {
 		n = p
 	}
 	t.Setenv(pgas.EnvPEs, strconv.Itoa(n))

@@ -62,7 +62,7 @@ var collectives = []struct {
 // different offsets; one that completed leaves it fully usable.
 func testCollectiveCancelledOnOneMember(t *testing.T) {
 	n := 4
-	if p := procs(t); p > 1 {
+	if p := procs(); p > 1 {
 		n = p
 	}
 	const quitter = 1
@@ -191,7 +191,7 @@ func swapCodes(ctx context.Context, pe *pgas.PE, box pgas.Sym[uint64], code uint
 // error; the team is broken.
 func testCollectiveKindsMismatch(t *testing.T) {
 	n := 3
-	if p := procs(t); p > 1 {
+	if p := procs(); p > 1 {
 		n = p
 	}
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
@@ -229,7 +229,7 @@ func testCollectiveKindsMismatch(t *testing.T) {
 // usable.
 func testCollectiveBadArgumentOnOneMember(t *testing.T) {
 	n := 3
-	if p := procs(t); p > 1 {
+	if p := procs(); p > 1 {
 		n = p
 	}
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
@@ -287,7 +287,7 @@ func testNilHandles(t *testing.T) {
 // whichever way each race goes, every member's barrier ends the same way.
 func testCollectiveCancelRace(t *testing.T) {
 	n := 3
-	if p := procs(t); p > 1 {
+	if p := procs(); p > 1 {
 		n = p
 	}
 	const rounds = 200

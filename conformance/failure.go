@@ -17,7 +17,7 @@ import (
 // names it, promptly, and Run reports the failure.
 func testPEFailurePropagates(t *testing.T) {
 	n, failing := 4, 2
-	if p := procs(t); p > 1 { // one PE per process: the failure crosses processes
+	if p := procs(); p > 1 { // one PE per process: the failure crosses processes
 		n, failing = p, p-1
 	}
 	ways := map[string]func() error{

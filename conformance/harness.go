@@ -13,7 +13,7 @@ import (
 func backend() string { return current.Backend }
 
 // maxPEs is the most PEs the backend under test can start.
-func maxPEs(testing.TB) int {
+func maxPEs() int {
 	if current.MaxPEs == 0 {
 		return math.MaxInt
 	}
@@ -25,24 +25,24 @@ func maxPEs(testing.TB) int {
 // the nvshmem backend).
 func needPEs(t testing.TB, n int) {
 	t.Helper()
-	if p := procs(t); p > 1 && n != p {
+	if p := procs(); p > 1 && n != p {
 		t.Skipf("needs %d PEs; this run has %d processes, one PE each", n, p)
 	}
-	if m := maxPEs(t); n > m {
+	if m := maxPEs(); n > m {
 		t.Skipf("needs %d PEs; Options.MaxPEs is %d", n, m)
 	}
 }
 
 // procs is the number of processes the suite runs in at once, one PE each
 // (Options.Procs); 1 for backends whose PEs share one process.
-func procs(testing.TB) int { return max(current.Procs, 1) }
+func procs() int { return max(current.Procs, 1) }
 
 // oneProcess skips t when its PEs run in several processes: a context
 // cancelled in one process ends only that process's PEs. (A PE's failure
 // does reach the others: driver.FailureNotifier.)
 func oneProcess(t testing.TB) {
 	t.Helper()
-	if procs(t) > 1 {
+	if procs() > 1 {
 		t.Skip("needs every PE in this process (a context's cancellation does not cross processes)")
 	}
 }

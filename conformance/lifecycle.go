@@ -56,13 +56,7 @@ func testStartStopCycles(t *testing.T) {
 	for range cycles {
 		cycle()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > goroutines && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if g := runtime.NumGoroutine(); g > goroutines {
-		t.Errorf("%d goroutines after %d start/stop cycles, %d before", g, cycles, goroutines)
-	}
+	checkNoLeak(t, goroutines)
 	if len(free) > 2 {
 		// The first world's start may still be settling the device's
 		// allocations; from the second on, free memory must not shrink.

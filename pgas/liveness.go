@@ -59,7 +59,7 @@ func (p *PE) waitFrom(ctx context.Context, req driver.WaitRequest, from []int) (
 			// Their operations are complete: one last look.
 			req.Test = true
 			r, err := w.tr.Wait(ctx, p.id, w.failed, req)
-			if err == nil && satisfied(WaitMode(req.Mode), WaitResult(r)) {
+			if err == nil && satisfied(req.Mode, r) {
 				return r, nil
 			}
 			return r, fmt.Errorf("%w: waited on %d words at offset %d for PEs %v, which have all returned", ErrNoWriters, req.N, req.Off, from)
@@ -72,11 +72,11 @@ func (p *PE) waitFrom(ctx context.Context, req driver.WaitRequest, from []int) (
 }
 
 // satisfied reports whether a test found what a wait of mode waits for.
-func satisfied(mode WaitMode, r WaitResult) bool {
+func satisfied(mode driver.WaitMode, r driver.WaitResult) bool {
 	switch mode {
-	case WaitAny:
-		return r.N != NoIndex
-	case WaitSome:
+	case driver.WaitAny:
+		return r.N != driver.NoIndex
+	case driver.WaitSome:
 		return r.N > 0
 	}
 	return r.N == 1
