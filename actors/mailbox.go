@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/symchan/symchan/internal/sysmem"
@@ -48,6 +49,7 @@ type Mailbox struct {
 	selfSent atomic.Bool // this PE has sent to itself: it may again while Recv waits
 	out      []outbox    // per destination
 	in       inbox
+	stats    mailboxCounters
 }
 
 type outbox struct {
@@ -268,6 +270,7 @@ func (m *Mailbox) send(ctx context.Context, to int, data []byte, wait bool) erro
 		}
 		off += n
 	}
+	m.stats.sentOne(len(data))
 	return nil
 }
 
@@ -292,7 +295,9 @@ func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
 		// Only to can free slots: if it has returned, this wait ends.
 		ws := pgas.WaitSet[uint64]{Ivars: m.credit.Index(to), Cmp: signals.GE, Value: need - uint64(m.k), From: []int{to}}
 		var r pgas.WaitResult
+		t0 := time.Now()
 		r, err = pgas.Wait(ctx, m.pe, pgas.WaitAll, ws)
+		m.stats.creditWait(time.Since(t0))
 		freed = r.Word
 	}
 	if err != nil {
@@ -358,7 +363,11 @@ func (m *Mailbox) sendPlain(ctx context.Context, to int, p unsafe.Pointer, n int
 		o.raw = make([]byte, m.cap)
 	}
 	copy(o.raw, unsafe.Slice((*byte)(p), n))
-	return m.commit(to, o, header{kind: kindData, n: n, total: n}, o.raw[:n])
+	if err := m.commit(to, o, header{kind: kindData, n: n, total: n}, o.raw[:n]); err != nil {
+		return err
+	}
+	m.stats.sentOne(n)
+	return nil
 }
 
 // refresh fails with ErrFull unless chunks slots are free at to now.
@@ -454,6 +463,8 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			x := in.queue[in.qhead]
 			in.queue[in.qhead] = Message{}
 			in.qhead++
+			m.stats.queued.Store(int64(len(in.queue) - in.qhead))
+			m.stats.receivedOne(len(x.Data))
 			return true, use(x)
 		}
 		in.queue, in.qhead, in.arena = in.queue[:0], 0, in.arena[:0]
@@ -467,8 +478,12 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		if wait && in.open > 0 {
 			ws := pgas.WaitSet[uint64]{Ivars: m.words, Status: in.status, Cmp: signals.GE, Values: in.expect, Indices: in.idx, From: m.senders()}
 			var r pgas.WaitResult
+			m.stats.waits.Add(1)
 			r, err = pgas.Wait(ctx, m.pe, pgas.WaitSome, ws)
 			n = r.N
+			if n > 0 {
+				m.stats.wakeups.Add(1)
+			}
 		} else {
 			n, err = signals.TestSomeVector(m.pe, m.words, in.idx, in.status, signals.GE, in.expect)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -41,6 +42,11 @@ func (w *World) Config() Config { return w.cfg }
 
 // NumPEs is the number of PEs in the world.
 func (w *World) NumPEs() int { return w.n }
+
+// LocalPEs lists the PEs whose functions run in this process, in
+// increasing order: every PE on backends whose PEs share one process (host,
+// cuda), this process's own on backends of one PE per process (nvshmem).
+func (w *World) LocalPEs() []int { return slices.Clone(w.tr.LocalPEs()) }
 
 func (w *World) fail(e *PEError) {
 	w.failOnce.Do(func() {

@@ -1,0 +1,139 @@
+package service
+
+import (
+	"context"
+	"fmt"
+)
+
+// call is one Call on its way to a PE; done is buffered, so its answer
+// never waits for a caller that gave up.
+type call[Req, Resp any] struct {
+	ctx  context.Context
+	req  Req
+	to   int
+	done chan result[Resp]
+}
+
+type result[Resp any] struct {
+	v   Resp
+	err error
+}
+
+// answered counts a call that a PE of this process answered, or that
+// this process forwarded and got the answer to.
+func (c *peCounters) answered(err error) {
+	c.calls.Add(1)
+	if err != nil {
+		c.errors.Add(1)
+	}
+}
+
+// Call sends req to the actor on PE pe and returns its reply. It may be
+// called from any goroutine (an HTTP handler, a cron job) by any number of
+// them at once. ctx bounds the whole call and reaches the actor: when it
+// ends the call returns its error at once and the actor's ctx ends too;
+// the reply, if one still comes, is dropped.
+//
+// A call never queues without bound: when QueueDepth calls already wait
+// for the PE, it blocks until one is taken, and fails with ErrOverloaded
+// if ctx ends first. While the world restarts after a failure, a call
+// waits for the next one (ErrRestarting if ctx ends first). A call pending
+// when a PE fails returns at once with ErrPEFailed and the PE's
+// *pgas.PEError; after Stop began, calls fail with ErrStopped.
+func (s *Service[Req, Resp]) Call(ctx context.Context, pe int, req Req) (Resp, error) {
+	var zero Resp
+	g, err := s.enter(ctx)
+	if err != nil {
+		return zero, err
+	}
+	defer g.calls.Done()
+	if uint(pe) >= uint(g.n) {
+		return zero, fmt.Errorf("%w: PE %d in a world of %d", ErrBadPE, pe, g.n)
+	}
+	return g.call(ctx, pe, req)
+}
+
+// CallAny is Call to the local PE with the fewest calls under way: the
+// way to spread work over this process's PEs.
+func (s *Service[Req, Resp]) CallAny(ctx context.Context, req Req) (Resp, error) {
+	var zero Resp
+	g, err := s.enter(ctx)
+	if err != nil {
+		return zero, err
+	}
+	defer g.calls.Done()
+	cs := *s.counters.Load()
+	start := int(s.next.Add(1))
+	best, load := -1, int64(0)
+	for i := range g.local {
+		pe := g.local[(start+i)%len(g.local)]
+		if l := cs[pe].inFlight.Load(); best < 0 || l < load {
+			best, load = pe, l
+		}
+	}
+	return g.call(ctx, best, req)
+}
+
+// enter waits until the service takes calls and counts the caller in the
+// world that will answer it.
+func (s *Service[Req, Resp]) enter(ctx context.Context) (*generation[Req, Resp], error) {
+	for {
+		s.mu.RLock()
+		switch s.state {
+		case Ready:
+			g := s.gen
+			g.calls.Add(1)
+			s.mu.RUnlock()
+			return g, nil
+		case Stopping, Stopped:
+			err := s.err
+			s.mu.RUnlock()
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrStopped, err)
+			}
+			return nil, ErrStopped
+		}
+		changed := s.changed
+		s.mu.RUnlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %w", ErrRestarting, ctx.Err())
+		}
+	}
+}
+
+// call hands a call to its PE's inbox (or to the gateway, for a PE of
+// another process) and awaits the answer.
+func (g *generation[Req, Resp]) call(ctx context.Context, pe int, req Req) (Resp, error) {
+	var zero Resp
+	cnt := &(*g.s.counters.Load())[pe]
+	cnt.inFlight.Add(1)
+	defer cnt.inFlight.Add(-1)
+	c := &call[Req, Resp]{ctx: ctx, req: req, to: pe, done: make(chan result[Resp], 1)}
+	q := g.gateway.fwd
+	if st := g.pes[pe]; st != nil && !g.s.o.forwardAll {
+		q = st.calls
+	}
+	select {
+	case q <- c:
+	default:
+		select {
+		case q <- c:
+		case <-ctx.Done():
+			cnt.rejected.Add(1)
+			return zero, fmt.Errorf("%w: PE %d has %d calls waiting: %w", ErrOverloaded, pe, cap(q), ctx.Err())
+		case <-g.failed:
+			return zero, g.failErr
+		}
+	}
+	select {
+	case r := <-c.done:
+		return r.v, r.err
+	case <-ctx.Done():
+		cnt.abandoned.Add(1)
+		return zero, fmt.Errorf("service: call to PE %d: %w", pe, ctx.Err())
+	case <-g.failed:
+		return zero, g.failErr
+	}
+}

@@ -1,0 +1,69 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/symchan/symchan/pgas"
+)
+
+// Errors returned by the package; test with errors.Is.
+var (
+	// ErrStopped: a call after Stop began, or to a service whose restart
+	// policy gave up (Err says why). The same error as pgas.ErrStopped.
+	ErrStopped = pgas.ErrStopped
+	// ErrRestarting: a call whose context ended while the world was
+	// restarting after a failure (joined with the context's error).
+	ErrRestarting = errors.New("service: the world is restarting")
+	// ErrOverloaded: a call whose context ended before the PE took it:
+	// QueueDepth calls were already waiting there (joined with the
+	// context's error).
+	ErrOverloaded = errors.New("service: the PE is overloaded")
+	// ErrPEFailed: a call that was pending when a PE failed; the error
+	// also wraps the *pgas.PEError naming the PE and its cause.
+	ErrPEFailed = errors.New("service: a PE failed")
+	// ErrRestartsExhausted: the world failed more often than the restart
+	// policy allows; Err joins it with the last failure.
+	ErrRestartsExhausted = errors.New("service: restart policy exhausted")
+	// ErrBadPE: a call to a PE outside the world; the same error as
+	// pgas.ErrBadPE.
+	ErrBadPE = pgas.ErrBadPE
+	// ErrBadArg: an invalid option or argument; the same error as
+	// pgas.ErrBadArg.
+	ErrBadArg = pgas.ErrBadArg
+	// ErrTooLarge: a request or reply above the size the options allow.
+	ErrTooLarge = errors.New("service: message too large")
+)
+
+// A RemoteError is what an actor on another process's PE answered a call
+// with: its error's text (an error value does not cross processes; a
+// deadline or cancellation does, as context.DeadlineExceeded or
+// context.Canceled).
+type RemoteError struct {
+	PE  int
+	Msg string
+}
+
+func (e *RemoteError) Error() string { return fmt.Sprintf("service: PE %d: %s", e.PE, e.Msg) }
+
+// Fatal marks err, returned by an actor's Serve, as one that leaves the PE
+// unusable (a failed GPU call, a corrupted state): the call fails with it
+// and the PE fails, so the world restarts under the restart policy. Any
+// other error is only the call's answer. Fatal(nil) is nil.
+func Fatal(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &fatalError{err}
+}
+
+type fatalError struct{ err error }
+
+func (e *fatalError) Error() string { return e.err.Error() }
+func (e *fatalError) Unwrap() error { return e.err }
+
+// isFatal reports whether err carries Fatal's mark.
+func isFatal(err error) bool {
+	var f *fatalError
+	return errors.As(err, &f)
+}

@@ -1,0 +1,136 @@
+package service
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Defaults of the options.
+const (
+	DefaultQueueDepth   = 128
+	DefaultForwarders   = 32
+	DefaultMaxRequest   = 1 << 20
+	DefaultMaxReply     = 16 << 10
+	DefaultStartTimeout = time.Minute
+)
+
+// An Option configures a service ([Start], [StartCodec]). Every process
+// of a world must pass the same options.
+type Option func(*options) error
+
+type options struct {
+	log          *slog.Logger
+	policy       RestartPolicy
+	queue        int
+	forwarders   int
+	maxRequest   int
+	maxReply     int
+	startTimeout time.Duration
+	// forwardAll routes every call through the lowest local PE and the
+	// world's mailboxes, as calls to another process's PE travel (tests
+	// of that path on backends of one process).
+	forwardAll bool
+}
+
+func newOptions(opts []Option) (options, error) {
+	o := options{
+		log:          slog.New(slog.DiscardHandler),
+		policy:       DefaultRestartPolicy,
+		queue:        DefaultQueueDepth,
+		forwarders:   DefaultForwarders,
+		maxRequest:   DefaultMaxRequest,
+		maxReply:     DefaultMaxReply,
+		startTimeout: DefaultStartTimeout,
+	}
+	for _, opt := range opts {
+		if opt == nil {
+			return o, fmt.Errorf("%w: nil Option", ErrBadArg)
+		}
+		if err := opt(&o); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+func positive(name string, n int) error {
+	if n <= 0 {
+		return fmt.Errorf("%w: %s(%d): must be positive", ErrBadArg, name, n)
+	}
+	return nil
+}
+
+// Logger sets where lifecycle events go: the world's start and stop, a
+// PE's failure, each restart and the policy's exhaustion (default:
+// nowhere).
+func Logger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return fmt.Errorf("%w: Logger(nil)", ErrBadArg)
+		}
+		o.log = l
+		return nil
+	}
+}
+
+// Restart sets the restart policy (default DefaultRestartPolicy).
+func Restart(p RestartPolicy) Option {
+	return func(o *options) error {
+		if err := p.check(); err != nil {
+			return err
+		}
+		o.policy = p
+		return nil
+	}
+}
+
+// QueueDepth sets how many calls may wait for one PE (default 128); a
+// call beyond them blocks until one is taken or its context ends
+// (ErrOverloaded).
+func QueueDepth(n int) Option {
+	return func(o *options) error {
+		o.queue = n
+		return positive("QueueDepth", n)
+	}
+}
+
+// Forwarders sets how many calls to other processes' PEs this process has
+// under way at once (default 32); each holds a reply slot of MaxReply
+// bytes in the symmetric heap.
+func Forwarders(n int) Option {
+	return func(o *options) error {
+		o.forwarders = n
+		return positive("Forwarders", n)
+	}
+}
+
+// MaxRequest sets the largest encoded request that travels to another
+// process's PE (default 1 MiB).
+func MaxRequest(n int) Option {
+	return func(o *options) error {
+		o.maxRequest = n
+		return positive("MaxRequest", n)
+	}
+}
+
+// MaxReply sets the largest encoded reply from another process's PE
+// (default 16 KiB).
+func MaxReply(n int) Option {
+	return func(o *options) error {
+		o.maxReply = n
+		return positive("MaxReply", n)
+	}
+}
+
+// StartTimeout bounds each restart of the world (default one minute); a
+// restart that does not finish in time counts as a failure.
+func StartTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: StartTimeout(%v): must be positive", ErrBadArg, d)
+		}
+		o.startTimeout = d
+		return nil
+	}
+}

@@ -1,0 +1,137 @@
+package service
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+	"unsafe"
+
+	"github.com/symchan/symchan/actors"
+	"github.com/symchan/symchan/internal/plain"
+)
+
+// A call to another process's PE travels as a request on the world's
+// mailbox and comes back as the reply to a future. Little endian:
+//
+//	request: version (1 byte, 1) · deadline (int64 Unix ns, 0: none) ·
+//	         ReplyTo (PE int32, Slot uint32, Gen uint64) · encoded Req
+//	reply:   status (1 byte) · encoded Resp (ok) or the error's text
+const (
+	wireVersion = 1
+	requestHead = 1 + 8 + 16
+)
+
+// Reply statuses.
+const (
+	replyOK byte = iota
+	replyError
+	replyDeadline
+	replyCanceled
+)
+
+var errBadWire = errors.New("service: malformed message between PEs")
+
+type request struct {
+	deadline time.Time // zero: none
+	replyTo  actors.ReplyTo
+	body     []byte
+}
+
+func appendRequest(b []byte, deadline time.Time, to actors.ReplyTo) []byte {
+	var d int64
+	if !deadline.IsZero() {
+		d = deadline.UnixNano()
+	}
+	b = append(b, wireVersion)
+	b = binary.LittleEndian.AppendUint64(b, uint64(d))
+	b = binary.LittleEndian.AppendUint32(b, uint32(to.PE))
+	b = binary.LittleEndian.AppendUint32(b, to.Slot)
+	return binary.LittleEndian.AppendUint64(b, to.Gen)
+}
+
+// parseRequest decodes a request; body aliases b.
+func parseRequest(b []byte) (request, error) {
+	if len(b) < requestHead {
+		return request{}, fmt.Errorf("%w: request of %d bytes, the header alone is %d", errBadWire, len(b), requestHead)
+	}
+	if b[0] != wireVersion {
+		return request{}, fmt.Errorf("%w: request version %d, expected %d", errBadWire, b[0], wireVersion)
+	}
+	var r request
+	if d := int64(binary.LittleEndian.Uint64(b[1:])); d != 0 {
+		r.deadline = time.Unix(0, d)
+	}
+	r.replyTo = actors.ReplyTo{
+		PE:   int32(binary.LittleEndian.Uint32(b[9:])),
+		Slot: binary.LittleEndian.Uint32(b[13:]),
+		Gen:  binary.LittleEndian.Uint64(b[17:]),
+	}
+	r.body = b[requestHead:]
+	return r, nil
+}
+
+// replyOf encodes the answer to a call: the response, or err.
+func replyOf[Resp any](codec actors.Codec[Resp], v Resp, err error) []byte {
+	switch {
+	case err == nil:
+		b, cerr := codec.Append([]byte{replyOK}, v)
+		if cerr == nil {
+			return b
+		}
+		err = fmt.Errorf("encoding the reply: %w", cerr)
+	case errors.Is(err, context.DeadlineExceeded):
+		return []byte{replyDeadline}
+	case errors.Is(err, context.Canceled):
+		return []byte{replyCanceled}
+	}
+	return append([]byte{replyError}, err.Error()...)
+}
+
+// parseReply decodes the reply of PE pe.
+func parseReply[Resp any](codec actors.Codec[Resp], pe int, b []byte) (Resp, error) {
+	var zero Resp
+	if len(b) == 0 {
+		return zero, fmt.Errorf("%w: empty reply from PE %d", errBadWire, pe)
+	}
+	switch b[0] {
+	case replyOK:
+		v, err := codec.Decode(b[1:])
+		if err != nil {
+			return zero, fmt.Errorf("service: decoding PE %d's reply: %w", pe, err)
+		}
+		return v, nil
+	case replyError:
+		return zero, &RemoteError{PE: pe, Msg: string(b[1:])}
+	case replyDeadline:
+		return zero, fmt.Errorf("service: PE %d: %w", pe, context.DeadlineExceeded)
+	case replyCanceled:
+		return zero, fmt.Errorf("service: PE %d: %w", pe, context.Canceled)
+	}
+	return zero, fmt.Errorf("%w: reply status %d from PE %d", errBadWire, b[0], pe)
+}
+
+// plainCodec encodes a plain type (see actors.NewChan) as its bytes.
+type plainCodec[T any] struct{}
+
+func newPlainCodec[T any]() (actors.Codec[T], error) {
+	if t := reflect.TypeFor[T](); !plain.Is(t) {
+		return nil, fmt.Errorf("%w: %v (use StartCodec)", actors.ErrNoCodec, t)
+	}
+	return plainCodec[T]{}, nil
+}
+
+func (plainCodec[T]) Append(b []byte, v T) ([]byte, error) {
+	return append(b, unsafe.Slice((*byte)(unsafe.Pointer(&v)), unsafe.Sizeof(v))...), nil
+}
+
+func (plainCodec[T]) Decode(b []byte) (T, error) {
+	var v T
+	if len(b) != int(unsafe.Sizeof(v)) {
+		return v, fmt.Errorf("%w: %d bytes for a %v of %d", errBadWire, len(b), reflect.TypeFor[T](), unsafe.Sizeof(v))
+	}
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), len(b)), b)
+	return v, nil
+}

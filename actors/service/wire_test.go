@@ -1,0 +1,87 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/symchan/symchan/actors"
+)
+
+func TestRequestRoundTrip(t *testing.T) {
+	to := actors.ReplyTo{PE: 7, Slot: 3, Gen: 1 << 40}
+	for _, d := range []time.Time{{}, time.Unix(0, 1_700_000_000_123_456_789)} {
+		b := append(appendRequest(nil, d, to), "body"...)
+		r, err := parseRequest(b)
+		if err != nil || !r.deadline.Equal(d) || r.replyTo != to || string(r.body) != "body" {
+			t.Errorf("deadline %v: got %+v, %v", d, r, err)
+		}
+	}
+}
+
+func TestReplyRoundTrip(t *testing.T) {
+	c := plainCodec[resp]{}
+	cases := []struct {
+		name string
+		v    resp
+		err  error
+		want error // nil: v comes back
+	}{
+		{"ok", resp{Y: 5, PE: 2}, nil, nil},
+		{"error", resp{}, errors.New("boom"), &RemoteError{}},
+		{"deadline", resp{}, context.DeadlineExceeded, context.DeadlineExceeded},
+		{"canceled", resp{}, context.Canceled, context.Canceled},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := parseReply[resp](c, 4, replyOf[resp](c, tc.v, tc.err))
+			switch want := tc.want.(type) {
+			case nil:
+				if err != nil || v != tc.v {
+					t.Errorf("got %+v, %v", v, err)
+				}
+			case *RemoteError:
+				var re *RemoteError
+				if !errors.As(err, &re) || re.PE != 4 || re.Msg != "boom" {
+					t.Errorf("got %v", err)
+				}
+			default:
+				if !errors.Is(err, want) {
+					t.Errorf("got %v, want %v", err, want)
+				}
+			}
+		})
+	}
+}
+
+// The decoders take any bytes without panicking, and a request that
+// parses encodes back to the same bytes.
+func FuzzParseRequest(f *testing.F) {
+	f.Add(appendRequest(nil, time.Unix(5, 6), actors.ReplyTo{PE: 1, Slot: 2, Gen: 3}))
+	f.Add([]byte{})
+	f.Add([]byte{2, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := parseRequest(b)
+		if err != nil {
+			if !errors.Is(err, errBadWire) {
+				t.Fatalf("error %v does not wrap errBadWire", err)
+			}
+			return
+		}
+		again := append(appendRequest(nil, r.deadline, r.replyTo), r.body...)
+		if string(again) != string(b) {
+			t.Fatalf("%x parsed to %+v, which encodes as %x", b, r, again)
+		}
+	})
+}
+
+func FuzzParseReply(f *testing.F) {
+	c := plainCodec[resp]{}
+	f.Add(replyOf[resp](c, resp{Y: 1}, nil))
+	f.Add(replyOf[resp](c, resp{}, errors.New("x")))
+	f.Add([]byte{9})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = parseReply[resp](c, 0, b)
+	})
+}
