@@ -84,6 +84,9 @@ var actorsTests = []test{
 	{"ActorsSoak", testActorsSoak},
 	{"RefRendezvous", testRefRendezvous},
 	{"FetchOwnRef", testFetchOwnRef},
+	{"ServiceCalls", testServiceCalls},
+	{"ServiceRestart", testServiceRestart},
+	{"ServiceCycles", testServiceCycles},
 }
 
 var gpuTests = []test{

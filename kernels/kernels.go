@@ -53,6 +53,7 @@ const (
 	JacobiInit            = "jacobi_init"
 	JacobiSweep           = "jacobi_sweep"
 	JacobiSweep4          = "jacobi_sweep4"
+	ServiceJacobiSweep    = "service_jacobi_sweep"
 	PingPong              = "bench_pingpong"
 	PutBlock              = "bench_put_block"
 	MailboxEcho           = "mailbox_echo"

@@ -1,7 +1,7 @@
 // symchan.cu: the kernels of symchan's cuda backend (atomics, host-side
-// waits on GPU-resident words), of examples/jacobi, and of the GPU
-// benchmarks. Every parameter is 8 bytes wide (pointers and 64-bit
-// integers), as device.Launch passes them. PTX: see symchan.ptx's first
+// waits on GPU-resident words), of examples/jacobi and examples/service,
+// and of the GPU benchmarks. Every parameter is 8 bytes wide (pointers and
+// 64-bit integers), as device.Launch passes them. PTX: see symchan.ptx's first
 // line for the exact nvcc command (scripts/gpu-ptx.sh runs it).
 #include "symchan.cuh"
 
@@ -729,6 +729,33 @@ extern "C" __global__ void jacobi_sweep4(u64 heap_, const float *__restrict__ a,
 		}
 	}
 	jacobi_end(j, d2, cnt_, norm_);
+}
+
+// --- examples/service ----------------------------------------------------
+
+// service_jacobi_sweep does one Jacobi sweep of an n×n grid held by one GPU
+// (rows and columns 0 and n-1 fixed) from a to an: a thread per interior
+// cell, a 2-D grid of blocks. norm, when not 0, accumulates Σ(new-old)²
+// (double), one atomic per warp. The grids start as jacobi_init leaves
+// them (nx = rows = ny = n, iy0 = 0).
+extern "C" __global__ void service_jacobi_sweep(const float *__restrict__ a, float *__restrict__ an, u64 n_, u64 norm_) {
+	const long long n = n_;
+	const long long ix = blockIdx.x * (long long)blockDim.x + threadIdx.x + 1;
+	const long long iy = blockIdx.y * (long long)blockDim.y + threadIdx.y + 1;
+	float d2 = 0.0f;
+	if (ix < n - 1 && iy < n - 1) {
+		const long long i = iy * n + ix;
+		const float v = 0.25f * (a[i - 1] + a[i + 1] + a[i - n] + a[i + n]);
+		an[i] = v;
+		const float d = v - a[i];
+		d2 = d * d;
+	}
+	if (norm_) {
+		for (int o = 16; o > 0; o /= 2)
+			d2 += __shfl_down_sync(0xffffffffu, d2, o);
+		if (((threadIdx.y * blockDim.x + threadIdx.x) & 31) == 0 && d2 != 0.0f)
+			atomicAdd((double *)norm_, (double)d2);
+	}
 }
 
 // --- benchmarks -----------------------------------------------------------

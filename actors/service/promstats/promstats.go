@@ -1,0 +1,111 @@
+// Package promstats exports a symchan service's figures to Prometheus
+// (github.com/prometheus/client_golang). It is a module of its own, so
+// that programs that do not export metrics do not depend on the client.
+//
+//	reg := prometheus.NewRegistry()
+//	reg.MustRegister(promstats.New(svc))
+//	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+//
+// Every metric's name starts with symchan_; per-PE metrics carry the
+// label pe. The figures are read from service.Service.Stats at each
+// scrape; counters are cumulative over the service's restarts.
+package promstats
+
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/symchan/symchan/actors/service"
+)
+
+// A Source is what a Collector reads: any *service.Service.
+type Source interface {
+	Stats() service.Stats
+}
+
+// A Collector is a prometheus.Collector of a service's figures.
+type Collector struct {
+	src Source
+}
+
+// New returns a Collector of src's figures.
+func New(src Source) *Collector { return &Collector{src: src} }
+
+type metric struct {
+	desc  *prometheus.Desc
+	kind  prometheus.ValueType
+	value func(p service.PEStats) float64
+}
+
+var (
+	upDesc         = prometheus.NewDesc("symchan_up", "1 while the service's world is up and takes calls, 0 otherwise.", nil, nil)
+	restartsDesc   = prometheus.NewDesc("symchan_restarts_total", "Restarts of the world after a PE failed.", nil, nil)
+	generationDesc = prometheus.NewDesc("symchan_world_generation", "Worlds started so far (1 before the first restart).", nil, nil)
+	pe             = []string{"pe"}
+
+	perPE = []metric{
+		{desc("calls_total", "Calls answered by the PE (for a PE of another process: answers received)."), prometheus.CounterValue,
+			func(p service.PEStats) float64 { return float64(p.Calls) }},
+		{desc("call_errors_total", "Calls answered with an error."), prometheus.CounterValue,
+			func(p service.PEStats) float64 { return float64(p.Errors) }},
+		{desc("calls_in_flight", "Calls to the PE under way: waiting in its inbox or being served."), prometheus.GaugeValue,
+			func(p service.PEStats) float64 { return float64(p.InFlight) }},
+		{desc("inbox_depth", "Calls and messages waiting in the PE's inbox."), prometheus.GaugeValue,
+			func(p service.PEStats) float64 { return float64(p.Queued + p.Messages.Queued) }},
+		{desc("calls_rejected_total", "Calls whose deadline passed before the PE took them (overload)."), prometheus.CounterValue,
+			func(p service.PEStats) float64 { return float64(p.Rejected) }},
+		{desc("calls_abandoned_total", "Calls whose caller gave up after the PE took them."), prometheus.CounterValue,
+			func(p service.PEStats) float64 { return float64(p.Abandoned) }},
+		{desc("pe_failures_total", "Times the PE failed (a panic, a fatal error)."), prometheus.CounterValue,
+			func(p service.PEStats) float64 { return float64(p.Failures) }},
+		{desc("messages_sent_total", "Messages the PE sent on the service's mailbox."), prometheus.CounterValue,
+			func(p service.PEStats) float64 { return float64(p.Messages.Sent) }},
+		{desc("message_bytes_sent_total", "Payload bytes of those messages."), prometheus.CounterValue,
+			func(p service.PEStats) float64 { return float64(p.Messages.SentBytes) }},
+		{desc("messages_received_total", "Messages the PE received on the service's mailbox."), prometheus.CounterValue,
+			func(p service.PEStats) float64 { return float64(p.Messages.Received) }},
+		{desc("message_bytes_received_total", "Payload bytes of those messages."), prometheus.CounterValue,
+			func(p service.PEStats) float64 { return float64(p.Messages.ReceivedBytes) }},
+		{desc("credit_waits_total", "Sends that waited for the receiver to free a slot."), prometheus.CounterValue,
+			func(p service.PEStats) float64 { return float64(p.Messages.CreditWaits) }},
+		{desc("credit_wait_seconds_total", "Time those sends waited."), prometheus.CounterValue,
+			func(p service.PEStats) float64 { return p.Messages.CreditWaitTime.Seconds() }},
+		{desc("receive_waits_total", "Receives that found nothing ready and waited."), prometheus.CounterValue,
+			func(p service.PEStats) float64 { return float64(p.Messages.Waits) }},
+		{desc("receive_wakeups_total", "Waits that ended with messages."), prometheus.CounterValue,
+			func(p service.PEStats) float64 { return float64(p.Messages.Wakeups) }},
+	}
+)
+
+func desc(name, help string) *prometheus.Desc {
+	return prometheus.NewDesc("symchan_"+name, help, pe, nil)
+}
+
+// Describe sends the descriptors of every metric.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- upDesc
+	ch <- restartsDesc
+	ch <- generationDesc
+	for _, m := range perPE {
+		ch <- m.desc
+	}
+}
+
+// Collect reads the service's figures and sends them.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	st := c.src.Stats()
+	up := 0.0
+	if st.State == service.Ready {
+		up = 1
+	}
+	ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, up)
+	ch <- prometheus.MustNewConstMetric(restartsDesc, prometheus.CounterValue, float64(st.Restarts))
+	ch <- prometheus.MustNewConstMetric(generationDesc, prometheus.GaugeValue, float64(st.Generation))
+	for _, p := range st.PEs {
+		id := strconv.Itoa(p.PE)
+		for _, m := range perPE {
+			ch <- prometheus.MustNewConstMetric(m.desc, m.kind, m.value(p), id)
+		}
+	}
+}

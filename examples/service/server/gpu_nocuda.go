@@ -1,0 +1,3 @@
+//go:build !cuda
+
+package server

@@ -1,0 +1,168 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/symchan/symchan/actors/service"
+)
+
+// maxBody bounds a request's body: a job is a few numbers.
+const maxBody = 4 << 10
+
+// jacobiRequest is POST /v1/jacobi's body.
+type jacobiRequest struct {
+	N         *int64 `json:"n"`
+	Iters     *int64 `json:"iters"`
+	PE        *int   `json:"pe"`         // default: the least busy local PE
+	TimeoutMS *int64 `json:"timeout_ms"` // default: Config.Timeout
+}
+
+type jacobiResponse struct {
+	PE           int32   `json:"pe"`
+	N            int64   `json:"n"`
+	Iters        int64   `json:"iters"`
+	Norm         float64 `json:"norm"`
+	SolveSeconds float64 `json:"solve_seconds"`
+}
+
+type errorResponse struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+}
+
+func (s *Server) jacobi(w http.ResponseWriter, r *http.Request) {
+	req, err := s.decode(w, r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	job := Job{N: *req.N, Iters: *req.Iters}
+	timeout := s.cfg.Timeout
+	if req.TimeoutMS != nil {
+		timeout = time.Duration(*req.TimeoutMS) * time.Millisecond
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	var res Result
+	if req.PE != nil {
+		res, err = s.svc.Call(ctx, *req.PE, job)
+	} else {
+		res, err = s.svc.CallAny(ctx, job)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, jacobiResponse{PE: res.PE, N: job.N, Iters: job.Iters, Norm: res.Norm, SolveSeconds: float64(res.Nanos) / 1e9})
+}
+
+// decode reads and validates a job request; its errors are the client's.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request) (jacobiRequest, error) {
+	var req jacobiRequest
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		return req, &httpError{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q: send application/json", ct), ""}
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return req, jsonError(err)
+	}
+	if err := dec.Decode(&struct{}{}); err != io.EOF {
+		return req, &httpError{http.StatusBadRequest, "the body holds more than one JSON object", ""}
+	}
+	switch {
+	case req.N == nil:
+		return req, &fieldError{"n", "required"}
+	case req.Iters == nil:
+		return req, &fieldError{"iters", "required"}
+	}
+	if err := s.cfg.Limits.check(Job{N: *req.N, Iters: *req.Iters}); err != nil {
+		return req, err
+	}
+	if req.PE != nil && (*req.PE < 0 || *req.PE >= s.svc.NumPEs()) {
+		return req, &fieldError{"pe", fmt.Sprintf("must be between 0 and %d, got %d", s.svc.NumPEs()-1, *req.PE)}
+	}
+	if req.TimeoutMS != nil && (*req.TimeoutMS < 1 || *req.TimeoutMS > 600_000) {
+		return req, &fieldError{"timeout_ms", fmt.Sprintf("must be between 1 and 600000, got %d", *req.TimeoutMS)}
+	}
+	return req, nil
+}
+
+// jsonError turns a decoding error into a 400 (413 for a body too large)
+// that names the field where it can.
+func jsonError(err error) error {
+	var tooLarge *http.MaxBytesError
+	var typeErr *json.UnmarshalTypeError
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(err, &tooLarge):
+		return &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", tooLarge.Limit), ""}
+	case errors.As(err, &typeErr):
+		return &fieldError{typeErr.Field, fmt.Sprintf("must be %v, got a JSON %s", typeErr.Type, typeErr.Value)}
+	case errors.As(err, &syntax):
+		return &httpError{http.StatusBadRequest, fmt.Sprintf("malformed JSON at byte %d: %v", syntax.Offset, err), ""}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &httpError{http.StatusBadRequest, "malformed JSON: the body is empty or cut short", ""}
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return &fieldError{f, "unknown field"}
+	}
+	return &httpError{http.StatusBadRequest, "malformed JSON: " + err.Error(), ""}
+}
+
+// httpError is an answer other than 200.
+type httpError struct {
+	code       int
+	msg, field string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+// fail answers err with the status that says whose fault it is: 4xx for
+// the request's, 503 while the world cannot take it, 504 when its
+// deadline passed, 500 when a PE failed under it.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var he *httpError
+	var fe *fieldError
+	switch {
+	case errors.As(err, &he):
+	case errors.As(err, &fe):
+		he = &httpError{http.StatusBadRequest, fe.Error(), fe.Field}
+	case errors.Is(err, context.DeadlineExceeded):
+		he = &httpError{http.StatusGatewayTimeout, "the request's deadline passed: " + err.Error(), ""}
+	case errors.Is(err, service.ErrOverloaded), errors.Is(err, service.ErrRestarting), errors.Is(err, service.ErrStopped):
+		w.Header().Set("Retry-After", "1")
+		he = &httpError{http.StatusServiceUnavailable, err.Error(), ""}
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		he = &httpError{499, "the client went away", ""} // nobody reads it
+	default:
+		s.log.Error("request failed", "path", r.URL.Path, "err", err)
+		he = &httpError{http.StatusInternalServerError, err.Error(), ""}
+	}
+	writeJSON(w, he.code, errorResponse{Error: he.msg, Field: he.field})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	if st := s.svc.State(); st != service.Ready {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": st.String()})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}

@@ -1,0 +1,128 @@
+// Package server is examples/service's HTTP JSON service: a symchan world
+// whose PE actors solve Jacobi problems (in kernels on GPUs, in Go on the
+// host backend), behind net/http with metrics, health and readiness
+// probes, request deadlines passed down to the actors, and a graceful
+// shutdown. Package main wires it to flags and signals.
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/symchan/symchan/actors/service"
+	"github.com/symchan/symchan/actors/service/promstats"
+	"github.com/symchan/symchan/pgas"
+)
+
+// Config configures a Server.
+type Config struct {
+	World   pgas.Config           // the world (Backend "host", "cuda" or "nvshmem")
+	Limits  Limits                // what one job may ask
+	Timeout time.Duration         // a request's deadline when it names none (default 10 s)
+	Restart service.RestartPolicy // zero: service.DefaultRestartPolicy
+	Logger  *slog.Logger          // default: slog.Default()
+}
+
+// A Server serves the endpoints of examples/service (see Handler).
+type Server struct {
+	cfg  Config
+	svc  *service.Service[Job, Result]
+	log  *slog.Logger
+	reg  *prometheus.Registry
+	reqs *prometheus.CounterVec
+	dur  *prometheus.HistogramVec
+	mux  *http.ServeMux
+}
+
+// New starts the world and returns a Server ready to serve.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	eng, ok := engines[cfg.World.Backend]
+	if !ok {
+		if cfg.World.Backend == "" {
+			eng = hostEngine
+		} else {
+			return nil, fmt.Errorf("server: no solver for backend %q (GPU backends need a binary built with -tags cuda)", cfg.World.Backend)
+		}
+	}
+	return newServer(ctx, cfg, eng)
+}
+
+// newServer is New with the solver given (the tests' faulty ones).
+func newServer(ctx context.Context, cfg Config, eng engine) (*Server, error) {
+	cfg.Limits = cfg.Limits.withDefaults()
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Restart == (service.RestartPolicy{}) {
+		cfg.Restart = service.DefaultRestartPolicy
+	}
+	maxN := cfg.Limits.MaxN
+	svc, err := service.Start(ctx, cfg.World, func(ctx context.Context, pe *pgas.PE) (service.Actor[Job, Result], error) {
+		return eng(ctx, pe, maxN)
+	}, service.Logger(cfg.Logger), service.Restart(cfg.Restart))
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, svc: svc, log: cfg.Logger, reg: prometheus.NewRegistry(),
+		reqs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "symchan_http_requests_total", Help: "HTTP requests answered, by route and status code.",
+		}, []string{"route", "code"}),
+		dur: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "symchan_http_request_duration_seconds", Help: "Time to answer an HTTP request, by route.",
+			Buckets: prometheus.ExponentialBuckets(50e-6, 2, 20),
+		}, []string{"route"}),
+	}
+	s.reg.MustRegister(promstats.New(svc), s.reqs, s.dur)
+	s.mux = http.NewServeMux()
+	s.mux.Handle("POST /v1/jacobi", s.instrument("/v1/jacobi", http.HandlerFunc(s.jacobi)))
+	s.mux.Handle("GET /healthz", s.instrument("/healthz", http.HandlerFunc(s.healthz)))
+	s.mux.Handle("GET /readyz", s.instrument("/readyz", http.HandlerFunc(s.readyz)))
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	return s, nil
+}
+
+// Handler serves
+//
+//	POST /v1/jacobi  {"n": 256, "iters": 1000, "pe": 1, "timeout_ms": 500}
+//	                 → {"pe": 1, "n": 256, "iters": 1000, "norm": …, "solve_seconds": …}
+//	GET  /healthz    200 while the process serves
+//	GET  /readyz     200 while the world is up, 503 otherwise
+//	GET  /metrics    Prometheus text format, symchan_* metrics
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Service is the server's symchan service.
+func (s *Server) Service() *service.Service[Job, Result] { return s.svc }
+
+// Close stops the world; call it after http.Server.Shutdown has answered
+// the requests in flight.
+func (s *Server) Close(ctx context.Context) error { return s.svc.Stop(ctx) }
+
+// instrument counts and times route's requests.
+func (s *Server) instrument(route string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+		t0 := time.Now()
+		h.ServeHTTP(rec, r)
+		s.dur.WithLabelValues(route).Observe(time.Since(t0).Seconds())
+		s.reqs.WithLabelValues(route, fmt.Sprint(rec.code)).Inc()
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.code = code
+	r.ResponseWriter.WriteHeader(code)
+}

@@ -1,0 +1,383 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/symchan/symchan/actors/service"
+	"github.com/symchan/symchan/pgas"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+func testConfig() Config {
+	return Config{
+		World:   pgas.Config{Backend: "host", PEs: 2, HeapSize: 4 << 20},
+		Logger:  quiet,
+		Restart: service.RestartPolicy{MaxRestarts: 10, Window: time.Minute, Backoff: 5 * time.Millisecond, MaxBackoff: 50 * time.Millisecond},
+	}
+}
+
+func newTest(t *testing.T, eng engine) (*Server, *httptest.Server) {
+	t.Helper()
+	s, err := newServer(context.Background(), testConfig(), eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		if err := s.Close(context.Background()); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s, hs
+}
+
+// post sends body to /v1/jacobi and returns the status and decoded body.
+func post(t *testing.T, url, contentType, body string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Post(url+"/v1/jacobi", contentType, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+		t.Fatalf("status %d, body not JSON: %v", resp.StatusCode, err)
+	}
+	return resp.StatusCode, m
+}
+
+func TestJacobiEndpoint(t *testing.T) {
+	_, hs := newTest(t, hostEngine)
+	code, m := post(t, hs.URL, "application/json", `{"n": 32, "iters": 10, "pe": 1}`)
+	if code != http.StatusOK {
+		t.Fatalf("status %d: %v", code, m)
+	}
+	want, _ := solveHost(context.Background(), Job{N: 32, Iters: 10})
+	if m["pe"] != 1.0 || m["n"] != 32.0 || m["iters"] != 10.0 || math.Abs(m["norm"].(float64)-want) > 1e-9 || want == 0 {
+		t.Errorf("answer %v, want norm %v from PE 1", m, want)
+	}
+	if code, m := post(t, hs.URL, "", `{"n": 16, "iters": 3}`); code != http.StatusOK {
+		t.Errorf("without a PE: %d %v", code, m)
+	}
+}
+
+// Bad requests get a 4xx whose message names the field; nothing crashes
+// and the service keeps serving.
+func TestBadRequests(t *testing.T) {
+	_, hs := newTest(t, hostEngine)
+	cases := []struct {
+		name, contentType, body string
+		code                    int
+		field, text             string
+	}{
+		{"malformed", "application/json", `{"n": 3`, 400, "", "malformed JSON"},
+		{"syntax", "application/json", `{"n": 3,,}`, 400, "", "malformed JSON at byte"},
+		{"empty", "application/json", ``, 400, "", "empty"},
+		{"not an object", "application/json", `[1,2]`, 400, "", ""},
+		{"two objects", "application/json", `{"n":4,"iters":1}{"n":4,"iters":1}`, 400, "", "more than one"},
+		{"unknown field", "application/json", `{"n": 4, "iters": 1, "m": 2}`, 400, "m", "unknown field"},
+		{"n a string", "application/json", `{"n": "big", "iters": 1}`, 400, "n", "must be int64"},
+		{"n fractional", "application/json", `{"n": 4.5, "iters": 1}`, 400, "n", ""},
+		{"n missing", "application/json", `{"iters": 1}`, 400, "n", "required"},
+		{"iters missing", "application/json", `{"n": 4}`, 400, "iters", "required"},
+		{"n negative", "application/json", `{"n": -4, "iters": 1}`, 400, "n", "between 3 and 2048"},
+		{"n too large", "application/json", `{"n": 100000, "iters": 1}`, 400, "n", "between 3 and 2048"},
+		{"n overflows", "application/json", `{"n": 1e30, "iters": 1}`, 400, "n", ""},
+		{"iters zero", "application/json", `{"n": 4, "iters": 0}`, 400, "iters", "between 1 and 10000"},
+		{"absurd work", "application/json", `{"n": 2048, "iters": 10000}`, 400, "iters", "cell updates"},
+		{"pe out of range", "application/json", `{"n": 4, "iters": 1, "pe": 7}`, 400, "pe", "between 0 and 1"},
+		{"pe negative", "application/json", `{"n": 4, "iters": 1, "pe": -1}`, 400, "pe", ""},
+		{"timeout zero", "application/json", `{"n": 4, "iters": 1, "timeout_ms": 0}`, 400, "timeout_ms", ""},
+		{"body too large", "application/json", `{"n": 4, "iters": 1, "pad": "` + strings.Repeat("x", 8<<10) + `"}`, 413, "", "larger than"},
+		{"content type", "text/plain", `{"n": 4, "iters": 1}`, 415, "", "application/json"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, m := post(t, hs.URL, c.contentType, c.body)
+			msg, _ := m["error"].(string)
+			if code != c.code || (c.field != "" && m["field"] != c.field) || !strings.Contains(msg, c.text) {
+				t.Errorf("got %d %v; want %d, field %q, text %q", code, m, c.code, c.field, c.text)
+			}
+		})
+	}
+	if code, m := post(t, hs.URL, "application/json", `{"n": 8, "iters": 2}`); code != 200 {
+		t.Errorf("after the bad requests: %d %v", code, m)
+	}
+	resp, err := http.Get(hs.URL + "/v1/jacobi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /v1/jacobi: %d", resp.StatusCode)
+	}
+}
+
+// A request whose deadline passes gets a 504, and its solve stops: the
+// PE is free again at once.
+func TestDeadline(t *testing.T) {
+	s, hs := newTest(t, hostEngine)
+	t0 := time.Now()
+	code, m := post(t, hs.URL, "application/json", `{"n": 2048, "iters": 900, "pe": 0, "timeout_ms": 30}`)
+	if code != http.StatusGatewayTimeout {
+		t.Fatalf("got %d %v, want 504", code, m)
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Errorf("the 504 took %v", d)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.svc.Stats().PEs[0].InFlight != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the cancelled solve still holds PE 0")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t1 := time.Now()
+	if code, m := post(t, hs.URL, "application/json", `{"n": 8, "iters": 1, "pe": 0}`); code != 200 {
+		t.Fatalf("after the 504: %d %v", code, m)
+	}
+	// A solve of 2048²·900 cells takes seconds; the next request did not
+	// wait for it.
+	if d := time.Since(t1); d > time.Second {
+		t.Errorf("the next request on PE 0 took %v: the cancelled solve went on", d)
+	}
+}
+
+// faulty wraps the host solver with a switch that makes the next solve
+// fail its PE (a panic, as a crashed kernel would).
+type faulty struct{ armed atomic.Bool }
+
+func (f *faulty) engine(ctx context.Context, pe *pgas.PE, maxN int64) (service.Actor[Job, Result], error) {
+	a, err := hostEngine(ctx, pe, maxN)
+	if err != nil {
+		return nil, err
+	}
+	return service.ActorFunc[Job, Result](func(ctx context.Context, j Job) (Result, error) {
+		if f.armed.CompareAndSwap(true, false) {
+			panic("injected fault")
+		}
+		return a.Serve(ctx, j)
+	}), nil
+}
+
+// A PE fails in the middle of load: every request gets exactly one
+// answer (200, or a 5xx while the world fails and restarts), the world
+// restarts, the service serves again, and nothing leaks.
+func TestPEFailureUnderLoad(t *testing.T) {
+	before := runtime.NumGoroutine()
+	var f faulty
+	s, err := newServer(context.Background(), testConfig(), f.engine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	var ok, unavailable, failed, other atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				resp, err := client.Post(hs.URL+"/v1/jacobi", "application/json", strings.NewReader(`{"n": 64, "iters": 20, "timeout_ms": 5000}`))
+				if err != nil {
+					other.Add(1)
+					t.Errorf("no answer: %v", err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				switch resp.StatusCode {
+				case 200:
+					ok.Add(1)
+				case 503:
+					unavailable.Add(1)
+				case 500:
+					failed.Add(1)
+				default:
+					other.Add(1)
+					t.Errorf("status %d", resp.StatusCode)
+				}
+			}
+		})
+	}
+	for ok.Load() < 10 {
+		time.Sleep(time.Millisecond)
+	}
+	okBefore := ok.Load()
+	f.armed.Store(true)
+	deadline := time.Now().Add(20 * time.Second)
+	for s.svc.Stats().Restarts == 0 || !s.svc.Ready() {
+		if time.Now().After(deadline) {
+			t.Fatal("the world did not restart")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	okAtRestart := ok.Load()
+	for ok.Load() < okAtRestart+10 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	if ok.Load() < okAtRestart+10 {
+		t.Errorf("%d answered before the fault, %d at the restart, %d in all: the service did not serve again", okBefore, okAtRestart, ok.Load())
+	}
+	if failed.Load() == 0 {
+		t.Error("no request saw the PE's failure")
+	}
+	t.Logf("200: %d, 500: %d, 503: %d", ok.Load(), failed.Load(), unavailable.Load())
+	resp, err := client.Get(hs.URL + "/readyz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("readyz after the restart: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	hs.Close()
+	client.CloseIdleConnections()
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	deadlineLeak := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadlineLeak) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Shutdown with requests in flight answers all of them, then stops the
+// world; /readyz says so.
+func TestGracefulShutdown(t *testing.T) {
+	// The solves wait for the gate, so that every request is in flight
+	// when the shutdown begins.
+	gate := make(chan struct{})
+	gated := func(ctx context.Context, pe *pgas.PE, maxN int64) (service.Actor[Job, Result], error) {
+		a, err := hostEngine(ctx, pe, maxN)
+		return service.ActorFunc[Job, Result](func(ctx context.Context, j Job) (Result, error) {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return Result{}, ctx.Err()
+			}
+			return a.Serve(ctx, j)
+		}), err
+	}
+	s, err := newServer(context.Background(), testConfig(), gated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: s.Handler()}
+	go hs.Serve(ln)
+	url := "http://" + ln.Addr().String()
+	const n = 12
+	codes := make(chan int, n)
+	for range n {
+		go func() {
+			resp, err := http.Post(url+"/v1/jacobi", "application/json", strings.NewReader(`{"n": 64, "iters": 30}`))
+			if err != nil {
+				codes <- -1
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var inFlight int
+		for _, p := range s.svc.Stats().PEs {
+			inFlight += p.InFlight
+		}
+		if inFlight == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d requests reached the service", inFlight)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	time.AfterFunc(50*time.Millisecond, func() { close(gate) })
+	if err := hs.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		if c := <-codes; c != 200 {
+			t.Errorf("a request in flight at shutdown got %d", c)
+		}
+	}
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Errorf("readyz after shutdown: %d", rec.Code)
+	}
+}
+
+func TestProbesAndMetrics(t *testing.T) {
+	_, hs := newTest(t, hostEngine)
+	post(t, hs.URL, "application/json", `{"n": 8, "iters": 2, "pe": 1}`)
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/metrics": 200, "/nonesuch": 404} {
+		resp, err := http.Get(hs.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d", path, resp.StatusCode)
+		}
+		if path != "/metrics" {
+			continue
+		}
+		for _, line := range strings.Split(string(body), "\n") {
+			if line != "" && !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "symchan_") {
+				t.Errorf("metric without the symchan_ prefix: %s", line)
+			}
+		}
+		for _, m := range []string{`symchan_calls_total{pe="1"} 1`, "symchan_up 1", `symchan_http_requests_total{code="200",route="/v1/jacobi"} 1`, "symchan_inbox_depth", "symchan_restarts_total 0"} {
+			if !bytes.Contains(body, []byte(m)) {
+				t.Errorf("no %q in /metrics", m)
+			}
+		}
+	}
+}
+
+func TestLimitsDefaults(t *testing.T) {
+	l := Limits{}.withDefaults()
+	if l.MaxN != 2048 || l.MaxIters != 10000 || l.MaxWork != 4e9 {
+		t.Errorf("%+v", l)
+	}
+	if err := l.check(Job{N: 3, Iters: 1}); err != nil {
+		t.Error(err)
+	}
+}
