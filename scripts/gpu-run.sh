@@ -20,6 +20,12 @@
 #                            # benchmarks, alternating between the binaries
 #                            # in .gpu/old/ (built from an earlier commit) and
 #                            # these, three rounds; labelled figures last
+#   .gpu/gpu-run.sh service  # the services issue: the service and start/stop
+#                            # suites on cuda and nvshmem, examples/service's
+#                            # GPU test, the per-call cost beside a direct
+#                            # call of the kernel
+#   .gpu/gpu-run.sh load     # examples/service under vegeta on cuda beside
+#                            # the worker-pool anchor (LOAD_DURATION per rate)
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
@@ -91,6 +97,25 @@ if [ "$what" = faults ]; then
 		-x NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME -x NVSHMEM_REMOTE_TRANSPORT -x SYMCHAN_BOOTSTRAP=127.0.0.1:29533 -x SYMCHAN_BOOTSTRAP_SECRET \
 		./nvshmem.test -test.v -test.count=1
 	step bench-gpu-host 90 ./bench.test -test.run '^$' -test.bench 'GPU(HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
+fi
+if [ "$what" = service ] || [ "$what" = load ]; then
+	# One GPU: two PEs share it (cuda) and two processes share it (nvshmem).
+	np=$((ngpu < 2 ? 2 : ngpu))
+	share=()
+	[ "$ngpu" -lt 2 ] && share=(SYMCHAN_CUDA_SHARE_GPUS=1)
+fi
+if [ "$what" = service ]; then
+	svc='TestConformance/(Actors|PGAS)/(Service|StartStopCycles)'
+	step service-suites-cuda 200 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$svc" -test.timeout=190s
+	step service-suites-nvshmem 150 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$svc" -test.timeout=140s
+	step service-http-cuda 120 env SYMCHAN_TEST_BACKEND=cuda ./server.test -test.v -test.count=1
+	step service-call-cuda 150 ./bench.test -test.run '^$' -test.bench ServiceCall -test.count 5 -service.backend cuda -service.pes "$ngpu" -service.job '{"n":64,"iters":20}'
+	step service-call-cuda-512 150 ./bench.test -test.run '^$' -test.bench ServiceCall -test.count 5 -service.backend cuda -service.pes "$ngpu" -service.job '{"n":512,"iters":100}'
+	step actors-suites-cuda 250 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/Actors' -test.timeout=240s
+fi
+if [ "$what" = load ]; then
+	step service-load-cuda 590 ./bench.test -test.run '^$' -test.bench ServiceLoad -test.benchtime 1x -test.v -test.timeout 0 \
+		-load.duration "${LOAD_DURATION:-20s}" -load.start "${LOAD_START:-1000}" -service.backend cuda -service.pes "$ngpu"
 fi
 if [ "$what" = compare ] && [ -d old ]; then
 	# One GPU: two PEs share it (cuda) and two processes share it (nvshmem).

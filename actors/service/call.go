@@ -53,8 +53,9 @@ func (s *Service[Req, Resp]) Call(ctx context.Context, pe int, req Req) (Resp, e
 	return g.call(ctx, pe, req)
 }
 
-// CallAny is Call to the local PE with the fewest calls under way: the
-// way to spread work over this process's PEs.
+// CallAny is Call to whichever local PE is free first: the calls of
+// CallAny wait in one inbox that every PE of this process serves (with
+// QueueDepth calls per local PE), as jobs wait for a pool of workers.
 func (s *Service[Req, Resp]) CallAny(ctx context.Context, req Req) (Resp, error) {
 	var zero Resp
 	g, err := s.enter(ctx)
@@ -62,16 +63,7 @@ func (s *Service[Req, Resp]) CallAny(ctx context.Context, req Req) (Resp, error)
 		return zero, err
 	}
 	defer g.calls.Done()
-	cs := *s.counters.Load()
-	start := int(s.next.Add(1))
-	best, load := -1, int64(0)
-	for i := range g.local {
-		pe := g.local[(start+i)%len(g.local)]
-		if l := cs[pe].inFlight.Load(); best < 0 || l < load {
-			best, load = pe, l
-		}
-	}
-	return g.call(ctx, best, req)
+	return g.send(ctx, g.anyq, nil, -1, req)
 }
 
 // enter waits until the service takes calls and counts the caller in the
@@ -106,23 +98,33 @@ func (s *Service[Req, Resp]) enter(ctx context.Context) (*generation[Req, Resp],
 // call hands a call to its PE's inbox (or to the gateway, for a PE of
 // another process) and awaits the answer.
 func (g *generation[Req, Resp]) call(ctx context.Context, pe int, req Req) (Resp, error) {
-	var zero Resp
 	cnt := &(*g.s.counters.Load())[pe]
 	cnt.inFlight.Add(1)
 	defer cnt.inFlight.Add(-1)
-	c := &call[Req, Resp]{ctx: ctx, req: req, to: pe, done: make(chan result[Resp], 1)}
 	q := g.gateway.fwd
 	if st := g.pes[pe]; st != nil && !g.s.o.forwardAll {
 		q = st.calls
 	}
+	return g.send(ctx, q, cnt, pe, req)
+}
+
+// send puts a call to pe (-1: any local PE) into inbox q and awaits the
+// answer; cnt counts it, if the PE is known.
+func (g *generation[Req, Resp]) send(ctx context.Context, q chan *call[Req, Resp], cnt *peCounters, pe int, req Req) (Resp, error) {
+	var zero Resp
+	c := &call[Req, Resp]{ctx: ctx, req: req, to: pe, done: make(chan result[Resp], 1)}
 	select {
 	case q <- c:
 	default:
 		select {
 		case q <- c:
 		case <-ctx.Done():
-			cnt.rejected.Add(1)
-			return zero, fmt.Errorf("%w: PE %d has %d calls waiting: %w", ErrOverloaded, pe, cap(q), ctx.Err())
+			if cnt != nil {
+				cnt.rejected.Add(1)
+			} else {
+				g.s.anyRejected.Add(1)
+			}
+			return zero, fmt.Errorf("%w: %s has %d calls waiting: %w", ErrOverloaded, inboxName(pe), cap(q), ctx.Err())
 		case <-g.failed:
 			return zero, g.failErr
 		}
@@ -131,9 +133,21 @@ func (g *generation[Req, Resp]) call(ctx context.Context, pe int, req Req) (Resp
 	case r := <-c.done:
 		return r.v, r.err
 	case <-ctx.Done():
-		cnt.abandoned.Add(1)
-		return zero, fmt.Errorf("service: call to PE %d: %w", pe, ctx.Err())
+		if cnt != nil {
+			cnt.abandoned.Add(1)
+		} else {
+			g.s.anyAbandoned.Add(1)
+		}
+		return zero, fmt.Errorf("service: call to %s: %w", inboxName(pe), ctx.Err())
 	case <-g.failed:
 		return zero, g.failErr
 	}
+}
+
+// inboxName names the inbox of PE pe, or the one that CallAny uses.
+func inboxName(pe int) string {
+	if pe < 0 {
+		return "the local PEs"
+	}
+	return fmt.Sprintf("PE %d", pe)
 }

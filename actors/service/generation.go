@@ -23,6 +23,7 @@ type generation[Req, Resp any] struct {
 	mu      sync.Mutex
 	pes     []*peState[Req, Resp] // by PE; nil where not local. Read freely once ready is closed.
 	gateway *peState[Req, Resp]   // the lowest local PE: it forwards calls to the others
+	anyq    chan *call[Req, Resp] // CallAny's calls, served by every local PE
 	nReady  int
 	expect  int // local PEs; 0 until pgas.Start returned
 	ready   chan struct{}
@@ -99,8 +100,10 @@ func (g *generation[Req, Resp]) fail(cause error) {
 				g.s.o.log.Error("symchan: world failed", "generation", g.id, "err", cause)
 			}
 		}
-		close(g.failed)
+		// The state first: a caller woken by failed that calls again
+		// must wait for the next world, not find this one.
 		g.s.failed(g)
+		close(g.failed)
 	})
 }
 
@@ -140,13 +143,20 @@ func (g *generation[Req, Resp]) runPE(ctx context.Context, pe *pgas.PE) (err err
 			g.fail(context.Cause(ctx))
 		}
 	}()
-	ch, err := actors.NewChanCodec[[]byte](ctx, pe, actors.BytesCodec{}, actors.MaxMessage(s.o.maxRequest+requestHead))
-	if err != nil {
-		return err
-	}
-	sys, err := actors.NewSystem(ctx, pe, actors.Futures(s.o.forwarders), actors.ReplySize(s.o.maxReply+1))
-	if err != nil {
-		return err
+	// Calls to other processes' PEs travel through a Chan and futures of
+	// the world; where every PE is in this process (host, cuda), none do,
+	// and no PE keeps a receive waiting on the backend (on GPUs, on the
+	// agent) for nothing. The condition is the same on every PE.
+	var ch *actors.Chan[[]byte]
+	var sys *actors.System
+	remote := s.o.forwardAll || len(pe.World().LocalPEs()) < pe.NumPEs()
+	if remote {
+		if ch, err = actors.NewChanCodec[[]byte](ctx, pe, actors.BytesCodec{}, actors.MaxMessage(s.o.maxRequest+requestHead)); err != nil {
+			return err
+		}
+		if sys, err = actors.NewSystem(ctx, pe, actors.Futures(s.o.forwarders), actors.ReplySize(s.o.maxReply+1)); err != nil {
+			return err
+		}
 	}
 	actor, err := s.newActor(ctx, pe)
 	if err != nil {
@@ -164,18 +174,24 @@ func (g *generation[Req, Resp]) runPE(ctx context.Context, pe *pgas.PE) (err err
 	}
 	st := &peState[Req, Resp]{calls: make(chan *call[Req, Resp], s.o.queue)}
 	gateway := pe.World().LocalPEs()[0] == id
-	if gateway {
-		st.fwd = make(chan *call[Req, Resp], s.o.queue)
-		for range s.o.forwarders {
-			pe.Go(func(ctx context.Context) { g.forwarder(ctx, sys, ch, st.fwd) })
+	var requests <-chan []byte // nil, never ready, when nothing is forwarded
+	if remote {
+		if gateway {
+			st.fwd = make(chan *call[Req, Resp], s.o.queue)
+			for range s.o.forwarders {
+				pe.Go(func(ctx context.Context) { g.forwarder(ctx, sys, ch, st.fwd) })
+			}
 		}
+		cnt.setBox(ch.Mailbox())
+		requests = ch.C()
 	}
 	cnt.local.Store(true)
-	cnt.setBox(ch.Mailbox())
 	g.mu.Lock()
 	if g.pes == nil {
 		g.pes = make([]*peState[Req, Resp], pe.NumPEs())
+		g.anyq = make(chan *call[Req, Resp], s.o.queue*len(pe.World().LocalPEs()))
 	}
+	anyq := g.anyq
 	g.pes[id] = st
 	if gateway {
 		g.gateway = st
@@ -184,13 +200,19 @@ func (g *generation[Req, Resp]) runPE(ctx context.Context, pe *pgas.PE) (err err
 	g.checkReady()
 	g.mu.Unlock()
 
-	requests := ch.C()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case c := <-st.calls:
 			if err := g.serve(ctx, actor, cnt, c); err != nil {
+				return err
+			}
+		case c := <-anyq:
+			cnt.inFlight.Add(1)
+			err := g.serve(ctx, actor, cnt, c)
+			cnt.inFlight.Add(-1)
+			if err != nil {
 				return err
 			}
 		case b, ok := <-requests:

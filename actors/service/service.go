@@ -101,7 +101,8 @@ type Service[Req, Resp any] struct {
 
 	ctrOnce  sync.Once
 	counters atomic.Pointer[[]peCounters] // by PE, once the first world told its size
-	next     atomic.Uint64                // CallAny's rotation
+	// CallAny's calls that gave up before a PE took them, or after.
+	anyRejected, anyAbandoned atomic.Uint64
 }
 
 // Start starts a service of plain request and reply types (numbers, and
@@ -354,7 +355,8 @@ func (s *Service[Req, Resp]) peCounters(n int) []peCounters {
 // Stats returns the service's figures now.
 func (s *Service[Req, Resp]) Stats() Stats {
 	s.mu.RLock()
-	st := Stats{State: s.state, Generation: s.nGen, Restarts: s.nRestarts}
+	st := Stats{State: s.state, Generation: s.nGen, Restarts: s.nRestarts,
+		AnyRejected: s.anyRejected.Load(), AnyAbandoned: s.anyAbandoned.Load()}
 	g := s.gen
 	s.mu.RUnlock()
 	cs := s.counters.Load()
@@ -367,6 +369,9 @@ func (s *Service[Req, Resp]) Stats() Stats {
 		if st.State == Ready && g != nil && g.pes[i] != nil {
 			st.PEs[i].Queued = len(g.pes[i].calls)
 		}
+	}
+	if st.State == Ready && g != nil {
+		st.AnyQueued = len(g.anyq)
 	}
 	return st
 }

@@ -15,6 +15,12 @@ type Stats struct {
 	Generation uint64 // the worlds started so far (1 before the first restart)
 	Restarts   uint64 // restarts after failures
 	PEs        []PEStats
+	// CallAny's calls wait in an inbox of their own until a local PE
+	// takes one (then they count as that PE's): how many wait there now,
+	// and how many gave up before a PE took them (AnyRejected: they did
+	// not get in; AnyAbandoned: they did).
+	AnyQueued                 int
+	AnyRejected, AnyAbandoned uint64
 }
 
 // PEStats are one PE's figures, as this process sees them.
@@ -29,8 +35,9 @@ type PEStats struct {
 	// being served); Queued, how many of them wait in its inbox.
 	InFlight int
 	Queued   int
-	// Rejected counts calls whose context ended before the PE took them
-	// (ErrOverloaded); Abandoned, those that ended while it served them.
+	// Rejected counts calls whose context ended before they got into the
+	// PE's inbox (ErrOverloaded); Abandoned, those whose context ended
+	// after they did (waiting there or being served).
 	Rejected  uint64
 	Abandoned uint64
 	// Failures counts the times this PE failed (an error, a panic, a

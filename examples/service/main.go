@@ -62,7 +62,7 @@ func run(addr, backend string, pes int, timeout time.Duration, maxN int64, grace
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String(), "backend", backend, "pes", srv.Service().NumPEs())
+	log.Info("listening", "addr", ln.Addr().String(), "backend", backend, "pes", srv.NumPEs())
 	select {
 	case err = <-served:
 	case <-ctx.Done():

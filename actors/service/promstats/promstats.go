@@ -42,6 +42,9 @@ var (
 	upDesc         = prometheus.NewDesc("symchan_up", "1 while the service's world is up and takes calls, 0 otherwise.", nil, nil)
 	restartsDesc   = prometheus.NewDesc("symchan_restarts_total", "Restarts of the world after a PE failed.", nil, nil)
 	generationDesc = prometheus.NewDesc("symchan_world_generation", "Worlds started so far (1 before the first restart).", nil, nil)
+	anyDepthDesc   = prometheus.NewDesc("symchan_any_inbox_depth", "CallAny's calls waiting for a local PE to take them.", nil, nil)
+	anyRejDesc     = prometheus.NewDesc("symchan_any_calls_rejected_total", "CallAny's calls whose deadline passed before they got into the inbox (overload).", nil, nil)
+	anyAbDesc      = prometheus.NewDesc("symchan_any_calls_abandoned_total", "CallAny's calls whose caller gave up while they waited for a PE.", nil, nil)
 	pe             = []string{"pe"}
 
 	perPE = []metric{
@@ -51,7 +54,7 @@ var (
 			func(p service.PEStats) float64 { return float64(p.Errors) }},
 		{desc("calls_in_flight", "Calls to the PE under way: waiting in its inbox or being served."), prometheus.GaugeValue,
 			func(p service.PEStats) float64 { return float64(p.InFlight) }},
-		{desc("inbox_depth", "Calls and messages waiting in the PE's inbox."), prometheus.GaugeValue,
+		{desc("inbox_depth", "Calls and messages waiting in the PE's own inbox (CallAny's: symchan_any_inbox_depth)."), prometheus.GaugeValue,
 			func(p service.PEStats) float64 { return float64(p.Queued + p.Messages.Queued) }},
 		{desc("calls_rejected_total", "Calls whose deadline passed before the PE took them (overload)."), prometheus.CounterValue,
 			func(p service.PEStats) float64 { return float64(p.Rejected) }},
@@ -87,6 +90,9 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- upDesc
 	ch <- restartsDesc
 	ch <- generationDesc
+	ch <- anyDepthDesc
+	ch <- anyRejDesc
+	ch <- anyAbDesc
 	for _, m := range perPE {
 		ch <- m.desc
 	}
@@ -102,6 +108,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, up)
 	ch <- prometheus.MustNewConstMetric(restartsDesc, prometheus.CounterValue, float64(st.Restarts))
 	ch <- prometheus.MustNewConstMetric(generationDesc, prometheus.GaugeValue, float64(st.Generation))
+	ch <- prometheus.MustNewConstMetric(anyDepthDesc, prometheus.GaugeValue, float64(st.AnyQueued))
+	ch <- prometheus.MustNewConstMetric(anyRejDesc, prometheus.CounterValue, float64(st.AnyRejected))
+	ch <- prometheus.MustNewConstMetric(anyAbDesc, prometheus.CounterValue, float64(st.AnyAbandoned))
 	for _, p := range st.PEs {
 		id := strconv.Itoa(p.PE)
 		for _, m := range perPE {

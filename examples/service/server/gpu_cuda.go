@@ -12,6 +12,8 @@ import (
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
+	_ "github.com/symchan/symchan/pgas/cuda"    // the GPU backends
+	_ "github.com/symchan/symchan/pgas/nvshmem" // register themselves
 )
 
 func init() {

@@ -50,12 +50,11 @@ func (s *Server) jacobi(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	var res Result
+	pe := -1
 	if req.PE != nil {
-		res, err = s.svc.Call(ctx, *req.PE, job)
-	} else {
-		res, err = s.svc.CallAny(ctx, job)
+		pe = *req.PE
 	}
+	res, err := s.exec.call(ctx, pe, job)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -86,8 +85,8 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request) (jacobiRequest, 
 	if err := s.cfg.Limits.check(Job{N: *req.N, Iters: *req.Iters}); err != nil {
 		return req, err
 	}
-	if req.PE != nil && (*req.PE < 0 || *req.PE >= s.svc.NumPEs()) {
-		return req, &fieldError{"pe", fmt.Sprintf("must be between 0 and %d, got %d", s.svc.NumPEs()-1, *req.PE)}
+	if n := s.exec.numPEs(); req.PE != nil && (*req.PE < 0 || *req.PE >= n) {
+		return req, &fieldError{"pe", fmt.Sprintf("must be between 0 and %d, got %d", n-1, *req.PE)}
 	}
 	if req.TimeoutMS != nil && (*req.TimeoutMS < 1 || *req.TimeoutMS > 600_000) {
 		return req, &fieldError{"timeout_ms", fmt.Sprintf("must be between 1 and 600000, got %d", *req.TimeoutMS)}
@@ -160,8 +159,8 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	if st := s.svc.State(); st != service.Ready {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": st.String()})
+	if st := s.exec.state(); st != "ready" {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": st})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})

@@ -6,6 +6,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -32,7 +33,8 @@ type Config struct {
 // A Server serves the endpoints of examples/service (see Handler).
 type Server struct {
 	cfg  Config
-	svc  *service.Service[Job, Result]
+	svc  *service.Service[Job, Result] // nil in a pool's server
+	exec executor
 	log  *slog.Logger
 	reg  *prometheus.Registry
 	reqs *prometheus.CounterVec
@@ -42,19 +44,32 @@ type Server struct {
 
 // New starts the world and returns a Server ready to serve.
 func New(ctx context.Context, cfg Config) (*Server, error) {
-	eng, ok := engines[cfg.World.Backend]
-	if !ok {
-		if cfg.World.Backend == "" {
-			eng = hostEngine
-		} else {
-			return nil, fmt.Errorf("server: no solver for backend %q (GPU backends need a binary built with -tags cuda)", cfg.World.Backend)
-		}
+	eng, err := engineFor(cfg.World.Backend)
+	if err != nil {
+		return nil, err
 	}
 	return newServer(ctx, cfg, eng)
 }
 
-// newServer is New with the solver given (the tests' faulty ones).
-func newServer(ctx context.Context, cfg Config, eng engine) (*Server, error) {
+// Solver returns what makes a PE's solver on backend ("" is the
+// default): the actors a Server's service runs, for programs that call
+// them directly (the load benchmark's anchor).
+func Solver(backend string, maxN int64) (service.NewActor[Job, Result], error) {
+	eng, err := engineFor(backend)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, pe *pgas.PE) (service.Actor[Job, Result], error) { return eng(ctx, pe, maxN) }, nil
+}
+
+func engineFor(backend string) (engine, error) {
+	if eng, ok := engines[cmp.Or(backend, pgas.DefaultBackend)]; ok {
+		return eng, nil
+	}
+	return nil, fmt.Errorf("server: no solver for backend %q (GPU backends need a binary built with -tags cuda)", backend)
+}
+
+func (cfg Config) withDefaults() Config {
 	cfg.Limits = cfg.Limits.withDefaults()
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
@@ -65,6 +80,12 @@ func newServer(ctx context.Context, cfg Config, eng engine) (*Server, error) {
 	if cfg.Restart == (service.RestartPolicy{}) {
 		cfg.Restart = service.DefaultRestartPolicy
 	}
+	return cfg
+}
+
+// newServer is New with the solver given (the tests' faulty ones).
+func newServer(ctx context.Context, cfg Config, eng engine) (*Server, error) {
+	cfg = cfg.withDefaults()
 	maxN := cfg.Limits.MaxN
 	svc, err := service.Start(ctx, cfg.World, func(ctx context.Context, pe *pgas.PE) (service.Actor[Job, Result], error) {
 		return eng(ctx, pe, maxN)
@@ -72,7 +93,15 @@ func newServer(ctx context.Context, cfg Config, eng engine) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, svc: svc, log: cfg.Logger, reg: prometheus.NewRegistry(),
+	s := newHTTP(cfg, serviceExec{svc})
+	s.svc = svc
+	s.reg.MustRegister(promstats.New(svc))
+	return s, nil
+}
+
+// newHTTP makes the Server's HTTP side around exec.
+func newHTTP(cfg Config, exec executor) *Server {
+	s := &Server{cfg: cfg, exec: exec, log: cfg.Logger, reg: prometheus.NewRegistry(),
 		reqs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "symchan_http_requests_total", Help: "HTTP requests answered, by route and status code.",
 		}, []string{"route", "code"}),
@@ -81,13 +110,13 @@ func newServer(ctx context.Context, cfg Config, eng engine) (*Server, error) {
 			Buckets: prometheus.ExponentialBuckets(50e-6, 2, 20),
 		}, []string{"route"}),
 	}
-	s.reg.MustRegister(promstats.New(svc), s.reqs, s.dur)
+	s.reg.MustRegister(s.reqs, s.dur)
 	s.mux = http.NewServeMux()
 	s.mux.Handle("POST /v1/jacobi", s.instrument("/v1/jacobi", http.HandlerFunc(s.jacobi)))
 	s.mux.Handle("GET /healthz", s.instrument("/healthz", http.HandlerFunc(s.healthz)))
 	s.mux.Handle("GET /readyz", s.instrument("/readyz", http.HandlerFunc(s.readyz)))
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
-	return s, nil
+	return s
 }
 
 // Handler serves
@@ -99,12 +128,36 @@ func newServer(ctx context.Context, cfg Config, eng engine) (*Server, error) {
 //	GET  /metrics    Prometheus text format, symchan_* metrics
 func (s *Server) Handler() http.Handler { return s.mux }
 
-// Service is the server's symchan service.
+// Service is the server's symchan service (nil in a pool's server).
 func (s *Server) Service() *service.Service[Job, Result] { return s.svc }
+
+// NumPEs is the number of PEs that solve.
+func (s *Server) NumPEs() int { return s.exec.numPEs() }
 
 // Close stops the world; call it after http.Server.Shutdown has answered
 // the requests in flight.
-func (s *Server) Close(ctx context.Context) error { return s.svc.Stop(ctx) }
+func (s *Server) Close(ctx context.Context) error { return s.exec.close(ctx) }
+
+// An executor runs jobs: the symchan service, or the anchor's pool.
+type executor interface {
+	call(ctx context.Context, pe int, j Job) (Result, error) // pe < 0: any
+	numPEs() int
+	state() string // "ready" while it takes jobs
+	close(ctx context.Context) error
+}
+
+type serviceExec struct{ svc *service.Service[Job, Result] }
+
+func (e serviceExec) call(ctx context.Context, pe int, j Job) (Result, error) {
+	if pe < 0 {
+		return e.svc.CallAny(ctx, j)
+	}
+	return e.svc.Call(ctx, pe, j)
+}
+
+func (e serviceExec) numPEs() int                     { return e.svc.NumPEs() }
+func (e serviceExec) state() string                   { return e.svc.State().String() }
+func (e serviceExec) close(ctx context.Context) error { return e.svc.Stop(ctx) }
 
 // instrument counts and times route's requests.
 func (s *Server) instrument(route string, h http.Handler) http.Handler {

@@ -310,8 +310,9 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		var inFlight int
-		for _, p := range s.svc.Stats().PEs {
+		st := s.svc.Stats()
+		inFlight := st.AnyQueued // CallAny's, until a PE takes them
+		for _, p := range st.PEs {
 			inFlight += p.InFlight
 		}
 		if inFlight == n {
@@ -379,5 +380,26 @@ func TestLimitsDefaults(t *testing.T) {
 	}
 	if err := l.check(Job{N: 3, Iters: 1}); err != nil {
 		t.Error(err)
+	}
+}
+
+// The load benchmark's anchor serves the same endpoint.
+func TestPool(t *testing.T) {
+	s, err := NewPool(context.Background(), testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	code, m := post(t, hs.URL, "application/json", `{"n": 32, "iters": 10}`)
+	want, _ := solveHost(context.Background(), Job{N: 32, Iters: 10})
+	if code != 200 || m["norm"] != want {
+		t.Errorf("%d %v, want norm %v", code, m, want)
+	}
+	if code, _ := post(t, hs.URL, "application/json", `{"n": 1, "iters": 10}`); code != 400 {
+		t.Errorf("a bad request: %d", code)
+	}
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
