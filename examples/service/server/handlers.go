@@ -64,10 +64,9 @@ func (s *Server) jacobi(w http.ResponseWriter, r *http.Request) {
 
 // decode reads and validates a job request; its errors are the client's.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request) (jacobiRequest, error) {
+	// The body must be JSON whatever its Content-Type says: curl -d
+	// labels it a form.
 	var req jacobiRequest
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		return req, &httpError{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q: send application/json", ct), ""}
-	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {

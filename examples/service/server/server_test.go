@@ -105,7 +105,7 @@ func TestBadRequests(t *testing.T) {
 		{"pe negative", "application/json", `{"n": 4, "iters": 1, "pe": -1}`, 400, "pe", ""},
 		{"timeout zero", "application/json", `{"n": 4, "iters": 1, "timeout_ms": 0}`, 400, "timeout_ms", ""},
 		{"body too large", "application/json", `{"n": 4, "iters": 1, "pad": "` + strings.Repeat("x", 8<<10) + `"}`, 413, "", "larger than"},
-		{"content type", "text/plain", `{"n": 4, "iters": 1}`, 415, "", "application/json"},
+		{"a form", "application/x-www-form-urlencoded", `n=4&iters=1`, 400, "", "malformed JSON"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
