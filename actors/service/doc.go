@@ -16,7 +16,8 @@
 // # Calls
 //
 // Each PE's actor serves one call at a time, from a bounded inbox
-// (QueueDepth). A call carries the caller's context to the actor, so a
+// (QueueDepth): its own, for Call, and one that every local PE serves, for
+// CallAny (as jobs wait for a pool of workers). A call carries the caller's context to the actor, so a
 // request's deadline bounds the work done for it; a caller that gives up
 // leaves nothing behind. Calls to PEs of another process (the nvshmem
 // backend, one PE per process) go through this process's PE and the

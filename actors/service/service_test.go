@@ -291,3 +291,33 @@ func checkNoLeak(t *testing.T, before int) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// Types that are not plain travel through codecs on calls between
+// processes; MaxRequest and MaxReply bound them there.
+func TestCodecsAndSizes(t *testing.T) {
+	repeat := func(ctx context.Context, pe *pgas.PE) (Actor[string, string], error) {
+		return ActorFunc[string, string](func(ctx context.Context, s string) (string, error) {
+			return strings.Repeat(s, 3), nil
+		}), nil
+	}
+	s, err := StartCodec(context.Background(), hostCfg(2), repeat, actors.StringCodec{}, actors.StringCodec{},
+		forwardAll(), MaxRequest(100), MaxReply(200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(context.Background())
+	ctx := context.Background()
+	if r, err := s.Call(ctx, 1, "ab"); err != nil || r != "ababab" {
+		t.Errorf("a string call: %q, %v", r, err)
+	}
+	if _, err := s.Call(ctx, 1, strings.Repeat("x", 101)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a request above MaxRequest: %v", err)
+	}
+	var re *RemoteError
+	if _, err := s.Call(ctx, 1, strings.Repeat("x", 67)); !errors.As(err, &re) || re.PE != 1 || !strings.Contains(re.Msg, "MaxReply") {
+		t.Errorf("a reply above MaxReply: %v", err)
+	}
+	if r, err := s.Call(ctx, 0, strings.Repeat("y", 66)); err != nil || len(r) != 198 {
+		t.Errorf("a reply within MaxReply: %d bytes, %v", len(r), err)
+	}
+}
