@@ -207,6 +207,11 @@ func (s *Service[Req, Resp]) Err() error {
 // error while it finishes in the background (see Done). It returns the
 // world's error, as Err. Calling Stop again, or after the service stopped
 // by itself, is fine.
+//
+// Where PEs run in several processes (nvshmem), each process stops its own
+// PE: stop them together, once no process calls the others' PEs any more.
+// A call forwarded to a PE whose process has stopped is answered by
+// nobody and ends with its deadline.
 func (s *Service[Req, Resp]) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	first := s.state != Stopping && s.state != Stopped
