@@ -85,9 +85,9 @@ func Restart(p RestartPolicy) Option {
 	}
 }
 
-// QueueDepth sets how many calls may wait for one PE (default 128); a
-// call beyond them blocks until one is taken or its context ends
-// (ErrOverloaded).
+// QueueDepth sets how many calls may wait for one PE (default 128), and
+// CallAny's inbox holds as many per local PE; a call beyond them blocks
+// until one is taken or its context ends (ErrOverloaded).
 func QueueDepth(n int) Option {
 	return func(o *options) error {
 		o.queue = n
