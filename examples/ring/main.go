@@ -98,8 +98,8 @@ func parseSizes(s string) ([]int, error) {
 }
 
 type row struct {
-	size        int
-	hops        int
+	size              int
+	hops              int
 	median, p99, p999 time.Duration
 }
 
