@@ -38,7 +38,7 @@ type Chan[T any] struct {
 // data (numbers, arrays and structs of them): its values travel as their
 // bytes. Other types need a codec: [NewChanCodec].
 func NewChan[T any](ctx context.Context, pe *pgas.PE, opts ...MailboxOption) (*Chan[T], error) {
-	codec, err := plainCodec[T]()
+	codec, err := PlainCodec[T]()
 	return newChan(ctx, pe, codec, err, opts)
 }
 

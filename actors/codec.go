@@ -17,8 +17,10 @@ type Codec[T any] interface {
 	Decode(b []byte) (T, error)
 }
 
-// plainCodec returns the codec of a plain T (raw bytes), else ErrNoCodec.
-func plainCodec[T any]() (Codec[T], error) {
+// PlainCodec returns the codec NewChan and NewFuture use for a plain T
+// (its memory as raw bytes), or ErrNoCodec if T is not plain: for layers
+// above that take a Codec and want the same encoding.
+func PlainCodec[T any]() (Codec[T], error) {
 	var z T
 	if !plain.Is(reflect.TypeOf(&z).Elem()) {
 		return nil, fmt.Errorf("%w: %T", ErrNoCodec, z)

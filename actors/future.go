@@ -130,7 +130,7 @@ type Future[T any] struct {
 // (see NewChan; other types: [NewFutureCodec]). It fails if all slots (the
 // Futures option) are outstanding. Await or Abandon releases it.
 func NewFuture[T any](sys *System) (*Future[T], error) {
-	codec, err := plainCodec[T]()
+	codec, err := PlainCodec[T]()
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +300,7 @@ func (f *Future[T]) abandon() {
 // written nothing, if that future timed out or was abandoned, and
 // ErrTooLarge if v does not fit its reply slot. It does not block.
 func Reply[T any](sys *System, to ReplyTo, v T) error {
-	codec, err := plainCodec[T]()
+	codec, err := PlainCodec[T]()
 	if err != nil {
 		return err
 	}

@@ -111,13 +111,13 @@ type Service[Req, Resp any] struct {
 // actor made), or with the error that kept it from starting; ctx bounds
 // that start and gives the PEs' contexts its values.
 func Start[Req, Resp any](ctx context.Context, cfg pgas.Config, newActor NewActor[Req, Resp], opts ...Option) (*Service[Req, Resp], error) {
-	rq, err := newPlainCodec[Req]()
+	rq, err := actors.PlainCodec[Req]()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("service: %w (StartCodec takes codecs)", err)
 	}
-	rp, err := newPlainCodec[Resp]()
+	rp, err := actors.PlainCodec[Resp]()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("service: %w (StartCodec takes codecs)", err)
 	}
 	return StartCodec(ctx, cfg, newActor, rq, rp, opts...)
 }

@@ -5,12 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"reflect"
 	"time"
-	"unsafe"
 
 	"github.com/symchan/symchan/actors"
-	"github.com/symchan/symchan/internal/plain"
 )
 
 // A call to another process's PE travels as a request on the world's
@@ -111,27 +108,4 @@ func parseReply[Resp any](codec actors.Codec[Resp], pe int, b []byte) (Resp, err
 		return zero, fmt.Errorf("service: PE %d: %w", pe, context.Canceled)
 	}
 	return zero, fmt.Errorf("%w: reply status %d from PE %d", errBadWire, b[0], pe)
-}
-
-// plainCodec encodes a plain type (see actors.NewChan) as its bytes.
-type plainCodec[T any] struct{}
-
-func newPlainCodec[T any]() (actors.Codec[T], error) {
-	if t := reflect.TypeFor[T](); !plain.Is(t) {
-		return nil, fmt.Errorf("%w: %v (use StartCodec)", actors.ErrNoCodec, t)
-	}
-	return plainCodec[T]{}, nil
-}
-
-func (plainCodec[T]) Append(b []byte, v T) ([]byte, error) {
-	return append(b, unsafe.Slice((*byte)(unsafe.Pointer(&v)), unsafe.Sizeof(v))...), nil
-}
-
-func (plainCodec[T]) Decode(b []byte) (T, error) {
-	var v T
-	if len(b) != int(unsafe.Sizeof(v)) {
-		return v, fmt.Errorf("%w: %d bytes for a %v of %d", errBadWire, len(b), reflect.TypeFor[T](), unsafe.Sizeof(v))
-	}
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), len(b)), b)
-	return v, nil
 }

@@ -21,7 +21,7 @@ func TestRequestRoundTrip(t *testing.T) {
 }
 
 func TestReplyRoundTrip(t *testing.T) {
-	c := plainCodec[resp]{}
+	c := mustPlain[resp]()
 	cases := []struct {
 		name string
 		v    resp
@@ -77,11 +77,19 @@ func FuzzParseRequest(f *testing.F) {
 }
 
 func FuzzParseReply(f *testing.F) {
-	c := plainCodec[resp]{}
+	c := mustPlain[resp]()
 	f.Add(replyOf[resp](c, resp{Y: 1}, nil))
 	f.Add(replyOf[resp](c, resp{}, errors.New("x")))
 	f.Add([]byte{9})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = parseReply[resp](c, 0, b)
 	})
+}
+
+func mustPlain[T any]() actors.Codec[T] {
+	c, err := actors.PlainCodec[T]()
+	if err != nil {
+		panic(err)
+	}
+	return c
 }
