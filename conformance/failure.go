@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/symchan/symchan/actors"
+	"github.com/symchan/symchan/internal/testhelp"
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/signals"
 )
@@ -81,22 +82,9 @@ func testPEFailurePropagates(t *testing.T) {
 						t.Errorf("PE %d noticed the failure after %v (> 100ms)", i, d)
 					}
 				}
-				checkNoLeak(t, before)
+				testhelp.NoGoroutineLeak(t, before)
 			})
 		}
-	}
-}
-
-// checkNoLeak fails t if goroutines started during the test outlive it.
-func checkNoLeak(t *testing.T, before int) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines before the run, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -111,7 +99,7 @@ func testNoGoroutineOutlivesRun(t *testing.T) {
 		}
 		return nil
 	})
-	checkNoLeak(t, before)
+	testhelp.NoGoroutineLeak(t, before)
 }
 
 func testRunContextCancelled(t *testing.T) {
@@ -172,7 +160,7 @@ func testPEGoEndsWithPE(t *testing.T) {
 			t.Errorf("PE %d's helper did not end with a cancelled wait before Run returned", i)
 		}
 	}
-	checkNoLeak(t, before)
+	testhelp.NoGoroutineLeak(t, before)
 }
 
 // A panic in a PE.Go goroutine, such as a user codec's Decode panicking

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/symchan/symchan/internal/testhelp"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -56,7 +57,7 @@ func testStartStopCycles(t *testing.T) {
 	for range cycles {
 		cycle()
 	}
-	checkNoLeak(t, goroutines)
+	testhelp.NoGoroutineLeak(t, goroutines)
 	if len(free) > 2 {
 		// The first world's start may still be settling the device's
 		// allocations; from the second on, free memory must not shrink.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/symchan/symchan/actors/service"
+	"github.com/symchan/symchan/internal/testhelp"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -169,5 +170,5 @@ func testServiceCycles(t *testing.T) {
 	for range 10 {
 		cycle()
 	}
-	checkNoLeak(t, before)
+	testhelp.NoGoroutineLeak(t, before)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/symchan/symchan/internal/testhelp"
 	"github.com/symchan/symchan/pgas/driver"
 	"github.com/symchan/symchan/pgas/host"
 )
@@ -82,13 +83,7 @@ func TestFailureAcrossProcesses(t *testing.T) {
 	if len(notified) != 1 || notified[0] != 0 {
 		t.Errorf("NotifyFailure calls for PEs %v, want [0]", notified)
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Errorf("%d goroutines before the run, %d after", before, n)
-	}
+	testhelp.NoGoroutineLeak(t, before)
 }
 
 // names reports whether err's chain holds a *PEError for pe.

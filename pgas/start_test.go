@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/symchan/symchan/internal/testhelp"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -142,13 +143,7 @@ func TestStartStopCycles(t *testing.T) {
 	for range cycles {
 		cycle()
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > goroutines && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > goroutines {
-		t.Errorf("%d goroutines after %d cycles, %d before", n, cycles, goroutines)
-	}
+	testhelp.NoGoroutineLeak(t, goroutines)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	if grew := int64(after.HeapInuse) - int64(before.HeapInuse); grew > 4<<20 {

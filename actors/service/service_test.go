@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/symchan/symchan/actors"
+	"github.com/symchan/symchan/internal/testhelp"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -191,7 +192,7 @@ func TestDeadlineCancelsTheWork(t *testing.T) {
 			if err := s.Stop(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			checkNoLeak(t, before)
+			testhelp.NoGoroutineLeak(t, before)
 		})
 	}
 }
@@ -207,13 +208,7 @@ func TestOverload(t *testing.T) {
 			busy <- err
 		}()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for s.Stats().PEs[0].Queued < 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("the calls never queued")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testhelp.WaitFor(t, "two calls queued", func() bool { return s.Stats().PEs[0].Queued >= 2 })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	_, err := s.Call(ctx, 0, req{X: 1})
@@ -280,46 +275,3 @@ func TestBadInput(t *testing.T) {
 }
 
 var errTest = errors.New("test error")
-
-// checkNoLeak waits for the goroutines to come back to before.
-func checkNoLeak(t *testing.T, before int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// Types that are not plain travel through codecs on calls between
-// processes; MaxRequest and MaxReply bound them there.
-func TestCodecsAndSizes(t *testing.T) {
-	repeat := func(ctx context.Context, pe *pgas.PE) (Actor[string, string], error) {
-		return ActorFunc[string, string](func(ctx context.Context, s string) (string, error) {
-			return strings.Repeat(s, 3), nil
-		}), nil
-	}
-	s, err := StartCodec(context.Background(), hostCfg(2), repeat, actors.StringCodec{}, actors.StringCodec{},
-		forwardAll(), MaxRequest(100), MaxReply(200))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop(context.Background())
-	ctx := context.Background()
-	if r, err := s.Call(ctx, 1, "ab"); err != nil || r != "ababab" {
-		t.Errorf("a string call: %q, %v", r, err)
-	}
-	if _, err := s.Call(ctx, 1, strings.Repeat("x", 101)); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("a request above MaxRequest: %v", err)
-	}
-	var re *RemoteError
-	if _, err := s.Call(ctx, 1, strings.Repeat("x", 67)); !errors.As(err, &re) || re.PE != 1 || !strings.Contains(re.Msg, "MaxReply") {
-		t.Errorf("a reply above MaxReply: %v", err)
-	}
-	if r, err := s.Call(ctx, 0, strings.Repeat("y", 66)); err != nil || len(r) != 198 {
-		t.Errorf("a reply within MaxReply: %d bytes, %v", len(r), err)
-	}
-}

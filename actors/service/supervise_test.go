@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/symchan/symchan/internal/testhelp"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -19,13 +20,7 @@ var quick = RestartPolicy{MaxRestarts: 5, Window: time.Minute, Backoff: time.Mil
 // waitState waits until s is in state want.
 func waitState[Req, Resp any](t *testing.T, s *Service[Req, Resp], want State) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for s.State() != want {
-		if time.Now().After(deadline) {
-			t.Fatalf("state %v, waited for %v", s.State(), want)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testhelp.WaitFor(t, "state "+want.String(), func() bool { return s.State() == want })
 }
 
 // A PE that panics or returns a Fatal error fails every pending call at
@@ -47,9 +42,7 @@ func TestFailureFailsPendingCallsAndRestarts(t *testing.T) {
 						pending <- err
 					}()
 				}
-				for s.Stats().PEs[2].InFlight < 10 {
-					time.Sleep(time.Millisecond)
-				}
+				testhelp.WaitFor(t, "10 calls to PE 2", func() bool { return s.Stats().PEs[2].InFlight == 10 })
 				_, err := s.Call(context.Background(), 1, req{X: how.x})
 				var pe *pgas.PEError
 				if !errors.Is(err, ErrPEFailed) || !errors.As(err, &pe) || pe.PE != 1 || !strings.Contains(err.Error(), how.text) {
@@ -103,7 +96,7 @@ func TestCallsWaitForTheRestart(t *testing.T) {
 
 // One failure more than the policy allows stops the service, saying why.
 func TestRestartPolicyExhausted(t *testing.T) {
-	var logs logBuffer
+	var logs testhelp.Buffer
 	s, err := Start(context.Background(), hostCfg(2), echo, Logger(slog.New(slog.NewTextHandler(&logs, nil))),
 		Restart(RestartPolicy{MaxRestarts: 1, Window: time.Minute, Backoff: time.Millisecond}))
 	if err != nil {
@@ -153,13 +146,10 @@ func TestStopDrainsCalls(t *testing.T) {
 					errs <- err
 				})
 			}
-			for {
+			testhelp.WaitFor(t, "20 calls under way", func() bool {
 				st := s.Stats()
-				if st.PEs[0].InFlight+st.PEs[1].InFlight == 20 {
-					break
-				}
-				time.Sleep(time.Millisecond)
-			}
+				return st.PEs[0].InFlight+st.PEs[1].InFlight == 20
+			})
 			if err := s.Stop(context.Background()); err != nil {
 				t.Fatal(err)
 			}
@@ -197,9 +187,7 @@ func TestStopDeadline(t *testing.T) {
 			pending <- err
 		}()
 	}
-	for s.Stats().PEs[1].InFlight < 4 {
-		time.Sleep(time.Millisecond)
-	}
+	testhelp.WaitFor(t, "4 calls to PE 1", func() bool { return s.Stats().PEs[1].InFlight == 4 })
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_ = s.Stop(ctx)
@@ -243,7 +231,7 @@ func TestStartStopCycles(t *testing.T) {
 	for range cycles {
 		cycle()
 	}
-	checkNoLeak(t, before)
+	testhelp.NoGoroutineLeak(t, before)
 	runtime.GC()
 	runtime.ReadMemStats(&m1)
 	if grew := int64(m1.HeapAlloc) - int64(m0.HeapAlloc); grew > 8<<20 {
@@ -278,22 +266,4 @@ func TestRestartPolicyAdmit(t *testing.T) {
 			}
 		})
 	}
-}
-
-// logBuffer is an io.Writer for a logger that several goroutines use.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -12,11 +11,11 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/symchan/symchan/internal/testhelp"
 	"github.com/symchan/symchan/pgas/bootstrap"
 )
 
@@ -129,7 +128,7 @@ func child(mode string) int {
 func symrun(t *testing.T, mode string, args ...string) (int, string, string) {
 	t.Helper()
 	t.Setenv("SYMRUN_CHILD", mode)
-	var out, errb syncBuffer
+	var out, errb testhelp.Buffer
 	code := run(append(args, os.Args[0]), &out, &errb)
 	return code, out.String(), errb.String()
 }
@@ -144,23 +143,6 @@ func symrunWithin(t *testing.T, why, mode string, args ...string) (int, string, 
 		t.Fatalf("took %v: %s", d, why)
 	}
 	return code, out, errs
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestRanksOutputAndRendezvous(t *testing.T) {
@@ -201,7 +183,7 @@ func TestStubbornPEKilled(t *testing.T) {
 // SIGINT to symrun reaches every PE.
 func TestSignalsForwarded(t *testing.T) {
 	t.Setenv("SYMRUN_CHILD", "signal")
-	var out, errb syncBuffer
+	var out, errb testhelp.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run([]string{"-n", "2", os.Args[0]}, &out, &errb) }()
 	deadline := time.Now().Add(10 * time.Second)
@@ -224,12 +206,12 @@ func TestSignalsForwarded(t *testing.T) {
 
 func TestBadUsage(t *testing.T) {
 	for _, args := range [][]string{{}, {"-n", "0", "x"}, {"-n", "2"}, {"-bogus"}, {"-n", "1", "-grace", "-1s", "x"}} {
-		var out, errb syncBuffer
+		var out, errb testhelp.Buffer
 		if code := run(args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "usage: symrun") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
 		}
 	}
-	var out, errb syncBuffer
+	var out, errb testhelp.Buffer
 	if code := run([]string{"-n", "1", "/nonexistent/program"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "start PE 0") {
 		t.Errorf("missing program: exit %d, stderr %q", code, errb.String())
 	}
@@ -237,7 +219,7 @@ func TestBadUsage(t *testing.T) {
 
 // -grace -1s says what is wrong with it.
 func TestNegativeGrace(t *testing.T) {
-	var out, errb syncBuffer
+	var out, errb testhelp.Buffer
 	if code := run([]string{"-n", "1", "-grace", "-1s", "x"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "-grace -1s: must not be negative") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
@@ -270,7 +252,7 @@ func TestLongLine(t *testing.T) {
 // A PE that ignores a forwarded SIGTERM is killed after the grace period.
 func TestForwardedTermEscalates(t *testing.T) {
 	t.Setenv("SYMRUN_CHILD", "ignoreterm")
-	var out, errb syncBuffer
+	var out, errb testhelp.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run([]string{"-n", "2", "-grace", "200ms", os.Args[0]}, &out, &errb) }()
 	waitFor(t, func() bool { return strings.Count(out.String(), "ready") == 2 })
@@ -298,10 +280,10 @@ func waitFor(t *testing.T, ok func() bool) {
 
 // launcher starts symrun (this test binary as the launcher) as a process
 // of its own in a new process group, as a shell would.
-func launcher(t *testing.T, mode string, args ...string) (*exec.Cmd, string, *syncBuffer) {
+func launcher(t *testing.T, mode string, args ...string) (*exec.Cmd, string, *testhelp.Buffer) {
 	t.Helper()
 	dir := t.TempDir()
-	var out syncBuffer
+	var out testhelp.Buffer
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "SYMRUN_AS_LAUNCHER="+strings.Join(args, " "), "SYMRUN_CHILD="+mode, "SYMRUN_PIDDIR="+dir)
 	cmd.Stdout, cmd.Stderr = &out, &out

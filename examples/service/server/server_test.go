@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/symchan/symchan/actors/service"
+	"github.com/symchan/symchan/internal/testhelp"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -141,13 +142,7 @@ func TestDeadline(t *testing.T) {
 	if d := time.Since(t0); d > 5*time.Second {
 		t.Errorf("the 504 took %v", d)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for s.svc.Stats().PEs[0].InFlight != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the cancelled solve still holds PE 0")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testhelp.WaitFor(t, "the cancelled solve to leave PE 0", func() bool { return s.svc.Stats().PEs[0].InFlight == 0 })
 	t1 := time.Now()
 	if code, m := post(t, hs.URL, "application/json", `{"n": 8, "iters": 1, "pe": 0}`); code != 200 {
 		t.Fatalf("after the 504: %d %v", code, m)
@@ -221,22 +216,12 @@ func TestPEFailureUnderLoad(t *testing.T) {
 			}
 		})
 	}
-	for ok.Load() < 10 {
-		time.Sleep(time.Millisecond)
-	}
+	testhelp.WaitFor(t, "10 answers", func() bool { return ok.Load() >= 10 })
 	okBefore := ok.Load()
 	f.armed.Store(true)
-	deadline := time.Now().Add(20 * time.Second)
-	for s.svc.Stats().Restarts == 0 || !s.svc.Ready() {
-		if time.Now().After(deadline) {
-			t.Fatal("the world did not restart")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testhelp.WaitFor(t, "the world's restart", func() bool { return s.svc.Stats().Restarts > 0 && s.svc.Ready() })
 	okAtRestart := ok.Load()
-	for ok.Load() < okAtRestart+10 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	testhelp.WaitFor(t, "10 answers after the restart", func() bool { return ok.Load() >= okAtRestart+10 })
 	close(stop)
 	wg.Wait()
 	if ok.Load() < okAtRestart+10 {
@@ -256,14 +241,7 @@ func TestPEFailureUnderLoad(t *testing.T) {
 	if err := s.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	deadlineLeak := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadlineLeak) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testhelp.NoGoroutineLeak(t, before)
 }
 
 // Shutdown with requests in flight answers all of them, then stops the
@@ -308,21 +286,14 @@ func TestGracefulShutdown(t *testing.T) {
 			codes <- resp.StatusCode
 		}()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testhelp.WaitFor(t, "every request in the service", func() bool {
 		st := s.svc.Stats()
 		inFlight := st.AnyQueued // CallAny's, until a PE takes them
 		for _, p := range st.PEs {
 			inFlight += p.InFlight
 		}
-		if inFlight == n {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d requests reached the service", inFlight)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return inFlight == n
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	time.AfterFunc(50*time.Millisecond, func() { close(gate) })

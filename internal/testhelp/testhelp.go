@@ -1,0 +1,60 @@
+// Package testhelp holds what the tests of several packages share.
+package testhelp
+
+import (
+	"bytes"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// NoGoroutineLeak waits up to five seconds for the number of goroutines
+// to come back to before, and fails t, with every goroutine's stack, if
+// it does not.
+func NoGoroutineLeak(t testing.TB, before int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Errorf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Buffer is a bytes.Buffer that several goroutines may write at once (a
+// logger's output, a child process's).
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String returns what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// WaitFor polls cond every millisecond until it holds, and fails t at
+// once, naming what it waited for, if it does not within 20 seconds.
+func WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 20 s for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
