@@ -6,8 +6,9 @@
 # Environment: DURATION per rate (default 20s), START rate (default 500),
 # SLO (p99 bound of a sustained rate, default 50ms),
 # PES (default 2), JOB (default {"n":64,"iters":20}), RAW (keep the raw
-# output in this file). Extra arguments go to the test binary (e.g.
-# -service.backend=cuda in a -tags cuda build).
+# output in this file). Extra arguments go to the test binary. On a GPU
+# machine (no Go there) run the -tags cuda bench.test the same way:
+# scripts/gpu-run.sh load.
 set -euo pipefail
 cd "$(dirname "$0")"
 raw=${RAW:-$(mktemp)}

@@ -2,8 +2,8 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -167,12 +167,11 @@ func BenchmarkServiceCall(b *testing.B) {
 	})
 }
 
-// parseJob reads -service.job, which is JSON of the endpoint's form.
+// parseJob reads -service.job, the endpoint's JSON.
 func parseJob(b *testing.B) server.Job {
-	var j server.Job
-	r := strings.NewReplacer(`"`, "", "{", "", "}", "", " ", "")
-	if _, err := fmt.Sscanf(strings.ReplaceAll(r.Replace(*serviceJob), ",", " "), "n:%d iters:%d", &j.N, &j.Iters); err != nil {
+	var j struct{ N, Iters int64 }
+	if err := json.Unmarshal([]byte(*serviceJob), &j); err != nil || j.N == 0 || j.Iters == 0 {
 		b.Fatalf("-service.job %s: want {\"n\":N,\"iters\":I}: %v", *serviceJob, err)
 	}
-	return j
+	return server.Job{N: j.N, Iters: j.Iters}
 }

@@ -185,7 +185,6 @@ func (g *generation[Req, Resp]) runPE(ctx context.Context, pe *pgas.PE) (err err
 		cnt.setBox(ch.Mailbox())
 		requests = ch.C()
 	}
-	cnt.local.Store(true)
 	g.mu.Lock()
 	if g.pes == nil {
 		g.pes = make([]*peState[Req, Resp], pe.NumPEs())

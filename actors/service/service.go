@@ -371,11 +371,15 @@ func (s *Service[Req, Resp]) Stats() Stats {
 	st.PEs = make([]PEStats, len(*cs))
 	for i := range *cs {
 		st.PEs[i] = (*cs)[i].snapshot(i)
-		if st.State == Ready && g != nil && g.pes[i] != nil {
-			st.PEs[i].Queued = len(g.pes[i].calls)
+	}
+	// The world's inboxes, while it takes calls.
+	for _, pe := range g.local {
+		st.PEs[pe].Local = true
+		if st.State == Ready {
+			st.PEs[pe].Queued = len(g.pes[pe].calls)
 		}
 	}
-	if st.State == Ready && g != nil {
+	if st.State == Ready {
 		st.AnyQueued = len(g.anyq)
 	}
 	return st

@@ -52,7 +52,6 @@ type PEStats struct {
 type peCounters struct {
 	calls, errors, rejected, abandoned, failures atomic.Uint64
 	inFlight                                     atomic.Int64
-	local                                        atomic.Bool
 
 	mu   sync.Mutex
 	past actors.MailboxStats // of the worlds that ended
@@ -67,7 +66,7 @@ func (c *peCounters) snapshot(pe int) PEStats {
 	}
 	c.mu.Unlock()
 	return PEStats{
-		PE: pe, Local: c.local.Load(),
+		PE:    pe,
 		Calls: c.calls.Load(), Errors: c.errors.Load(),
 		InFlight: int(c.inFlight.Load()),
 		Rejected: c.rejected.Load(), Abandoned: c.abandoned.Load(),
