@@ -7,7 +7,6 @@ import (
 	"math/bits"
 	"slices"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/symchan/symchan/internal/sysmem"
@@ -49,7 +48,7 @@ type Mailbox struct {
 	selfSent atomic.Bool // this PE has sent to itself: it may again while Recv waits
 	out      []outbox    // per destination
 	in       inbox
-	stats    mailboxCounters
+	stats    *mailboxCounters // with KeepStats; nil: nothing is counted
 }
 
 type outbox struct {
@@ -135,6 +134,9 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		if err != nil {
 			return nil, err
 		}
+	}
+	if c.stats {
+		m.stats = &isolated[mailboxCounters](1)[0]
 	}
 	m.out = isolated[outbox](n)
 	for i := range m.out {
@@ -295,9 +297,9 @@ func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
 		// Only to can free slots: if it has returned, this wait ends.
 		ws := pgas.WaitSet[uint64]{Ivars: m.credit.Index(to), Cmp: signals.GE, Value: need - uint64(m.k), From: []int{to}}
 		var r pgas.WaitResult
-		t0 := time.Now()
+		t0 := m.stats.now()
 		r, err = pgas.Wait(ctx, m.pe, pgas.WaitAll, ws)
-		m.stats.creditWait(time.Since(t0))
+		m.stats.creditWait(t0)
 		freed = r.Word
 	}
 	if err != nil {
@@ -463,8 +465,7 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			x := in.queue[in.qhead]
 			in.queue[in.qhead] = Message{}
 			in.qhead++
-			m.stats.queued.Store(int64(len(in.queue) - in.qhead))
-			m.stats.receivedOne(len(x.Data))
+			m.stats.receivedOne(len(x.Data), len(in.queue)-in.qhead)
 			return true, use(x)
 		}
 		in.queue, in.qhead, in.arena = in.queue[:0], 0, in.arena[:0]
@@ -478,12 +479,9 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		if wait && in.open > 0 {
 			ws := pgas.WaitSet[uint64]{Ivars: m.words, Status: in.status, Cmp: signals.GE, Values: in.expect, Indices: in.idx, From: m.senders()}
 			var r pgas.WaitResult
-			m.stats.waits.Add(1)
 			r, err = pgas.Wait(ctx, m.pe, pgas.WaitSome, ws)
 			n = r.N
-			if n > 0 {
-				m.stats.wakeups.Add(1)
-			}
+			m.stats.waited(n > 0)
 		} else {
 			n, err = signals.TestSomeVector(m.pe, m.words, in.idx, in.status, signals.GE, in.expect)
 		}

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// MailboxStats counts what one PE's side of a Mailbox (or Chan) has done
-// since it was created. The counts are cumulative; read them with
+// MailboxStats counts what one PE's side of a Mailbox (or Chan) made with
+// KeepStats has done since it was created. The counts are cumulative; read them with
 // [Mailbox.Stats] from any goroutine, at any time, also after the world
 // ended.
 type MailboxStats struct {
@@ -40,11 +40,11 @@ func (s MailboxStats) Add(o MailboxStats) MailboxStats {
 	}
 }
 
-// mailboxCounters are a Mailbox's counts. The senders' and the receiver's
-// are on cache lines of their own: they are written from different cores
-// on every message.
+// mailboxCounters are a Mailbox's counts (KeepStats). The senders' and the
+// receiver's are on cache lines of their own: they are written from
+// different cores on every message. Its methods do nothing on a nil
+// *mailboxCounters: the mailbox counts nothing.
 type mailboxCounters struct {
-	_           [cacheLine]byte
 	sent        atomic.Uint64
 	sentBytes   atomic.Uint64
 	creditWaits atomic.Uint64
@@ -55,27 +55,58 @@ type mailboxCounters struct {
 	waits       atomic.Uint64
 	wakeups     atomic.Uint64
 	queued      atomic.Int64
-	_           [cacheLine]byte
 }
 
 func (c *mailboxCounters) sentOne(bytes int) {
-	c.sent.Add(1)
-	c.sentBytes.Add(uint64(bytes))
+	if c != nil {
+		c.sent.Add(1)
+		c.sentBytes.Add(uint64(bytes))
+	}
 }
 
-func (c *mailboxCounters) receivedOne(bytes int) {
-	c.received.Add(1)
-	c.recvBytes.Add(uint64(bytes))
+// receivedOne counts a message a receive returned, queued more remaining.
+func (c *mailboxCounters) receivedOne(bytes, queued int) {
+	if c != nil {
+		c.received.Add(1)
+		c.recvBytes.Add(uint64(bytes))
+		c.queued.Store(int64(queued))
+	}
 }
 
-func (c *mailboxCounters) creditWait(d time.Duration) {
-	c.creditWaits.Add(1)
-	c.creditNanos.Add(int64(d))
+// waited counts a receive's wait in the backend, and whether it woke
+// with messages.
+func (c *mailboxCounters) waited(woke bool) {
+	if c != nil {
+		c.waits.Add(1)
+		if woke {
+			c.wakeups.Add(1)
+		}
+	}
 }
 
-// Stats returns this PE's counts for the Mailbox.
+// now is the start of a credit wait (zero when nothing is counted: the
+// clock is not read).
+func (c *mailboxCounters) now() time.Time {
+	if c == nil {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+func (c *mailboxCounters) creditWait(since time.Time) {
+	if c != nil {
+		c.creditWaits.Add(1)
+		c.creditNanos.Add(int64(time.Since(since)))
+	}
+}
+
+// Stats returns this PE's counts for the Mailbox: zeros unless it was
+// made with KeepStats.
 func (m *Mailbox) Stats() MailboxStats {
-	c := &m.stats
+	c := m.stats
+	if c == nil {
+		return MailboxStats{}
+	}
 	return MailboxStats{
 		Sent: c.sent.Load(), SentBytes: c.sentBytes.Load(),
 		Received: c.received.Load(), ReceivedBytes: c.recvBytes.Load(),

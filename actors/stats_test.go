@@ -16,7 +16,7 @@ func TestMailboxStats(t *testing.T) {
 		const k, msgs, size = 2, 20, 100
 		var got [2]MailboxStats
 		err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
-			m, err := mailboxIn(ctx, pe, viaGet, Slots(k), SlotSize(256))
+			m, err := mailboxIn(ctx, pe, viaGet, Slots(k), SlotSize(256), KeepStats())
 			if err != nil {
 				return err
 			}
@@ -60,5 +60,28 @@ func TestMailboxStats(t *testing.T) {
 		if sum := s.Add(r); sum.Sent != msgs || sum.Received != msgs {
 			t.Errorf("Add: %+v", sum)
 		}
+	}
+}
+
+// Without KeepStats nothing is counted.
+func TestMailboxStatsOff(t *testing.T) {
+	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+		m, err := NewMailbox(ctx, pe)
+		if err != nil {
+			return err
+		}
+		if err := m.Send(ctx, 1-pe.ID(), []byte("x")); err != nil {
+			return err
+		}
+		if _, err := m.Recv(ctx); err != nil {
+			return err
+		}
+		if s := m.Stats(); s != (MailboxStats{}) {
+			t.Errorf("PE %d counted without KeepStats: %+v", pe.ID(), s)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -151,7 +151,7 @@ func (g *generation[Req, Resp]) runPE(ctx context.Context, pe *pgas.PE) (err err
 	var sys *actors.System
 	remote := s.o.forwardAll || len(pe.World().LocalPEs()) < pe.NumPEs()
 	if remote {
-		if ch, err = actors.NewChanCodec[[]byte](ctx, pe, actors.BytesCodec{}, actors.MaxMessage(s.o.maxRequest+requestHead)); err != nil {
+		if ch, err = actors.NewChanCodec[[]byte](ctx, pe, actors.BytesCodec{}, actors.MaxMessage(s.o.maxRequest+requestHead), actors.KeepStats()); err != nil {
 			return err
 		}
 		if sys, err = actors.NewSystem(ctx, pe, actors.Futures(s.o.forwarders), actors.ReplySize(s.o.maxReply+1)); err != nil {
