@@ -140,10 +140,7 @@ func StartCodec[Req, Resp any](ctx context.Context, cfg pgas.Config, newActor Ne
 		s.stopAll()
 		return nil, err
 	}
-	s.mu.Lock()
-	s.gen = g
-	s.setState(Ready)
-	s.mu.Unlock()
+	s.install(g) // nobody can have called Stop yet
 	go s.supervise(g)
 	return s, nil
 }
@@ -264,65 +261,76 @@ func (s *Service[Req, Resp]) finish(err error) {
 // supervise watches each world until it ends, and restarts it after a
 // failure as the policy allows.
 func (s *Service[Req, Resp]) supervise(g *generation[Req, Resp]) {
-	for {
+	for g != nil {
 		<-g.h.Done()
 		g.end()
-		s.mu.Lock()
-		if s.state == Stopping {
-			err := g.h.Err()
-			if s.stopClean {
-				err = nil
-			}
-			s.o.log.Info("symchan: world stopped", "generation", g.id, "err", err)
-			s.finish(err)
-			s.mu.Unlock()
+		if s.stopped(g.h.Err()) {
 			return
 		}
-		s.mu.Unlock()
-		cause := g.failErr
-		for {
-			wait, ok := s.admit(cause)
-			if !ok {
-				return
-			}
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-s.stopCtx.Done():
-				t.Stop()
-			}
-			var next *generation[Req, Resp]
-			var err error
-			if s.stopCtx.Err() == nil {
-				ctx, cancel := context.WithTimeout(s.stopCtx, s.o.startTimeout)
-				next, err = s.startWorld(ctx)
-				cancel()
-			}
-			s.mu.Lock()
-			if s.state == Stopping {
-				s.mu.Unlock()
-				if next != nil {
-					_ = next.h.Stop(context.Background())
-					next.end()
-				}
-				s.mu.Lock()
-				s.o.log.Info("symchan: service stopped while restarting")
-				s.finish(nil)
-				s.mu.Unlock()
-				return
-			}
-			if err == nil {
-				s.gen = next
-				s.setState(Ready)
-				s.mu.Unlock()
-				g = next
-				break
-			}
-			s.mu.Unlock()
-			s.o.log.Error("symchan: restart failed", "err", err)
-			cause = err
-		}
+		g = s.restart(g.failErr)
 	}
+}
+
+// stopped finishes the service with err if Stop began, and reports
+// whether it had.
+func (s *Service[Req, Resp]) stopped(err error) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != Stopping {
+		return false
+	}
+	if s.stopClean {
+		err = nil
+	}
+	s.o.log.Info("symchan: world stopped", "err", err)
+	s.finish(err)
+	return true
+}
+
+// restart starts the next world after a failure, as the policy allows,
+// and again when a start fails; nil when the service stopped instead.
+func (s *Service[Req, Resp]) restart(cause error) *generation[Req, Resp] {
+	for {
+		wait, ok := s.admit(cause)
+		if !ok {
+			return nil
+		}
+		select {
+		case <-time.After(wait):
+		case <-s.stopCtx.Done():
+		}
+		var next *generation[Req, Resp]
+		err := s.stopCtx.Err()
+		if err == nil {
+			ctx, cancel := context.WithTimeout(s.stopCtx, s.o.startTimeout)
+			next, err = s.startWorld(ctx)
+			cancel()
+		}
+		if err == nil && s.install(next) {
+			return next
+		}
+		if next != nil { // Stop began while it started
+			_ = next.h.Stop(context.Background())
+			next.end()
+		}
+		if s.stopped(nil) {
+			return nil
+		}
+		s.o.log.Error("symchan: restart failed", "err", err)
+		cause = err
+	}
+}
+
+// install makes g the service's world, unless Stop began.
+func (s *Service[Req, Resp]) install(g *generation[Req, Resp]) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == Stopping {
+		return false
+	}
+	s.gen = g
+	s.setState(Ready)
+	return true
 }
 
 // admit applies the restart policy to a failure: it returns the wait
