@@ -110,12 +110,11 @@ func (g *generation[Req, Resp]) fail(cause error) {
 // end is called once the generation's world has ended: pending calls get
 // their answer, and the mailbox counts are kept.
 func (g *generation[Req, Resp]) end() {
-	switch err := g.h.Err(); {
-	case err != nil:
-		g.fail(err)
-	default:
-		g.fail(pgas.ErrStopped)
+	err := g.h.Err()
+	if err == nil {
+		err = pgas.ErrStopped
 	}
+	g.fail(err)
 	if cs := g.s.counters.Load(); cs != nil {
 		for _, pe := range g.local {
 			(*cs)[pe].retire()
