@@ -314,6 +314,9 @@ func (e *evaluator) eval() (r driver.WaitResult, ok bool) {
 	if e.wide && req.Status == nil && req.Mode == driver.WaitAny && e.vals == nil {
 		return e.anyWide()
 	}
+	if e.wide && e.active != nil && req.Mode == driver.WaitSome && e.vals != nil && !req.Kind.Signed() {
+		return e.someMasked()
+	}
 	// The words to visit: e.active under a status mask, else 0 … n-1.
 	act := e.active
 	m := n
@@ -382,6 +385,21 @@ func (e *evaluator) someWide() (driver.WaitResult, bool) {
 				req.Indices[k] = i
 				k++
 			}
+		}
+	}
+	return driver.WaitResult{N: k}, k > 0
+}
+
+// someMasked is the some-wait over unsigned 64-bit words with one
+// comparand each, visiting only the words a status mask leaves in: a
+// mailbox's wait where its slot words lie one per cache line.
+func (e *evaluator) someMasked() (driver.WaitResult, bool) {
+	req := e.req
+	k := 0
+	for _, i := range e.active {
+		if holds(req.Cmp, atomic.LoadUint64((*uint64)(unsafe.Add(e.base, i*8))), e.vals[i]) {
+			req.Indices[k] = i
+			k++
 		}
 	}
 	return driver.WaitResult{N: k}, k > 0
@@ -504,19 +522,18 @@ func (h *hostTransport) Wait(ctx context.Context, pe int, abort <-chan struct{},
 	pk := &h.parks[pe]
 	lo, hi := req.Off, req.Off+int64(req.N)*req.Kind.Size()
 	done := ctx.Done()
+	w := pk.arm(lo, hi)
+	defer pk.release(w)
 	for {
-		w := pk.arm(lo, hi)
 		if r, ok = e.eval(); ok {
-			pk.disarm(w)
 			return r, nil
 		}
 		select {
 		case <-w.ch:
+			pk.rearm(w)
 		case <-done:
-			pk.disarm(w)
 			return r, ctx.Err()
 		case <-abort:
-			pk.disarm(w)
 			return r, errAborted
 		}
 	}
@@ -532,34 +549,63 @@ type parker struct {
 	list    []*waiter
 }
 
+// A waiter is one parked wait's registration. notify takes it off the
+// list and leaves a token in ch; the wait re-checks, and rearms it if it
+// must wait on.
 type waiter struct {
 	lo, hi int64
-	ch     chan struct{} // closed by notify
+	ch     chan struct{} // 1 slot
+	listed bool          // on the list (under mu)
 }
+
+var waiters = sync.Pool{New: func() any { return &waiter{ch: make(chan struct{}, 1)} }}
 
 // arm registers a waiter on bytes [lo, hi). The caller re-checks its
 // condition after arm: Go's atomics are sequentially consistent, so either
 // the writer sees the registration or the waiter sees the write.
 func (p *parker) arm(lo, hi int64) *waiter {
-	w := &waiter{lo: lo, hi: hi, ch: make(chan struct{})}
+	w := waiters.Get().(*waiter)
+	w.lo, w.hi = lo, hi
 	p.mu.Lock()
-	p.list = append(p.list, w)
-	p.update()
+	p.add(w)
 	p.mu.Unlock()
 	return w
 }
 
-// disarm removes w if notify has not already.
-func (p *parker) disarm(w *waiter) {
+// rearm registers w again after notify took it off.
+func (p *parker) rearm(w *waiter) {
 	p.mu.Lock()
-	for i, x := range p.list {
-		if x == w {
-			p.list = append(p.list[:i], p.list[i+1:]...)
-			p.update()
-			break
-		}
+	if !w.listed {
+		p.add(w)
 	}
 	p.mu.Unlock()
+}
+
+func (p *parker) add(w *waiter) {
+	w.listed = true
+	p.list = append(p.list, w)
+	p.update()
+}
+
+// release removes w if notify has not already and recycles it.
+func (p *parker) release(w *waiter) {
+	p.mu.Lock()
+	if w.listed {
+		for i, x := range p.list {
+			if x == w {
+				p.list = append(p.list[:i], p.list[i+1:]...)
+				p.update()
+				break
+			}
+		}
+		w.listed = false
+	}
+	p.mu.Unlock()
+	select { // a token notify left after the last check
+	case <-w.ch:
+	default:
+	}
+	waiters.Put(w)
 }
 
 // update publishes the union of the ranges, then the count (callers hold
@@ -583,7 +629,11 @@ func (p *parker) notify(lo, hi int64) {
 	kept := p.list[:0]
 	for _, w := range p.list {
 		if lo < w.hi && w.lo < hi {
-			close(w.ch)
+			w.listed = false
+			select {
+			case w.ch <- struct{}{}:
+			default:
+			}
 		} else {
 			kept = append(kept, w)
 		}
