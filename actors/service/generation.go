@@ -270,6 +270,11 @@ func (g *generation[Req, Resp]) serveRemote(peCtx context.Context, id int, sys *
 			v, err = actor.Serve(ctx, req)
 		}
 	}
+	if isFatal(err) {
+		// No reply: the caller learns of it as every pending call does,
+		// from the PE's failure (an answer could reach it first).
+		return err
+	}
 	cnt.answered(err)
 	reply := replyOf(s.rspCodec, v, err)
 	if len(reply) > s.o.maxReply+1 {
@@ -277,9 +282,6 @@ func (g *generation[Req, Resp]) serveRemote(peCtx context.Context, id int, sys *
 	}
 	if rerr := actors.ReplyCodec(sys, r.replyTo, reply, actors.BytesCodec{}); rerr != nil && !errors.Is(rerr, actors.ErrAbandoned) {
 		s.o.log.Warn("symchan: a reply was lost", "pe", id, "to", r.replyTo.PE, "err", rerr)
-	}
-	if isFatal(err) {
-		return err
 	}
 	return nil
 }
