@@ -55,6 +55,8 @@ var pgasTests = []test{
 	{"WaitBadArguments", testWaitBadArguments},
 	{"WaitCancellation", testWaitCancellation},
 	{"WaitAnyFairPerWaitSet", testWaitAnyFairPerWaitSet},
+	{"WaitFetch", testWaitFetch},
+	{"WaitFetchBadArguments", testWaitFetchBadArguments},
 	{"WorldIdentity", testWorldIdentity},
 	{"TeamSplitStrided", testTeamSplitStrided},
 	{"TeamSplitBadArgs", testTeamSplitBadArgs},

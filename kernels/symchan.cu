@@ -228,10 +228,12 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 //   slot  (AGENT_SLOT_BYTES): request [0] sequence, [1] words, [2] n,
 //         [3] spec (as symchan_wait's), [4] value, [5] 1: values, 2: status,
 //         [6] start, [7] hash of words 0-6; [8] the sequence to abort;
-//         out [16] sequence done, [17] state (1 done, 2 aborted, 3
-//         expired), [18] result, [19] word, [20] epoch of the launch whose
-//         warp left, [21] reads done again; int32 indices from byte 192,
-//         values from 4352, status bytes from 12544.
+//         [9] fetch address, [10] its stride, [11] bytes per index (with
+//         4 in [5]); out [16] sequence done, [17] state (1 done, 2
+//         aborted, 3 expired), [18] result, [19] word, [20] epoch of the
+//         launch whose warp left, [21] reads done again; int32 indices
+//         from byte 192, values from 4352, status bytes from 12544, the
+//         fetched bytes from 16384 (bytes per index, in report order).
 //
 // A warp leaves when its launch's lifetime ends: it writes its epoch,
 // fences, and looks once more for a request (the host writes the request,
@@ -240,8 +242,9 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 
 #define AGENT_RING 32
 #define AGENT_LANE_BYTES (AGENT_RING * 256 + 64)
-#define AGENT_SLOT_BYTES 16384
 #define AGENT_WORDS 1024
+#define AGENT_FETCH_AT 16384
+#define AGENT_SLOT_BYTES (AGENT_FETCH_AT + AGENT_WORDS * 64)
 #define AGENT_SCRATCH (AGENT_WORDS * 9)
 #define AGENT_PUT 1
 #define AGENT_GET 2
@@ -421,9 +424,10 @@ static __device__ void agent_lane(u64 *lane, u64 epoch, const agent_ctl &c) {
 
 // agent_eval is one pass of a wait over n words by one warp; it returns
 // whether the wait holds and sets *res and *word as symchan_wait reports
-// them (WAIT_SOME writes the indices as it finds them).
+// them (WAIT_SOME writes the indices as it finds them to sidx, in shared
+// memory: the host's copy is written once, with the answer).
 static __device__ bool agent_eval(const u64 *words, int n, int kind, int cmp, int mode, u64 nv, const u64 *values,
-                                  const unsigned char *status, int start, int *indices, u64 *res, u64 *word) {
+                                  const unsigned char *status, int start, int *sidx, u64 *res, u64 *word) {
 	const int l = threadIdx.x;
 	const bool wide = kind == KIND_INT64 || kind == KIND_UINT64;
 	bool all_ok = true;
@@ -450,7 +454,7 @@ static __device__ bool agent_eval(const u64 *words, int n, int kind, int cmp, in
 		if (mode == WAIT_SOME) {
 			const unsigned b = __ballot_sync(FULL, ok);
 			if (ok)
-				indices[count + __popc(b & ((1u << l) - 1))] = i;
+				sidx[count + __popc(b & ((1u << l) - 1))] = i;
 			count += __popc(b);
 		}
 	}
@@ -472,10 +476,33 @@ static __device__ bool agent_eval(const u64 *words, int n, int kind, int cmp, in
 	return m != 0xffffffffu;
 }
 
+// agent_fetch_data copies, for the k-th of the cnt indices i a wait
+// reports (sidx[k], or the any-wait's index i0), bytes bytes at
+// addr + i·stride into out + k·bytes: word by word where all is aligned,
+// else byte by byte (never past what was asked for). It fences first
+// (acquire): the words were seen, so a put-with-signal's data is seen
+// whole.
+static __device__ void agent_fetch_data(char *out, u64 addr, u64 stride, int bytes, const int *sidx, int i0, int cnt) {
+	asm volatile("fence.acq_rel.sys;" ::: "memory");
+	if (((addr | stride | (u64)bytes) & 7) == 0) {
+		const int wpi = bytes / 8;
+		for (int t = threadIdx.x; t < cnt * wpi; t += 32) {
+			const int k = t / wpi, i = sidx ? sidx[k] : i0;
+			((volatile u64 *)out)[t] = ((const volatile u64 *)(addr + i * stride))[t % wpi];
+		}
+		return;
+	}
+	for (int t = threadIdx.x; t < cnt * bytes; t += 32) {
+		const int k = t / bytes, i = sidx ? sidx[k] : i0;
+		((volatile unsigned char *)out)[t] = ((const volatile unsigned char *)(addr + i * stride))[t % bytes];
+	}
+}
+
 static __device__ void agent_waiter(char *slot, u64 *scratch, u64 epoch, const agent_ctl &c) {
 	const int l = threadIdx.x;
 	volatile u64 *rq = (volatile u64 *)slot, *out = rq + 16;
 	int *indices = (int *)(slot + 192);
+	__shared__ int sidx[AGENT_WORDS];
 	u64 last = out[0];
 	bool leaving = false, counted = false;
 	u64 since = warp_now();
@@ -508,17 +535,33 @@ static __device__ void agent_waiter(char *slot, u64 *scratch, u64 epoch, const a
 			for (int i = l; i < n; i += 32)
 				status[i] = ((const volatile unsigned char *)(slot + 12544))[i];
 		}
+		u64 faddr = 0, fstride = 0;
+		int fbytes = 0;
+		if (flags & 4) {
+			faddr = ld_relaxed(&rq[9]);
+			fstride = ld_relaxed(&rq[10]);
+			fbytes = (int)ld_relaxed(&rq[11]);
+		}
 		__syncwarp();
 		u64 state = 0, res = 0, word = 0;
 		for (unsigned pass = 0; !state; pass++) {
-			if (agent_eval((const u64 *)words, n, kind, cmp, mode, ord(kind, value), values, status, start, indices, &res, &word) || test)
+			if (agent_eval((const u64 *)words, n, kind, cmp, mode, ord(kind, value), values, status, start, sidx, &res, &word) || test)
 				state = 1;
-			else if ((pass & 15) == 15) {
+			else if ((pass & 255) == 255) { // the abort word is a PCIe read: rarely
 				if (__shfl_sync(FULL, ld_relaxed(&rq[8]), 0) == s0)
 					state = 2;
 				else if (agent_ending(c, leaving))
 					state = 3;
 			}
+		}
+		__syncwarp(); // sidx
+		if (state == 1 && mode == WAIT_SOME) {
+			for (int k = l; k < (int)res; k += 32)
+				indices[k] = sidx[k];
+		}
+		if (state == 1 && fbytes) {
+			const int cnt = mode == WAIT_SOME ? (int)res : mode == WAIT_ANY && res != ~0ull ? 1 : 0;
+			agent_fetch_data(slot + AGENT_FETCH_AT, faddr, fstride, fbytes, mode == WAIT_SOME ? sidx : 0, (int)res, cnt);
 		}
 		if (l == 0) {
 			out[1] = state;

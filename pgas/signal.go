@@ -124,7 +124,31 @@ type WaitSet[T Word] struct {
 	// forever. The calling PE counts as running, and so do PEs of other
 	// processes (only PEs of this process are seen to return).
 	From []int
+	// Fetch, when not nil, also reads data beside the words a WaitAny or
+	// WaitSome (or their Test forms) reports; see WaitFetch.
+	Fetch *WaitFetch
 }
+
+// WaitFetch has a wait read, for the k-th index i it reports (Indices[k]
+// of a some-wait, the index of an any-wait), Bytes bytes at byte offset
+// i·Stride of Data on the calling PE into Into[k·Bytes:(k+1)·Bytes]. They
+// are read after word i was seen to satisfy the condition, so the data of
+// a put-with-signal whose signal is word i is seen whole.
+//
+// It is a symchan extension, not in OpenSHMEM or NVSHMEM: it is what a
+// Get after the wait would read, but where the words and the data are
+// device memory and the waiter is the host, the wait's own report brings
+// it, which saves the Get's round trip across PCIe (a mailbox's message
+// header rides in it).
+type WaitFetch struct {
+	Data   Sym[byte] // on the calling PE
+	Stride int       // bytes from index i's data to index i+1's
+	Bytes  int       // bytes per index: 1 … MaxFetchBytes
+	Into   []byte    // room for Bytes per index reported
+}
+
+// MaxFetchBytes is the most a WaitFetch reads per index.
+const MaxFetchBytes = driver.MaxFetchBytes
 
 // Wait blocks until ws is satisfied in mode: all words (WaitAll), one word
 // (WaitAny: result N is its index), or some words (WaitSome: result N is
@@ -163,6 +187,10 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 	case mode == WaitSome && len(ws.Indices) < n:
 		return WaitResult{}, fmt.Errorf("%w: indices has room for %d of %d words", ErrBadArg, len(ws.Indices), n)
 	}
+	fetch, err := p.waitFetch(mode, n, ws.Fetch)
+	if err != nil {
+		return WaitResult{}, err
+	}
 	for _, q := range ws.From {
 		if err := p.checkPE(q); err != nil {
 			return WaitResult{}, fmt.Errorf("wait's From: %w", err)
@@ -179,7 +207,7 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 	}
 	req := driver.WaitRequest{
 		Mode: driver.WaitMode(mode), Test: test, Kind: kindOf[T](), Off: ws.Ivars.off, N: n,
-		Status: ws.Status, Cmp: driver.Cmp(ws.Cmp), Value: bitsOf(ws.Value), Indices: ws.Indices,
+		Status: ws.Status, Cmp: driver.Cmp(ws.Cmp), Value: bitsOf(ws.Value), Indices: ws.Indices, Fetch: fetch,
 	}
 	if ws.Values != nil {
 		if req.Kind == driver.KindUint64 {
@@ -198,7 +226,6 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 		req.Start = int(cursor.Load() % int64(n))
 	}
 	var dr driver.WaitResult
-	var err error
 	if ws.From != nil && !test {
 		dr, err = p.waitFrom(ctx, req, ws.From)
 	} else {
@@ -208,7 +235,7 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 	if err != nil {
 		return r, p.w.abortErr(ctx, "wait", err)
 	}
-	if ws.Ivars.rec.isFreed() {
+	if ws.Ivars.rec.isFreed() || (ws.Fetch != nil && ws.Fetch.Data.rec.isFreed()) {
 		// Freed while it waited: what it saw may be the next allocation's.
 		return WaitResult{}, fmt.Errorf("%w: wait set at offset %d was freed during the wait", ErrBadSym, ws.Ivars.off)
 	}
@@ -218,6 +245,35 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 		cursor.Store(int64(r.N) + 1)
 	}
 	return r, nil
+}
+
+// waitFetch checks f for a wait of mode over n words and returns it as the
+// driver takes it (nil without f).
+func (p *PE) waitFetch(mode WaitMode, n int, f *WaitFetch) (*driver.Fetch, error) {
+	if f == nil {
+		return nil, nil
+	}
+	if err := p.checkSym(f.Data.rec); err != nil {
+		return nil, fmt.Errorf("wait's Fetch.Data: %w", err)
+	}
+	reports := n // the most indices a some-wait reports
+	switch {
+	case mode == WaitAll:
+		return nil, fmt.Errorf("%w: Fetch is for WaitAny and WaitSome, not WaitAll", ErrBadArg)
+	case mode == WaitAny:
+		reports = min(n, 1)
+	}
+	switch {
+	case f.Bytes < 1 || f.Bytes > MaxFetchBytes:
+		return nil, fmt.Errorf("%w: Fetch.Bytes = %d, want 1 … %d", ErrBadArg, f.Bytes, MaxFetchBytes)
+	case f.Stride < 0:
+		return nil, fmt.Errorf("%w: Fetch.Stride = %d, want ≥ 0", ErrBadArg, f.Stride)
+	case n > 0 && int64(n-1)*int64(f.Stride)+int64(f.Bytes) > int64(f.Data.n):
+		return nil, fmt.Errorf("%w: Fetch reads %d bytes at a stride of %d for %d words, beyond Data's %d", ErrBadArg, f.Bytes, f.Stride, n, f.Data.n)
+	case len(f.Into) < reports*f.Bytes:
+		return nil, fmt.Errorf("%w: Fetch.Into has %d bytes, %d indices × %d bytes may be reported", ErrBadArg, len(f.Into), reports, f.Bytes)
+	}
+	return &driver.Fetch{Off: f.Data.off, Stride: int64(f.Stride), Bytes: f.Bytes, Into: f.Into}, nil
 }
 
 func emptySet(n int, status []int) bool {

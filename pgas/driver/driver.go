@@ -212,6 +212,38 @@ type WaitRequest struct {
 	Start int
 	// Indices receives the satisfied indices of a some-wait (len >= N).
 	Indices []int
+	// Fetch, when not nil, is data a some- or any-wait reads beside the
+	// words it reports.
+	Fetch *Fetch
+}
+
+// Fetch asks a wait to read, for the k-th index i it reports, Bytes bytes
+// at offset Off + i·Stride of the same partition into Into[k·Bytes:], after
+// word i was seen to satisfy the condition (so the data of a
+// put-with-signal that set it is seen whole). Bytes is 1 … MaxFetchBytes.
+type Fetch struct {
+	Off, Stride int64
+	Bytes       int
+	Into        []byte
+}
+
+// MaxFetchBytes is the most a Fetch reads per index.
+const MaxFetchBytes = 64
+
+// Reported calls fn(k, i) for the k-th index i that r, a result of req,
+// reports: Indices[:r.N] of a some-wait, the index of an any-wait that
+// found one; none for an all-wait.
+func Reported(req *WaitRequest, r WaitResult, fn func(k, i int)) {
+	switch req.Mode {
+	case WaitSome:
+		for k, i := range req.Indices[:r.N] {
+			fn(k, i)
+		}
+	case WaitAny:
+		if r.N != NoIndex {
+			fn(0, r.N)
+		}
+	}
 }
 
 // WaitResult is what a wait reports.

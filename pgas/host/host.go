@@ -493,6 +493,18 @@ const (
 )
 
 func (h *hostTransport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req driver.WaitRequest) (driver.WaitResult, error) {
+	r, err := h.wait(ctx, pe, abort, req)
+	if f := req.Fetch; f != nil && err == nil {
+		heap := h.heaps[pe]
+		driver.Reported(&req, r, func(k, i int) {
+			at := f.Off + int64(i)*f.Stride
+			copy(f.Into[k*f.Bytes:(k+1)*f.Bytes], heap[at:at+int64(f.Bytes)])
+		})
+	}
+	return r, err
+}
+
+func (h *hostTransport) wait(ctx context.Context, pe int, abort <-chan struct{}, req driver.WaitRequest) (driver.WaitResult, error) {
 	e := newEvaluator(h.heaps[pe], &req)
 	act, pooled := activeWords(&req)
 	defer releaseActive(act, pooled)

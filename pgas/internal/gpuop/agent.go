@@ -22,11 +22,12 @@ const (
 	ringEntries  = 32
 	entryBytes   = 256
 	laneBytes    = ringEntries*entryBytes + 64
-	slotBytes    = 16384
+	slotBytes    = 16384 + agentWords*driver.MaxFetchBytes
 	slotOut      = 128
 	slotIdx      = 192
 	slotValues   = 4352
 	slotStatus   = 12544
+	slotFetch    = 16384 // a Fetch's bytes, Bytes per index reported
 	agentWords   = 1024
 	scratchBytes = agentWords * 9
 	// Slots is the number of waits the agent runs at once; more go to
@@ -188,13 +189,13 @@ func (a *Agent) Close() error {
 // busy; as Waiter.Wait.
 func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Ptr, req driver.WaitRequest) (driver.WaitResult, error) {
 	if req.N > agentWords {
-		return a.fallback.Wait(ctx, abort, words, req)
+		return a.waitFallback(ctx, abort, words, req)
 	}
 	var k int
 	select {
 	case k = <-a.slots:
 	default:
-		return a.fallback.Wait(ctx, abort, words, req)
+		return a.waitFallback(ctx, abort, words, req)
 	}
 	// The slot goes back once its request is answered; after an error
 	// (a launch that failed, a faulted kernel) it is not used again, as
@@ -215,6 +216,10 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 	}
 	if hasStatus {
 		flags |= 2
+	}
+	if f := req.Fetch; f != nil {
+		flags |= 4
+		rq[9], rq[10], rq[11] = uint64(words)-uint64(req.Off)+uint64(f.Off), uint64(f.Stride), uint64(f.Bytes)
 	}
 	rq[1], rq[2], rq[3], rq[4], rq[5], rq[6] = uint64(words), uint64(req.N), spec(req), req.Value, flags, uint64(req.Start)
 	var cause error
@@ -242,8 +247,32 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 		case 2:
 			return driver.WaitResult{}, cause
 		}
-		return result(req, atomic.LoadUint64(&out[2]), atomic.LoadUint64(&out[3]), slot[slotIdx:]), nil
+		r := result(req, atomic.LoadUint64(&out[2]), atomic.LoadUint64(&out[3]), slot[slotIdx:])
+		if f := req.Fetch; f != nil {
+			driver.Reported(&req, r, func(k, _ int) {
+				copy(f.Into[k*f.Bytes:(k+1)*f.Bytes], slot[slotFetch+k*f.Bytes:])
+			})
+		}
+		return r, nil
 	}
+}
+
+// waitFallback runs req on the fallback Waiter, then reads its Fetch's
+// bytes with copies (the Waiter's kernel has ended: what it saw is
+// visible to them).
+func (a *Agent) waitFallback(ctx context.Context, abort <-chan struct{}, words device.Ptr, req driver.WaitRequest) (driver.WaitResult, error) {
+	r, err := a.fallback.Wait(ctx, abort, words, req)
+	f := req.Fetch
+	if err != nil || f == nil {
+		return r, err
+	}
+	base := words - device.Ptr(req.Off) + device.Ptr(f.Off)
+	driver.Reported(&req, r, func(k, i int) {
+		if err == nil {
+			err = a.ctx.CopyOut(f.Into[k*f.Bytes:(k+1)*f.Bytes], base+device.Ptr(int64(i)*f.Stride))
+		}
+	})
+	return r, err
 }
 
 // entryHash is the hash of a request of sequence seq (words[0] is about to
