@@ -76,6 +76,13 @@ type inbox struct {
 	qhead  int
 	arena  []byte   // payloads of single-slot messages in queue
 	hdr    [64]byte // a slot's header and the start of its payload
+	// Where words are not host memory, the wait also brings each
+	// reported slot's first bytes (header and a small payload), sparing
+	// take a read: fetched holds them in report order, and fetchAt[slot]
+	// is 1 + the slot's place there (0: not fetched).
+	fetch   *pgas.WaitFetch
+	fetched []byte
+	fetchAt []int32
 }
 
 // assembly joins the chunks of one sender's large message.
@@ -149,6 +156,12 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 	in.unpaid = isolated[uint64](n)
 	in.idx = isolated[int](n * k * m.stride)
 	in.ready = isolated[bool](n * k)
+	if m.stride == 1 {
+		b := min(len(in.hdr), m.s)
+		in.fetched = isolated[byte](n * k * b)
+		in.fetchAt = isolated[int32](n * k)
+		in.fetch = &pgas.WaitFetch{Data: m.slots, Stride: m.s, Bytes: b, Into: in.fetched}
+	}
 	in.asm = isolated[assembly](n)
 	in.queue = isolated[Message](n * k)[:0]
 	in.arena = isolated[byte](n * k * len(in.hdr))[:0]
@@ -174,7 +187,8 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 // mailboxFits checks, before anything is allocated, that a mailbox of n
 // PEs × k slots of s bytes can exist: its symmetric size must not
 // overflow, and the receive side's Go memory on every PE (about
-// n·k·(24·stride+104) bytes each, all PEs of this machine together) must
+// n·k·(24·stride+104) bytes each, 68 more with stride 1 for the wait's
+// fetched headers, all PEs of this machine together) must
 // fit mem, the machine's memory (0: unknown). The inputs are the same on
 // every PE of a machine, so all of them fail alike.
 func mailboxFits(n, k, s, stride int, mem int64) error {
@@ -182,7 +196,11 @@ func mailboxFits(n, k, s, stride int, mem int64) error {
 	if hi != 0 || slots > math.MaxInt64/2 {
 		return fmt.Errorf("actors: a mailbox of %d PEs × %d slots × %d bytes overflows; lower Slots or SlotSize", n, k, s)
 	}
-	goBytes := float64(n) * float64(n) * float64(k) * float64(24*stride+104)
+	per := 24*stride + 104
+	if stride == 1 {
+		per += 68
+	}
+	goBytes := float64(n) * float64(n) * float64(k) * float64(per)
 	if mem > 0 && goBytes > float64(mem) {
 		return fmt.Errorf("actors: a mailbox of %d PEs × %d slots needs about %s of Go memory for its receive sides, more than this machine's %s; lower Slots or the PE count",
 			n, k, sysmem.Format(int64(min(goBytes, math.MaxInt64))), sysmem.Format(mem))
@@ -477,7 +495,7 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		var n int
 		var err error
 		if wait && in.open > 0 {
-			ws := pgas.WaitSet[uint64]{Ivars: m.words, Status: in.status, Cmp: signals.GE, Values: in.expect, Indices: in.idx, From: m.senders()}
+			ws := pgas.WaitSet[uint64]{Ivars: m.words, Status: in.status, Cmp: signals.GE, Values: in.expect, Indices: in.idx, From: m.senders(), Fetch: in.fetch}
 			var r pgas.WaitResult
 			r, err = pgas.Wait(ctx, m.pe, pgas.WaitSome, ws)
 			n = r.N
@@ -497,17 +515,27 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		// Where words are not host memory (GPUs) each load is a round
 		// trip: drain takes only the slots the wait reported, rather than
 		// probing the slot after them.
-		for _, i := range in.idx[:n] {
+		fetched := wait && in.open > 0 && in.fetch != nil
+		for k, i := range in.idx[:n] {
 			in.ready[i/m.stride] = true
+			if fetched {
+				in.fetchAt[i] = int32(k + 1)
+			}
 		}
 		for _, i := range in.idx[:n] {
 			if err := m.drain(i / m.stride / m.k); err != nil {
 				clear(in.ready)
+				if in.fetchAt != nil {
+					clear(in.fetchAt)
+				}
 				return false, err
 			}
 		}
 		for _, i := range in.idx[:n] {
 			in.ready[i/m.stride] = false
+			if fetched {
+				in.fetchAt[i] = 0
+			}
 		}
 	}
 }
@@ -620,6 +648,10 @@ func (m *Mailbox) take(snd, si int) (header, error) {
 	if m.stride > 1 {
 		wi := si * m.stride
 		head = wordBytes(m.localWords[wi+1 : wi+m.stride])
+	} else if k := int(in.fetchAt[si]); k > 0 {
+		b := in.fetch.Bytes
+		head = in.fetched[(k-1)*b : k*b] // brought by the wait
+		in.fetchAt[si] = 0
 	} else {
 		// One read covers the header and a small payload.
 		head = in.hdr[:min(len(in.hdr), m.s)]
