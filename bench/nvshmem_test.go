@@ -70,15 +70,18 @@ func BenchmarkNVSHMEMPut(b *testing.B) {
 // pingpong_host_blocking (putmem_signal_on_stream, then
 // signal_wait_until_on_stream and a stream synchronisation each step).
 func BenchmarkNVSHMEMPingPong(b *testing.B) {
-	var result float64
+	var half latencies
 	nvshmemWorld(b, 16<<20, func(ctx context.Context, pe *pgas.PE) error {
-		half, err := putSignalPingPong(ctx, pe)
+		l, err := putSignalPingPong(ctx, pe)
 		if pe.ID() == 0 {
-			result = half
+			half = l
 		}
 		return err
 	})
-	if result > 0 {
-		reportImpl(b, "symchan", result*1e3, result, "us/half-RT")
+	if len(half) > 0 {
+		b.Run("impl=symchan", func(b *testing.B) {
+			half.report(b, "us/half-RT")
+			b.ReportMetric(half.at(0.5)*1e3, "ns/op")
+		})
 	}
 }

@@ -6,7 +6,8 @@
 # benchstat) and Jacobi's as "anchor <name> <size> <value> <unit>" lines.
 # Binaries go to $ANCHOR_BUILD (default /tmp/symchan-anchors).
 #
-#   scripts/anchors.sh [bench|jacobi|all] [jacobi args: nx ny niter]
+#   scripts/anchors.sh [bench|jacobi|floor|all] [jacobi args: nx ny niter]
+#   (floor: the host↔GPU round trips of floor.cu, plain CUDA)
 #   (ANCHOR_KERNELS: the Jacobi sweep kernels to run, default "vec4 scalar")
 set -euo pipefail
 cd "$(dirname "$0")/../bench/anchors"
@@ -27,6 +28,9 @@ for prog in nvshmem_bench nvshmem_jacobi; do
 			-L"$build/lib" -lnvshmem_host -L"$nvh/lib" -lnvshmem_device -L/usr/local/cuda/lib64/stubs -lcuda
 	fi
 done
+if [ ! -x "$build/floor" ] || [ floor.cu -nt "$build/floor" ]; then
+	nvcc -O3 -std=c++17 -arch=sm_90 floor.cu -o "$build/floor"
+fi
 ngpu=$(nvidia-smi -L | wc -l)
 run() {
 	local np=$1
@@ -36,6 +40,9 @@ run() {
 		--mca btl_vader_single_copy_mechanism none -x NVSHMEM_DISABLE_NVLS -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH \
 		-x NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME -x NVSHMEM_REMOTE_TRANSPORT "$@"
 }
+if [ "$what" = floor ] || [ "$what" = all ]; then
+	"$build/floor"
+fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
 	# 2 PEs: on a machine of one GPU they share it (not an NVLink figure).
 	run 2 "$build/nvshmem_bench"

@@ -26,6 +26,13 @@
 #                            # call of the kernel
 #   .gpu/gpu-run.sh load     # examples/service under vegeta on cuda beside
 #                            # the worker-pool anchor (LOAD_DURATION per rate)
+#   .gpu/gpu-run.sh latency  # the latency issue on the GPUs at hand: the
+#                            # floor anchor, the hop's stages, the messaging
+#                            # benchmarks and the ring before (old/) and
+#                            # after, alternating, two rounds
+#   .gpu/gpu-run.sh latency-suites  # the wait and actors suites on cuda
+#                            # (PEs sharing the GPU when there is one) and
+#                            # under nvshmem
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
@@ -116,6 +123,41 @@ fi
 if [ "$what" = load ]; then
 	step service-load-cuda 590 ./bench.test -test.run '^$' -test.bench ServiceLoad -test.benchtime 1x -test.v -test.timeout 0 \
 		-load.duration "${LOAD_DURATION:-20s}" -load.start "${LOAD_START:-1000}" -service.backend cuda -service.pes "$ngpu"
+fi
+if [ "$what" = latency ] || [ "$what" = latency-suites ]; then
+	# One GPU: two PEs share it (cuda) and two processes share it (nvshmem).
+	np=$((ngpu < 2 ? 2 : ngpu))
+	share=(SYMCHAN_TEST_BACKEND=cuda)
+	[ "$ngpu" -lt 2 ] && share+=(SYMCHAN_CUDA_SHARE_GPUS=1)
+fi
+if [ "$what" = latency ]; then
+	[ -d "$repo/bench/anchors" ] && step floor 60 "$repo/scripts/anchors.sh" floor
+	step gpuop 60 ./gpuop.test -test.v -test.count=1
+	step pgas-cuda 90 ./cuda.test -test.v -test.count=1
+	step hop-stages 90 env "${share[@]}" ./bench.test -test.run '^$' -test.bench GPUHopStages -test.benchtime 1x
+	for round in 1 2; do
+		for v in old new; do
+			d=. ptx=()
+			# old/ runs the PTX it embeds, not the one made from these sources.
+			[ "$v" = old ] && d=old ptx=(-u SYMCHAN_PTX)
+			[ -d old ] || [ "$v" = new ] || continue
+			step "lat-$v-$round-gpu" 120 env "${ptx[@]}" "${share[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPU(HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
+			step "lat-$v-$round-ring" 120 env "${ptx[@]}" "${share[@]}" "$d/ring" -backend cuda -pes "$np" -size 8,4K,1M,64M -laps 50
+		done
+	done
+	echo
+	echo "latency figures:"
+	for f in /tmp/symchan-lat-*.log /tmp/symchan-hop-stages.log /tmp/symchan-floor.log; do
+		[ -f "$f" ] || continue
+		n=$(basename "$f" .log)
+		grep -hE "^(\[PE [0-9]+\] )?(Benchmark|ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s )" "$f" | sed "s/^/${n#symchan-} /"
+	done
+fi
+if [ "$what" = latency-suites ]; then
+	# (-test.run splits its pattern at each slash, level by level.)
+	step lat-suites-cuda-waits 60 env "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/PGAS/(Wait|PutSignal)' -test.timeout=55s
+	step lat-suites-cuda-actors 330 env "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/Actors' -test.timeout=320s
+	step lat-suites-nvshmem 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/(PGAS|Actors)/(Wait|PutSignal|Chan|Future|Mailbox|Actors|Send|TrySend)' -test.timeout=110s
 fi
 if [ "$what" = compare ] && [ -d old ]; then
 	# One GPU: two PEs share it (cuda) and two processes share it (nvshmem).
