@@ -248,32 +248,32 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 }
 
 // waitFetch checks f for a wait of mode over n words and returns it as the
-// driver takes it (nil without f).
-func (p *PE) waitFetch(mode WaitMode, n int, f *WaitFetch) (*driver.Fetch, error) {
+// driver takes it (zero without f).
+func (p *PE) waitFetch(mode WaitMode, n int, f *WaitFetch) (driver.Fetch, error) {
 	if f == nil {
-		return nil, nil
+		return driver.Fetch{}, nil
 	}
 	if err := p.checkSym(f.Data.rec); err != nil {
-		return nil, fmt.Errorf("wait's Fetch.Data: %w", err)
+		return driver.Fetch{}, fmt.Errorf("wait's Fetch.Data: %w", err)
 	}
 	reports := n // the most indices a some-wait reports
 	switch {
 	case mode == WaitAll:
-		return nil, fmt.Errorf("%w: Fetch is for WaitAny and WaitSome, not WaitAll", ErrBadArg)
+		return driver.Fetch{}, fmt.Errorf("%w: Fetch is for WaitAny and WaitSome, not WaitAll", ErrBadArg)
 	case mode == WaitAny:
 		reports = min(n, 1)
 	}
 	switch {
 	case f.Bytes < 1 || f.Bytes > MaxFetchBytes:
-		return nil, fmt.Errorf("%w: Fetch.Bytes = %d, want 1 … %d", ErrBadArg, f.Bytes, MaxFetchBytes)
+		return driver.Fetch{}, fmt.Errorf("%w: Fetch.Bytes = %d, want 1 … %d", ErrBadArg, f.Bytes, MaxFetchBytes)
 	case f.Stride < 0:
-		return nil, fmt.Errorf("%w: Fetch.Stride = %d, want ≥ 0", ErrBadArg, f.Stride)
+		return driver.Fetch{}, fmt.Errorf("%w: Fetch.Stride = %d, want ≥ 0", ErrBadArg, f.Stride)
 	case n > 0 && int64(n-1)*int64(f.Stride)+int64(f.Bytes) > int64(f.Data.n):
-		return nil, fmt.Errorf("%w: Fetch reads %d bytes at a stride of %d for %d words, beyond Data's %d", ErrBadArg, f.Bytes, f.Stride, n, f.Data.n)
+		return driver.Fetch{}, fmt.Errorf("%w: Fetch reads %d bytes at a stride of %d for %d words, beyond Data's %d", ErrBadArg, f.Bytes, f.Stride, n, f.Data.n)
 	case len(f.Into) < reports*f.Bytes:
-		return nil, fmt.Errorf("%w: Fetch.Into has %d bytes, %d indices × %d bytes may be reported", ErrBadArg, len(f.Into), reports, f.Bytes)
+		return driver.Fetch{}, fmt.Errorf("%w: Fetch.Into has %d bytes, %d indices × %d bytes may be reported", ErrBadArg, len(f.Into), reports, f.Bytes)
 	}
-	return &driver.Fetch{Off: f.Data.off, Stride: int64(f.Stride), Bytes: f.Bytes, Into: f.Into}, nil
+	return driver.Fetch{Off: f.Data.off, Stride: int64(f.Stride), Bytes: f.Bytes, Into: f.Into}, nil
 }
 
 func emptySet(n int, status []int) bool {

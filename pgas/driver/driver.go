@@ -212,9 +212,9 @@ type WaitRequest struct {
 	Start int
 	// Indices receives the satisfied indices of a some-wait (len >= N).
 	Indices []int
-	// Fetch, when not nil, is data a some- or any-wait reads beside the
-	// words it reports.
-	Fetch *Fetch
+	// Fetch, when its Bytes is not 0, is data a some- or any-wait reads
+	// beside the words it reports.
+	Fetch Fetch
 }
 
 // Fetch asks a wait to read, for the k-th index i it reports, Bytes bytes

@@ -494,7 +494,7 @@ const (
 
 func (h *hostTransport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req driver.WaitRequest) (driver.WaitResult, error) {
 	r, err := h.wait(ctx, pe, abort, req)
-	if f := req.Fetch; f != nil && err == nil {
+	if f := req.Fetch; f.Bytes > 0 && err == nil {
 		heap := h.heaps[pe]
 		driver.Reported(&req, r, func(k, i int) {
 			at := f.Off + int64(i)*f.Stride

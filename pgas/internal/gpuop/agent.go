@@ -217,7 +217,7 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 	if hasStatus {
 		flags |= 2
 	}
-	if f := req.Fetch; f != nil {
+	if f := req.Fetch; f.Bytes > 0 {
 		flags |= 4
 		rq[9], rq[10], rq[11] = uint64(words)-uint64(req.Off)+uint64(f.Off), uint64(f.Stride), uint64(f.Bytes)
 	}
@@ -248,7 +248,7 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 			return driver.WaitResult{}, cause
 		}
 		r := result(req, atomic.LoadUint64(&out[2]), atomic.LoadUint64(&out[3]), slot[slotIdx:])
-		if f := req.Fetch; f != nil {
+		if f := req.Fetch; f.Bytes > 0 {
 			driver.Reported(&req, r, func(k, _ int) {
 				copy(f.Into[k*f.Bytes:(k+1)*f.Bytes], slot[slotFetch+k*f.Bytes:])
 			})
@@ -263,7 +263,7 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 func (a *Agent) waitFallback(ctx context.Context, abort <-chan struct{}, words device.Ptr, req driver.WaitRequest) (driver.WaitResult, error) {
 	r, err := a.fallback.Wait(ctx, abort, words, req)
 	f := req.Fetch
-	if err != nil || f == nil {
+	if err != nil || f.Bytes == 0 {
 		return r, err
 	}
 	base := words - device.Ptr(req.Off) + device.Ptr(f.Off)
