@@ -68,21 +68,22 @@ type inbox struct {
 	status []int    // stride lineWords: the wait's mask, leaving out the words that are not slot words
 	unpaid []uint64 // per sender: slots freed but not yet credited
 	idx    []int
-	ready  []bool // per slot, on backends without host-visible words: the last wait reported it
-	open   int    // senders that have not closed
-	from   []int  // the senders a blocking wait waits for (open ones; itself if it sends to itself)
-	asm    []assembly
-	queue  []Message // ready messages, taken in order
-	qhead  int
-	arena  []byte   // payloads of single-slot messages in queue
-	hdr    [64]byte // a slot's header and the start of its payload
+	// ready is per slot, where words are not host memory: 0 unless the
+	// last wait reported the slot; then 1 + its place in fetched when
+	// the wait fetched its first bytes, else -1.
+	ready []int32
+	open  int   // senders that have not closed
+	from  []int // the senders a blocking wait waits for (open ones; itself if it sends to itself)
+	asm   []assembly
+	queue []Message // ready messages, taken in order
+	qhead int
+	arena []byte   // payloads of single-slot messages in queue
+	hdr   [64]byte // a slot's header and the start of its payload
 	// Where words are not host memory, the wait also brings each
-	// reported slot's first bytes (header and a small payload), sparing
-	// take a read: fetched holds them in report order, and fetchAt[slot]
-	// is 1 + the slot's place there (0: not fetched).
+	// reported slot's first bytes (header and a small payload), in
+	// report order, sparing take a read.
 	fetch   *pgas.WaitFetch
 	fetched []byte
-	fetchAt []int32
 }
 
 // assembly joins the chunks of one sender's large message.
@@ -155,11 +156,10 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 	in.expect = isolated[uint64](n * k * m.stride)
 	in.unpaid = isolated[uint64](n)
 	in.idx = isolated[int](n * k * m.stride)
-	in.ready = isolated[bool](n * k)
+	in.ready = isolated[int32](n * k)
 	if m.stride == 1 {
 		b := min(len(in.hdr), m.s)
 		in.fetched = isolated[byte](n * k * b)
-		in.fetchAt = isolated[int32](n * k)
 		in.fetch = &pgas.WaitFetch{Data: m.slots, Stride: m.s, Bytes: b, Into: in.fetched}
 	}
 	in.asm = isolated[assembly](n)
@@ -187,7 +187,7 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 // mailboxFits checks, before anything is allocated, that a mailbox of n
 // PEs × k slots of s bytes can exist: its symmetric size must not
 // overflow, and the receive side's Go memory on every PE (about
-// n·k·(24·stride+104) bytes each, 68 more with stride 1 for the wait's
+// n·k·(24·stride+107) bytes each, 64 more with stride 1 for the wait's
 // fetched headers, all PEs of this machine together) must
 // fit mem, the machine's memory (0: unknown). The inputs are the same on
 // every PE of a machine, so all of them fail alike.
@@ -196,9 +196,9 @@ func mailboxFits(n, k, s, stride int, mem int64) error {
 	if hi != 0 || slots > math.MaxInt64/2 {
 		return fmt.Errorf("actors: a mailbox of %d PEs × %d slots × %d bytes overflows; lower Slots or SlotSize", n, k, s)
 	}
-	per := 24*stride + 104
+	per := 24*stride + 107
 	if stride == 1 {
-		per += 68
+		per += 64
 	}
 	goBytes := float64(n) * float64(n) * float64(k) * float64(per)
 	if mem > 0 && goBytes > float64(mem) {
@@ -517,25 +517,19 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		// probing the slot after them.
 		fetched := wait && in.open > 0 && in.fetch != nil
 		for k, i := range in.idx[:n] {
-			in.ready[i/m.stride] = true
+			in.ready[i/m.stride] = -1
 			if fetched {
-				in.fetchAt[i] = int32(k + 1)
+				in.ready[i/m.stride] = int32(k + 1)
 			}
 		}
 		for _, i := range in.idx[:n] {
 			if err := m.drain(i / m.stride / m.k); err != nil {
 				clear(in.ready)
-				if in.fetchAt != nil {
-					clear(in.fetchAt)
-				}
 				return false, err
 			}
 		}
 		for _, i := range in.idx[:n] {
-			in.ready[i/m.stride] = false
-			if fetched {
-				in.fetchAt[i] = 0
-			}
+			in.ready[i/m.stride] = 0
 		}
 	}
 }
@@ -607,20 +601,21 @@ func (m *Mailbox) drain(snd int) error {
 		if in.expect[wi] != seq {
 			break // closed
 		}
+		var place int32
 		if m.localWords == nil {
 			// Each load is a round trip here: a slot the wait reported
 			// holds a word ≥ seq, which is seq, since the sender reuses
 			// the slot only once this receiver has credited it.
-			if !in.ready[si] {
+			if place = in.ready[si]; place == 0 {
 				break // not reported ready: the next wait will tell
 			}
-			in.ready[si] = false // for seq only: the ring comes round to si again
+			in.ready[si] = 0 // for seq only: the ring comes round to si again
 		} else if w := atomic.LoadUint64(&m.localWords[wi]); w < seq {
 			break
 		} else if w != seq {
 			return fmt.Errorf("%w: slot of PE %d holds sequence %d, expected %d", ErrProtocol, snd, w, seq)
 		}
-		h, err := m.take(snd, si)
+		h, err := m.take(snd, si, place)
 		if err != nil {
 			return err
 		}
@@ -641,17 +636,17 @@ func (m *Mailbox) drain(snd int) error {
 	return nil
 }
 
-// take reads slot si of sender snd and acts on it.
-func (m *Mailbox) take(snd, si int) (header, error) {
+// take reads slot si of sender snd and acts on it; place is the slot's
+// ready entry (1 + where the wait fetched its first bytes, when > 0).
+func (m *Mailbox) take(snd, si int, place int32) (header, error) {
 	in := &m.in
 	var head []byte // the header and the start of the payload
 	if m.stride > 1 {
 		wi := si * m.stride
 		head = wordBytes(m.localWords[wi+1 : wi+m.stride])
-	} else if k := int(in.fetchAt[si]); k > 0 {
+	} else if place > 0 {
 		b := in.fetch.Bytes
-		head = in.fetched[(k-1)*b : k*b] // brought by the wait
-		in.fetchAt[si] = 0
+		head = in.fetched[int(place-1)*b : int(place)*b] // brought by the wait
 	} else {
 		// One read covers the header and a small payload.
 		head = in.hdr[:min(len(in.hdr), m.s)]
