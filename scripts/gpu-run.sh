@@ -74,6 +74,13 @@ suites() {
 	shift 2
 	step "$name" "$limit" env "$@" ./tests.test -test.v -test.count=1 -test.short -test.timeout=$((limit - 10))s
 }
+# version V sets d, the folder of V's binaries (old: old/, built from an
+# earlier commit; new: these), and ptx, env's arguments for them: old/
+# runs the PTX it embeds, not the one made from these sources.
+version() {
+	d=. ptx=()
+	if [ "$1" = old ]; then d=old ptx=(-u SYMCHAN_PTX); fi
+}
 # One process per GPU under symrun; NVSHMEM over NVLink only.
 export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none
 # Under mpirun every rank needs the job's rendezvous secret (symrun makes its own).
@@ -137,10 +144,8 @@ if [ "$what" = latency ]; then
 	step hop-stages 90 env "${share[@]}" ./bench.test -test.run '^$' -test.bench GPUHopStages -test.benchtime 1x
 	for round in 1 2; do
 		for v in old new; do
-			d=. ptx=()
-			# old/ runs the PTX it embeds, not the one made from these sources.
-			[ "$v" = old ] && d=old ptx=(-u SYMCHAN_PTX)
 			[ -d old ] || [ "$v" = new ] || continue
+			version "$v"
 			step "lat-$v-$round-gpu" 120 env "${ptx[@]}" "${share[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPU(HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
 			step "lat-$v-$round-ring" 120 env "${ptx[@]}" "${share[@]}" "$d/ring" -backend cuda -pes "$np" -size 8,4K,1M,64M -laps 50
 		done
@@ -165,13 +170,12 @@ if [ "$what" = compare ] && [ -d old ]; then
 	[ "$ngpu" -lt 2 ] && export SYMCHAN_CUDA_SHARE_GPUS=1
 	for round in 1 2 3; do
 		for v in old new; do
-			d=.
-			[ "$v" = old ] && d=old
-			step "cmp-$v-$round-gpu" 120 "$d/bench.test" -test.run '^$' -test.bench 'GPU(HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
-			step "cmp-$v-$round-ring" 120 "$d/ring" -backend cuda -pes "$np" -size 8,4K,1M,64M -laps 50
-			step "cmp-$v-$round-jacobi" 120 "$d/jacobi" -backend cuda
-			[ "$round" = 1 ] && step "cmp-$v-$round-nvshmem" 120 ./symrun -n "$np" "$d/bench.test" -test.run '^$' -test.bench NVSHMEM -test.benchtime 1x
-			[ "$round" = 1 ] && step "cmp-$v-$round-put" 200 "$d/bench.test" -test.run '^$' -test.bench 'GPUPut' -test.benchtime 1x
+			version "$v"
+			step "cmp-$v-$round-gpu" 120 env "${ptx[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPU(HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
+			step "cmp-$v-$round-ring" 120 env "${ptx[@]}" "$d/ring" -backend cuda -pes "$np" -size 8,4K,1M,64M -laps 50
+			step "cmp-$v-$round-jacobi" 120 env "${ptx[@]}" "$d/jacobi" -backend cuda
+			[ "$round" = 1 ] && step "cmp-$v-$round-nvshmem" 120 env "${ptx[@]}" ./symrun -n "$np" "$d/bench.test" -test.run '^$' -test.bench NVSHMEM -test.benchtime 1x
+			[ "$round" = 1 ] && step "cmp-$v-$round-put" 200 env "${ptx[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPUPut' -test.benchtime 1x
 		done
 	done
 	echo
