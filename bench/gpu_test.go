@@ -286,10 +286,7 @@ func BenchmarkGPUHostPingPong(b *testing.B) {
 		}
 		return err
 	})
-	b.Run("impl=symchan", func(b *testing.B) {
-		half.report(b, "us/half-RT")
-		b.ReportMetric(half.at(0.5)*1e3, "ns/op")
-	})
+	half.reportImpl(b, "symchan", "us/half-RT")
 }
 
 // symPair allocates two zeroed symmetric byte buffers of size bytes.
@@ -371,6 +368,15 @@ func (l latencies) report(b *testing.B, unit string) {
 	b.ReportMetric(l.at(0.5), unit)
 	b.ReportMetric(l.at(0.99), unit+"-p99")
 	b.ReportMetric(l.at(0.999), unit+"-p99.9")
+}
+
+// reportImpl reports l as the sub-benchmark b/impl=name, its median also
+// as ns/op, beside the anchors' impl= lines (see reportImpl).
+func (l latencies) reportImpl(b *testing.B, impl, unit string) {
+	b.Run("impl="+impl, func(b *testing.B) {
+		l.report(b, unit)
+		b.ReportMetric(l.at(0.5)*1e3, "ns/op")
+	})
 }
 
 // BenchmarkGPUChanRoundTrip: Chan[uint64] send → recv → send back between

@@ -79,9 +79,6 @@ func BenchmarkNVSHMEMPingPong(b *testing.B) {
 		return err
 	})
 	if len(half) > 0 {
-		b.Run("impl=symchan", func(b *testing.B) {
-			half.report(b, "us/half-RT")
-			b.ReportMetric(half.at(0.5)*1e3, "ns/op")
-		})
+		half.reportImpl(b, "symchan", "us/half-RT")
 	}
 }

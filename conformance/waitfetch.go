@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/symchan/symchan/pgas"
@@ -49,14 +50,16 @@ func testWaitFetch(t *testing.T) {
 			}
 			into := make([]byte, words*sh.bytes)
 			idx := make([]int, words)
-			status := make([]int, words)
+			mask := make([]int, words) // the words sent this round
 			left := 0
 			for i := range words {
-				if status[i] = 1; sent(i) {
-					status[i] = 0
+				if mask[i] = 1; sent(i) {
+					mask[i] = 0
 					left++
 				}
 			}
+			status := slices.Clone(mask) // and not yet reported
+			nsent := left
 			f := &pgas.WaitFetch{Data: data, Stride: sh.stride, Bytes: sh.bytes, Into: into}
 			for left > 0 {
 				ws := pgas.WaitSet[uint64]{Ivars: w, Status: status, Cmp: signals.GE, Value: uint64(r), Indices: idx, Fetch: f}
@@ -83,16 +86,13 @@ func testWaitFetch(t *testing.T) {
 				}
 			}
 			// Test forms fetch too: every sent word is set now.
-			for i := range words {
-				status[i] = 1
-				if sent(i) {
-					status[i] = 0
-				}
-			}
 			clear(into)
-			res, err := pgas.Test(pe, pgas.WaitSome, pgas.WaitSet[uint64]{Ivars: w, Status: status, Cmp: signals.GE, Value: uint64(r), Indices: idx, Fetch: f})
+			res, err := pgas.Test(pe, pgas.WaitSome, pgas.WaitSet[uint64]{Ivars: w, Status: mask, Cmp: signals.GE, Value: uint64(r), Indices: idx, Fetch: f})
 			if err != nil {
 				return err
+			}
+			if res.N != nsent {
+				return fmt.Errorf("round %d: Test reported %d words, %d were sent", r, res.N, nsent)
 			}
 			for k, i := range idx[:res.N] {
 				if !bytes.Equal(into[k*sh.bytes:(k+1)*sh.bytes], fetchPattern(r, i, sh.bytes)) {
