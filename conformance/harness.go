@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,4 +83,9 @@ func check(err error) {
 	if err != nil {
 		panic(err)
 	}
+}
+
+// contains reports whether err's text holds text.
+func contains(err error, text string) bool {
+	return err != nil && strings.Contains(err.Error(), text)
 }

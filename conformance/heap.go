@@ -330,3 +330,59 @@ func testPutRacingFree(t *testing.T) {
 		return nil
 	})
 }
+
+// Realloc keeps each PE's contents (its own, not PE 0's) up to the smaller
+// size, on growth and shrinkage, frees the old allocation, and follows the
+// spec at the edges: a zero Sym allocates, size 0 frees.
+func testRealloc(t *testing.T) {
+	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+		me := pe.ID()
+		s := must(pgas.Alloc[uint16](ctx, pe, 10))
+		check(pgas.Put(pe, s, seq(10, func(i int) uint16 { return uint16(me*100 + i) }), me))
+		check(pe.Barrier(ctx))
+		grown := must(pgas.Realloc(ctx, pe, s, 1000))
+		if grown.Len() != 1000 || s.Valid() {
+			return fmt.Errorf("grown: %v, old still valid: %v", grown, s.Valid())
+		}
+		// Another PE's copy, read right after Realloc returned.
+		other := (me + 1) % pe.NumPEs()
+		got := make([]uint16, 10)
+		check(pgas.Get(pe, got, grown, other))
+		for i, v := range got {
+			if v != uint16(other*100+i) {
+				return fmt.Errorf("PE %d's grown copy [%d] = %d", other, i, v)
+			}
+		}
+		shrunk := must(pgas.Realloc(ctx, pe, grown, 4))
+		check(pgas.Get(pe, got[:4], shrunk, me))
+		for i, v := range got[:4] {
+			if v != uint16(me*100+i) {
+				return fmt.Errorf("shrunk [%d] = %d", i, v)
+			}
+		}
+		if _, err := pgas.Realloc(ctx, pe, grown, 8); !errors.Is(err, pgas.ErrBadSym) {
+			return fmt.Errorf("Realloc of a freed Sym: %v", err)
+		}
+		if _, err := pgas.Realloc(ctx, pe, shrunk, -1); !errors.Is(err, pgas.ErrBadSize) {
+			return fmt.Errorf("Realloc to -1: %v", err)
+		}
+		if _, err := pgas.Realloc(ctx, pe, shrunk.Slice(1, 3), 8); !errors.Is(err, pgas.ErrBadArg) {
+			return fmt.Errorf("Realloc of a Slice: %v", err)
+		}
+		if _, err := pgas.Realloc(ctx, pe, shrunk, 1<<40); !errors.Is(err, pgas.ErrHeapExhausted) {
+			return fmt.Errorf("Realloc past the heap: %v", err)
+		}
+		// Different sizes on different PEs: a mismatch for all, s kept.
+		if _, err := pgas.Realloc(ctx, pe, shrunk, 5+me); !errors.Is(err, pgas.ErrCollectiveMismatch) || !shrunk.Valid() {
+			return fmt.Errorf("mismatched Realloc: %v (old valid: %v)", err, shrunk.Valid())
+		}
+		fresh := must(pgas.Realloc(ctx, pe, pgas.Sym[int32]{}, 3))
+		if fresh.Len() != 3 {
+			return fmt.Errorf("Realloc of the zero Sym: %v", fresh)
+		}
+		if z, err := pgas.Realloc(ctx, pe, fresh, 0); err != nil || z.Valid() || fresh.Valid() {
+			return fmt.Errorf("Realloc to 0: %v, %v", z, err)
+		}
+		return pgas.Free(ctx, pe, shrunk)
+	})
+}

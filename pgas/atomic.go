@@ -13,6 +13,35 @@ type Word interface {
 	~int32 | ~uint32 | ~int64 | ~uint64
 }
 
+// Extended is a type AtomicFetch, AtomicSet and AtomicSwap (and their NBI
+// forms) operate on: the standard AMO types of Word and the spec's extended
+// AMO types float and double (float32, float64). The spec has no
+// compare-swap or arithmetic on floating-point words, nor has symchan.
+type Extended interface {
+	Word | ~float32 | ~float64
+}
+
+// extendedOp performs op, one that moves bits without interpreting them
+// (fetch, set, swap), on a word of type T.
+func extendedOp[T Extended](p *PE, s Sym[T], pe int, op driver.AtomicOp, operand T) (T, error) {
+	if err := p.checkRMA(s.rec, pe); err != nil {
+		return 0, err
+	}
+	if s.n < 1 {
+		return 0, fmt.Errorf("%w: atomic on an empty Sym", ErrBadSize)
+	}
+	if err := s.rec.hold(); err != nil {
+		return 0, err
+	}
+	k := driver.KindUint64
+	if sizeOf[T]() == 4 {
+		k = driver.KindUint32
+	}
+	old, err := p.w.tr.Atomic(p.id, pe, s.off, k, op, toBits(operand), 0)
+	s.rec.release()
+	return fromBits[T](old), err
+}
+
 // kindOf is the word kind of T.
 func kindOf[T Word]() driver.Kind {
 	var z T
@@ -47,19 +76,19 @@ func atomicOp[T Word](p *PE, s Sym[T], pe int, op driver.AtomicOp, operand, cond
 }
 
 // AtomicFetch atomically loads s's first element on PE pe.
-func AtomicFetch[T Word](p *PE, s Sym[T], pe int) (T, error) {
-	return atomicOp(p, s, pe, driver.OpFetch, 0, 0)
+func AtomicFetch[T Extended](p *PE, s Sym[T], pe int) (T, error) {
+	return extendedOp(p, s, pe, driver.OpFetch, 0)
 }
 
 // AtomicSet atomically stores v.
-func AtomicSet[T Word](p *PE, s Sym[T], v T, pe int) error {
-	_, err := atomicOp(p, s, pe, driver.OpSet, v, 0)
+func AtomicSet[T Extended](p *PE, s Sym[T], v T, pe int) error {
+	_, err := extendedOp(p, s, pe, driver.OpSet, v)
 	return err
 }
 
 // AtomicSwap atomically stores v and returns the previous value.
-func AtomicSwap[T Word](p *PE, s Sym[T], v T, pe int) (T, error) {
-	return atomicOp(p, s, pe, driver.OpSwap, v, 0)
+func AtomicSwap[T Extended](p *PE, s Sym[T], v T, pe int) (T, error) {
+	return extendedOp(p, s, pe, driver.OpSwap, v)
 }
 
 // AtomicCompareSwap stores v if the word equals cond, and returns the

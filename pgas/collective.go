@@ -121,17 +121,49 @@ func isFloat[T Number]() bool {
 // dst and src may be the same Sym. Members combine in rank order, so every
 // member gets the same bits.
 func ReduceAll[T Number](ctx context.Context, t *Team, op ReduceOp, dst, src Sym[T], n int) error {
-	if err := t.check(); err != nil {
-		return err
-	}
-	bad := firstErr(t.checkSyms(dst.rec, src.rec), needLen("reduce dst", dst.n, n), needLen("reduce src", src.n, n))
+	var bad error
 	switch {
-	case bad != nil:
 	case op < Sum || op > Xor:
 		bad = fmt.Errorf("%w: reduction %v", ErrBadArg, op)
 	case op >= And && isFloat[T]():
 		bad = fmt.Errorf("%w: %v reduction of a floating-point type", ErrBadArg, op)
 	}
+	return reduceAll(ctx, t, dst, src, n, bad, func(acc, v []T) { combine(op, acc, v) })
+}
+
+// Complex is an element type of ReduceAllComplex.
+type Complex interface {
+	~complex64 | ~complex128
+}
+
+// ReduceAllComplex is ReduceAll for complex numbers (the spec's complexf
+// and complexd reductions), with Sum or Prod, the only operators the spec
+// defines on them. It is a function of its own because Go's Min and Max do
+// not apply to complex types.
+func ReduceAllComplex[T Complex](ctx context.Context, t *Team, op ReduceOp, dst, src Sym[T], n int) error {
+	var bad error
+	if op != Sum && op != Prod {
+		bad = fmt.Errorf("%w: %v reduction of a complex type (Sum and Prod only)", ErrBadArg, op)
+	}
+	return reduceAll(ctx, t, dst, src, n, bad, func(acc, v []T) {
+		for i := range acc {
+			if op == Sum {
+				acc[i] += v[i]
+			} else {
+				acc[i] *= v[i]
+			}
+		}
+	})
+}
+
+// reduceAll runs a to-all reduction that folds each member's src into an
+// accumulator with combine, in rank order; bad is the caller's argument
+// error, if any.
+func reduceAll[T any](ctx context.Context, t *Team, dst, src Sym[T], n int, bad error, combine func(acc, v []T)) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	bad = firstErr(t.checkSyms(dst.rec, src.rec), needLen("reduce dst", dst.n, n), needLen("reduce src", src.n, n), bad)
 	p := t.pe
 	if err := t.barrier(ctx, syncReduce, bad); err != nil {
 		return err
@@ -145,7 +177,7 @@ func ReduceAll[T Number](ctx context.Context, t *Team, op ReduceOp, dst, src Sym
 			copy(acc, buf)
 			continue
 		}
-		combine(op, acc, buf)
+		combine(acc, buf)
 	}
 	// Everyone has read every src before anyone overwrites its dst (they
 	// may be the same memory).
@@ -256,7 +288,7 @@ func exchange[T any](ctx context.Context, t *Team, kind syncKind, dst, src Sym[T
 	if bad == nil {
 		bad = firstErr(needLen(what+" dst", dst.n, n*size), needLen(what+" src", src.n, srcNeed))
 	}
-	if bad == nil && dst.rec == src.rec && dst.off < src.off+src.Bytes() && src.off < dst.off+dst.Bytes() {
+	if bad == nil && overlaps(dst, src) {
 		bad = fmt.Errorf("%w: %s dst and src overlap", ErrBadArg, what)
 	}
 	p := t.pe

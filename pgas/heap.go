@@ -201,8 +201,9 @@ func AllocAligned[T any](ctx context.Context, p *PE, n int, align int) (Sym[T], 
 }
 
 const (
-	opAlloc = 1
-	opFree  = 2
+	opAlloc   = 1
+	opFree    = 2
+	opRealloc = 3
 )
 
 func alloc[T any](ctx context.Context, p *PE, n int, align int64, zero bool) (Sym[T], error) {
@@ -296,6 +297,75 @@ func Free[T any](ctx context.Context, p *PE, s Sym[T]) error {
 	return nil
 }
 
+// Realloc collectively resizes s to n elements (shmem_realloc): it returns
+// a new Sym whose first min(s.Len(), n) elements hold what s held on each
+// PE, and frees s; the elements beyond are unspecified. Every PE calls it
+// with the same s and n, in the same order relative to its other
+// collective calls, and no PE may access s meanwhile. It returns once every
+// PE's copy is in place. As the spec's does, a zero Sym makes it Alloc,
+// and n = 0 makes it Free (returning the zero Sym). The heap needs room for
+// the new allocation beside the old while it copies. When an argument is
+// bad or the PEs' calls differ, every PE gets an error and s is unchanged.
+func Realloc[T any](ctx context.Context, p *PE, s Sym[T], n int) (Sym[T], error) {
+	switch {
+	case s.rec == nil:
+		return Alloc[T](ctx, p, n)
+	case n == 0:
+		return Sym[T]{}, Free(ctx, p, s)
+	}
+	if err := p.check(); err != nil {
+		return Sym[T]{}, err
+	}
+	esize := sizeOf[T]()
+	bad := p.checkSym(s.rec)
+	switch {
+	case bad != nil:
+	case s.off != s.rec.off || s.n != s.rec.n:
+		bad = fmt.Errorf("%w: Realloc of a Slice of an allocation", ErrBadArg)
+	case n < 0:
+		bad = fmt.Errorf("%w: reallocation to %d elements", ErrBadSize, n)
+	case esize > 0 && int64(n) > math.MaxInt64/esize:
+		bad = fmt.Errorf("%w: %d elements of %d bytes overflow", ErrBadSize, n, esize)
+	}
+	nbytes := max(int64(n)*esize, 1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	off := int64(-1)
+	if bad == nil {
+		off, bad = p.heap.alloc(nbytes, max(int64(reflect.TypeFor[T]().Align()), minAlign))
+	}
+	req := [4]uint64{opRealloc, ^uint64(0), uint64(n), uint64(esize)}
+	if bad == nil {
+		req[1] = uint64(s.rec.off)
+	}
+	if err := p.agree(ctx, req); err != nil || bad != nil {
+		if off >= 0 {
+			p.heap.free(off, nbytes)
+		}
+		return Sym[T]{}, firstErr(err, bad)
+	}
+	// Puts in flight into s land before its bytes are copied.
+	if err := p.w.tr.Quiet(p.id); err != nil {
+		return Sym[T]{}, p.world.abortNext(syncAlloc, err)
+	}
+	if keep := min(int64(n), int64(s.n)) * esize; keep > 0 {
+		if err := p.w.tr.Copy(p.id, p.id, off, p.id, s.off, keep); err != nil {
+			return Sym[T]{}, p.world.abortNext(syncAlloc, err)
+		}
+	}
+	s.rec.retire()
+	p.heap.free(s.rec.off, s.rec.size)
+	p.live = slices.DeleteFunc(p.live, func(r *allocRec) bool { return r == s.rec })
+	rec := &allocRec{w: p.w, off: off, size: nbytes, n: n}
+	i, _ := slices.BinarySearchFunc(p.live, off, func(r *allocRec, off int64) int { return cmp.Compare(r.off, off) })
+	p.live = slices.Insert(p.live, i, rec)
+	// Every PE's copy is in place before any returns (and reads another's).
+	if err := p.world.barrier(ctx, syncAlloc, nil); err != nil {
+		return Sym[T]{}, err
+	}
+	return Sym[T]{rec: rec, off: off, n: n}, nil
+}
+
 // agree checks that every PE makes the same collective allocation call:
 // each publishes its request in its control region, a barrier passes, and
 // each compares every PE's request with PE 0's. All PEs read the same
@@ -342,6 +412,11 @@ func describeReq(r [4]uint64) string {
 			return fmt.Sprintf("call #%d Free(invalid Sym)", seq)
 		}
 		return fmt.Sprintf("call #%d Free(offset %d, %d bytes)", seq, r[1], r[2])
+	case opRealloc:
+		if r[1] == ^uint64(0) {
+			return fmt.Sprintf("call #%d Realloc(invalid Sym or size)", seq)
+		}
+		return fmt.Sprintf("call #%d Realloc(offset %d to %d elements of %d bytes)", seq, r[1], int64(r[2]), r[3])
 	}
 	return fmt.Sprintf("call #%d (unknown)", seq)
 }

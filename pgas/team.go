@@ -21,6 +21,7 @@ type Team struct {
 	gone    atomic.Bool
 	broken  atomic.Pointer[CollectiveError] // the synchronisation that broke it
 	shared  *teamShare                      // with the members in this process; nil: none
+	cfg     TeamConfig
 }
 
 func newTeam(p *PE, slot int, members []int) *Team {
@@ -165,19 +166,123 @@ func (t *Team) Sync(ctx context.Context) error {
 // error. The new team takes a slot free on all its members: a PE can be a
 // member of at most MaxTeams teams at once (Destroy frees a slot).
 func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error) {
+	return t.SplitConfig(ctx, start, stride, size, TeamConfig{})
+}
+
+// SplitConfig is Split giving the new team a configuration
+// (shmem_team_split_strided with a config and mask); every member passes
+// the same one.
+func (t *Team) SplitConfig(ctx context.Context, start, stride, size int, cfg TeamConfig) (*Team, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
+	n := len(t.members)
+	valid := start >= 0 && start < n && stride >= 1 && size >= 1 && start+(size-1)*stride < n && cfg.valid()
+	member := func(r int) int {
+		if r >= start && (r-start)%stride == 0 && (r-start)/stride < size {
+			return 0
+		}
+		return -1
+	}
+	nt, err := t.split(ctx, splitArgs{splitStrided, int64(start), int64(stride), int64(size), int64(cfg.NumContexts)}, valid, member, cfg)
+	if err == nil && !valid {
+		err = fmt.Errorf("%w: team split (start %d, stride %d, size %d, NumContexts %d) of a team of %d", ErrBadArg, start, stride, size, cfg.NumContexts, n)
+	}
+	return nt, err
+}
+
+// Split2D splits t into the rows and columns of a grid xrange members wide
+// (shmem_team_split_2d): member r is at x = r mod xrange, y = r / xrange;
+// x is its team of the members with its y (its row, ranked by x) and y its
+// team of the members with its x (its column, ranked by y). The last row
+// is short when xrange does not divide t's size; an xrange larger than the
+// size is taken as the size. Every member calls it with the same
+// arguments; it takes a team slot for each of the two teams.
+func (t *Team) Split2D(ctx context.Context, xrange int, xcfg, ycfg TeamConfig) (x, y *Team, err error) {
+	if err := t.check(); err != nil {
+		return nil, nil, err
+	}
+	n := len(t.members)
+	valid := xrange >= 1 && xcfg.valid() && ycfg.valid()
+	xr := max(min(xrange, n), 1)
+	x, err = t.split(ctx, splitArgs{splitRows, int64(xrange), int64(xcfg.NumContexts), int64(ycfg.NumContexts), 0}, valid, func(r int) int { return r / xr }, xcfg)
+	if err == nil && valid {
+		y, err = t.split(ctx, splitArgs{splitColumns, int64(xrange), int64(xcfg.NumContexts), int64(ycfg.NumContexts), 0}, valid, func(r int) int { return r % xr }, ycfg)
+		if err != nil {
+			x.Destroy()
+			x = nil
+		}
+	}
+	if err == nil && !valid {
+		err = fmt.Errorf("%w: team split 2D (xrange %d, NumContexts %d and %d) of a team of %d", ErrBadArg, xrange, xcfg.NumContexts, ycfg.NumContexts, n)
+	}
+	return x, y, err
+}
+
+// TeamConfig is a team's configuration (shmem_team_config_t), given when
+// it is split off and read back with Team.Config.
+type TeamConfig struct {
+	// NumContexts is the most communication contexts the program will
+	// create on the team (SHMEM_TEAM_NUM_CONTEXTS); 0 is the default.
+	// symchan has no context objects (each PE issues its routines in
+	// order, on its own), so the number is checked (≥ 0) and kept, and
+	// reserves nothing.
+	NumContexts int
+}
+
+func (c TeamConfig) valid() bool { return c.NumContexts >= 0 }
+
+// Config returns the configuration the team was split with
+// (shmem_team_get_config); TeamWorld's and TeamNode's are the zero value.
+func (t *Team) Config() TeamConfig {
+	if t == nil {
+		return TeamConfig{}
+	}
+	return t.cfg
+}
+
+// What a split asks for, compared across the members: its shape and
+// four numbers (the configuration's included).
+type splitArgs [5]int64
+
+const (
+	splitStrided = iota + 1
+	splitRows
+	splitColumns
+)
+
+func (a splitArgs) String() string {
+	switch a[0] {
+	case splitStrided:
+		return fmt.Sprintf("(start %d, stride %d, size %d, NumContexts %d)", a[1], a[2], a[3], a[4])
+	case splitRows, splitColumns:
+		return fmt.Sprintf("a 2D split (xrange %d, NumContexts %d and %d)", a[1], a[2], a[3])
+	}
+	return fmt.Sprintf("split %v", [5]int64(a))
+}
+
+// split creates the teams group assigns t's members to (group(r) ≥ 0 is
+// rank r's team, -1 none; each team ranks its members in t's order) and
+// returns the caller's, or nil. With valid false it only agrees with the
+// others and returns nil, nil: the caller reports its error.
+func (t *Team) split(ctx context.Context, args splitArgs, valid bool, group func(r int) int, cfg TeamConfig) (*Team, error) {
 	p := t.pe
 	p.mu.Lock()
 	defer p.mu.Unlock()
 
-	// Agree on the arguments, on a slot free on every new member and on
-	// the team's id: each publishes (its free slots, start, stride, size,
-	// a proposed id); all take the lowest slot free on every member of the
-	// new team and the largest id.
+	// Agree on the arguments, on a slot for each new team free on every
+	// one of its members, and on each team's id: each publishes (its free
+	// slots, the arguments, a proposed id); each team takes the lowest
+	// slot free on all its members and the largest id they proposed
+	// (proposals are unique, so two teams never take the same one).
 	scratch := t.slotOff() + teamScratchOff
-	mine := [5]uint64{^p.usedSlots(), uint64(start), uint64(stride), uint64(size), p.newTeamID()}
+	const words = 1 + len(args) + 1
+	var mine [words]uint64
+	mine[0] = ^p.usedSlots()
+	for i, a := range args {
+		mine[1+i] = uint64(a)
+	}
+	mine[words-1] = p.newTeamID()
 	tr := p.w.tr
 	if err := tr.Put(p.id, p.id, scratch, wordsBytes(mine[:])); err != nil {
 		return nil, t.abortNext(syncSplit, err)
@@ -185,47 +290,66 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 	if err := t.sync(ctx, syncSplit, nil); err != nil {
 		return nil, err
 	}
-	n := len(t.members)
-	valid := start >= 0 && start < n && stride >= 1 && size >= 1 && start+(size-1)*stride < n
-	member := func(r int) bool { return r >= start && (r-start)%stride == 0 && (r-start)/stride < size }
-	free, id := ^uint64(0), uint64(0)
-	var other [5]uint64
+	free, id := map[int]uint64{}, map[int]uint64{}
+	var other [words]uint64
 	for r, m := range t.members {
 		if err := tr.Get(p.id, m, scratch, wordsBytes(other[:])); err != nil {
 			return nil, t.abortNext(syncSplit, err)
 		}
-		if [3]uint64(other[1:4]) != [3]uint64(mine[1:4]) {
+		if !slices.Equal(other[1:words-1], mine[1:words-1]) {
 			// Every member read the same words: all return here.
-			return nil, fmt.Errorf("%w: team split: rank %d asked for (start %d, stride %d, size %d), rank %d for (%d, %d, %d)",
-				ErrCollectiveMismatch, t.rank, start, stride, size, r, int64(other[1]), int64(other[2]), int64(other[3]))
+			var theirs splitArgs
+			for i := range theirs {
+				theirs[i] = int64(other[1+i])
+			}
+			return nil, fmt.Errorf("%w: team split: rank %d asked for %v, rank %d for %v",
+				ErrCollectiveMismatch, t.rank, args, r, theirs)
 		}
-		if valid && member(r) {
-			free &= other[0]
+		if !valid {
+			continue // group may not be computable
 		}
-		id = max(id, other[4])
+		if g := group(r); g >= 0 {
+			if f, ok := free[g]; ok {
+				free[g] = f & other[0]
+			} else {
+				free[g] = other[0]
+			}
+			id[g] = max(id[g], other[words-1])
+		}
 	}
-	slot := bits.TrailingZeros64(free) // 64 when none is free
+	slotsFree := true
+	for _, f := range free {
+		slotsFree = slotsFree && bits.TrailingZeros64(f) < MaxTeams
+	}
 	var nt *Team
-	if valid && slot < MaxTeams && member(t.rank) {
+	g := -1
+	if valid && slotsFree {
+		g = group(t.rank)
+	}
+	if g >= 0 {
 		// A reused slot's words hold its earlier teams' rounds and
 		// verdict: start from zero. No member uses the new team before
 		// the synchronisation below, and the old teams are gone on every
 		// member.
+		slot := bits.TrailingZeros64(free[g])
 		var zero [teamSlotBytes / 8]uint64
 		if err := tr.Put(p.id, p.id, teamSlotsOff+int64(slot)*teamSlotBytes, wordsBytes(zero[:])); err != nil {
 			return nil, t.abortNext(syncSplit, err)
 		}
-		members := make([]int, size)
-		for i := range members {
-			members[i] = t.members[start+i*stride]
+		var members []int
+		for r, m := range t.members {
+			if group(r) == g {
+				members = append(members, m)
+			}
 		}
 		// Shared before the synchronisation below, so that every member
 		// is registered before any can end its part.
 		nt = newTeam(p, slot, members)
-		nt.share(id)
+		nt.cfg = cfg
+		nt.share(id[g])
 	}
 	// Nobody may overwrite the scratch words before all have read them,
-	// nor use the new team before its words are zero (hence Quiet first:
+	// nor use a new team before its words are zero (hence Quiet first:
 	// the zeroing is complete).
 	if err := t.barrier(ctx, syncSplit, nil); err != nil {
 		if nt != nil {
@@ -233,14 +357,11 @@ func (t *Team) Split(ctx context.Context, start, stride, size int) (*Team, error
 		}
 		return nil, err
 	}
-	if !valid {
-		return nil, fmt.Errorf("%w: team split (start %d, stride %d, size %d) of a team of %d", ErrBadArg, start, stride, size, n)
-	}
-	if slot >= MaxTeams {
-		return nil, fmt.Errorf("%w: team split: no team slot is free on every member (a PE can be in %d teams at once; Destroy frees one)", ErrBadArg, MaxTeams)
+	if valid && !slotsFree {
+		return nil, fmt.Errorf("%w: team split: no team slot is free on every member of a new team (a PE can be in %d teams at once; Destroy frees one)", ErrBadArg, MaxTeams)
 	}
 	if nt == nil {
-		return nil, nil // not a member
+		return nil, nil // not a member, or invalid arguments
 	}
 	p.teams = append(p.teams, nt)
 	return nt, nil

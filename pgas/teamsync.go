@@ -58,12 +58,14 @@ const (
 	syncReduce
 	syncFCollect
 	syncAllToAll
+	syncCollect
+	syncAllToAlls
 	numSyncKinds
 )
 
 func (k syncKind) String() string {
 	if k < numSyncKinds {
-		return [...]string{"barrier", "sync", "collective allocation", "team split", "broadcast", "reduction", "fcollect", "alltoall"}[k]
+		return [...]string{"barrier", "sync", "collective allocation", "team split", "broadcast", "reduction", "fcollect", "alltoall", "collect", "alltoalls"}[k]
 	}
 	return fmt.Sprintf("syncKind(%d)", uint8(k))
 }

@@ -11,7 +11,8 @@
 // the heap and aligned for their kind. Optional capabilities are optional
 // interfaces a Transport may also implement: [FailureNotifier] for backends
 // whose PEs run in several processes, [GPUTransport] for backends whose PEs
-// are GPUs.
+// are GPUs, [StridedTransport] for backends that move strided data in one
+// operation.
 //
 // Package pgas/pgastest runs the conformance suite against a backend.
 package driver
@@ -107,6 +108,21 @@ type FailureNotifier interface {
 	// (msg: its error, as text), and returns when ctx ends. pgas calls it
 	// on a goroutine of its own and waits for it before Close.
 	WatchFailures(ctx context.Context, failed func(pe int, msg string))
+}
+
+// StridedTransport is implemented by transports that move strided
+// elements in one operation (a 2-D copy, nvshmem_iput). pgas packs the
+// local side itself; without this interface it issues one Put or Get per
+// element.
+type StridedTransport interface {
+	// PutStrided copies n elements of elem bytes each, packed in src, to
+	// pe's partition at off, off+stride, … (stride ≥ elem). It returns once
+	// src may be reused; with nbi, once Quiet(from) returns.
+	PutStrided(from, pe int, off, stride, elem int64, n int, src []byte, nbi bool) error
+	// GetStrided copies n elements of elem bytes each from pe's partition
+	// at off, off+stride, … into dst, packed. It returns when dst is
+	// filled.
+	GetStrided(from, pe int, off, stride, elem int64, n int, dst []byte) error
 }
 
 // GPUTransport is implemented by transports whose PEs are GPUs. GPU returns

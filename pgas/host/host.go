@@ -118,6 +118,23 @@ func (h *hostTransport) Get(_, pe int, off int64, dst []byte) error {
 	return nil
 }
 
+func (h *hostTransport) PutStrided(_, pe int, off, stride, elem int64, n int, src []byte, _ bool) error {
+	heap := h.heaps[pe]
+	for i := range int64(n) {
+		copy(heap[off+i*stride:off+i*stride+elem], src[i*elem:])
+	}
+	h.parks[pe].notify(off, off+int64(n-1)*stride+elem)
+	return nil
+}
+
+func (h *hostTransport) GetStrided(_, pe int, off, stride, elem int64, n int, dst []byte) error {
+	heap := h.heaps[pe]
+	for i := range int64(n) {
+		copy(dst[i*elem:(i+1)*elem], heap[off+i*stride:])
+	}
+	return nil
+}
+
 func (h *hostTransport) PutNBI(from, pe int, off int64, src []byte) error {
 	return h.Put(from, pe, off, src)
 }

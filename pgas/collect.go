@@ -1,0 +1,113 @@
+package pgas
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// Collect concatenates the first n elements of src of every member, in
+// rank order, into dst on every member (shmem_collect): unlike FCollect,
+// n may differ from member to member. It returns the number of elements
+// written, the sum of the members' n; dst must hold that many, and must not
+// overlap src.
+func Collect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	bad := firstErr(t.checkSyms(dst.rec, src.rec), needLen("collect src", src.n, n))
+	if bad == nil && overlaps(dst, src) {
+		bad = fmt.Errorf("%w: collect dst and src overlap", ErrBadArg)
+	}
+	p := t.pe
+	// Each member publishes its count in the team's scratch word; the
+	// synchronisation below orders it before the others read it (and the
+	// last one orders the reads before the next collective rewrites it).
+	scratch := t.slotOff() + teamScratchOff
+	if bad == nil {
+		if err := p.w.tr.Put(p.id, p.id, scratch, wordsBytes([]uint64{uint64(n)})); err != nil {
+			return 0, t.abortNext(syncCollect, err)
+		}
+	}
+	if err := t.barrier(ctx, syncCollect, bad); err != nil {
+		return 0, err
+	}
+	counts := make([]int, len(t.members))
+	total := 0
+	for r, m := range t.members {
+		var c [1]uint64
+		if err := p.w.tr.Get(p.id, m, scratch, wordsBytes(c[:])); err != nil {
+			return 0, t.abortNext(syncCollect, err)
+		}
+		counts[r] = int(c[0])
+		total += counts[r]
+	}
+	// dst is symmetric: every member reaches the same verdict here.
+	short := needLen("collect dst", dst.n, total)
+	if short == nil {
+		var buf []T
+		at := 0
+		for r, m := range t.members {
+			if c := counts[r]; c > 0 {
+				if cap(buf) < c {
+					buf = make([]T, c)
+				}
+				if err := pull(p, dst.Slice(at, at+c), src.Slice(0, c), buf[:c], m); err != nil {
+					return 0, t.abortNext(syncCollect, err)
+				}
+				at += c
+			}
+		}
+	}
+	if err := t.barrier(ctx, syncCollect, nil); err != nil {
+		return 0, err
+	}
+	if short != nil {
+		return 0, short
+	}
+	return total, nil
+}
+
+// AllToAlls is AllToAll over strided data (shmem_alltoalls): the block
+// member i sends member j is the n elements of src at j·n·sst, sst·… apart,
+// and it lands in dst at i·n·tst, tst apart. Strides count elements and are
+// at least 1. dst and src must not overlap.
+func AllToAlls[T any](ctx context.Context, t *Team, dst, src Sym[T], tst, sst, n int) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	size := len(t.members)
+	bad := t.checkSyms(dst.rec, src.rec)
+	if bad == nil && n > 0 && n > math.MaxInt/size {
+		bad = fmt.Errorf("%w: alltoalls count %d × %d members overflows", ErrBadSize, n, size)
+	}
+	if bad == nil {
+		bad = checkStrided("AllToAlls", tst, sst, n*size, dst.n, src.n)
+	}
+	if bad == nil && overlaps(dst, src) {
+		bad = fmt.Errorf("%w: alltoalls dst and src overlap", ErrBadArg)
+	}
+	p := t.pe
+	if err := t.barrier(ctx, syncAllToAlls, bad); err != nil {
+		return err
+	}
+	if n > 0 {
+		buf := make([]T, n)
+		for r, m := range t.members {
+			// This member's block on member m, then its place here.
+			from := src.Slice(t.rank*n*sst, src.n)
+			if err := iget(p, buf, from, 1, sst, n, m); err != nil {
+				return t.abortNext(syncAllToAlls, err)
+			}
+			if err := iput(p, dst.Slice(r*n*tst, dst.n), buf, tst, 1, n, p.id, false); err != nil {
+				return t.abortNext(syncAllToAlls, err)
+			}
+		}
+	}
+	return t.barrier(ctx, syncAllToAlls, nil)
+}
+
+// overlaps reports whether a and b share bytes of one allocation.
+func overlaps[T any](a, b Sym[T]) bool {
+	return a.rec == b.rec && a.off < b.off+b.Bytes() && b.off < a.off+a.Bytes()
+}
