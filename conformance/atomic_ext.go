@@ -53,7 +53,12 @@ func testFloatAtomics(t *testing.T) {
 // Every non-blocking fetching atomic returns the value a blocking one
 // would have, in *fetch after Quiet, with many PEs hitting one word.
 func testNBIFetchingAtomics(t *testing.T) {
-	const n = 5
+	for _, n := range []int{2, 5} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) { nbiFetchingAtomics(t, n) })
+	}
+}
+
+func nbiFetchingAtomics(t *testing.T, n int) {
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		ctr := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		bitsw := must(pgas.AllocZeroed[uint32](ctx, pe, 1))
@@ -74,7 +79,7 @@ func testNBIFetchingAtomics(t *testing.T) {
 			return fmt.Errorf("fetch-or saw its own bit before setting it: %#x", mask)
 		}
 		check(pe.Barrier(ctx))
-		if v := must(pgas.AtomicFetch(pe, ctr, 0)); v != n*rounds {
+		if v := must(pgas.AtomicFetch(pe, ctr, 0)); v != uint64(n*rounds) {
 			return fmt.Errorf("counter = %d, want %d", v, n*rounds)
 		}
 		if v := must(pgas.AtomicFetch(pe, bitsw, 0)); v != 1<<n-1 {

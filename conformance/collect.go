@@ -13,7 +13,13 @@ import (
 // order on every member, and rejects what does not fit on every member
 // alike, leaving the team usable.
 func testCollect(t *testing.T) {
-	teamCases(t, 6, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
+	for _, n := range []int{2, 6} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) { collect(t, n) })
+	}
+}
+
+func collect(t *testing.T, n int) {
+	teamCases(t, n, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
 		src := must(pgas.AllocZeroed[int32](ctx, pe, 8))
 		dst := must(pgas.AllocZeroed[int32](ctx, pe, 30))
 		if tm == nil {
@@ -58,47 +64,51 @@ func testCollect(t *testing.T) {
 // and larger strides on either side.
 func testAllToAlls(t *testing.T) {
 	strides := []struct{ tst, sst int }{{1, 1}, {2, 1}, {1, 3}, {3, 2}}
-	for _, st := range strides {
-		t.Run(fmt.Sprintf("tst=%d,sst=%d", st.tst, st.sst), func(t *testing.T) {
-			teamCases(t, 4, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
-				const blk = 3
-				src := must(pgas.Alloc[int64](ctx, pe, 4*blk*st.sst))
-				dst := must(pgas.Alloc[int64](ctx, pe, 4*blk*st.tst))
-				if tm == nil {
-					return nil
-				}
-				me, size := tm.MyPE(), tm.NumPEs()
-				check(pgas.Put(pe, src, seq(src.Len(), func(i int) int64 { return int64(me*1000 + i) }), pe.ID()))
-				check(pgas.Put(pe, dst, seq(dst.Len(), func(int) int64 { return -1 }), pe.ID()))
-				check(pgas.AllToAlls(ctx, tm, dst, src, st.tst, st.sst, blk))
-				got := make([]int64, dst.Len())
-				check(pgas.Get(pe, got, dst, pe.ID()))
-				for i, v := range got {
-					want := int64(-1)
-					if e := i / st.tst; i%st.tst == 0 && e < size*blk {
-						from, k := e/blk, e%blk // sender's rank, element of its block
-						want = int64(from*1000 + (me*blk+k)*st.sst)
-					}
-					if v != want {
-						return fmt.Errorf("alltoalls dst[%d] = %d, want %d", i, v, want)
-					}
-				}
-				if err := pgas.AllToAlls(ctx, tm, dst, src, 0, 1, blk); !errors.Is(err, pgas.ErrBadArg) {
-					return fmt.Errorf("zero stride: %v", err)
-				}
-				short := (size*blk-1)*(st.sst+1)+1 > src.Len()
-				if err := pgas.AllToAlls(ctx, tm, dst, src, st.tst, st.sst+1, blk); short && !errors.Is(err, pgas.ErrBadSize) {
-					return fmt.Errorf("src too short for its stride: %v", err)
-				}
-				return pgas.AllToAlls(ctx, tm, dst, src, st.tst, st.sst, 0)
-			})
-		})
+	for _, npes := range []int{2, 4} {
+		for _, st := range strides {
+			t.Run(fmt.Sprintf("%d/tst=%d,sst=%d", npes, st.tst, st.sst), func(t *testing.T) { allToAlls(t, npes, st.tst, st.sst) })
+		}
 	}
+}
+
+func allToAlls(t *testing.T, npes, tst, sst int) {
+	teamCases(t, npes, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
+		const blk = 3
+		src := must(pgas.Alloc[int64](ctx, pe, npes*blk*sst))
+		dst := must(pgas.Alloc[int64](ctx, pe, npes*blk*tst))
+		if tm == nil {
+			return nil
+		}
+		me, size := tm.MyPE(), tm.NumPEs()
+		check(pgas.Put(pe, src, seq(src.Len(), func(i int) int64 { return int64(me*1000 + i) }), pe.ID()))
+		check(pgas.Put(pe, dst, seq(dst.Len(), func(int) int64 { return -1 }), pe.ID()))
+		check(pgas.AllToAlls(ctx, tm, dst, src, tst, sst, blk))
+		got := make([]int64, dst.Len())
+		check(pgas.Get(pe, got, dst, pe.ID()))
+		for i, v := range got {
+			want := int64(-1)
+			if e := i / tst; i%tst == 0 && e < size*blk {
+				from, k := e/blk, e%blk // sender's rank, element of its block
+				want = int64(from*1000 + (me*blk+k)*sst)
+			}
+			if v != want {
+				return fmt.Errorf("alltoalls dst[%d] = %d, want %d", i, v, want)
+			}
+		}
+		if err := pgas.AllToAlls(ctx, tm, dst, src, 0, 1, blk); !errors.Is(err, pgas.ErrBadArg) {
+			return fmt.Errorf("zero stride: %v", err)
+		}
+		short := (size*blk-1)*(sst+1)+1 > src.Len()
+		if err := pgas.AllToAlls(ctx, tm, dst, src, tst, sst+1, blk); short && !errors.Is(err, pgas.ErrBadSize) {
+			return fmt.Errorf("src too short for its stride: %v", err)
+		}
+		return pgas.AllToAlls(ctx, tm, dst, src, tst, sst, 0)
+	})
 }
 
 // Complex reductions sum and multiply; other operators are rejected.
 func testReduceAllComplex(t *testing.T) {
-	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		c64 := must(pgas.AllocZeroed[complex64](ctx, pe, 2))
 		c128 := must(pgas.AllocZeroed[complex128](ctx, pe, 2))
 		me := float64(pe.ID() + 1)
@@ -109,13 +119,13 @@ func testReduceAllComplex(t *testing.T) {
 		check(pgas.ReduceAllComplex(ctx, world, pgas.Prod, c128, c128, 2))
 		got64 := make([]complex64, 2)
 		check(pgas.Get(pe, got64, c64, pe.ID()))
-		if got64[0] != complex(6, 3) || got64[1] != complex(0, 6) {
+		if got64[0] != complex(3, 2) || got64[1] != complex(0, 3) {
 			return fmt.Errorf("complex64 sum = %v", got64)
 		}
 		got128 := make([]complex128, 2)
 		check(pgas.Get(pe, got128, c128, pe.ID()))
-		// (1-1i)(2-2i)(3-3i) = 6(1-i)^3 = 6(-2-2i); (2i)^3 = -8i.
-		if got128[0] != complex(-12, -12) || got128[1] != -8i {
+		// (1-1i)(2-2i) = 2(1-i)^2 = -4i; (2i)^2 = -4.
+		if got128[0] != -4i || got128[1] != -4 {
 			return fmt.Errorf("complex128 product = %v", got128)
 		}
 		if err := pgas.ReduceAllComplex(ctx, world, pgas.Max, c64, c64, 2); !errors.Is(err, pgas.ErrBadArg) {

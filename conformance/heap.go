@@ -335,7 +335,7 @@ func testPutRacingFree(t *testing.T) {
 // size, on growth and shrinkage, frees the old allocation, and follows the
 // spec at the edges: a zero Sym allocates, size 0 frees.
 func testRealloc(t *testing.T) {
-	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		me := pe.ID()
 		s := must(pgas.Alloc[uint16](ctx, pe, 10))
 		check(pgas.Put(pe, s, seq(10, func(i int) uint16 { return uint16(me*100 + i) }), me))

@@ -30,7 +30,7 @@ func testStridedRMA(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 				me, n := pe.ID(), pe.NumPEs()
 				target := (me + 1) % n
 				if c.fromSelf {
@@ -135,7 +135,7 @@ func testStridedBadInput(t *testing.T) {
 // memory of this process; PEAccessible and AddrAccessible say what the
 // RMA routines reach.
 func testPeerPointers(t *testing.T) {
-	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.AllocZeroed[uint32](ctx, pe, 4))
 		me, n := pe.ID(), pe.NumPEs()
 		right := (me + 1) % n

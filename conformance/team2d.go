@@ -14,7 +14,7 @@ import (
 // the parent's order, a short last row included; the teams work, and keep
 // the configuration they were given.
 func testTeamSplit2D(t *testing.T) {
-	cases := []struct{ n, xrange int }{{6, 3}, {7, 3}, {4, 1}, {5, 9}}
+	cases := []struct{ n, xrange int }{{2, 1}, {6, 3}, {7, 3}, {4, 1}, {5, 9}}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%d PEs, xrange %d", c.n, c.xrange), func(t *testing.T) {
 			run(t, c.n, func(ctx context.Context, pe *pgas.PE) error {
@@ -63,7 +63,7 @@ func testTeamSplit2D(t *testing.T) {
 // Bad 2D splits and configurations fail on every member alike and leave
 // the parent usable.
 func testTeamSplit2DBadArgs(t *testing.T) {
-	run(t, 4, func(ctx context.Context, pe *pgas.PE) error {
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		world := pe.TeamWorld()
 		if _, _, err := world.Split2D(ctx, 0, pgas.TeamConfig{}, pgas.TeamConfig{}); !errors.Is(err, pgas.ErrBadArg) {
 			return fmt.Errorf("xrange 0: %v", err)

@@ -38,6 +38,30 @@ static CUresult symchan_dtoh(uintptr_t dst, CUdeviceptr src, size_t n, CUstream 
 	return cuMemcpyDtoHAsync((void *)dst, src, n, s);
 }
 
+// 2-D copies between host memory (pitch hp) and device memory (pitch dp):
+// height rows of width bytes.
+static CUresult symchan_copy2d(int to_device, CUdeviceptr dev, size_t dp, uintptr_t host, size_t hp, size_t width, size_t height, CUstream s) {
+	CUDA_MEMCPY2D c = {0};
+	c.WidthInBytes = width;
+	c.Height = height;
+	if (to_device) {
+		c.srcMemoryType = CU_MEMORYTYPE_HOST;
+		c.srcHost = (const void *)host;
+		c.srcPitch = hp;
+		c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+		c.dstDevice = dev;
+		c.dstPitch = dp;
+	} else {
+		c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+		c.srcDevice = dev;
+		c.srcPitch = dp;
+		c.dstMemoryType = CU_MEMORYTYPE_HOST;
+		c.dstHost = (void *)host;
+		c.dstPitch = hp;
+	}
+	return cuMemcpy2DAsync(&c, s);
+}
+
 static const char *symchan_error_name(CUresult r) {
 	const char *s = NULL;
 	cuGetErrorName(r, &s);
@@ -140,6 +164,17 @@ func copyIn(dst Ptr, src []byte, s C.CUstream) error {
 func copyOut(dst []byte, src Ptr, s C.CUstream) error {
 	err := check("cuMemcpyDtoHAsync", C.symchan_dtoh(C.uintptr_t(uintptr(unsafe.Pointer(unsafe.SliceData(dst)))), C.CUdeviceptr(src), C.size_t(len(dst)), s))
 	runtime.KeepAlive(dst)
+	return err
+}
+
+func copy2D(toDevice bool, dev Ptr, devPitch int64, host []byte, hostPitch, width, height int64, s C.CUstream) error {
+	to := C.int(0)
+	if toDevice {
+		to = 1
+	}
+	err := check("cuMemcpy2DAsync", C.symchan_copy2d(to, C.CUdeviceptr(dev), C.size_t(devPitch), C.uintptr_t(uintptr(unsafe.Pointer(unsafe.SliceData(host)))),
+		C.size_t(hostPitch), C.size_t(width), C.size_t(height), s))
+	runtime.KeepAlive(host)
 	return err
 }
 

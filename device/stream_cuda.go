@@ -82,6 +82,37 @@ func (s *Stream) CopyIn(dst Ptr, src []byte) error {
 	})
 }
 
+// CopyIn2D enqueues a strided host-to-device copy: height rows of width
+// bytes, src's rows srcPitch bytes apart, dst's dstPitch apart (pitches ≥
+// width). src is staged, as by CopyIn, before it returns.
+func (s *Stream) CopyIn2D(dst Ptr, dstPitch int64, src []byte, srcPitch, width, height int64) error {
+	if width == 0 || height == 0 {
+		return nil
+	}
+	if need := (height-1)*srcPitch + width; int64(len(src)) < need {
+		return fmt.Errorf("device: CopyIn2D: src has %d bytes, %d rows need %d", len(src), height, need)
+	}
+	return s.ctx.Do(func() error { return copy2D(true, dst, dstPitch, src, srcPitch, width, height, s.c()) })
+}
+
+// CopyOut2D copies height rows of width bytes from device memory (rows
+// srcPitch apart) into dst (rows dstPitch apart); it returns when dst is
+// filled.
+func (s *Stream) CopyOut2D(dst []byte, dstPitch int64, src Ptr, srcPitch, width, height int64) error {
+	if width == 0 || height == 0 {
+		return nil
+	}
+	if need := (height-1)*dstPitch + width; int64(len(dst)) < need {
+		return fmt.Errorf("device: CopyOut2D: dst has %d bytes, %d rows need %d", len(dst), height, need)
+	}
+	return s.ctx.Do(func() error {
+		if err := copy2D(false, src, srcPitch, dst, dstPitch, width, height, s.c()); err != nil {
+			return err
+		}
+		return s.s.Synchronize()
+	})
+}
+
 // smallCopy is the largest CopyIn sent as stream writes.
 const smallCopy = 64
 

@@ -31,6 +31,12 @@ func (s *Stream) CopyIn(Ptr, []byte) error { return ErrNoCUDA }
 // CopyOut returns ErrNoCUDA.
 func (s *Stream) CopyOut([]byte, Ptr) error { return ErrNoCUDA }
 
+// CopyIn2D returns ErrNoCUDA.
+func (s *Stream) CopyIn2D(Ptr, int64, []byte, int64, int64, int64) error { return ErrNoCUDA }
+
+// CopyOut2D returns ErrNoCUDA.
+func (s *Stream) CopyOut2D([]byte, int64, Ptr, int64, int64, int64) error { return ErrNoCUDA }
+
 // CopyPeer returns ErrNoCUDA.
 func (s *Stream) CopyPeer(Ptr, *Context, Ptr, *Context, int64) error { return ErrNoCUDA }
 

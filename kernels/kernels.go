@@ -59,4 +59,5 @@ const (
 	MailboxEcho           = "mailbox_echo"
 	TestPutSignalVariants = "test_put_signal_variants"
 	TestWaits             = "test_waits"
+	TestRoutines          = "test_routines"
 )

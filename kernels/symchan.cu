@@ -941,3 +941,35 @@ extern "C" __global__ void test_waits(u64 heap_, u64 sig_off, u64 out_) {
 	out[3] = k > 0 ? idx[0] : 99;
 	out[4] = k > 1 ? idx[1] : 99;
 }
+
+// test_routines exercises the strided, atomic, peer-pointer and collective
+// routines of symchan.cuh on every PE at once (one block of 64 threads
+// each). Words of the uint64 array at off, on each PE: [0, 32) src (the
+// host writes me·1000 + i); [32, 64) what the left neighbour's iput_block
+// left (10 elements of its src, stride 2, at stride 3); [64, 64+4·npes)
+// fcollect_block of every PE's src[0..4); [128, 128+2·npes)
+// alltoall_warp of the 2-element blocks; [192] the collectives' sync word;
+// [193] on PE 0 a counter every PE fetch-adds 1 to; [194] a double swapped
+// to 2.5; [195] a compare-swap word; [200, 210) iget of the right
+// neighbour's src at stride 3; [220..224) results: the fetch-add's old
+// value, the two compare-swaps' old values, the pe_ptr checks (1 = ok).
+extern "C" __global__ void test_routines(u64 heap_, u64 off) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const int me = h->pe, n = h->npes, right = (me + 1) % n;
+	symchan_u64 *w = (symchan_u64 *)symchan_ptr(h, me, off);
+	symchan_iput_block(h, right, off + 32 * 8, w, 3, 2, 8, 10);
+	symchan_fcollect_block(h, off + 64 * 8, w, 4 * 8, off + 192 * 8, 1);
+	if (threadIdx.x < 32)
+		symchan_alltoall_warp(h, off + 128 * 8, w, 2 * 8, off + 192 * 8, 2);
+	__syncthreads();
+	if (threadIdx.x != 0)
+		return;
+	w[220] = symchan_atomic_fetch_add(h, 0, off + 193 * 8, 1);
+	symchan_atomic_swap_double(h, me, off + 194 * 8, 2.5);
+	w[221] = symchan_atomic_compare_swap(h, me, off + 195 * 8, 0, 7);
+	w[222] = symchan_atomic_compare_swap(h, me, off + 195 * 8, 0, 9);
+	symchan_iget(h, w + 200, 1, right, off, 3, 8, 10);
+	w[223] = symchan_pe_ptr(h, n, 0) == NULL && symchan_pe_ptr(h, me, h->size) == NULL && symchan_pe_ptr(h, right, off) != NULL &&
+	         symchan_atomic_fetch(h, right, off + 5 * 8) == (symchan_u64)(right * 1000 + 5);
+	symchan_quiet();
+}

@@ -241,6 +241,186 @@ static __device__ __forceinline__ int symchan_wait_until_some(const volatile sym
 	}
 }
 
+// --- peer pointers (nvshmem_ptr) ------------------------------------------
+
+// symchan_pe_ptr returns the address of byte off of pe's partition, or NULL
+// when pe is not a PE of the heap or off lies outside a partition. Every
+// PE's partition is load/store reachable from every GPU of a cuda world
+// (peer access is enabled pairwise), so it is NULL only for bad arguments.
+static __device__ __forceinline__ void *symchan_pe_ptr(const symchan_heap *h, int pe, symchan_u64 off) {
+	if (pe < 0 || pe >= h->npes || off >= h->size || h->base[pe] == 0)
+		return NULL;
+	return symchan_ptr(h, pe, off);
+}
+
+// --- strided put and get (nvshmem_iput, nvshmem_iget) ---------------------
+
+// symchan_strided_part copies n elements of elem bytes from src, sst
+// elements apart, to dst, tst elements apart, with nthreads cooperating
+// threads (this one tid). Elements of 4, 8 or 16 bytes that are aligned
+// move as one load and store.
+static __device__ __forceinline__ void symchan_strided_part(void *dst, symchan_u64 tst, const void *src, symchan_u64 sst, symchan_u64 elem,
+                                                            symchan_u64 n, unsigned tid, unsigned nthreads) {
+	char *d = (char *)dst;
+	const char *s = (const char *)src;
+	const symchan_u64 al = (symchan_u64)d | (symchan_u64)s | (tst * elem) | (sst * elem);
+	for (symchan_u64 i = tid; i < n; i += nthreads) {
+		char *di = d + i * tst * elem;
+		const char *si = s + i * sst * elem;
+		if (elem == 8 && (al & 7) == 0)
+			*(symchan_u64 *)di = *(const symchan_u64 *)si;
+		else if (elem == 4 && (al & 3) == 0)
+			*(unsigned *)di = *(const unsigned *)si;
+		else if (elem == 16 && (al & 15) == 0)
+			*(uint4 *)di = *(const uint4 *)si;
+		else
+			for (symchan_u64 b = 0; b < elem; b++)
+				di[b] = si[b];
+	}
+}
+
+// symchan_iput copies n elements of elem bytes from local src (sst elements
+// apart) to pe's partition at off (tst elements apart); one thread. Like
+// symchan_put it is complete for the caller at once and visible to others
+// after symchan_fence/quiet or a signal release.
+static __device__ __forceinline__ void symchan_iput(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 tst,
+                                                    symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
+	symchan_strided_part(symchan_ptr(h, pe, off), tst, src, sst, elem, n, 0, 1);
+}
+
+// symchan_iget copies n elements of elem bytes from pe's partition at off
+// (sst elements apart) into local dst (tst elements apart); one thread.
+static __device__ __forceinline__ void symchan_iget(const symchan_heap *h, void *dst, symchan_u64 tst, int pe, symchan_u64 off,
+                                                    symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
+	symchan_strided_part(dst, tst, symchan_ptr(h, pe, off), sst, elem, n, 0, 1);
+}
+
+// The warp and block forms: every thread of the (full) warp or block calls
+// them with the same arguments; they return when the group is done.
+static __device__ __forceinline__ void symchan_iput_warp(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 tst,
+                                                         symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
+	symchan_strided_part(symchan_ptr(h, pe, off), tst, src, sst, elem, n, threadIdx.x & 31, 32);
+	__syncwarp();
+}
+
+static __device__ __forceinline__ void symchan_iput_block(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 tst,
+                                                          symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
+	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+	symchan_strided_part(symchan_ptr(h, pe, off), tst, src, sst, elem, n, tid, blockDim.x * blockDim.y * blockDim.z);
+	__syncthreads();
+}
+
+// --- fetching atomics (nvshmem_atomic_fetch_*) ----------------------------
+//
+// On any PE's word of 32 or 64 bits, at system scope (the word may be
+// read or updated by the host and by other GPUs meanwhile); each returns the
+// previous value. They order nothing else: fence first to publish data.
+
+static __device__ __forceinline__ symchan_u64 symchan_atomic_fetch_add(const symchan_heap *h, int pe, symchan_u64 off, symchan_u64 v) {
+	return atomicAdd_system((unsigned long long *)symchan_ptr(h, pe, off), v);
+}
+static __device__ __forceinline__ unsigned symchan_atomic_fetch_add32(const symchan_heap *h, int pe, symchan_u64 off, unsigned v) {
+	return atomicAdd_system((unsigned *)symchan_ptr(h, pe, off), v);
+}
+static __device__ __forceinline__ symchan_u64 symchan_atomic_compare_swap(const symchan_heap *h, int pe, symchan_u64 off, symchan_u64 cond,
+                                                                       symchan_u64 v) {
+	return atomicCAS_system((unsigned long long *)symchan_ptr(h, pe, off), cond, v);
+}
+static __device__ __forceinline__ unsigned symchan_atomic_compare_swap32(const symchan_heap *h, int pe, symchan_u64 off, unsigned cond,
+                                                                      unsigned v) {
+	return atomicCAS_system((unsigned *)symchan_ptr(h, pe, off), cond, v);
+}
+static __device__ __forceinline__ symchan_u64 symchan_atomic_swap(const symchan_heap *h, int pe, symchan_u64 off, symchan_u64 v) {
+	return atomicExch_system((unsigned long long *)symchan_ptr(h, pe, off), v);
+}
+static __device__ __forceinline__ unsigned symchan_atomic_swap32(const symchan_heap *h, int pe, symchan_u64 off, unsigned v) {
+	return atomicExch_system((unsigned *)symchan_ptr(h, pe, off), v);
+}
+static __device__ __forceinline__ symchan_u64 symchan_atomic_fetch(const symchan_heap *h, int pe, symchan_u64 off) {
+	symchan_u64 v;
+	asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(symchan_ptr(h, pe, off)) : "memory");
+	return v;
+}
+static __device__ __forceinline__ unsigned symchan_atomic_fetch32(const symchan_heap *h, int pe, symchan_u64 off) {
+	unsigned v;
+	asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(symchan_ptr(h, pe, off)) : "memory");
+	return v;
+}
+static __device__ __forceinline__ symchan_u64 symchan_atomic_fetch_and(const symchan_heap *h, int pe, symchan_u64 off, symchan_u64 v) {
+	return atomicAnd_system((unsigned long long *)symchan_ptr(h, pe, off), v);
+}
+static __device__ __forceinline__ symchan_u64 symchan_atomic_fetch_or(const symchan_heap *h, int pe, symchan_u64 off, symchan_u64 v) {
+	return atomicOr_system((unsigned long long *)symchan_ptr(h, pe, off), v);
+}
+static __device__ __forceinline__ symchan_u64 symchan_atomic_fetch_xor(const symchan_heap *h, int pe, symchan_u64 off, symchan_u64 v) {
+	return atomicXor_system((unsigned long long *)symchan_ptr(h, pe, off), v);
+}
+// Floating-point words move as their bits (the spec's extended AMO types
+// have fetch, set and swap only).
+static __device__ __forceinline__ double symchan_atomic_swap_double(const symchan_heap *h, int pe, symchan_u64 off, double v) {
+	return __longlong_as_double((long long)symchan_atomic_swap(h, pe, off, (symchan_u64)__double_as_longlong(v)));
+}
+static __device__ __forceinline__ float symchan_atomic_swap_float(const symchan_heap *h, int pe, symchan_u64 off, float v) {
+	return __int_as_float((int)symchan_atomic_swap32(h, pe, off, (unsigned)__float_as_int(v)));
+}
+
+// --- fcollect and alltoall over all PEs (block and warp forms) -----------
+//
+// Device collectives over every PE of the heap, pushing: each PE puts its
+// block(s) to every PE, then adds 1 to every PE's sync word (release, after
+// a system fence that covers the group's stores), then waits until its own
+// sync word reaches round × npes. sync_off names a uint64 word, zero before
+// the first call, that only this sequence of collectives uses; round is 1
+// for the first call, 2 for the next, … Every PE calls with the same
+// arguments, and every thread of the warp or block; a PE must not change
+// src or read dst of a call before it returns. The kernels of all PEs must
+// be running at once (they wait for each other).
+
+static __device__ __forceinline__ void symchan_collective_sync(const symchan_heap *h, symchan_u64 sync_off, symchan_u64 round, bool leader) {
+	if (leader) {
+		__threadfence_system();
+		for (int q = 0; q < h->npes; q++)
+			symchan_signal_op(h, q, sync_off, 1, SYMCHAN_SIGNAL_ADD);
+		symchan_wait_until((const volatile symchan_u64 *)symchan_ptr(h, h->pe, sync_off), SYMCHAN_CMP_GE, round * h->npes);
+	}
+}
+
+// symchan_fcollect_block: n bytes at local src land at dst_off + me·n on
+// every PE.
+static __device__ __forceinline__ void symchan_fcollect_block(const symchan_heap *h, symchan_u64 dst_off, const void *src, symchan_u64 n,
+                                                              symchan_u64 sync_off, symchan_u64 round) {
+	for (int q = 0; q < h->npes; q++)
+		symchan_put_block(h, q, dst_off + h->pe * n, src, n);
+	symchan_collective_sync(h, sync_off, round, threadIdx.x + threadIdx.y + threadIdx.z == 0);
+	__syncthreads();
+}
+
+static __device__ __forceinline__ void symchan_fcollect_warp(const symchan_heap *h, symchan_u64 dst_off, const void *src, symchan_u64 n,
+                                                             symchan_u64 sync_off, symchan_u64 round) {
+	for (int q = 0; q < h->npes; q++)
+		symchan_put_warp(h, q, dst_off + h->pe * n, src, n);
+	symchan_collective_sync(h, sync_off, round, (threadIdx.x & 31) == 0);
+	__syncwarp();
+}
+
+// symchan_alltoall_block: the n bytes at local src + q·n land at
+// dst_off + me·n on PE q.
+static __device__ __forceinline__ void symchan_alltoall_block(const symchan_heap *h, symchan_u64 dst_off, const void *src, symchan_u64 n,
+                                                              symchan_u64 sync_off, symchan_u64 round) {
+	for (int q = 0; q < h->npes; q++)
+		symchan_put_block(h, q, dst_off + h->pe * n, (const char *)src + q * n, n);
+	symchan_collective_sync(h, sync_off, round, threadIdx.x + threadIdx.y + threadIdx.z == 0);
+	__syncthreads();
+}
+
+static __device__ __forceinline__ void symchan_alltoall_warp(const symchan_heap *h, symchan_u64 dst_off, const void *src, symchan_u64 n,
+                                                             symchan_u64 sync_off, symchan_u64 round) {
+	for (int q = 0; q < h->npes; q++)
+		symchan_put_warp(h, q, dst_off + h->pe * n, (const char *)src + q * n, n);
+	symchan_collective_sync(h, sync_off, round, (threadIdx.x & 31) == 0);
+	__syncwarp();
+}
+
 // --- mailboxes (the wire format of package actors) ----------------------
 //
 // A kernel can send to a PE's actors.Mailbox (or a Chan[T] of a plain T,

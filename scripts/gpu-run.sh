@@ -33,6 +33,11 @@
 #   .gpu/gpu-run.sh latency-suites  # the wait and actors suites on cuda
 #                            # (PEs sharing the GPU when there is one) and
 #                            # under nvshmem
+#   .gpu/gpu-run.sh routines # the routine-set issue: the device routines'
+#                            # test, the PGAS suite on cuda (PEs sharing the
+#                            # GPU when there is one) and under nvshmem, and
+#                            # the routines' benchmarks on host, cuda and
+#                            # nvshmem
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
@@ -163,6 +168,23 @@ if [ "$what" = latency-suites ]; then
 	step lat-suites-cuda-waits 60 env "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/PGAS/(Wait|PutSignal)' -test.timeout=55s
 	step lat-suites-cuda-actors 330 env "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/Actors' -test.timeout=320s
 	step lat-suites-nvshmem 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/(PGAS|Actors)/(Wait|PutSignal|Chan|Future|Mailbox|Actors|Send|TrySend)' -test.timeout=110s
+fi
+if [ "$what" = routines ]; then
+	np=$((ngpu < 2 ? 2 : ngpu))
+	shared=()
+	[ "$ngpu" -lt 2 ] && shared+=(SYMCHAN_CUDA_SHARE_GPUS=1)
+	rb='StridedPut|LockHandover|AllToAll'
+	step routines-device 90 ./cuda.test -test.v -test.count=1 -test.run 'TestDevice'
+	step routines-suite-cuda 330 env SYMCHAN_TEST_BACKEND=cuda "${shared[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/PGAS' -test.timeout=320s
+	step routines-suite-nvshmem 240 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/PGAS' -test.timeout=230s
+	step routines-bench-host 120 env SYMCHAN_BACKEND=host ./bench.test -test.run '^$' -test.bench "$rb" -test.benchtime 200x -test.count 3
+	step routines-bench-cuda 240 env SYMCHAN_BACKEND=cuda "${shared[@]}" ./bench.test -test.run '^$' -test.bench "$rb" -test.benchtime 50x -test.count 3
+	step routines-bench-nvshmem 120 env SYMCHAN_BACKEND=nvshmem ./symrun -n "$np" ./bench.test -test.run '^$' -test.bench 'StridedPut|LockHandover/impl=lock/pes=2$' -test.benchtime 50x -test.count 3
+	echo
+	echo "routine figures:"
+	for f in /tmp/symchan-routines-bench-*.log; do
+		grep -h "^\(\[PE 0\] \)\?Benchmark" "$f" | sed "s/^/$(basename "$f" .log | sed 's/symchan-routines-bench-//') /"
+	done
 fi
 if [ "$what" = compare ] && [ -d old ]; then
 	# One GPU: two PEs share it (cuda) and two processes share it (nvshmem).

@@ -6,11 +6,13 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/cuda"
 	"github.com/symchan/symchan/signals"
 )
 
@@ -110,6 +112,88 @@ func TestDeviceAPI(t *testing.T) {
 			if r[0] != 1 || r[1] != 2 || r[2] != 2 || r[3] != 0 || r[4] != 2 {
 				return fmt.Errorf("device waits reported %v, want [1 2 2 0 2]", r)
 			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The routines symchan.cuh adds for issue 19 (strided put and get, fetching
+// atomics, peer pointers, fcollect and alltoall), on 2 PEs whose kernels run
+// at once (sharing one GPU when the machine has one).
+func TestDeviceRoutines(t *testing.T) {
+	if gpus(t) < 2 {
+		t.Setenv(cuda.EnvShareGPUs, "1")
+	}
+	const npes = 2
+	err := pgas.Run(context.Background(), pgas.Config{Backend: "cuda", PEs: npes, HeapSize: 16 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+		w, err := pgas.AllocZeroed[uint64](ctx, pe, 256)
+		if err != nil {
+			return err
+		}
+		me := pe.ID()
+		src := make([]uint64, 32)
+		for i := range src {
+			src[i] = uint64(me*1000 + i)
+		}
+		if err := pgas.Put(pe, w, src, me); err != nil {
+			return err
+		}
+		g, st, err := gpuStream(pe)
+		if err != nil {
+			return err
+		}
+		defer st.Destroy()
+		fn, err := g.Module().Function(kernels.TestRoutines)
+		if err != nil {
+			return err
+		}
+		if err := pe.Barrier(ctx); err != nil {
+			return err
+		}
+		if err := st.Launch(fn, device.D1(1), device.D1(64), 0, uint64(g.HeapDescriptor()), uint64(w.Offset())); err != nil {
+			return err
+		}
+		if err := st.Sync(); err != nil {
+			return err
+		}
+		if err := pe.Barrier(ctx); err != nil {
+			return err
+		}
+		got := make([]uint64, 256)
+		if err := pgas.Get(pe, got, w, me); err != nil {
+			return err
+		}
+		left, right := (me+npes-1)%npes, (me+1)%npes
+		want := map[int]uint64{}
+		for k := range 10 {
+			want[32+3*k] = uint64(left*1000 + 2*k)
+			want[200+k] = uint64(right*1000 + 3*k)
+		}
+		for q := range npes {
+			for i := range 4 {
+				want[64+4*q+i] = uint64(q*1000 + i)
+			}
+			for i := range 2 {
+				want[128+2*q+i] = uint64(q*1000 + 2*me + i)
+			}
+		}
+		want[192] = 2 * npes
+		want[194] = math.Float64bits(2.5)
+		want[195] = 7
+		want[221], want[222], want[223] = 0, 7, 1
+		for i, v := range want {
+			if got[i] != v {
+				return fmt.Errorf("PE %d word %d = %d, want %d", me, i, got[i], v)
+			}
+		}
+		if got[220] >= npes {
+			return fmt.Errorf("fetch-add returned %d", got[220])
+		}
+		if me == 0 && got[193] != npes {
+			return fmt.Errorf("counter = %d, want %d", got[193], npes)
 		}
 		return nil
 	})

@@ -118,6 +118,8 @@ func (h *hostTransport) Get(_, pe int, off int64, dst []byte) error {
 	return nil
 }
 
+var _ driver.StridedTransport = (*hostTransport)(nil)
+
 func (h *hostTransport) PutStrided(_, pe int, off, stride, elem int64, n int, src []byte, _ bool) error {
 	heap := h.heaps[pe]
 	for i := range int64(n) {

@@ -1,0 +1,157 @@
+package bench
+
+// Benchmarks of the routines with a performance story (issue 19): a
+// strided put against a loop of puts, lock hand-over under contention
+// against sync.Mutex, and strided against contiguous alltoall. They run on
+// the backend pgas.Config resolves (SYMCHAN_BACKEND; host by default), so
+// the GPU script runs the same benchmarks on the cuda backend.
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/symchan/symchan/pgas"
+)
+
+// runDefault runs fn on n PEs of the configured backend.
+func runDefault(b *testing.B, n int, fn func(ctx context.Context, pe *pgas.PE) error) {
+	b.Helper()
+	b.StopTimer()
+	if err := pgas.Run(context.Background(), pgas.Config{PEs: n, HeapSize: 8 << 20}, fn); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkStridedPut: n int64 elements, 4 apart at the target, from PE 0
+// to PE 1: one IPut (impl=iput) against a P per element (impl=loop).
+func BenchmarkStridedPut(b *testing.B) {
+	for _, n := range []int{16, 1024} {
+		for _, impl := range []string{"iput", "loop"} {
+			b.Run(fmt.Sprintf("impl=%s/n=%d", impl, n), func(b *testing.B) {
+				runDefault(b, 2, func(ctx context.Context, pe *pgas.PE) error {
+					dst, err := pgas.AllocZeroed[int64](ctx, pe, 4*n)
+					if err != nil {
+						return err
+					}
+					if pe.ID() == 0 {
+						src := make([]int64, n)
+						b.StartTimer()
+						for range b.N {
+							if impl == "iput" {
+								err = pgas.IPut(pe, dst, src, 4, 1, n, 1)
+							} else {
+								for i, v := range src {
+									if err = pgas.P(pe, dst.Index(4*i), v, 1); err != nil {
+										break
+									}
+								}
+							}
+							if err == nil {
+								err = pe.Quiet()
+							}
+							if err != nil {
+								return err
+							}
+						}
+						b.StopTimer()
+					}
+					return pe.Barrier(ctx)
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkLockHandover: every PE takes and releases one lock b.N times;
+// an op is one acquire-release, whichever PE made it. impl=mutex is the
+// anchor: goroutines sharing a sync.Mutex.
+func BenchmarkLockHandover(b *testing.B) {
+	for _, pes := range []int{2, 4} {
+		b.Run(fmt.Sprintf("impl=lock/pes=%d", pes), func(b *testing.B) {
+			runDefault(b, pes, func(ctx context.Context, pe *pgas.PE) error {
+				lk, err := pgas.NewLock(ctx, pe)
+				if err != nil {
+					return err
+				}
+				per := (b.N + pes - 1) / pes
+				if err := pe.Barrier(ctx); err != nil {
+					return err
+				}
+				if pe.ID() == 0 {
+					b.StartTimer()
+				}
+				for range per {
+					if err := lk.Lock(ctx); err != nil {
+						return err
+					}
+					if err := lk.Unlock(); err != nil {
+						return err
+					}
+				}
+				if err := pe.Barrier(ctx); err != nil {
+					return err
+				}
+				if pe.ID() == 0 {
+					b.StopTimer()
+				}
+				return lk.Free(ctx)
+			})
+		})
+		b.Run(fmt.Sprintf("impl=mutex/pes=%d", pes), func(b *testing.B) {
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			per := (b.N + pes - 1) / pes
+			for range pes {
+				wg.Go(func() {
+					for range per {
+						mu.Lock()
+						mu.Unlock() //nolint:staticcheck // the hand-over is what is measured
+					}
+				})
+			}
+			wg.Wait()
+		})
+	}
+}
+
+// BenchmarkAllToAll: every one of 4 PEs exchanges n int64 per peer,
+// contiguous (impl=alltoall) or 2 apart at both ends (impl=alltoalls).
+func BenchmarkAllToAll(b *testing.B) {
+	const pes = 4
+	for _, n := range []int{8, 4096} {
+		for _, impl := range []string{"alltoall", "alltoalls"} {
+			b.Run(fmt.Sprintf("impl=%s/n=%d", impl, n), func(b *testing.B) {
+				runDefault(b, pes, func(ctx context.Context, pe *pgas.PE) error {
+					src, err := pgas.AllocZeroed[int64](ctx, pe, 2*pes*n)
+					if err != nil {
+						return err
+					}
+					dst, err := pgas.AllocZeroed[int64](ctx, pe, 2*pes*n)
+					if err != nil {
+						return err
+					}
+					tm := pe.TeamWorld()
+					if pe.ID() == 0 {
+						b.StartTimer()
+					}
+					for range b.N {
+						if impl == "alltoall" {
+							err = pgas.AllToAll(ctx, tm, dst, src, n)
+						} else {
+							err = pgas.AllToAlls(ctx, tm, dst, src, 2, 2, n)
+						}
+						if err != nil {
+							return err
+						}
+					}
+					if pe.ID() == 0 {
+						b.StopTimer()
+					}
+					return nil
+				})
+			})
+		}
+	}
+}
