@@ -6,7 +6,8 @@
 # benchstat) and Jacobi's as "anchor <name> <size> <value> <unit>" lines.
 # Binaries go to $ANCHOR_BUILD (default /tmp/symchan-anchors).
 #
-#   scripts/anchors.sh [bench|jacobi|floor|all] [jacobi args: nx ny niter]
+#   scripts/anchors.sh [bench|routines|jacobi|floor|all] [jacobi args: nx ny niter]
+#   (routines: nvshmem_routines.cu, the anchors of bench/routines_test.go)
 #   (floor: the host↔GPU round trips of floor.cu, plain CUDA)
 #   (ANCHOR_KERNELS: the Jacobi sweep kernels to run, default "vec4 scalar")
 set -euo pipefail
@@ -21,7 +22,7 @@ mkdir -p "$build/lib"
 # package ships only as .so.3.
 ln -sf "$nvh/lib/libnvshmem_host.so.3" "$build/lib/libnvshmem_host.so"
 export PATH=/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$nvh/lib:${LD_LIBRARY_PATH:-}
-for prog in nvshmem_bench nvshmem_jacobi; do
+for prog in nvshmem_bench nvshmem_jacobi nvshmem_routines; do
 	if [ ! -x "$build/$prog" ] || [ "$prog.cu" -nt "$build/$prog" ] || [ common.cuh -nt "$build/$prog" ] ||
 		[ ../../kernels/symchan.cuh -nt "$build/$prog" ]; then
 		nvcc -O3 -std=c++17 -arch=sm_90 -rdc=true -ccbin mpicxx -I"$nvh/include" "$prog.cu" -o "$build/$prog" \
@@ -46,6 +47,9 @@ fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
 	# 2 PEs: on a machine of one GPU they share it (not an NVLink figure).
 	run 2 "$build/nvshmem_bench"
+fi
+if [ "$what" = routines ] || [ "$what" = all ]; then
+	run 2 "$build/nvshmem_routines"
 fi
 if [ "$what" = jacobi ] || [ "$what" = all ]; then
 	# Both sweep kernels of examples/jacobi, on 1, 2, 4 … GPUs.

@@ -179,7 +179,8 @@ if [ "$what" = routines ]; then
 	step routines-suite-nvshmem 240 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/PGAS' -test.timeout=230s
 	step routines-bench-host 120 env SYMCHAN_BACKEND=host ./bench.test -test.run '^$' -test.bench "$rb" -test.benchtime 200x -test.count 3
 	step routines-bench-cuda 240 env SYMCHAN_BACKEND=cuda "${shared[@]}" ./bench.test -test.run '^$' -test.bench "$rb" -test.benchtime 50x -test.count 3
-	step routines-bench-nvshmem 120 env SYMCHAN_BACKEND=nvshmem ./symrun -n "$np" ./bench.test -test.run '^$' -test.bench 'StridedPut|LockHandover/impl=lock/pes=2$' -test.benchtime 50x -test.count 3
+	step routines-bench-nvshmem 120 env SYMCHAN_BACKEND=nvshmem ./symrun -n "$np" ./bench.test -test.run '^$' -test.bench 'StridedPut|LockHandover/impl=lock/pes=2$|AllToAll' -test.benchtime 50x -test.count 3
+	[ -d "$repo/bench/anchors" ] && step routines-bench-anchors 180 "$repo/scripts/anchors.sh" routines
 	echo
 	echo "routine figures:"
 	for f in /tmp/symchan-routines-bench-*.log; do

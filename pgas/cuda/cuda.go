@@ -244,14 +244,10 @@ func (t *transport) Copy(from, dstPE int, dstOff int64, srcPE int, srcOff int64,
 
 var _ driver.StridedTransport = (*transport)(nil)
 
-// maxPitch is the largest row pitch a 2-D copy takes
-// (CU_DEVICE_ATTRIBUTE_MAX_PITCH on current GPUs).
-const maxPitch = 1<<31 - 1
-
 // Strided puts and gets are one 2-D copy (rows of one element) instead of
 // an operation per element, where the stride fits a 2-D copy's pitch.
 func (t *transport) PutStrided(from, pe int, off, stride, elem int64, n int, src []byte, _ bool) error {
-	if stride > maxPitch {
+	if stride > device.MaxPitch {
 		for i := range int64(n) {
 			if err := t.Put(from, pe, off+i*stride, src[i*elem:(i+1)*elem]); err != nil {
 				return err
@@ -263,7 +259,7 @@ func (t *transport) PutStrided(from, pe int, off, stride, elem int64, n int, src
 }
 
 func (t *transport) GetStrided(from, pe int, off, stride, elem int64, n int, dst []byte) error {
-	if stride > maxPitch {
+	if stride > device.MaxPitch {
 		for i := range int64(n) {
 			if err := t.Get(from, pe, off+i*stride, dst[i*elem:(i+1)*elem]); err != nil {
 				return err
