@@ -10,6 +10,7 @@ package host
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -121,20 +122,34 @@ func (h *hostTransport) Get(_, pe int, off int64, dst []byte) error {
 var _ driver.StridedTransport = (*hostTransport)(nil)
 
 func (h *hostTransport) PutStrided(_, pe int, off, stride, elem int64, n int, src []byte, _ bool) error {
-	heap := h.heaps[pe]
-	for i := range int64(n) {
-		copy(heap[off+i*stride:off+i*stride+elem], src[i*elem:])
-	}
+	stridedCopy(h.heaps[pe][off:], stride, src, elem, elem, n)
 	h.parks[pe].notify(off, off+int64(n-1)*stride+elem)
 	return nil
 }
 
 func (h *hostTransport) GetStrided(_, pe int, off, stride, elem int64, n int, dst []byte) error {
-	heap := h.heaps[pe]
-	for i := range int64(n) {
-		copy(dst[i*elem:(i+1)*elem], heap[off+i*stride:])
-	}
+	stridedCopy(dst, elem, h.heaps[pe][off:], stride, elem, n)
 	return nil
+}
+
+// stridedCopy copies n elements of elem bytes, src's sst bytes apart, to
+// dst, tst bytes apart. Words of 4 and 8 bytes move as one load and store
+// (little-endian on both sides: the bytes are copied as they are).
+func stridedCopy(dst []byte, tst int64, src []byte, sst, elem int64, n int) {
+	switch elem {
+	case 8:
+		for i := range int64(n) {
+			binary.LittleEndian.PutUint64(dst[i*tst:], binary.LittleEndian.Uint64(src[i*sst:]))
+		}
+	case 4:
+		for i := range int64(n) {
+			binary.LittleEndian.PutUint32(dst[i*tst:], binary.LittleEndian.Uint32(src[i*sst:]))
+		}
+	default:
+		for i := range int64(n) {
+			copy(dst[i*tst:i*tst+elem], src[i*sst:])
+		}
+	}
 }
 
 func (h *hostTransport) PutNBI(from, pe int, off int64, src []byte) error {
