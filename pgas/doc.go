@@ -11,15 +11,22 @@
 // operations:
 //
 //   - RMA: [Put], [Get], [P], [G] and the non-blocking [PutNBI], [GetNBI];
+//     strided [IPut], [IGet] and their NBI forms; [Ptr] for direct access
+//     where a partition is host memory of this process;
 //   - atomics on 32- and 64-bit integers: [AtomicFetch], [AtomicAdd],
-//     [AtomicCompareSwap] and the rest;
+//     [AtomicCompareSwap] and the rest; fetch, set and swap on float32 and
+//     float64; non-blocking fetching forms ([AtomicFetchAddNBI], …);
 //   - signals: [PutSignal] (data, then a signal word updated with
 //     [SignalSet] or [SignalAdd]), [SignalOp], [SignalFetch],
 //     [SignalWaitUntil];
 //   - ordering: [PE.Fence] orders delivery to each PE, [PE.Quiet] completes
 //     everything outstanding;
+//   - mutual exclusion: [Lock], a FIFO lock over the PEs ([NewLock]);
 //   - synchronisation and collectives on teams: [Team.Barrier], [Team.Sync],
-//     [Broadcast], [ReduceAll], [FCollect], [AllToAll].
+//     [Broadcast], [ReduceAll], [ReduceAllComplex], [FCollect], [Collect],
+//     [AllToAll], [AllToAlls]; teams split off with [Team.Split],
+//     [Team.SplitConfig] and [Team.Split2D];
+//   - the heap: [Realloc] and [Free] beside the allocations.
 //
 // Point-to-point waits over arrays of words (wait_until_all/any/some and
 // their vector forms, tests, status masks) live in package signals, built on
@@ -56,8 +63,9 @@
 //
 // A PE may be used from several goroutines at once for one-sided
 // operations (RMA, atomics, signals) and waits. Collective calls
-// (allocation, Free, barriers, collectives, Split) must be made by one
-// goroutine of a PE at a time, in the same order on every PE.
+// (allocation, Realloc, Free, NewLock, barriers, collectives, splits)
+// must be made by one goroutine of a PE at a time, in the same order on
+// every PE.
 //
 // [Free] waits for operations on the allocation already under way, so an
 // operation racing Free from another goroutine either completes in the
