@@ -94,3 +94,81 @@ func testDeviceMailboxEcho(t *testing.T) {
 		return <-sent
 	})
 }
+
+// A warp on PE 0 receives from every other PE's Go Chan[uint64] at once
+// with symchan_mailbox_recv_any_warp: each sender's values arrive once, in
+// order, reported with the right sender, through more messages than there
+// are slots, until every sender's close marker.
+func testDeviceMailboxFanIn(t *testing.T) {
+	for _, n := range []int{3, 8} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			needGPUs(t, n)
+			const count = 100
+			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+				ch, err := actors.NewChan[uint64](ctx, pe)
+				if err != nil {
+					return err
+				}
+				if pe.ID() != 0 {
+					for i := range uint64(count) {
+						if err := ch.Send(ctx, 0, uint64(pe.ID())<<32|i); err != nil {
+							return err
+						}
+					}
+					return ch.Close(ctx)
+				}
+				return runFanIn(pe, ch, count)
+			})
+		})
+	}
+}
+
+// runFanIn runs mailbox_fanin on pe's GPU against ch's inbox and reports
+// its verdict.
+func runFanIn(pe *pgas.PE, ch *actors.Chan[uint64], count int) error {
+	g, err := pe.GPU()
+	if err != nil {
+		return err
+	}
+	c := g.Context()
+	const inBytes, seenBytes = 16 * 64, 8 * 64
+	size := int64(actors.DeviceMailboxSize + inBytes + seenBytes + 8)
+	mem, err := c.Alloc(size)
+	if err != nil {
+		return err
+	}
+	defer c.Free(mem)
+	st, err := c.NewStream()
+	if err != nil {
+		return err
+	}
+	defer st.Destroy()
+	if err := st.Memset(mem, 0, size); err != nil {
+		return err
+	}
+	if err := st.CopyIn(mem, ch.Mailbox().Device().Bytes()); err != nil {
+		return err
+	}
+	fn, err := g.Module().Function(kernels.MailboxFanIn)
+	if err != nil {
+		return err
+	}
+	in := mem + actors.DeviceMailboxSize
+	seen := in + inBytes
+	status := seen + seenBytes
+	if err := st.Launch(fn, device.D1(1), device.D1(32), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(in), uint64(count),
+		uint64(status), uint64(seen)); err != nil {
+		return err
+	}
+	if err := st.Sync(); err != nil {
+		return err
+	}
+	b := make([]byte, 8)
+	if err := st.CopyOut(b, status); err != nil {
+		return err
+	}
+	if s := binary.LittleEndian.Uint64(b); s != 0 {
+		return fmt.Errorf("fan-in kernel failed: %d", s)
+	}
+	return nil
+}

@@ -107,4 +107,5 @@ var actorsTests = []test{
 var gpuTests = []test{
 	{"OnStream", testOnStream},
 	{"DeviceMailboxEcho", testDeviceMailboxEcho},
+	{"DeviceMailboxFanIn", testDeviceMailboxFanIn},
 }

@@ -57,6 +57,7 @@ const (
 	PingPong              = "bench_pingpong"
 	PutBlock              = "bench_put_block"
 	MailboxEcho           = "mailbox_echo"
+	MailboxFanIn          = "mailbox_fanin"
 	TestPutSignalVariants = "test_put_signal_variants"
 	TestWaits             = "test_waits"
 	TestRoutines          = "test_routines"

@@ -904,6 +904,54 @@ extern "C" __global__ void mailbox_echo(u64 heap_, u64 mb_, u64 out_, u64 in_, u
 	}
 }
 
+// mailbox_fanin receives on PE h->pe, with one warp and
+// symchan_mailbox_recv_any_warp, from every other PE until each has closed
+// its side: 8-byte messages sender << 32 | i, i = 0, 1, … count-1 per
+// sender. It checks that each sender's arrive once each, in order, and
+// that the sender it reports is the one in the message. *status is 0, or
+// what failed: 1e6 + step (bad length), 2e6 + step (wrong sender or order),
+// 3e6 + sender (missing messages). seen (npes words, zero) counts per
+// sender.
+extern "C" __global__ void mailbox_fanin(u64 heap_, u64 mb_, u64 in_, u64 count, u64 status, u64 seen_) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const symchan_mailbox *mb = (const symchan_mailbox *)mb_;
+	symchan_mbox_in *in = (symchan_mbox_in *)in_;
+	u64 *seen = (u64 *)seen_;
+	volatile u64 *st = (volatile u64 *)status;
+	__shared__ u64 v, fail;
+	__shared__ int start, from;
+	if (threadIdx.x == 0) {
+		start = 0;
+		fail = 0;
+	}
+	__syncwarp();
+	int closed = 0; // every lane sees the same results
+	for (u64 step = 0; closed < h->npes - 1; step++) {
+		const int n = symchan_mailbox_recv_any_warp(h, mb, in, &from, &start, &v, 8);
+		if (n == -1) {
+			closed++;
+			continue;
+		}
+		if (threadIdx.x == 0) {
+			if (n != 8)
+				fail = 1000000 + step;
+			else if ((int)(v >> 32) != from || (v & 0xffffffffu) != seen[from])
+				fail = 2000000 + step;
+			else
+				seen[from]++;
+		}
+		__syncwarp();
+		if (fail)
+			break;
+	}
+	if (threadIdx.x != 0)
+		return;
+	for (int q = 0; q < h->npes && !fail; q++)
+		if (q != h->pe && seen[q] != count)
+			fail = 3000000 + q;
+	*st = fail;
+}
+
 // test_put_signal_variants exercises the thread, warp and block forms of
 // put-with-signal (one block of 64 threads, launched cooperatively): warp
 // 0 puts n bytes from src_off to peer's dst_off and sets word 0 to 1; the
@@ -951,7 +999,8 @@ extern "C" __global__ void test_waits(u64 heap_, u64 sig_off, u64 out_) {
 // alltoall_warp of the 2-element blocks; [192] the collectives' sync word;
 // [193] on PE 0 a counter every PE fetch-adds 1 to; [194] a double swapped
 // to 2.5; [195] a compare-swap word; [200, 210) iget of the right
-// neighbour's src at stride 3; [220..224) results: the fetch-add's old
+// neighbour's src at stride 3, [230, 240) iget_block of it at stride 2;
+// [220..224) results: the fetch-add's old
 // value, the two compare-swaps' old values, the pe_ptr checks (1 = ok).
 extern "C" __global__ void test_routines(u64 heap_, u64 off) {
 	const symchan_heap *h = (const symchan_heap *)heap_;
@@ -962,6 +1011,7 @@ extern "C" __global__ void test_routines(u64 heap_, u64 off) {
 	if (threadIdx.x < 32)
 		symchan_alltoall_warp(h, off + 128 * 8, w, 2 * 8, off + 192 * 8, 2);
 	__syncthreads();
+	symchan_iget_block(h, w + 230, 1, right, off, 2, 8, 10);
 	if (threadIdx.x != 0)
 		return;
 	w[220] = symchan_atomic_fetch_add(h, 0, off + 193 * 8, 1);

@@ -310,6 +310,19 @@ static __device__ __forceinline__ void symchan_iput_block(const symchan_heap *h,
 	__syncthreads();
 }
 
+static __device__ __forceinline__ void symchan_iget_warp(const symchan_heap *h, void *dst, symchan_u64 tst, int pe, symchan_u64 off,
+                                                         symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
+	symchan_strided_part(dst, tst, symchan_ptr(h, pe, off), sst, elem, n, threadIdx.x & 31, 32);
+	__syncwarp();
+}
+
+static __device__ __forceinline__ void symchan_iget_block(const symchan_heap *h, void *dst, symchan_u64 tst, int pe, symchan_u64 off,
+                                                          symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
+	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+	symchan_strided_part(dst, tst, symchan_ptr(h, pe, off), sst, elem, n, tid, blockDim.x * blockDim.y * blockDim.z);
+	__syncthreads();
+}
+
 // --- fetching atomics (nvshmem_atomic_fetch_*) ----------------------------
 //
 // On any PE's word of 32 or 64 bits, at system scope (the word may be
@@ -474,34 +487,114 @@ static __device__ int symchan_mailbox_send(const symchan_heap *h, const symchan_
 	return 0;
 }
 
-// symchan_mailbox_recv waits for the next message from PE from and copies
-// up to cap payload bytes into buf. It returns the message's length, -1
-// when the sender closed its side, or -2 for a message of several slots
-// (not supported on the device). Freed slots are credited back to the
-// sender in batches of k/2, as the Go receiver does.
-static __device__ int symchan_mailbox_recv(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int from, void *buf,
-                                           unsigned cap) {
+// symchan_mailbox_slot is the address of from's due slot: its 16-byte
+// header (kind, payload bytes, total bytes), then the payload.
+static __device__ __forceinline__ const unsigned char *symchan_mailbox_slot(const symchan_heap *h, const symchan_mailbox *mb,
+                                                                          const symchan_mbox_in *in, int from) {
 	const symchan_u64 seq = in->next[from] ? in->next[from] : 1;
 	const symchan_u64 slot = (symchan_u64)from * mb->k + (seq - 1) % mb->k;
-	symchan_wait_until((const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->words_off + slot * 8), SYMCHAN_CMP_GE, seq);
-	const unsigned char *p = (const unsigned char *)symchan_ptr(h, h->pe, mb->slots_off + slot * mb->slot_size);
-	const unsigned kind = ((const unsigned *)p)[0] & 0xff, n = ((const unsigned *)p)[1];
-	const symchan_u64 total = *(const symchan_u64 *)(p + 8);
-	if (kind == SYMCHAN_MBOX_DATA && n != total)
-		return -2; // leave it: a chunked message is for a Go receiver
+	return (const unsigned char *)symchan_ptr(h, h->pe, mb->slots_off + slot * mb->slot_size);
+}
+
+// symchan_mailbox_due reports whether from's next message has arrived
+// (an acquire: its slot is then seen whole).
+static __device__ __forceinline__ bool symchan_mailbox_due(const symchan_heap *h, const symchan_mailbox *mb, const symchan_mbox_in *in,
+                                                           int from) {
+	const symchan_u64 seq = in->next[from] ? in->next[from] : 1;
+	const symchan_u64 slot = (symchan_u64)from * mb->k + (seq - 1) % mb->k;
+	return symchan_load_acquire((const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->words_off + slot * 8)) >= seq;
+}
+
+// symchan_mailbox_done retires from's due slot (of kind kind) and credits
+// freed slots back in batches of k/2, as the Go receiver does.
+static __device__ __forceinline__ void symchan_mailbox_done(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int from,
+                                                            unsigned kind) {
+	const symchan_u64 seq = in->next[from] ? in->next[from] : 1;
 	in->next[from] = seq + 1;
 	in->unpaid[from]++;
-	int r = -1;
-	if (kind == SYMCHAN_MBOX_DATA) {
-		symchan_copy_part(buf, p + 16, n < cap ? n : cap, 0, 1);
-		r = (int)n;
-	}
 	if (kind == SYMCHAN_MBOX_CLOSE || 2 * in->unpaid[from] >= mb->k) {
-		// The slot is read: release it to the sender.
 		symchan_signal_release(h, from, mb->credit_off + 8ull * h->pe, in->unpaid[from], SYMCHAN_SIGNAL_ADD);
 		in->unpaid[from] = 0;
 	}
-	return r;
+}
+
+// symchan_mailbox_next_sender waits until some sender's next message has
+// arrived and returns that sender, scanning from *start and leaving *start
+// after it, so that under load every sender is served in turn (none
+// starves). Senders whose side is closed never have a next message.
+static __device__ __forceinline__ int symchan_mailbox_next_sender(const symchan_heap *h, const symchan_mailbox *mb, const symchan_mbox_in *in,
+                                                                  int *start) {
+	const int n = (int)mb->npes;
+	for (int s = *start % n;; s = (s + 1) % n)
+		if (symchan_mailbox_due(h, mb, in, s)) {
+			*start = (s + 1) % n;
+			return s;
+		}
+}
+
+// symchan_mailbox_consume takes from's due message, which has arrived:
+// copies up to cap payload bytes into buf and retires the slot. It returns
+// the message's length, -1 for from's close marker, or -2 for a message of
+// several slots (not supported on the device: left for a Go receiver).
+static __device__ __forceinline__ int symchan_mailbox_consume(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int from,
+                                                              void *buf, unsigned cap) {
+	const unsigned char *p = symchan_mailbox_slot(h, mb, in, from);
+	const unsigned kind = ((const unsigned *)p)[0] & 0xff, n = ((const unsigned *)p)[1];
+	if (kind == SYMCHAN_MBOX_DATA && n != *(const symchan_u64 *)(p + 8))
+		return -2;
+	if (kind == SYMCHAN_MBOX_DATA)
+		symchan_copy_part(buf, p + 16, n < cap ? n : cap, 0, 1);
+	symchan_mailbox_done(h, mb, in, from, kind);
+	return kind == SYMCHAN_MBOX_DATA ? (int)n : -1;
+}
+
+// symchan_mailbox_recv waits for the next message from PE from and copies
+// up to cap payload bytes into buf. It returns the message's length, -1
+// when the sender closed its side, or -2 for a message of several slots.
+// One thread.
+static __device__ int symchan_mailbox_recv(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int from, void *buf,
+                                           unsigned cap) {
+	while (!symchan_mailbox_due(h, mb, in, from))
+		;
+	return symchan_mailbox_consume(h, mb, in, from, buf, cap);
+}
+
+// symchan_mailbox_recv_any waits for the next message from any sender (fair
+// across senders, see symchan_mailbox_next_sender; *start starts at 0),
+// sets *from to its sender and takes it as symchan_mailbox_recv does. One
+// thread.
+static __device__ int symchan_mailbox_recv_any(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from, int *start,
+                                               void *buf, unsigned cap) {
+	*from = symchan_mailbox_next_sender(h, mb, in, start);
+	return symchan_mailbox_consume(h, mb, in, *from, buf, cap);
+}
+
+// symchan_mailbox_recv_any_warp is symchan_mailbox_recv_any for a whole
+// (full) warp: every lane calls it with the same arguments, lane 0 picks
+// the sender, all lanes copy the payload, and every lane gets the result
+// and *from (in, *start and buf are shared: pass the same pointers).
+static __device__ int symchan_mailbox_recv_any_warp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from, int *start,
+                                                    void *buf, unsigned cap) {
+	const unsigned full = 0xffffffffu;
+	const int lane = threadIdx.x & 31;
+	int s = 0;
+	if (lane == 0)
+		s = symchan_mailbox_next_sender(h, mb, in, start);
+	s = __shfl_sync(full, s, 0);
+	__syncwarp();
+	const unsigned char *p = symchan_mailbox_slot(h, mb, in, s);
+	const unsigned kind = ((const volatile unsigned *)p)[0] & 0xff, n = ((const volatile unsigned *)p)[1];
+	const symchan_u64 total = *(const volatile symchan_u64 *)(p + 8);
+	*from = s;
+	if (kind == SYMCHAN_MBOX_DATA && n != total)
+		return -2;
+	if (kind == SYMCHAN_MBOX_DATA)
+		symchan_copy_part(buf, p + 16, n < cap ? n : cap, lane, 32);
+	__syncwarp();
+	if (lane == 0)
+		symchan_mailbox_done(h, mb, in, s, kind);
+	__syncwarp();
+	return kind == SYMCHAN_MBOX_DATA ? (int)n : -1;
 }
 
 #endif

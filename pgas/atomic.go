@@ -24,22 +24,28 @@ type Extended interface {
 // extendedOp performs op, one that moves bits without interpreting them
 // (fetch, set, swap), on a word of type T.
 func extendedOp[T Extended](p *PE, s Sym[T], pe int, op driver.AtomicOp, operand T) (T, error) {
-	if err := p.checkRMA(s.rec, pe); err != nil {
-		return 0, err
-	}
-	if s.n < 1 {
-		return 0, fmt.Errorf("%w: atomic on an empty Sym", ErrBadSize)
-	}
-	if err := s.rec.hold(); err != nil {
-		return 0, err
-	}
 	k := driver.KindUint64
 	if sizeOf[T]() == 4 {
 		k = driver.KindUint32
 	}
-	old, err := p.w.tr.Atomic(p.id, pe, s.off, k, op, toBits(operand), 0)
-	s.rec.release()
+	old, err := atomicAt(p, s.rec, s.off, s.n, pe, k, op, toBits(operand), 0)
 	return fromBits[T](old), err
+}
+
+// atomicAt checks and runs one atomic on the word of kind k at off, the
+// first element of a Sym of n elements, on PE pe.
+func atomicAt(p *PE, r *allocRec, off int64, n, pe int, k driver.Kind, op driver.AtomicOp, operand, cond uint64) (uint64, error) {
+	if err := p.checkRMA(r, pe); err != nil {
+		return 0, err
+	}
+	if n < 1 {
+		return 0, fmt.Errorf("%w: atomic on an empty Sym", ErrBadSize)
+	}
+	if err := r.hold(); err != nil {
+		return 0, err
+	}
+	defer r.release()
+	return p.w.tr.Atomic(p.id, pe, off, k, op, operand, cond)
 }
 
 // kindOf is the word kind of T.
@@ -61,17 +67,7 @@ func kindOf[T Word]() driver.Kind {
 func bitsOf[T Word](v T) uint64 { return uint64(v) }
 
 func atomicOp[T Word](p *PE, s Sym[T], pe int, op driver.AtomicOp, operand, cond T) (T, error) {
-	if err := p.checkRMA(s.rec, pe); err != nil {
-		return 0, err
-	}
-	if s.n < 1 {
-		return 0, fmt.Errorf("%w: atomic on an empty Sym", ErrBadSize)
-	}
-	if err := s.rec.hold(); err != nil {
-		return 0, err
-	}
-	old, err := p.w.tr.Atomic(p.id, pe, s.off, kindOf[T](), op, bitsOf(operand), bitsOf(cond))
-	s.rec.release()
+	old, err := atomicAt(p, s.rec, s.off, s.n, pe, kindOf[T](), op, bitsOf(operand), bitsOf(cond))
 	return T(old), err
 }
 

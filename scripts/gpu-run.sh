@@ -34,7 +34,8 @@
 #                            # (PEs sharing the GPU when there is one) and
 #                            # under nvshmem
 #   .gpu/gpu-run.sh routines # the routine-set issue: the device routines'
-#                            # test, the PGAS suite on cuda (PEs sharing the
+#                            # test and the GPU suite (device mailboxes,
+#                            # fan-in), the PGAS suite on cuda (PEs sharing the
 #                            # GPU when there is one) and under nvshmem, and
 #                            # the routines' benchmarks on host, cuda and
 #                            # nvshmem
@@ -175,6 +176,7 @@ if [ "$what" = routines ]; then
 	[ "$ngpu" -lt 2 ] && shared+=(SYMCHAN_CUDA_SHARE_GPUS=1)
 	rb='StridedPut|LockHandover|AllToAll'
 	step routines-device 90 ./cuda.test -test.v -test.count=1 -test.run 'TestDevice'
+	step device-mailbox 120 env SYMCHAN_TEST_BACKEND=cuda "${shared[@]}" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=110s
 	step routines-suite-cuda 330 env SYMCHAN_TEST_BACKEND=cuda "${shared[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/PGAS' -test.timeout=320s
 	step routines-suite-nvshmem 240 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/PGAS' -test.timeout=230s
 	step routines-bench-host 120 env SYMCHAN_BACKEND=host ./bench.test -test.run '^$' -test.bench "$rb" -test.benchtime 200x -test.count 3

@@ -171,6 +171,7 @@ func TestDeviceRoutines(t *testing.T) {
 		for k := range 10 {
 			want[32+3*k] = uint64(left*1000 + 2*k)
 			want[200+k] = uint64(right*1000 + 3*k)
+			want[230+k] = uint64(right*1000 + 2*k)
 		}
 		for q := range npes {
 			for i := range 4 {
