@@ -95,10 +95,11 @@ func testDeviceMailboxEcho(t *testing.T) {
 	})
 }
 
-// A warp on PE 0 receives from every other PE's Go Chan[uint64] at once
-// with symchan_mailbox_recv_any_warp: each sender's values arrive once, in
-// order, reported with the right sender, through more messages than there
-// are slots, until every sender's close marker.
+// A warp (3 PEs) or a block of 128 threads (8 PEs) on PE 0 receives from
+// every other PE's Go Chan[uint64] at once with
+// symchan_mailbox_recv_any_warp / _block: each sender's values arrive
+// once, in order, reported with the right sender, through more messages
+// than there are slots, until every sender's close marker.
 func testDeviceMailboxFanIn(t *testing.T) {
 	for _, n := range []int{3, 8} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
@@ -117,15 +118,19 @@ func testDeviceMailboxFanIn(t *testing.T) {
 					}
 					return ch.Close(ctx)
 				}
-				return runFanIn(pe, ch, count)
+				threads := 32
+				if n > 3 {
+					threads = 128
+				}
+				return runFanIn(pe, ch, count, threads)
 			})
 		})
 	}
 }
 
-// runFanIn runs mailbox_fanin on pe's GPU against ch's inbox and reports
-// its verdict.
-func runFanIn(pe *pgas.PE, ch *actors.Chan[uint64], count int) error {
+// runFanIn runs mailbox_fanin with a block of threads threads on pe's GPU
+// against ch's inbox and reports its verdict.
+func runFanIn(pe *pgas.PE, ch *actors.Chan[uint64], count, threads int) error {
 	g, err := pe.GPU()
 	if err != nil {
 		return err
@@ -156,7 +161,7 @@ func runFanIn(pe *pgas.PE, ch *actors.Chan[uint64], count int) error {
 	in := mem + actors.DeviceMailboxSize
 	seen := in + inBytes
 	status := seen + seenBytes
-	if err := st.Launch(fn, device.D1(1), device.D1(32), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(in), uint64(count),
+	if err := st.Launch(fn, device.D1(1), device.D1(threads), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(in), uint64(count),
 		uint64(status), uint64(seen)); err != nil {
 		return err
 	}

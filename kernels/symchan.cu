@@ -905,7 +905,9 @@ extern "C" __global__ void mailbox_echo(u64 heap_, u64 mb_, u64 out_, u64 in_, u
 }
 
 // mailbox_fanin receives on PE h->pe, with one warp and
-// symchan_mailbox_recv_any_warp, from every other PE until each has closed
+// symchan_mailbox_recv_any_warp (a block of 32 threads) or with
+// symchan_mailbox_recv_any_block (a larger block), from every other PE
+// until each has closed
 // its side: 8-byte messages sender << 32 | i, i = 0, 1, … count-1 per
 // sender. It checks that each sender's arrive once each, in order, and
 // that the sender it reports is the one in the message. *status is 0, or
@@ -924,10 +926,12 @@ extern "C" __global__ void mailbox_fanin(u64 heap_, u64 mb_, u64 in_, u64 count,
 		start = 0;
 		fail = 0;
 	}
-	__syncwarp();
-	int closed = 0; // every lane sees the same results
+	const bool block = blockDim.x > 32;
+	__syncthreads();
+	int closed = 0; // every thread sees the same results
 	for (u64 step = 0; closed < h->npes - 1; step++) {
-		const int n = symchan_mailbox_recv_any_warp(h, mb, in, &from, &start, &v, 8);
+		const int n = block ? symchan_mailbox_recv_any_block(h, mb, in, &from, &start, &v, 8)
+		                    : symchan_mailbox_recv_any_warp(h, mb, in, &from, &start, &v, 8);
 		if (n == -1) {
 			closed++;
 			continue;
@@ -940,7 +944,10 @@ extern "C" __global__ void mailbox_fanin(u64 heap_, u64 mb_, u64 in_, u64 count,
 			else
 				seen[from]++;
 		}
-		__syncwarp();
+		if (block)
+			__syncthreads();
+		else
+			__syncwarp();
 		if (fail)
 			break;
 	}

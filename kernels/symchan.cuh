@@ -597,4 +597,32 @@ static __device__ int symchan_mailbox_recv_any_warp(const symchan_heap *h, const
 	return kind == SYMCHAN_MBOX_DATA ? (int)n : -1;
 }
 
+// symchan_mailbox_recv_any_block is symchan_mailbox_recv_any for a whole
+// block: every thread calls it with the same arguments, thread 0 picks the
+// sender, all threads copy the payload, and every thread gets the result
+// and *from (in, *start and buf are shared: pass the same pointers).
+static __device__ int symchan_mailbox_recv_any_block(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from,
+                                                     int *start, void *buf, unsigned cap) {
+	__shared__ int picked;
+	const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+	if (tid == 0)
+		picked = symchan_mailbox_next_sender(h, mb, in, start);
+	__syncthreads();
+	const int s = picked;
+	const unsigned char *p = symchan_mailbox_slot(h, mb, in, s);
+	const unsigned kind = ((const volatile unsigned *)p)[0] & 0xff, n = ((const volatile unsigned *)p)[1];
+	const symchan_u64 total = *(const volatile symchan_u64 *)(p + 8);
+	int r = kind == SYMCHAN_MBOX_DATA ? (int)n : -1;
+	if (kind == SYMCHAN_MBOX_DATA && n != total)
+		r = -2;
+	else if (kind == SYMCHAN_MBOX_DATA)
+		symchan_copy_part(buf, p + 16, n < cap ? n : cap, tid, blockDim.x * blockDim.y * blockDim.z);
+	__syncthreads();
+	if (tid == 0 && r != -2)
+		symchan_mailbox_done(h, mb, in, s, kind);
+	*from = s;
+	__syncthreads(); // picked is read by all before the next call sets it
+	return r;
+}
+
 #endif
