@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -174,6 +176,105 @@ func runFanIn(pe *pgas.PE, ch *actors.Chan[uint64], count, threads int) error {
 	}
 	if s := binary.LittleEndian.Uint64(b); s != 0 {
 		return fmt.Errorf("fan-in kernel failed: %d", s)
+	}
+	return nil
+}
+
+// A block on PE 1 echoes a Go Mailbox's messages of every size around the
+// slot's edges (empty, one byte, a slot's payload and one more, several
+// slots) with symchan_mailbox_recv_any_block and _send_block: chunks are
+// joined and cut in the Go wire format both ways, through 4 slots of 256
+// bytes (credits flow both ways), and each side's close reaches the other.
+func testDeviceMailboxChunks(t *testing.T) {
+	needGPUs(t, 2)
+	const slot = 256
+	const cap = slot - 16
+	sizes := []int{0, 1, cap - 1, cap, cap + 1, 2 * cap, 2*cap + 1, 1000, 3000, 8}
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		mb, err := actors.NewMailbox(ctx, pe, actors.Slots(4), actors.SlotSize(slot))
+		if err != nil {
+			return err
+		}
+		if pe.ID() == 1 {
+			return runEchoBlock(pe, mb, 4096)
+		}
+		msg := func(i, n int) []byte { return seq(n, func(k int) byte { return byte(k*7 + i) }) }
+		sent := make(chan error, 1)
+		pe.Go(func(ctx context.Context) {
+			for i, n := range sizes {
+				if err := mb.Send(ctx, 1, msg(i, n)); err != nil {
+					sent <- err
+					return
+				}
+			}
+			sent <- mb.Close(ctx)
+		})
+		for i, n := range sizes {
+			m, err := mb.Recv(ctx)
+			if err != nil {
+				return fmt.Errorf("echo %d: %w", i, err)
+			}
+			if m.From != 1 || !bytes.Equal(m.Data, msg(i, n)) {
+				return fmt.Errorf("echo %d from PE %d: %d bytes, want %d bytes %v…", i, m.From, len(m.Data), n, head(msg(i, n)))
+			}
+		}
+		if err := <-sent; err != nil {
+			return err
+		}
+		if _, err := mb.Recv(ctx); !errors.Is(err, actors.ErrClosed) {
+			return fmt.Errorf("after both closed: %v", err)
+		}
+		return nil
+	})
+}
+
+// runEchoBlock runs mailbox_echo_block (128 threads) on pe's GPU against
+// mb towards PE 0, with a buffer of cap bytes.
+func runEchoBlock(pe *pgas.PE, mb *actors.Mailbox, cap int) error {
+	g, err := pe.GPU()
+	if err != nil {
+		return err
+	}
+	c := g.Context()
+	const outBytes, inBytes = 16 * 64, 16 * 64
+	size := int64(actors.DeviceMailboxSize + outBytes + inBytes + 8 + cap)
+	mem, err := c.Alloc(size)
+	if err != nil {
+		return err
+	}
+	defer c.Free(mem)
+	st, err := c.NewStream()
+	if err != nil {
+		return err
+	}
+	defer st.Destroy()
+	if err := st.Memset(mem, 0, size); err != nil {
+		return err
+	}
+	if err := st.CopyIn(mem, mb.Device().Bytes()); err != nil {
+		return err
+	}
+	fn, err := g.Module().Function(kernels.MailboxEchoBlock)
+	if err != nil {
+		return err
+	}
+	out := mem + actors.DeviceMailboxSize
+	in := out + outBytes
+	status := in + inBytes
+	buf := status + 8
+	if err := st.Launch(fn, device.D1(1), device.D1(128), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(out), uint64(in),
+		0, uint64(buf), uint64(cap), uint64(status)); err != nil {
+		return err
+	}
+	if err := st.Sync(); err != nil {
+		return err
+	}
+	b := make([]byte, 8)
+	if err := st.CopyOut(b, status); err != nil {
+		return err
+	}
+	if s := binary.LittleEndian.Uint64(b); s != 0 {
+		return fmt.Errorf("echo kernel failed: %d", s)
 	}
 	return nil
 }

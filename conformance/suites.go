@@ -108,4 +108,5 @@ var gpuTests = []test{
 	{"OnStream", testOnStream},
 	{"DeviceMailboxEcho", testDeviceMailboxEcho},
 	{"DeviceMailboxFanIn", testDeviceMailboxFanIn},
+	{"DeviceMailboxChunks", testDeviceMailboxChunks},
 }

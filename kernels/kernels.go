@@ -58,6 +58,7 @@ const (
 	PutBlock              = "bench_put_block"
 	MailboxEcho           = "mailbox_echo"
 	MailboxFanIn          = "mailbox_fanin"
+	MailboxEchoBlock      = "mailbox_echo_block"
 	TestPutSignalVariants = "test_put_signal_variants"
 	TestWaits             = "test_waits"
 	TestRoutines          = "test_routines"

@@ -959,6 +959,33 @@ extern "C" __global__ void mailbox_fanin(u64 heap_, u64 mb_, u64 in_, u64 count,
 	*st = fail;
 }
 
+// mailbox_echo_block: the block receives every message PE peer sends on
+// the mailbox mb (of any size: chunks are joined in buf, cap bytes) and
+// sends it back with the block, until peer closes its side; then it closes
+// its own side towards peer. *status is 0, or 1e6 + the step that failed.
+extern "C" __global__ void mailbox_echo_block(u64 heap_, u64 mb_, u64 out_, u64 in_, u64 peer, u64 buf_, u64 cap, u64 status) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const symchan_mailbox *mb = (const symchan_mailbox *)mb_;
+	symchan_mbox_out *out = (symchan_mbox_out *)out_ + peer;
+	__shared__ int from, start;
+	if (threadIdx.x == 0)
+		start = 0;
+	__syncthreads();
+	for (u64 step = 0;; step++) {
+		const int n = symchan_mailbox_recv_any_block(h, mb, (symchan_mbox_in *)in_, &from, &start, (void *)buf_, cap);
+		if (n == SYMCHAN_MBOX_CLOSED && from == (int)peer)
+			break;
+		if (n < 0 || from != (int)peer || (u64)n > cap) {
+			if (threadIdx.x == 0)
+				*(volatile u64 *)status = 1000000 + step;
+			return;
+		}
+		symchan_mailbox_send_block(h, mb, out, (int)peer, (const void *)buf_, (u64)n);
+	}
+	if (threadIdx.x == 0)
+		symchan_mailbox_close(h, mb, out, (int)peer);
+}
+
 // test_put_signal_variants exercises the thread, warp and block forms of
 // put-with-signal (one block of 64 threads, launched cooperatively): warp
 // 0 puts n bytes from src_off to peer's dst_off and sets word 0 to 1; the

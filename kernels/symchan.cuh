@@ -465,30 +465,101 @@ struct symchan_mbox_in {
 #define SYMCHAN_MBOX_MORE 2
 #define SYMCHAN_MBOX_CLOSE 3
 
-// symchan_mailbox_send sends n bytes (at most slot_size-16: one slot) to PE
-// to, waiting for credit. It returns 0, or -1 if the message needs more
-// than one slot.
-static __device__ int symchan_mailbox_send(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to,
-                                           const void *data, unsigned n) {
-	if (n + 16 > mb->slot_size)
-		return -1;
+// What the receive routines return besides a length.
+#define SYMCHAN_MBOX_CLOSED -1    // the sender closed its side
+#define SYMCHAN_MBOX_CUT_SHORT -3 // the sender cut a message short; its next message is left in place
+#define SYMCHAN_MBOX_PROTOCOL -4  // a slot that breaks the wire format (a stray continuation)
+
+// Groups that run a mailbox routine together: every thread of the group
+// calls it with the same arguments; thread 0 of the group waits and
+// signals, all of them copy.
+#define SYMCHAN_SCOPE_THREAD 0
+#define SYMCHAN_SCOPE_WARP 1
+#define SYMCHAN_SCOPE_BLOCK 2
+
+static __device__ __forceinline__ void symchan_group_sync(int scope) {
+	if (scope == SYMCHAN_SCOPE_WARP)
+		__syncwarp();
+	else if (scope == SYMCHAN_SCOPE_BLOCK)
+		__syncthreads();
+}
+
+static __device__ __forceinline__ unsigned symchan_block_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+static __device__ __forceinline__ unsigned symchan_block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+
+// symchan_mailbox_put_slot sends one slot to PE to: waits (thread 0) for
+// credit, the group copies the payload, then thread 0 publishes the slot
+// with a system fence (covering the group's stores) and its sequence
+// number.
+static __device__ void symchan_mailbox_put_slot(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, unsigned kind,
+                                                unsigned n, symchan_u64 v, const void *payload, unsigned tid, unsigned nth, int scope) {
 	const symchan_u64 seq = out->sent + 1;
-	while (seq > out->freed + mb->k)
-		out->freed = symchan_load_acquire((const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->credit_off + 8ull * to));
+	if (tid == 0)
+		while (seq > out->freed + mb->k)
+			out->freed = symchan_load_acquire((const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->credit_off + 8ull * to));
+	symchan_group_sync(scope);
 	const symchan_u64 slot = (symchan_u64)h->pe * mb->k + (seq - 1) % mb->k;
 	unsigned char *p = (unsigned char *)symchan_ptr(h, to, mb->slots_off + slot * mb->slot_size);
-	unsigned *hdr = (unsigned *)p;
-	hdr[0] = SYMCHAN_MBOX_DATA;
-	hdr[1] = n;
-	*(symchan_u64 *)(p + 8) = n;
-	symchan_copy_part(p + 16, data, n, 0, 1);
-	symchan_signal_release(h, to, mb->words_off + slot * 8, seq, SYMCHAN_SIGNAL_SET);
-	out->sent = seq;
+	if (tid == 0) {
+		((unsigned *)p)[0] = kind;
+		((unsigned *)p)[1] = n;
+		*(symchan_u64 *)(p + 8) = v;
+	}
+	symchan_copy_part(p + 16, payload, n, tid, nth);
+	symchan_group_sync(scope);
+	if (tid == 0) {
+		__threadfence_system();
+		symchan_signal_op(h, to, mb->words_off + slot * 8, seq, SYMCHAN_SIGNAL_SET);
+		out->sent = seq;
+	}
+	symchan_group_sync(scope);
+}
+
+// symchan_mailbox_send_group sends n bytes to PE to as one message, in
+// chunks of slot_size-16 bytes in consecutive slots when it does not fit
+// one, waiting for credit: the wire format of Mailbox.Send, so Go and
+// kernel receivers take it alike. The Go receiver's MaxMessage bounds n.
+static __device__ void symchan_mailbox_send_group(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
+                                                  symchan_u64 n, unsigned tid, unsigned nth, int scope) {
+	const symchan_u64 cap = mb->slot_size - 16;
+	symchan_u64 off = 0;
+	do {
+		const unsigned c = (unsigned)(n - off < cap ? n - off : cap);
+		symchan_mailbox_put_slot(h, mb, out, to, off == 0 ? SYMCHAN_MBOX_DATA : SYMCHAN_MBOX_MORE, c, off == 0 ? n : off,
+		                         (const char *)data + off, tid, nth, scope);
+		off += c;
+	} while (off < n);
+}
+
+// symchan_mailbox_send sends n bytes to PE to (one thread; messages of
+// several slots included). It returns 0.
+static __device__ int symchan_mailbox_send(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
+                                           symchan_u64 n) {
+	symchan_mailbox_send_group(h, mb, out, to, data, n, 0, 1, SYMCHAN_SCOPE_THREAD);
 	return 0;
 }
 
+// symchan_mailbox_send_warp and _block: the whole warp or block sends, all
+// of it copying.
+static __device__ void symchan_mailbox_send_warp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
+                                                 symchan_u64 n) {
+	symchan_mailbox_send_group(h, mb, out, to, data, n, threadIdx.x & 31, 32, SYMCHAN_SCOPE_WARP);
+}
+
+static __device__ void symchan_mailbox_send_block(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
+                                                  symchan_u64 n) {
+	symchan_mailbox_send_group(h, mb, out, to, data, n, symchan_block_tid(), symchan_block_size(), SYMCHAN_SCOPE_BLOCK);
+}
+
+// symchan_mailbox_close sends the close marker to PE to (one thread):
+// the receiver learns it after this sender's last message.
+static __device__ void symchan_mailbox_close(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to) {
+	symchan_mailbox_put_slot(h, mb, out, to, SYMCHAN_MBOX_CLOSE, 0, 0, NULL, 0, 1, SYMCHAN_SCOPE_THREAD);
+}
+
 // symchan_mailbox_slot is the address of from's due slot: its 16-byte
-// header (kind, payload bytes, total bytes), then the payload.
+// header (kind, payload bytes, total bytes or chunk offset), then the
+// payload.
 static __device__ __forceinline__ const unsigned char *symchan_mailbox_slot(const symchan_heap *h, const symchan_mailbox *mb,
                                                                           const symchan_mbox_in *in, int from) {
 	const symchan_u64 seq = in->next[from] ? in->next[from] : 1;
@@ -496,8 +567,8 @@ static __device__ __forceinline__ const unsigned char *symchan_mailbox_slot(cons
 	return (const unsigned char *)symchan_ptr(h, h->pe, mb->slots_off + slot * mb->slot_size);
 }
 
-// symchan_mailbox_due reports whether from's next message has arrived
-// (an acquire: its slot is then seen whole).
+// symchan_mailbox_due reports whether from's next slot has arrived (an
+// acquire: the slot is then seen whole).
 static __device__ __forceinline__ bool symchan_mailbox_due(const symchan_heap *h, const symchan_mailbox *mb, const symchan_mbox_in *in,
                                                            int from) {
 	const symchan_u64 seq = in->next[from] ? in->next[from] : 1;
@@ -532,31 +603,54 @@ static __device__ __forceinline__ int symchan_mailbox_next_sender(const symchan_
 		}
 }
 
-// symchan_mailbox_consume takes from's due message, which has arrived:
-// copies up to cap payload bytes into buf and retires the slot. It returns
-// the message's length, -1 for from's close marker, or -2 for a message of
-// several slots (not supported on the device: left for a Go receiver).
-static __device__ __forceinline__ int symchan_mailbox_consume(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int from,
-                                                              void *buf, unsigned cap) {
-	const unsigned char *p = symchan_mailbox_slot(h, mb, in, from);
-	const unsigned kind = ((const unsigned *)p)[0] & 0xff, n = ((const unsigned *)p)[1];
-	if (kind == SYMCHAN_MBOX_DATA && n != *(const symchan_u64 *)(p + 8))
-		return -2;
-	if (kind == SYMCHAN_MBOX_DATA)
-		symchan_copy_part(buf, p + 16, n < cap ? n : cap, 0, 1);
-	symchan_mailbox_done(h, mb, in, from, kind);
-	return kind == SYMCHAN_MBOX_DATA ? (int)n : -1;
+// symchan_mailbox_take: the group takes from's due message, which has
+// arrived: it copies up to cap bytes of it into buf (joining the chunks
+// of a message of several slots as they arrive) and retires its slots,
+// crediting them back. It returns the message's length (which may exceed
+// cap: the rest is dropped), SYMCHAN_MBOX_CLOSED, SYMCHAN_MBOX_CUT_SHORT
+// or SYMCHAN_MBOX_PROTOCOL.
+static __device__ int symchan_mailbox_take(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int from, void *buf, symchan_u64 cap,
+                                           unsigned tid, unsigned nth, int scope) {
+	symchan_u64 got = 0, total = 0;
+	for (bool first = true;; first = false) {
+		if (!first) {
+			if (tid == 0)
+				while (!symchan_mailbox_due(h, mb, in, from))
+					;
+			symchan_group_sync(scope);
+		}
+		const volatile unsigned char *p = symchan_mailbox_slot(h, mb, in, from);
+		const unsigned kind = ((const volatile unsigned *)p)[0] & 0xff, n = ((const volatile unsigned *)p)[1];
+		const symchan_u64 v = *(const volatile symchan_u64 *)(p + 8);
+		int r = 0;
+		if (first && kind == SYMCHAN_MBOX_DATA)
+			total = v;
+		else if (first)
+			r = kind == SYMCHAN_MBOX_CLOSE ? SYMCHAN_MBOX_CLOSED : SYMCHAN_MBOX_PROTOCOL;
+		else if (kind != SYMCHAN_MBOX_MORE || v != got)
+			return SYMCHAN_MBOX_CUT_SHORT; // the slot stays: it starts the sender's next message
+		if (r == 0 && got < cap)
+			symchan_copy_part((char *)buf + got, (const char *)p + 16, n < cap - got ? n : cap - got, tid, nth);
+		symchan_group_sync(scope);
+		if (tid == 0)
+			symchan_mailbox_done(h, mb, in, from, kind);
+		symchan_group_sync(scope);
+		if (r != 0)
+			return r;
+		got += n;
+		if (got >= total)
+			return (int)total;
+	}
 }
 
 // symchan_mailbox_recv waits for the next message from PE from and copies
-// up to cap payload bytes into buf. It returns the message's length, -1
-// when the sender closed its side, or -2 for a message of several slots.
-// One thread.
+// up to cap bytes of it into buf; see symchan_mailbox_take for what it
+// returns. One thread.
 static __device__ int symchan_mailbox_recv(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int from, void *buf,
-                                           unsigned cap) {
+                                           symchan_u64 cap) {
 	while (!symchan_mailbox_due(h, mb, in, from))
 		;
-	return symchan_mailbox_consume(h, mb, in, from, buf, cap);
+	return symchan_mailbox_take(h, mb, in, from, buf, cap, 0, 1, SYMCHAN_SCOPE_THREAD);
 }
 
 // symchan_mailbox_recv_any waits for the next message from any sender (fair
@@ -564,63 +658,37 @@ static __device__ int symchan_mailbox_recv(const symchan_heap *h, const symchan_
 // sets *from to its sender and takes it as symchan_mailbox_recv does. One
 // thread.
 static __device__ int symchan_mailbox_recv_any(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from, int *start,
-                                               void *buf, unsigned cap) {
+                                               void *buf, symchan_u64 cap) {
 	*from = symchan_mailbox_next_sender(h, mb, in, start);
-	return symchan_mailbox_consume(h, mb, in, *from, buf, cap);
+	return symchan_mailbox_take(h, mb, in, *from, buf, cap, 0, 1, SYMCHAN_SCOPE_THREAD);
 }
 
 // symchan_mailbox_recv_any_warp is symchan_mailbox_recv_any for a whole
-// (full) warp: every lane calls it with the same arguments, lane 0 picks
-// the sender, all lanes copy the payload, and every lane gets the result
-// and *from (in, *start and buf are shared: pass the same pointers).
+// (full) warp: every lane calls it with the same arguments (in, *from,
+// *start and buf shared: the same pointers), lane 0 picks the sender, all
+// lanes copy, and every lane gets the result.
 static __device__ int symchan_mailbox_recv_any_warp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from, int *start,
-                                                    void *buf, unsigned cap) {
-	const unsigned full = 0xffffffffu;
-	const int lane = threadIdx.x & 31;
+                                                    void *buf, symchan_u64 cap) {
 	int s = 0;
-	if (lane == 0)
+	if ((threadIdx.x & 31) == 0)
 		s = symchan_mailbox_next_sender(h, mb, in, start);
-	s = __shfl_sync(full, s, 0);
-	__syncwarp();
-	const unsigned char *p = symchan_mailbox_slot(h, mb, in, s);
-	const unsigned kind = ((const volatile unsigned *)p)[0] & 0xff, n = ((const volatile unsigned *)p)[1];
-	const symchan_u64 total = *(const volatile symchan_u64 *)(p + 8);
+	s = __shfl_sync(0xffffffffu, s, 0);
 	*from = s;
-	if (kind == SYMCHAN_MBOX_DATA && n != total)
-		return -2;
-	if (kind == SYMCHAN_MBOX_DATA)
-		symchan_copy_part(buf, p + 16, n < cap ? n : cap, lane, 32);
-	__syncwarp();
-	if (lane == 0)
-		symchan_mailbox_done(h, mb, in, s, kind);
-	__syncwarp();
-	return kind == SYMCHAN_MBOX_DATA ? (int)n : -1;
+	return symchan_mailbox_take(h, mb, in, s, buf, cap, threadIdx.x & 31, 32, SYMCHAN_SCOPE_WARP);
 }
 
 // symchan_mailbox_recv_any_block is symchan_mailbox_recv_any for a whole
-// block: every thread calls it with the same arguments, thread 0 picks the
-// sender, all threads copy the payload, and every thread gets the result
-// and *from (in, *start and buf are shared: pass the same pointers).
+// block, as the warp form.
 static __device__ int symchan_mailbox_recv_any_block(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from,
-                                                     int *start, void *buf, unsigned cap) {
+                                                     int *start, void *buf, symchan_u64 cap) {
 	__shared__ int picked;
-	const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+	const unsigned tid = symchan_block_tid();
 	if (tid == 0)
 		picked = symchan_mailbox_next_sender(h, mb, in, start);
 	__syncthreads();
 	const int s = picked;
-	const unsigned char *p = symchan_mailbox_slot(h, mb, in, s);
-	const unsigned kind = ((const volatile unsigned *)p)[0] & 0xff, n = ((const volatile unsigned *)p)[1];
-	const symchan_u64 total = *(const volatile symchan_u64 *)(p + 8);
-	int r = kind == SYMCHAN_MBOX_DATA ? (int)n : -1;
-	if (kind == SYMCHAN_MBOX_DATA && n != total)
-		r = -2;
-	else if (kind == SYMCHAN_MBOX_DATA)
-		symchan_copy_part(buf, p + 16, n < cap ? n : cap, tid, blockDim.x * blockDim.y * blockDim.z);
-	__syncthreads();
-	if (tid == 0 && r != -2)
-		symchan_mailbox_done(h, mb, in, s, kind);
 	*from = s;
+	const int r = symchan_mailbox_take(h, mb, in, s, buf, cap, tid, symchan_block_size(), SYMCHAN_SCOPE_BLOCK);
 	__syncthreads(); // picked is read by all before the next call sets it
 	return r;
 }
