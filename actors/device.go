@@ -4,8 +4,8 @@ import "encoding/binary"
 
 // DeviceMailbox is a Mailbox's layout for kernels: what struct
 // symchan_mailbox of kernels/symchan.cuh holds, so that a kernel can send
-// to and receive from PEs with the Go side's wire format (single-slot
-// messages). Offsets are symmetric byte offsets into every partition.
+// to and receive from PEs with the Go side's wire format (messages of any
+// size). Offsets are symmetric byte offsets into every partition.
 //
 // On one PE, a destination is sent to either by Go or by one device
 // thread, and the inbox is received from either by Go or by one device
@@ -43,5 +43,37 @@ func (d DeviceMailbox) Bytes() []byte {
 	binary.LittleEndian.PutUint32(b[24:], uint32(d.NPEs))
 	binary.LittleEndian.PutUint32(b[28:], uint32(d.Slots))
 	binary.LittleEndian.PutUint32(b[32:], uint32(d.SlotSize))
+	return b
+}
+
+// DeviceSystem is a System's reply slots laid out for kernels: what struct
+// symchan_replies of kernels/symchan.cuh holds, so that a kernel can reply
+// to a ReplyTo (symchan_reply) and wait for the reply to a future armed in
+// Go (symchan_await_reply). Offsets are symmetric byte offsets. It
+// describes device memory (the GPU backends), as DeviceMailbox does.
+type DeviceSystem struct {
+	WordsOff  int64 // per slot, a uint64 word: generation<<2 | state
+	DataOff   int64 // per slot, SlotBytes bytes: the reply's length, then the reply
+	Futures   int   // slots per PE
+	SlotBytes int
+	ReplySize int // the most bytes a reply may have
+}
+
+// DeviceSystemSize is the size of struct symchan_replies.
+const DeviceSystemSize = 32
+
+// Device returns the system's reply-slot layout for kernels.
+func (s *System) Device() DeviceSystem {
+	return DeviceSystem{WordsOff: s.words.Offset(), DataOff: s.data.Offset(), Futures: s.cfg.futures, SlotBytes: s.slotBytes(), ReplySize: s.cfg.replySize}
+}
+
+// Bytes encodes d as struct symchan_replies (little endian).
+func (d DeviceSystem) Bytes() []byte {
+	b := make([]byte, DeviceSystemSize)
+	binary.LittleEndian.PutUint64(b[0:], uint64(d.WordsOff))
+	binary.LittleEndian.PutUint64(b[8:], uint64(d.DataOff))
+	binary.LittleEndian.PutUint32(b[16:], uint32(d.Futures))
+	binary.LittleEndian.PutUint32(b[20:], uint32(d.SlotBytes))
+	binary.LittleEndian.PutUint32(b[24:], uint32(d.ReplySize))
 	return b
 }

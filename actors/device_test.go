@@ -35,3 +35,27 @@ func TestDeviceMailboxLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A System's reply layout names its allocations and encodes as struct
+// symchan_replies.
+func TestDeviceSystemLayout(t *testing.T) {
+	err := pgas.Run(context.Background(), pgas.Config{PEs: 2}, func(ctx context.Context, pe *pgas.PE) error {
+		sys, err := actors.NewSystem(ctx, pe, actors.Futures(16), actors.ReplySize(100))
+		if err != nil {
+			return err
+		}
+		d := sys.Device()
+		if d.Futures != 16 || d.ReplySize != 100 || d.SlotBytes != 8+104 || d.WordsOff == d.DataOff {
+			t.Errorf("layout %+v", d)
+		}
+		b := d.Bytes()
+		if len(b) != actors.DeviceSystemSize || int64(binary.LittleEndian.Uint64(b[8:])) != d.DataOff ||
+			binary.LittleEndian.Uint32(b[16:]) != 16 || binary.LittleEndian.Uint32(b[20:]) != 112 || binary.LittleEndian.Uint32(b[24:]) != 100 {
+			t.Errorf("encoding % x of %+v", b, d)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

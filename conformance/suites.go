@@ -109,4 +109,5 @@ var gpuTests = []test{
 	{"DeviceMailboxEcho", testDeviceMailboxEcho},
 	{"DeviceMailboxFanIn", testDeviceMailboxFanIn},
 	{"DeviceMailboxChunks", testDeviceMailboxChunks},
+	{"DeviceFutures", testDeviceFutures},
 }

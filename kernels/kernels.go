@@ -59,6 +59,7 @@ const (
 	MailboxEcho           = "mailbox_echo"
 	MailboxFanIn          = "mailbox_fanin"
 	MailboxEchoBlock      = "mailbox_echo_block"
+	FutureServe           = "future_serve"
 	TestPutSignalVariants = "test_put_signal_variants"
 	TestWaits             = "test_waits"
 	TestRoutines          = "test_routines"

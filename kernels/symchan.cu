@@ -986,6 +986,51 @@ extern "C" __global__ void mailbox_echo_block(u64 heap_, u64 mb_, u64 out_, u64 
 		symchan_mailbox_close(h, mb, out, (int)peer);
 }
 
+// future_serve: on this PE, one thread takes count requests from PE peer
+// on the mailbox mb (struct ask: x, then a ReplyTo, 24 bytes) and replies
+// x·x (8 bytes) to each; then it asks PE peer itself, x = 40 with the
+// future mine (armed in Go on this PE), and waits for the reply. res[0]:
+// 0, or the step that failed; res[1]: the reply it got; res[2]: how many
+// replies found their future abandoned.
+struct ask {
+	long long x;
+	symchan_reply_to reply_to;
+};
+extern "C" __global__ void future_serve(u64 heap_, u64 mb_, u64 rs_, u64 out_, u64 in_, u64 peer, u64 count, u64 mine_, u64 res_) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const symchan_mailbox *mb = (const symchan_mailbox *)mb_;
+	const symchan_replies *rs = (const symchan_replies *)rs_;
+	volatile u64 *res = (volatile u64 *)res_;
+	u64 abandoned = 0;
+	for (u64 i = 0; i < count; i++) {
+		ask a;
+		if (symchan_mailbox_recv(h, mb, (symchan_mbox_in *)in_, (int)peer, &a, sizeof a) != (int)sizeof a) {
+			res[0] = 1000000 + i;
+			return;
+		}
+		const long long sq = a.x * a.x;
+		const int r = symchan_reply(h, rs, a.reply_to, &sq, 8);
+		if (r == SYMCHAN_REPLY_ABANDONED)
+			abandoned++;
+		else if (r != 0) {
+			res[0] = 2000000 + i;
+			return;
+		}
+	}
+	res[2] = abandoned;
+	ask q;
+	q.x = 40;
+	q.reply_to = *(const symchan_reply_to *)mine_;
+	symchan_mailbox_send(h, mb, (symchan_mbox_out *)out_ + peer, (int)peer, &q, sizeof q);
+	long long v = 0;
+	if (symchan_await_reply(h, rs, q.reply_to, &v, 8) != 8) {
+		res[0] = 3000000;
+		return;
+	}
+	res[1] = (u64)v;
+	res[0] = 0;
+}
+
 // test_put_signal_variants exercises the thread, warp and block forms of
 // put-with-signal (one block of 64 threads, launched cooperatively): warp
 // 0 puts n bytes from src_off to peer's dst_off and sets word 0 to 1; the

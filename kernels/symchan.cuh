@@ -693,4 +693,63 @@ static __device__ int symchan_mailbox_recv_any_block(const symchan_heap *h, cons
 	return r;
 }
 
+// --- futures (the reply slots of package actors) -------------------------
+//
+// A System's reply slots, from actors.System.Device: per PE, futures slots
+// of a uint64 word (generation << 2 | state: 0 abandoned, 1 armed, 2
+// writing, 3 done) and slot_bytes bytes (the reply's length, then the
+// reply). A ReplyTo (actors.ReplyTo, plain data) names a PE, a slot and a
+// generation.
+
+struct symchan_replies {
+	symchan_u64 words_off, data_off;
+	unsigned futures, slot_bytes, reply_size, pad;
+};
+
+struct symchan_reply_to {
+	int pe;
+	unsigned slot;
+	symchan_u64 gen;
+};
+
+#define SYMCHAN_REPLY_ABANDONED -1 // the future timed out or was abandoned: nothing was written
+#define SYMCHAN_REPLY_TOO_LARGE -2 // n exceeds the System's ReplySize
+#define SYMCHAN_REPLY_BAD -3       // a PE or slot outside the System
+
+// symchan_reply sends n bytes (the encoding Go's Reply would make: a
+// plain value's bytes) as the reply to the future at to, as actors.Reply
+// does: it claims the slot with a compare-and-swap from armed to writing,
+// so a reply to an abandoned future writes nothing, then writes the length
+// and the bytes and sets the word to done (release). One thread; it does
+// not wait. It returns 0 or a SYMCHAN_REPLY_ error.
+static __device__ int symchan_reply(const symchan_heap *h, const symchan_replies *rs, symchan_reply_to to, const void *data, symchan_u64 n) {
+	if (to.pe < 0 || to.pe >= h->npes || to.slot >= rs->futures)
+		return SYMCHAN_REPLY_BAD;
+	if (n > rs->reply_size)
+		return SYMCHAN_REPLY_TOO_LARGE;
+	const symchan_u64 off = rs->words_off + 8ull * to.slot;
+	const symchan_u64 armed = to.gen << 2 | 1, writing = to.gen << 2 | 2, done = to.gen << 2 | 3;
+	if (symchan_atomic_compare_swap(h, to.pe, off, armed, writing) != armed)
+		return SYMCHAN_REPLY_ABANDONED;
+	unsigned char *d = (unsigned char *)symchan_ptr(h, to.pe, rs->data_off + (symchan_u64)to.slot * rs->slot_bytes);
+	*(symchan_u64 *)d = n;
+	symchan_copy_part(d + 8, data, n, 0, 1);
+	symchan_signal_release(h, to.pe, off, done, SYMCHAN_SIGNAL_SET);
+	return 0;
+}
+
+// symchan_await_reply waits on this PE for the reply to the future at to
+// (armed in Go: actors.NewFuture, whose ReplyTo the kernel is given) and
+// copies up to cap bytes of it into buf; it returns the reply's length.
+// The Go side then still calls the Future's Await (which returns the same
+// reply) or Abandon, to give the slot back. One thread.
+static __device__ symchan_u64 symchan_await_reply(const symchan_heap *h, const symchan_replies *rs, symchan_reply_to to, void *buf,
+                                                  symchan_u64 cap) {
+	symchan_wait_until((const volatile symchan_u64 *)symchan_ptr(h, h->pe, rs->words_off + 8ull * to.slot), SYMCHAN_CMP_EQ, to.gen << 2 | 3);
+	const unsigned char *d = (const unsigned char *)symchan_ptr(h, h->pe, rs->data_off + (symchan_u64)to.slot * rs->slot_bytes);
+	const symchan_u64 n = *(const volatile symchan_u64 *)d;
+	symchan_copy_part(buf, d + 8, n < cap ? n : cap, 0, 1);
+	return n;
+}
+
 #endif
