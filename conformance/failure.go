@@ -189,3 +189,44 @@ type panicCodec struct{}
 
 func (panicCodec) Append(b []byte, v int64) ([]byte, error) { return append(b, byte(v)), nil }
 func (panicCodec) Decode([]byte) (int64, error)             { panic("decode exploded") }
+
+// PE.Fail from a helper goroutine fails the PE as its function's error
+// would: the others' blocking calls end with a *PEError naming it and
+// wrapping the error, and Run reports it.
+func testPEFailFromHelper(t *testing.T) {
+	oneProcess(t)
+	boom := errors.New("helper saw its GPU fail")
+	err := runErr(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		check(pe.Barrier(ctx))
+		if pe.ID() == 1 {
+			pe.Go(func(context.Context) {
+				time.Sleep(10 * time.Millisecond)
+				pe.Fail(boom)
+				pe.Fail(errors.New("a second call changes nothing"))
+			})
+			<-ctx.Done() // the PE's function returns once its context ends
+			return nil
+		}
+		err := signals.WaitUntil(context.Background(), pe, w, signals.EQ, 1)
+		var pf *pgas.PEError
+		if !errors.As(err, &pf) || pf.PE != 1 || !errors.Is(err, boom) {
+			return errors.New("blocked wait ended with " + errString(err))
+		}
+		return nil
+	})
+	var pf *pgas.PEError
+	if !errors.As(err, &pf) || pf.PE != 1 || !errors.Is(err, boom) || strings.Contains(err.Error(), "second call") {
+		t.Fatalf("Run: %v", err)
+	}
+	if strings.Contains(err.Error(), "PE 0 failed") || strings.Contains(err.Error(), "PE 2 failed") {
+		t.Fatalf("the waiting PEs failed too: %v", err)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "nil"
+	}
+	return err.Error()
+}

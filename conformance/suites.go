@@ -17,6 +17,7 @@ var pgasTests = []test{
 	{"FCollectAndAllToAll", testFCollectAndAllToAll},
 	{"ReduceAllRepeated", testReduceAllRepeated},
 	{"PEFailurePropagates", testPEFailurePropagates},
+	{"PEFailFromHelper", testPEFailFromHelper},
 	{"NoGoroutineOutlivesRun", testNoGoroutineOutlivesRun},
 	{"RunContextCancelled", testRunContextCancelled},
 	{"UseAfterWorldEnded", testUseAfterWorldEnded},
@@ -110,4 +111,7 @@ var gpuTests = []test{
 	{"DeviceMailboxFanIn", testDeviceMailboxFanIn},
 	{"DeviceMailboxChunks", testDeviceMailboxChunks},
 	{"DeviceFutures", testDeviceFutures},
+	{"KernelActorEcho", testKernelActorEcho},
+	{"KernelActorHandover", testKernelActorHandover},
+	{"KernelActorFails", testKernelActorFails},
 }

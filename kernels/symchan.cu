@@ -1031,6 +1031,29 @@ extern "C" __global__ void future_serve(u64 heap_, u64 mb_, u64 rs_, u64 out_, u
 	res[0] = 0;
 }
 
+// actor_echo is a kernel actor (actors.StartKernel) of one block: it sends
+// every message back to its sender, until the Go side stops it; the
+// 4-byte message "FAIL" makes it fail with code 77. buf holds cap bytes.
+extern "C" __global__ void actor_echo(u64 heap_, u64 actor_, u64 buf_, u64 cap) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	symchan_actor *a = (symchan_actor *)actor_;
+	const unsigned char *buf = (const unsigned char *)buf_;
+	__shared__ int from;
+	for (;;) {
+		const int n = symchan_actor_recv_block(h, a, &from, (void *)buf_, cap);
+		if (n == SYMCHAN_ACTOR_STOP)
+			return;
+		if (n == SYMCHAN_MBOX_CLOSED)
+			continue;
+		if (n < 0 || (u64)n > cap || (n == 4 && buf[0] == 'F' && buf[1] == 'A' && buf[2] == 'I' && buf[3] == 'L')) {
+			if (threadIdx.x == 0)
+				symchan_actor_fail(a, n == 4 ? 77 : 1000 - n);
+			return;
+		}
+		symchan_actor_send_block(h, a, from, buf, (u64)n);
+	}
+}
+
 // test_put_signal_variants exercises the thread, warp and block forms of
 // put-with-signal (one block of 64 threads, launched cooperatively): warp
 // 0 puts n bytes from src_off to peer's dst_off and sets word 0 to 1; the

@@ -106,7 +106,7 @@ type PE struct {
 	bgCtx     context.Context // ends when the PE's function returns
 	bgCancel  context.CancelFunc
 	bg        sync.WaitGroup
-	helperErr atomic.Pointer[error] // the first panic of a PE.Go goroutine
+	helperErr atomic.Pointer[error] // the first failure of a helper: a PE.Go goroutine's panic, or Fail
 }
 
 // Go runs fn in a goroutine bound to this PE: its context is cancelled
@@ -131,6 +131,20 @@ func (p *PE) Go(fn func(ctx context.Context)) {
 		}()
 		pprof.Do(p.bgCtx, p.labels, fn)
 	}()
+}
+
+// Fail ends the PE's part in the run with err, from any goroutine, as if
+// its function had returned err: every PE's context is cancelled, the
+// others' blocking calls end with a *PEError wrapping err, and Run returns
+// it. It is for helpers that learn their PE can no longer work (a kernel
+// actor that failed on its GPU); the PE's function should then return. A
+// nil err, a nil PE or a later call after the first does nothing more.
+func (p *PE) Fail(err error) {
+	if p == nil || err == nil {
+		return
+	}
+	p.helperErr.CompareAndSwap(nil, &err)
+	p.w.fail(&PEError{PE: p.id, Err: err})
 }
 
 // ID is the PE's number in the world, 0 ≤ ID < NumPEs (-1 for a nil PE).
