@@ -181,13 +181,18 @@ func (a *KernelActor) release() {
 // watch waits for the kernel to return (asking it to stop when the PE
 // ends), hands its state back to the mailbox and reports how it ended.
 func (a *KernelActor) watch(ctx context.Context) {
-	defer close(a.done)
+	// Wait learns how the kernel ended before the PE's context ends.
+	defer func() {
+		close(a.done)
+		if a.err != nil {
+			a.pe.Fail(a.err)
+		}
+	}()
 	pause := 20 * time.Microsecond
 	for {
 		done, err := a.st.Done()
 		if err != nil {
 			a.err = fmt.Errorf("actors: the kernel actor on PE %d: %w", a.pe.ID(), err)
-			a.pe.Fail(a.err)
 			a.mb.unlockAll() // its state is lost with the GPU's
 			a.release()
 			return
@@ -203,9 +208,6 @@ func (a *KernelActor) watch(ctx context.Context) {
 	}
 	a.err = a.handBack()
 	a.release()
-	if a.err != nil {
-		a.pe.Fail(a.err)
-	}
 }
 
 // handBack copies the kernel's receive and send state back into the
@@ -286,6 +288,12 @@ func (a *KernelActor) Wait(ctx context.Context) error {
 	case <-a.done:
 		return a.err
 	case <-ctx.Done():
-		return ctx.Err()
+		select {
+		case <-a.done: // ended with ctx: its failure may be why ctx ended
+			return a.err
+		default:
+			return ctx.Err()
+		}
 	}
 }
+

@@ -176,7 +176,11 @@ func testKernelActorFails(t *testing.T) {
 				return err
 			}
 			defer free()
-			return a.Wait(ctx)
+			err = a.Wait(ctx)
+			if err == nil {
+				return errors.New("the kernel returned without failing")
+			}
+			return err
 		}
 		check(mb.Send(ctx, 0, []byte("ping")))
 		if _, err := mb.Recv(ctx); err != nil {
