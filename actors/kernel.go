@@ -296,4 +296,3 @@ func (a *KernelActor) Wait(ctx context.Context) error {
 		}
 	}
 }
-
