@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"testing"
@@ -199,4 +200,87 @@ func testKernelActorFails(t *testing.T) {
 	if !errors.As(err, &ke) || ke.PE != 0 || ke.Code != 77 {
 		t.Fatalf("Run: %v", err)
 	}
+}
+
+// A ring of kernel actors, one per PE, passes tokens kernel to kernel
+// (messages of one and of several slots, two in flight): every token
+// comes back to PE 0 once, in the order PE 0 sent them, its payload whole.
+func testKernelActorRing(t *testing.T) {
+	for _, n := range []int{2, 4} {
+		for _, size := range []int{32, 600} {
+			t.Run(fmt.Sprintf("%d/size=%d", n, size), func(t *testing.T) {
+				needGPUs(t, n)
+				kernelRing(t, n, size)
+			})
+		}
+	}
+}
+
+func kernelRing(t *testing.T, n, size int) {
+	const tokens, laps, window = 40, 3, 2
+	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		mb := must(actors.NewMailbox(ctx, pe, actorSlots...))
+		finished := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		g, err := pe.GPU()
+		if err != nil {
+			return err
+		}
+		c := g.Context()
+		const cap = 4096
+		logBytes := int64(8 * (tokens + 1))
+		mem, err := c.Alloc(cap + logBytes)
+		if err != nil {
+			return err
+		}
+		defer c.Free(mem)
+		st, err := c.NewStream()
+		if err != nil {
+			return err
+		}
+		defer st.Destroy()
+		check(st.Memset(mem, 0, cap+logBytes))
+		check(st.Sync())
+		log := mem + cap
+		fn, err := g.Module().Function(kernels.ActorRing)
+		if err != nil {
+			return err
+		}
+		a, err := actors.StartKernel(ctx, mb, nil, fn, device.D1(1), device.D1(128),
+			uint64(mem), cap, uint64(log), tokens, uint64(laps*n), window, uint64(size))
+		if err != nil {
+			return err
+		}
+		if pe.ID() == 0 {
+			ended, cancel := context.WithCancel(ctx) // Wait with it only looks
+			cancel()
+			got := make([]byte, logBytes)
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				check(st.CopyOut(got[:8], log))
+				if binary.LittleEndian.Uint64(got) == tokens {
+					break
+				}
+				if time.Now().After(deadline) {
+					return fmt.Errorf("%d of %d tokens came back", binary.LittleEndian.Uint64(got), tokens)
+				}
+				if err := a.Wait(ended); !errors.Is(err, context.Canceled) {
+					return fmt.Errorf("the ring's kernel on PE 0 ended early: %v", err)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			check(st.CopyOut(got, log))
+			for i := range tokens {
+				if id := binary.LittleEndian.Uint64(got[8+8*i:]); id != uint64(i) {
+					return fmt.Errorf("arrival %d was token %d", i, id)
+				}
+			}
+			for q := range n {
+				check(pgas.SignalOp(pe, finished, 1, pgas.SignalSet, q))
+			}
+		}
+		if _, err := pgas.SignalWaitUntil(ctx, pe, finished, pgas.CmpEQ, 1); err != nil {
+			return err
+		}
+		return a.Stop(ctx)
+	})
 }

@@ -114,4 +114,5 @@ var gpuTests = []test{
 	{"KernelActorEcho", testKernelActorEcho},
 	{"KernelActorHandover", testKernelActorHandover},
 	{"KernelActorFails", testKernelActorFails},
+	{"KernelActorRing", testKernelActorRing},
 }
