@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas"
@@ -57,11 +59,14 @@ func (e *KernelError) Error() string {
 // (one blocked for credit from a PE that failed) keeps its PE from
 // ending.
 type KernelActor struct {
-	mb      *Mailbox
-	pe      *pgas.PE
-	st      *device.Stream
-	ctx     *device.Context
-	mem     device.Ptr
+	mb  *Mailbox
+	pe  *pgas.PE
+	st  *device.Stream
+	ctx *device.Context
+	mem device.Ptr
+	// ended is a word of mapped pinned memory the stream sets after the
+	// kernel: its end, seen without asking the driver.
+	ended   *device.HostMem
 	done    chan struct{}
 	err     error // how it ended; set before done closes
 	stop    sync.Once
@@ -162,10 +167,21 @@ func (a *KernelActor) launch(g pgas.GPU, sys *System, fn *device.Function, grid,
 	if a.st, err = a.ctx.NewStream(); err != nil {
 		return err
 	}
+	if a.ended, err = a.ctx.HostAlloc(8); err != nil {
+		return err
+	}
 	if err := a.st.CopyIn(a.mem, b); err != nil {
 		return err
 	}
-	return a.st.Launch(fn, grid, block, 0, append([]uint64{uint64(g.HeapDescriptor()), uint64(a.mem)}, args...)...)
+	if err := a.st.Launch(fn, grid, block, 0, append([]uint64{uint64(g.HeapDescriptor()), uint64(a.mem)}, args...)...); err != nil {
+		return err
+	}
+	return a.st.WriteValue64(a.ended.Ptr(), 1)
+}
+
+// hasEnded reports whether the stream has passed the kernel's end.
+func (a *KernelActor) hasEnded() bool {
+	return atomic.LoadUint64((*uint64)(unsafe.Pointer(unsafe.SliceData(a.ended.Bytes())))) != 0
 }
 
 // release frees the actor's device memory and stream.
@@ -175,6 +191,9 @@ func (a *KernelActor) release() {
 	}
 	if a.mem != 0 {
 		_ = a.ctx.Free(a.mem)
+	}
+	if a.ended != nil {
+		_ = a.ended.Free()
 	}
 }
 
@@ -190,7 +209,10 @@ func (a *KernelActor) watch(ctx context.Context) {
 	}()
 	pause := 20 * time.Microsecond
 	for {
-		done, err := a.st.Done()
+		// The word, not cuStreamQuery, says the kernel ended: the query was
+		// seen to report a running actor's stream as complete.
+		_, err := a.st.Done()
+		done := err == nil && a.hasEnded()
 		if err != nil {
 			a.err = fmt.Errorf("actors: the kernel actor on PE %d: %w", a.pe.ID(), err)
 			a.mb.unlockAll() // its state is lost with the GPU's
