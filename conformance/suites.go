@@ -111,8 +111,4 @@ var gpuTests = []test{
 	{"DeviceMailboxFanIn", testDeviceMailboxFanIn},
 	{"DeviceMailboxChunks", testDeviceMailboxChunks},
 	{"DeviceFutures", testDeviceFutures},
-	{"KernelActorEcho", testKernelActorEcho},
-	{"KernelActorHandover", testKernelActorHandover},
-	{"KernelActorFails", testKernelActorFails},
-	{"KernelActorRing", testKernelActorRing},
 }
