@@ -155,16 +155,29 @@ func eventElapsed(a, b C.CUevent) (float32, error) {
 	return float32(ms), err
 }
 
+// pinned keeps b where it is while C uses its address, which is passed as
+// an integer: pinning also moves it off the goroutine's stack, which can
+// move (the stack grows) between taking the address and the copy — a
+// device-to-host copy into a buffer on the stack then landed in the old
+// stack and left the buffer as it was.
+func pinned(b []byte) (addr C.uintptr_t, unpin func()) {
+	var p runtime.Pinner
+	if len(b) > 0 {
+		p.Pin(unsafe.SliceData(b))
+	}
+	return C.uintptr_t(uintptr(unsafe.Pointer(unsafe.SliceData(b)))), p.Unpin
+}
+
 func copyIn(dst Ptr, src []byte, s C.CUstream) error {
-	err := check("cuMemcpyHtoDAsync", C.symchan_htod(C.CUdeviceptr(dst), C.uintptr_t(uintptr(unsafe.Pointer(unsafe.SliceData(src)))), C.size_t(len(src)), s))
-	runtime.KeepAlive(src)
-	return err
+	addr, unpin := pinned(src)
+	defer unpin()
+	return check("cuMemcpyHtoDAsync", C.symchan_htod(C.CUdeviceptr(dst), addr, C.size_t(len(src)), s))
 }
 
 func copyOut(dst []byte, src Ptr, s C.CUstream) error {
-	err := check("cuMemcpyDtoHAsync", C.symchan_dtoh(C.uintptr_t(uintptr(unsafe.Pointer(unsafe.SliceData(dst)))), C.CUdeviceptr(src), C.size_t(len(dst)), s))
-	runtime.KeepAlive(dst)
-	return err
+	addr, unpin := pinned(dst)
+	defer unpin()
+	return check("cuMemcpyDtoHAsync", C.symchan_dtoh(addr, C.CUdeviceptr(src), C.size_t(len(dst)), s))
 }
 
 func copy2D(toDevice bool, dev Ptr, devPitch int64, host []byte, hostPitch, width, height int64, s C.CUstream) error {
@@ -172,10 +185,10 @@ func copy2D(toDevice bool, dev Ptr, devPitch int64, host []byte, hostPitch, widt
 	if toDevice {
 		to = 1
 	}
-	err := check("cuMemcpy2DAsync", C.symchan_copy2d(to, C.CUdeviceptr(dev), C.size_t(devPitch), C.uintptr_t(uintptr(unsafe.Pointer(unsafe.SliceData(host)))),
+	addr, unpin := pinned(host)
+	defer unpin()
+	return check("cuMemcpy2DAsync", C.symchan_copy2d(to, C.CUdeviceptr(dev), C.size_t(devPitch), addr,
 		C.size_t(hostPitch), C.size_t(width), C.size_t(height), s))
-	runtime.KeepAlive(host)
-	return err
 }
 
 func primaryRetain(ordinal int) (C.CUcontext, error) {
