@@ -3,7 +3,6 @@ package pgas
 import (
 	"context"
 	"fmt"
-	"math"
 )
 
 // Collect concatenates the first n elements of src of every member, in
@@ -66,45 +65,6 @@ func Collect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) (int, 
 		return 0, short
 	}
 	return total, nil
-}
-
-// AllToAlls is AllToAll over strided data (shmem_alltoalls): the block
-// member i sends member j is the n elements of src at j·n·sst, sst·… apart,
-// and it lands in dst at i·n·tst, tst apart. Strides count elements and are
-// at least 1. dst and src must not overlap.
-func AllToAlls[T any](ctx context.Context, t *Team, dst, src Sym[T], tst, sst, n int) error {
-	if err := t.check(); err != nil {
-		return err
-	}
-	size := len(t.members)
-	bad := t.checkSyms(dst.rec, src.rec)
-	if bad == nil && n > 0 && n > math.MaxInt/size {
-		bad = fmt.Errorf("%w: alltoalls count %d × %d members overflows", ErrBadSize, n, size)
-	}
-	if bad == nil {
-		bad = checkStrided("AllToAlls", tst, sst, n*size, dst.n, src.n)
-	}
-	if bad == nil && overlaps(dst, src) {
-		bad = fmt.Errorf("%w: alltoalls dst and src overlap", ErrBadArg)
-	}
-	p := t.pe
-	if err := t.barrier(ctx, syncAllToAlls, bad); err != nil {
-		return err
-	}
-	if n > 0 {
-		buf := make([]T, n)
-		for r, m := range t.members {
-			// This member's block on member m, then its place here.
-			from := src.Slice(t.rank*n*sst, src.n)
-			if err := iget(p, buf, from, 1, sst, n, m); err != nil {
-				return t.abortNext(syncAllToAlls, err)
-			}
-			if err := iput(p, dst.Slice(r*n*tst, dst.n), buf, tst, 1, n, p.id, false); err != nil {
-				return t.abortNext(syncAllToAlls, err)
-			}
-		}
-	}
-	return t.barrier(ctx, syncAllToAlls, nil)
 }
 
 // overlaps reports whether a and b share bytes of one allocation.

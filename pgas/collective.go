@@ -262,7 +262,7 @@ func fromBits[T Number](u uint64) T {
 // rank order, into dst on every member (shmem_fcollect); dst needs
 // n × NumPEs() elements and must not overlap src.
 func FCollect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) error {
-	return exchange(ctx, t, syncFCollect, dst, src, n, n, func(int) int { return 0 })
+	return exchange(ctx, t, syncFCollect, dst, src, 1, 1, n, 1, func(int) int { return 0 })
 }
 
 // AllToAll sends block j (n elements at j·n) of src on every member to
@@ -270,12 +270,26 @@ func FCollect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) error
 // (shmem_alltoall). dst and src need n × NumPEs() elements each and must
 // not overlap.
 func AllToAll[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) error {
-	return exchange(ctx, t, syncAllToAll, dst, src, n, n*t.NumPEs(), func(int) int { return t.rank * n })
+	return AllToAlls(ctx, t, dst, src, 1, 1, n)
 }
 
-// exchange fills block r of dst on each member with n elements read from
-// member r's src at srcAt(r); src must hold srcNeed elements.
-func exchange[T any](ctx context.Context, t *Team, kind syncKind, dst, src Sym[T], n, srcNeed int, srcAt func(r int) int) error {
+// AllToAlls is AllToAll over strided data (shmem_alltoalls): the block
+// member i sends member j is the n elements of src at j·n·sst, sst·… apart,
+// and it lands in dst at i·n·tst, tst apart. Strides count elements and are
+// at least 1. dst and src must not overlap.
+func AllToAlls[T any](ctx context.Context, t *Team, dst, src Sym[T], tst, sst, n int) error {
+	kind := syncAllToAlls
+	if tst == 1 && sst == 1 {
+		kind = syncAllToAll
+	}
+	return exchange(ctx, t, kind, dst, src, tst, sst, n, t.NumPEs(), func(int) int { return t.rank })
+}
+
+// exchange fills block r of dst on each member (n elements, tst apart,
+// from element r·n·tst) with n elements, sst apart, of member r's src from
+// its block srcAt(r) (element srcAt(r)·n·sst); src holds srcBlocks blocks.
+// With unit strides each block is one Get and one Put.
+func exchange[T any](ctx context.Context, t *Team, kind syncKind, dst, src Sym[T], tst, sst, n, srcBlocks int, srcAt func(r int) int) error {
 	if err := t.check(); err != nil {
 		return err
 	}
@@ -286,7 +300,10 @@ func exchange[T any](ctx context.Context, t *Team, kind syncKind, dst, src Sym[T
 		bad = fmt.Errorf("%w: %s count %d × %d members overflows", ErrBadSize, what, n, size)
 	}
 	if bad == nil {
-		bad = firstErr(needLen(what+" dst", dst.n, n*size), needLen(what+" src", src.n, srcNeed))
+		bad = checkStrided(what, tst, sst, n, math.MaxInt, math.MaxInt) // the strides and n alone
+	}
+	if bad == nil {
+		bad = firstErr(fitsStrided(what, "destination", n*size, tst, dst.n), fitsStrided(what, "source", n*srcBlocks, sst, src.n))
 	}
 	if bad == nil && overlaps(dst, src) {
 		bad = fmt.Errorf("%w: %s dst and src overlap", ErrBadArg, what)
@@ -298,8 +315,10 @@ func exchange[T any](ctx context.Context, t *Team, kind syncKind, dst, src Sym[T
 	if n > 0 {
 		buf := make([]T, n)
 		for r, m := range t.members {
-			at := srcAt(r)
-			if err := pull(p, dst.Slice(r*n, (r+1)*n), src.Slice(at, at+n), buf, m); err != nil {
+			if err := iget(p, buf, src.Slice(srcAt(r)*n*sst, src.n), 1, sst, n, m); err != nil {
+				return t.abortNext(kind, err)
+			}
+			if err := iput(p, dst.Slice(r*n*tst, dst.n), buf, tst, 1, n, p.id, false); err != nil {
 				return t.abortNext(kind, err)
 			}
 		}

@@ -50,16 +50,17 @@ func checkStrided(op string, tst, sst, n, tlen, slen int) error {
 		return fmt.Errorf("%w: %s: destination stride %d (must be ≥ 1)", ErrBadArg, op, tst)
 	case sst < 1:
 		return fmt.Errorf("%w: %s: source stride %d (must be ≥ 1)", ErrBadArg, op, sst)
-	case n == 0:
+	}
+	return firstErr(fitsStrided(op, "destination", n, tst, tlen), fitsStrided(op, "source", n, sst, slen))
+}
+
+// fitsStrided checks that n elements st apart fit in have elements of the
+// side named.
+func fitsStrided(op, side string, n, st, have int) error {
+	if n <= 0 || covered(n, st) <= have {
 		return nil
 	}
-	if covered(n, tst) > tlen {
-		return fmt.Errorf("%w: %s of %d elements at destination stride %d needs %v elements, destination has %d", ErrBadSize, op, n, tst, coveredText(n, tst), tlen)
-	}
-	if covered(n, sst) > slen {
-		return fmt.Errorf("%w: %s of %d elements at source stride %d needs %v elements, source has %d", ErrBadSize, op, n, sst, coveredText(n, sst), slen)
-	}
-	return nil
+	return fmt.Errorf("%w: %s of %d elements at %s stride %d needs %v elements, %s has %d", ErrBadSize, op, n, side, st, coveredText(n, st), side, have)
 }
 
 // covered is the number of elements n elements at stride st cover, or
