@@ -1,6 +1,7 @@
 package pgas
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -96,7 +97,9 @@ func iput[T any](p *PE, dst Sym[T], src []T, tst, sst, n, pe int, nbi bool) erro
 	esz := sizeOf[T]()
 	packed := asBytes(gather(src, sst, n))
 	if st, ok := p.w.tr.(driver.StridedTransport); ok {
-		return st.PutStrided(p.id, pe, dst.off, int64(tst)*esz, esz, n, packed, nbi)
+		if err := st.PutStrided(p.id, pe, dst.off, int64(tst)*esz, esz, n, packed, nbi); !errors.Is(err, errors.ErrUnsupported) {
+			return err
+		}
 	}
 	for i := range n {
 		b := packed[int64(i)*esz : int64(i+1)*esz]
@@ -162,7 +165,9 @@ func igetPacked[T any](p *PE, packed []T, src Sym[T], sst, pe int) error {
 	esz := sizeOf[T]()
 	b := asBytes(packed)
 	if st, ok := p.w.tr.(driver.StridedTransport); ok {
-		return st.GetStrided(p.id, pe, src.off, int64(sst)*esz, esz, len(packed), b)
+		if err := st.GetStrided(p.id, pe, src.off, int64(sst)*esz, esz, len(packed), b); !errors.Is(err, errors.ErrUnsupported) {
+			return err
+		}
 	}
 	for i := range packed {
 		if err := p.w.tr.Get(p.id, pe, src.off+int64(i*sst)*esz, b[int64(i)*esz:int64(i+1)*esz]); err != nil {

@@ -248,24 +248,14 @@ var _ driver.StridedTransport = (*transport)(nil)
 // an operation per element, where the stride fits a 2-D copy's pitch.
 func (t *transport) PutStrided(from, pe int, off, stride, elem int64, n int, src []byte, _ bool) error {
 	if stride > device.MaxPitch {
-		for i := range int64(n) {
-			if err := t.Put(from, pe, off+i*stride, src[i*elem:(i+1)*elem]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return errors.ErrUnsupported
 	}
 	return t.issue(from, false, func(g *gpu) error { return g.st.CopyIn2D(t.addr(pe, off), stride, src, elem, elem, int64(n)) })
 }
 
 func (t *transport) GetStrided(from, pe int, off, stride, elem int64, n int, dst []byte) error {
 	if stride > device.MaxPitch {
-		for i := range int64(n) {
-			if err := t.Get(from, pe, off+i*stride, dst[i*elem:(i+1)*elem]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return errors.ErrUnsupported
 	}
 	return t.issue(from, false, func(g *gpu) error { return g.st.CopyOut2D(dst, elem, t.addr(pe, off), stride, elem, int64(n)) })
 }

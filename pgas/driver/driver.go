@@ -112,7 +112,9 @@ type FailureNotifier interface {
 
 // StridedTransport is implemented by transports that move strided
 // elements in one operation (a 2-D copy, nvshmem_iput). pgas packs the
-// local side itself; without this interface it issues one Put or Get per
+// local side itself; without this interface, or when a method returns an
+// error wrapping errors.ErrUnsupported having done nothing (a stride too
+// long for a 2-D copy, a PE it cannot map), it issues one Put or Get per
 // element.
 type StridedTransport interface {
 	// PutStrided copies n elements of elem bytes each, packed in src, to

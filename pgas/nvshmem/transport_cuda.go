@@ -326,15 +326,10 @@ var _ driver.StridedTransport = (*transport)(nil)
 // NVSHMEM's host API has no strided put or get (its iput and iget are
 // device routines), so where pe's partition is mapped here (nvshmem_ptr)
 // a strided transfer is one 2-D copy on the PE's stream, straight from or
-// to the peer's memory; elsewhere it is a Put or Get per element.
+// to the peer's memory; elsewhere pgas moves it element by element.
 func (t *transport) PutStrided(from, pe int, off, stride, elem int64, n int, src []byte, _ bool) error {
 	if t.peers[pe] == 0 || stride > device.MaxPitch {
-		for i := range int64(n) {
-			if err := t.Put(from, pe, off+i*stride, src[i*elem:(i+1)*elem]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return errors.ErrUnsupported
 	}
 	unlock, err := t.stream()
 	if err != nil {
@@ -346,12 +341,7 @@ func (t *transport) PutStrided(from, pe int, off, stride, elem int64, n int, src
 
 func (t *transport) GetStrided(from, pe int, off, stride, elem int64, n int, dst []byte) error {
 	if t.peers[pe] == 0 || stride > device.MaxPitch {
-		for i := range int64(n) {
-			if err := t.Get(from, pe, off+i*stride, dst[i*elem:(i+1)*elem]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return errors.ErrUnsupported
 	}
 	unlock, err := t.stream()
 	if err != nil {
