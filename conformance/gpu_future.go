@@ -95,60 +95,18 @@ func testDeviceFutures(t *testing.T) {
 // the reply the kernel awaited and how many of its replies found their
 // future abandoned.
 func runFutureServe(pe *pgas.PE, ch *actors.Chan[ask], sys *actors.System, mine actors.ReplyTo, count int) (got int64, abandoned uint64, err error) {
-	g, err := pe.GPU()
-	if err != nil {
-		return 0, 0, err
-	}
-	c := g.Context()
-	const outBytes, inBytes = 16 * 64, 16 * 64
-	size := int64(actors.DeviceMailboxSize + actors.DeviceSystemSize + outBytes + inBytes + 32 + 16)
-	mem, err := c.Alloc(size)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer c.Free(mem)
-	st, err := c.NewStream()
-	if err != nil {
-		return 0, 0, err
-	}
-	defer st.Destroy()
-	mb := mem
-	rs := mb + actors.DeviceMailboxSize
-	out := rs + actors.DeviceSystemSize
-	in := out + outBytes
-	res := in + inBytes
-	to := res + 32
 	rt := make([]byte, 16)
 	binary.LittleEndian.PutUint32(rt[0:], uint32(mine.PE))
 	binary.LittleEndian.PutUint32(rt[4:], mine.Slot)
 	binary.LittleEndian.PutUint64(rt[8:], mine.Gen)
-	for _, step := range []func() error{
-		func() error { return st.Memset(mem, 0, size) },
-		func() error { return st.CopyIn(mb, ch.Mailbox().Device().Bytes()) },
-		func() error { return st.CopyIn(rs, sys.Device().Bytes()) },
-		func() error { return st.CopyIn(to, rt) },
-	} {
-		if err := step(); err != nil {
-			return 0, 0, err
-		}
-	}
-	fn, err := g.Module().Function(kernels.FutureServe)
-	if err != nil {
+	b, err := runKernel(pe, kernels.FutureServe, 1, []region{
+		{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {actors.DeviceSystemSize, sys.Device().Bytes()},
+		{mboxOutBytes, nil}, {mboxInBytes, nil}, {32, nil}, {16, rt},
+	}, func(at []device.Ptr) []uint64 {
+		return []uint64{uint64(at[0]), uint64(at[1]), uint64(at[2]), uint64(at[3]), 0, uint64(count), uint64(at[5]), uint64(at[4])}
+	}, 4)
+	if err := kernelStatus(kernels.FutureServe, b, err); err != nil {
 		return 0, 0, err
-	}
-	if err := st.Launch(fn, device.D1(1), device.D1(1), 0, uint64(g.HeapDescriptor()), uint64(mb), uint64(rs), uint64(out), uint64(in),
-		0, uint64(count), uint64(to), uint64(res)); err != nil {
-		return 0, 0, err
-	}
-	if err := st.Sync(); err != nil {
-		return 0, 0, err
-	}
-	b := make([]byte, 24)
-	if err := st.CopyOut(b, res); err != nil {
-		return 0, 0, err
-	}
-	if s := binary.LittleEndian.Uint64(b); s != 0 {
-		return 0, 0, fmt.Errorf("future_serve failed at %d", s)
 	}
 	return int64(binary.LittleEndian.Uint64(b[8:])), binary.LittleEndian.Uint64(b[16:]), nil
 }

@@ -3,7 +3,6 @@ package conformance
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"testing"
@@ -27,52 +26,12 @@ func testDeviceMailboxEcho(t *testing.T) {
 			return err
 		}
 		if pe.ID() == 1 {
-			g, err := pe.GPU()
-			if err != nil {
-				return err
-			}
-			c := g.Context()
-			// Device memory for the layout, the sender and receiver state
-			// and the status word.
-			const outBytes, inBytes = 16 * 64, 16 * 64
-			mem, err := c.Alloc(actors.DeviceMailboxSize + outBytes + inBytes + 8)
-			if err != nil {
-				return err
-			}
-			defer c.Free(mem)
-			st, err := c.NewStream()
-			if err != nil {
-				return err
-			}
-			defer st.Destroy()
-			if err := st.Memset(mem, 0, actors.DeviceMailboxSize+outBytes+inBytes+8); err != nil {
-				return err
-			}
-			if err := st.CopyIn(mem, ch.Mailbox().Device().Bytes()); err != nil {
-				return err
-			}
-			fn, err := g.Module().Function(kernels.MailboxEcho)
-			if err != nil {
-				return err
-			}
-			out := mem + actors.DeviceMailboxSize
-			in := out + outBytes
-			status := in + inBytes
-			if err := st.Launch(fn, device.D1(1), device.D1(1), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(out), uint64(in),
-				0, count, 1000, uint64(status)); err != nil {
-				return err
-			}
-			if err := st.Sync(); err != nil {
-				return err
-			}
-			b := make([]byte, 8)
-			if err := st.CopyOut(b, status); err != nil {
-				return err
-			}
-			if s := binary.LittleEndian.Uint64(b); s != 0 {
-				return fmt.Errorf("echo kernel failed at step %d", s)
-			}
-			return nil
+			b, err := runKernel(pe, kernels.MailboxEcho, 1,
+				[]region{{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {mboxOutBytes, nil}, {mboxInBytes, nil}, {8, nil}},
+				func(at []device.Ptr) []uint64 {
+					return []uint64{uint64(at[0]), uint64(at[1]), uint64(at[2]), 0, count, 1000, uint64(at[3])}
+				}, 3)
+			return kernelStatus(kernels.MailboxEcho, b, err)
 		}
 		sent := make(chan error, 1)
 		pe.Go(func(ctx context.Context) {
@@ -133,51 +92,12 @@ func testDeviceMailboxFanIn(t *testing.T) {
 // runFanIn runs mailbox_fanin with a block of threads threads on pe's GPU
 // against ch's inbox and reports its verdict.
 func runFanIn(pe *pgas.PE, ch *actors.Chan[uint64], count, threads int) error {
-	g, err := pe.GPU()
-	if err != nil {
-		return err
-	}
-	c := g.Context()
-	const inBytes, seenBytes = 16 * 64, 8 * 64
-	size := int64(actors.DeviceMailboxSize + inBytes + seenBytes + 8)
-	mem, err := c.Alloc(size)
-	if err != nil {
-		return err
-	}
-	defer c.Free(mem)
-	st, err := c.NewStream()
-	if err != nil {
-		return err
-	}
-	defer st.Destroy()
-	if err := st.Memset(mem, 0, size); err != nil {
-		return err
-	}
-	if err := st.CopyIn(mem, ch.Mailbox().Device().Bytes()); err != nil {
-		return err
-	}
-	fn, err := g.Module().Function(kernels.MailboxFanIn)
-	if err != nil {
-		return err
-	}
-	in := mem + actors.DeviceMailboxSize
-	seen := in + inBytes
-	status := seen + seenBytes
-	if err := st.Launch(fn, device.D1(1), device.D1(threads), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(in), uint64(count),
-		uint64(status), uint64(seen)); err != nil {
-		return err
-	}
-	if err := st.Sync(); err != nil {
-		return err
-	}
-	b := make([]byte, 8)
-	if err := st.CopyOut(b, status); err != nil {
-		return err
-	}
-	if s := binary.LittleEndian.Uint64(b); s != 0 {
-		return fmt.Errorf("fan-in kernel failed: %d", s)
-	}
-	return nil
+	b, err := runKernel(pe, kernels.MailboxFanIn, threads,
+		[]region{{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {mboxInBytes, nil}, {8 * 64, nil}, {8, nil}},
+		func(at []device.Ptr) []uint64 {
+			return []uint64{uint64(at[0]), uint64(at[1]), uint64(count), uint64(at[3]), uint64(at[2])}
+		}, 3)
+	return kernelStatus(kernels.MailboxFanIn, b, err)
 }
 
 // A block on PE 1 echoes a Go Mailbox's messages of every size around the
@@ -231,50 +151,10 @@ func testDeviceMailboxChunks(t *testing.T) {
 // runEchoBlock runs mailbox_echo_block (128 threads) on pe's GPU against
 // mb towards PE 0, with a buffer of cap bytes.
 func runEchoBlock(pe *pgas.PE, mb *actors.Mailbox, cap int) error {
-	g, err := pe.GPU()
-	if err != nil {
-		return err
-	}
-	c := g.Context()
-	const outBytes, inBytes = 16 * 64, 16 * 64
-	size := int64(actors.DeviceMailboxSize + outBytes + inBytes + 8 + cap)
-	mem, err := c.Alloc(size)
-	if err != nil {
-		return err
-	}
-	defer c.Free(mem)
-	st, err := c.NewStream()
-	if err != nil {
-		return err
-	}
-	defer st.Destroy()
-	if err := st.Memset(mem, 0, size); err != nil {
-		return err
-	}
-	if err := st.CopyIn(mem, mb.Device().Bytes()); err != nil {
-		return err
-	}
-	fn, err := g.Module().Function(kernels.MailboxEchoBlock)
-	if err != nil {
-		return err
-	}
-	out := mem + actors.DeviceMailboxSize
-	in := out + outBytes
-	status := in + inBytes
-	buf := status + 8
-	if err := st.Launch(fn, device.D1(1), device.D1(128), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(out), uint64(in),
-		0, uint64(buf), uint64(cap), uint64(status)); err != nil {
-		return err
-	}
-	if err := st.Sync(); err != nil {
-		return err
-	}
-	b := make([]byte, 8)
-	if err := st.CopyOut(b, status); err != nil {
-		return err
-	}
-	if s := binary.LittleEndian.Uint64(b); s != 0 {
-		return fmt.Errorf("echo kernel failed: %d", s)
-	}
-	return nil
+	b, err := runKernel(pe, kernels.MailboxEchoBlock, 128,
+		[]region{{actors.DeviceMailboxSize, mb.Device().Bytes()}, {mboxOutBytes, nil}, {mboxInBytes, nil}, {8, nil}, {int64(cap), nil}},
+		func(at []device.Ptr) []uint64 {
+			return []uint64{uint64(at[0]), uint64(at[1]), uint64(at[2]), 0, uint64(at[4]), uint64(cap), uint64(at[3])}
+		}, 3)
+	return kernelStatus(kernels.MailboxEchoBlock, b, err)
 }
