@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -122,11 +121,7 @@ func TestStartContexts(t *testing.T) {
 // A process can start and stop worlds one after the other for as long as
 // it lives: 100 cycles leave no goroutine and no Go memory behind.
 func TestStartStopCycles(t *testing.T) {
-	cycles := 100
-	if testing.Short() {
-		cycles = 20
-	}
-	cycle := func() {
+	testhelp.NoLeakOverCycles(t, 4<<20, func() {
 		h, err := pgas.Start(context.Background(), pgas.Config{Backend: "host", PEs: 4, HeapSize: 1 << 20}, serve)
 		if err != nil {
 			t.Fatal(err)
@@ -134,21 +129,7 @@ func TestStartStopCycles(t *testing.T) {
 		if err := h.Stop(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-	}
-	cycle() // warm-up: pools and lazily made state
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	goroutines := runtime.NumGoroutine()
-	for range cycles {
-		cycle()
-	}
-	testhelp.NoGoroutineLeak(t, goroutines)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	if grew := int64(after.HeapInuse) - int64(before.HeapInuse); grew > 4<<20 {
-		t.Errorf("the Go heap grew by %d bytes over %d cycles", grew, cycles)
-	}
+	})
 }
 
 // A service holds its world for its own life: it starts it, hands work to

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -207,11 +206,7 @@ func TestStopDeadline(t *testing.T) {
 // A process starts and stops services one after the other: nothing is
 // left behind.
 func TestStartStopCycles(t *testing.T) {
-	cycles := 100
-	if testing.Short() {
-		cycles = 20
-	}
-	cycle := func() {
+	testhelp.NoLeakOverCycles(t, 8<<20, func() {
 		s, err := Start(context.Background(), hostCfg(2), echo)
 		if err != nil {
 			t.Fatal(err)
@@ -222,21 +217,7 @@ func TestStartStopCycles(t *testing.T) {
 		if err := s.Stop(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-	}
-	cycle()
-	before := runtime.NumGoroutine()
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	for range cycles {
-		cycle()
-	}
-	testhelp.NoGoroutineLeak(t, before)
-	runtime.GC()
-	runtime.ReadMemStats(&m1)
-	if grew := int64(m1.HeapAlloc) - int64(m0.HeapAlloc); grew > 8<<20 {
-		t.Errorf("the Go heap grew by %d bytes over %d cycles", grew, cycles)
-	}
+	})
 }
 
 func TestRestartPolicyAdmit(t *testing.T) {

@@ -25,6 +25,31 @@ func NoGoroutineLeak(t testing.TB, before int) {
 	}
 }
 
+// NoLeakOverCycles runs cycle once to warm up (pools, lazily made state),
+// then 100 times (20 with -short), and fails t if goroutines are left
+// behind or the Go heap's live bytes grew by more than heapGrowth.
+func NoLeakOverCycles(t testing.TB, heapGrowth int64, cycle func()) {
+	t.Helper()
+	cycles := 100
+	if testing.Short() {
+		cycles = 20
+	}
+	cycle()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	goroutines := runtime.NumGoroutine()
+	for range cycles {
+		cycle()
+	}
+	NoGoroutineLeak(t, goroutines)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > heapGrowth {
+		t.Errorf("the Go heap grew by %d bytes over %d cycles", grew, cycles)
+	}
+}
+
 // Buffer is a bytes.Buffer that several goroutines may write at once (a
 // logger's output, a child process's).
 type Buffer struct {
