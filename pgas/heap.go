@@ -257,10 +257,23 @@ func alloc[T any](ctx context.Context, p *PE, n int, align int64, zero bool) (Sy
 	if bad != nil {
 		return Sym[T]{}, bad
 	}
-	rec := &allocRec{w: p.w, off: off, size: nbytes, n: n}
+	return Sym[T]{rec: p.track(off, nbytes, n), off: off, n: n}, nil
+}
+
+// track records a new allocation of this PE (callers hold p.mu).
+func (p *PE) track(off, size int64, n int) *allocRec {
+	rec := &allocRec{w: p.w, off: off, size: size, n: n}
 	i, _ := slices.BinarySearchFunc(p.live, off, func(r *allocRec, off int64) int { return cmp.Compare(r.off, off) })
 	p.live = slices.Insert(p.live, i, rec)
-	return Sym[T]{rec: rec, off: off, n: n}, nil
+	return rec
+}
+
+// untrack retires allocation r and gives its bytes back to the heap
+// (callers hold p.mu).
+func (p *PE) untrack(r *allocRec) {
+	r.retire()
+	p.heap.free(r.off, r.size)
+	p.live = slices.DeleteFunc(p.live, func(x *allocRec) bool { return x == r })
 }
 
 // Free collectively frees s on every PE (shmem_free). s must be a whole
@@ -291,9 +304,7 @@ func Free[T any](ctx context.Context, p *PE, s Sym[T]) error {
 	if err := p.w.tr.Quiet(p.id); err != nil {
 		return err
 	}
-	s.rec.retire()
-	p.heap.free(s.rec.off, s.rec.size)
-	p.live = slices.DeleteFunc(p.live, func(r *allocRec) bool { return r == s.rec })
+	p.untrack(s.rec)
 	return nil
 }
 
@@ -353,12 +364,8 @@ func Realloc[T any](ctx context.Context, p *PE, s Sym[T], n int) (Sym[T], error)
 			return Sym[T]{}, p.world.abortNext(syncAlloc, err)
 		}
 	}
-	s.rec.retire()
-	p.heap.free(s.rec.off, s.rec.size)
-	p.live = slices.DeleteFunc(p.live, func(r *allocRec) bool { return r == s.rec })
-	rec := &allocRec{w: p.w, off: off, size: nbytes, n: n}
-	i, _ := slices.BinarySearchFunc(p.live, off, func(r *allocRec, off int64) int { return cmp.Compare(r.off, off) })
-	p.live = slices.Insert(p.live, i, rec)
+	p.untrack(s.rec)
+	rec := p.track(off, nbytes, n)
 	// Every PE's copy is in place before any returns (and reads another's).
 	if err := p.world.barrier(ctx, syncAlloc, nil); err != nil {
 		return Sym[T]{}, err
@@ -476,14 +483,11 @@ func Local[T any](p *PE, s Sym[T]) ([]T, error) {
 	if err := p.checkSym(s.rec); err != nil {
 		return nil, err
 	}
-	h := p.w.tr.Heap(p.id)
-	if h == nil {
+	v := view(p.w.tr.Heap(p.id), s)
+	if v == nil {
 		return nil, fmt.Errorf("%w: the %s backend's partitions are not host memory; use Get/Put", ErrBadArg, p.w.cfg.Backend)
 	}
-	if s.n == 0 {
-		return []T{}, nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(&h[s.off])), s.n), nil
+	return v, nil
 }
 
 // allocator is a first-fit allocator over one partition. Every PE runs an

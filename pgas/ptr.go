@@ -23,14 +23,19 @@ func Ptr[T any](p *PE, s Sym[T], pe int) ([]T, error) {
 	if !slices.Contains(p.w.tr.LocalPEs(), pe) {
 		return nil, nil
 	}
-	h := p.w.tr.Heap(pe)
-	if h == nil {
-		return nil, nil
+	return view(p.w.tr.Heap(pe), s), nil
+}
+
+// view is s in partition h as a slice: nil when h is (the partition is
+// not host memory of this process).
+func view[T any](h []byte, s Sym[T]) []T {
+	switch {
+	case h == nil:
+		return nil
+	case s.n == 0:
+		return []T{}
 	}
-	if s.n == 0 {
-		return []T{}, nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(&h[s.off])), s.n), nil
+	return unsafe.Slice((*T)(unsafe.Pointer(&h[s.off])), s.n)
 }
 
 // PEAccessible reports whether this PE's RMA and atomic routines reach PE
