@@ -104,7 +104,7 @@ func (l *Lock) Lock(ctx context.Context) error {
 // awaitGrant waits until pred hands the lock over, then clears the word
 // for this PE's next turn.
 func (l *Lock) awaitGrant(ctx context.Context, pred int) error {
-	_, err := Wait(ctx, l.p, WaitAll, WaitSet[uint64]{Ivars: l.s.Slice(lockGranted, lockGranted+1), Cmp: CmpNE, From: []int{pred}})
+	_, err := Wait(ctx, l.p, WaitAll, WaitSet[uint64]{Ivars: l.word(lockGranted), Cmp: CmpNE, From: []int{pred}})
 	if err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func (l *Lock) Unlock() error {
 		}
 		// A PE has swapped itself in behind this one and is about to
 		// link: its next operation.
-		r, err := Wait(context.Background(), l.p, WaitAll, WaitSet[uint64]{Ivars: l.s.Slice(lockNext, lockNext+1), Cmp: CmpNE})
+		r, err := Wait(context.Background(), l.p, WaitAll, WaitSet[uint64]{Ivars: l.word(lockNext), Cmp: CmpNE})
 		if err != nil {
 			return err
 		}
