@@ -111,4 +111,8 @@ var gpuTests = []test{
 	{"DeviceMailboxFanIn", testDeviceMailboxFanIn},
 	{"DeviceMailboxChunks", testDeviceMailboxChunks},
 	{"DeviceFutures", testDeviceFutures},
+	{"KernelActorEcho", testKernelActorEcho},
+	{"KernelActorHandover", testKernelActorHandover},
+	{"KernelActorFails", testKernelActorFails},
+	{"KernelActorRing", testKernelActorRing},
 }

@@ -60,6 +60,8 @@ const (
 	MailboxFanIn          = "mailbox_fanin"
 	MailboxEchoBlock      = "mailbox_echo_block"
 	FutureServe           = "future_serve"
+	ActorEcho             = "actor_echo"
+	ActorRing             = "actor_ring"
 	TestPutSignalVariants = "test_put_signal_variants"
 	TestWaits             = "test_waits"
 	TestRoutines          = "test_routines"

@@ -1031,6 +1031,110 @@ extern "C" __global__ void future_serve(u64 heap_, u64 mb_, u64 rs_, u64 out_, u
 	res[0] = 0;
 }
 
+// actor_echo is a kernel actor (actors.StartKernel) of one block: it sends
+// every message back to its sender, until the Go side stops it; the
+// 4-byte message "FAIL" makes it fail with code 77. buf holds cap bytes.
+extern "C" __global__ void actor_echo(u64 heap_, u64 actor_, u64 buf_, u64 cap) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	symchan_actor *a = (symchan_actor *)actor_;
+	const unsigned char *buf = (const unsigned char *)buf_;
+	__shared__ int from;
+	for (;;) {
+		const int n = symchan_actor_recv_block(h, a, &from, (void *)buf_, cap);
+		if (n == SYMCHAN_ACTOR_STOP)
+			return;
+		if (n == SYMCHAN_MBOX_CLOSED)
+			continue;
+		if (n < 0 || (u64)n > cap || (n == 4 && buf[0] == 'F' && buf[1] == 'A' && buf[2] == 'I' && buf[3] == 'L')) {
+			if (threadIdx.x == 0)
+				symchan_actor_fail(a, n == 4 ? 77 : 1000 - n);
+			return;
+		}
+		symchan_actor_send_block(h, a, from, buf, (u64)n);
+	}
+}
+
+// actor_ring is a kernel actor (one block) of a ring of kernel actors:
+// a token (struct ring_token, then size-24 payload bytes (id·31 + k) & 255)
+// is passed to the next PE until its hops run out. PE 0 injects ntokens
+// tokens of hops hops (a multiple of the PE count, so that each ends at
+// PE 0), at most window in flight, and records each arrival's id in
+// log[1 + log[0]++] after checking its payload (a bad one fails the
+// actor with code 3000 + id). buf holds cap bytes.
+struct ring_token {
+	u64 id, hops, size;
+};
+static __device__ void ring_fill(unsigned char *buf, u64 id, u64 size, unsigned tid, unsigned nth) {
+	for (u64 k = 24 + tid; k < size; k += nth)
+		buf[k] = (unsigned char)((id * 31 + k) & 255);
+}
+extern "C" __global__ void actor_ring(u64 heap_, u64 actor_, u64 buf_, u64 cap, u64 log_, u64 ntokens, u64 hops, u64 window, u64 size) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	symchan_actor *a = (symchan_actor *)actor_;
+	unsigned char *buf = (unsigned char *)buf_;
+	volatile u64 *log = (volatile u64 *)log_;
+	ring_token *t = (ring_token *)buf;
+	const unsigned tid = symchan_block_tid(), nth = symchan_block_size();
+	const int next = (h->pe + 1) % h->npes;
+	__shared__ int from;
+	__shared__ u64 injected, bad;
+	if (tid == 0) {
+		injected = 0;
+		bad = 0;
+	}
+	__syncthreads();
+	for (;;) {
+		// PE 0 keeps window tokens in flight.
+		while (h->pe == 0 && injected < ntokens && injected - log[0] < window) {
+			if (tid == 0) {
+				t->id = injected;
+				t->hops = hops;
+				t->size = size;
+			}
+			ring_fill(buf, injected, size, tid, nth);
+			__syncthreads();
+			symchan_actor_send_block(h, a, next, buf, size);
+			if (tid == 0)
+				injected++;
+			__syncthreads();
+		}
+		const int n = symchan_actor_recv_block(h, a, &from, buf, cap);
+		if (n == SYMCHAN_ACTOR_STOP)
+			return;
+		if (n == SYMCHAN_MBOX_CLOSED)
+			continue;
+		if (n < 24 || (u64)n > cap || (u64)n != t->size) {
+			if (tid == 0)
+				symchan_actor_fail(a, 2000);
+			return;
+		}
+		if (t->hops > 1) {
+			__syncthreads();
+			if (tid == 0)
+				t->hops--;
+			__syncthreads();
+			symchan_actor_send_block(h, a, next, buf, (u64)n);
+			continue;
+		}
+		for (u64 k = 24 + tid; k < (u64)n; k += nth)
+			if (buf[k] != (unsigned char)((t->id * 31 + k) & 255))
+				bad = 1;
+		__syncthreads();
+		if (tid == 0) {
+			if (bad)
+				symchan_actor_fail(a, 3000 + t->id);
+			else {
+				log[1 + log[0]] = t->id;
+				__threadfence_system();
+				log[0] = log[0] + 1;
+			}
+		}
+		__syncthreads();
+		if (bad)
+			return;
+	}
+}
+
 // test_put_signal_variants exercises the thread, warp and block forms of
 // put-with-signal (one block of 64 threads, launched cooperatively): warp
 // 0 puts n bytes from src_off to peer's dst_off and sets word 0 to 1; the

@@ -752,4 +752,93 @@ static __device__ symchan_u64 symchan_await_reply(const symchan_heap *h, const s
 	return n;
 }
 
+// --- kernel actors (actors.StartKernel) -----------------------------------
+//
+// A kernel started with actors.StartKernel is its PE's actor: it takes the
+// PE's mailbox from every sender, Go or kernel, and sends, replies and
+// fails through the struct symchan_actor the Go side hands it (its second
+// argument, after the heap descriptor). The Go side's receive and send
+// state moves into the struct at the start and back when the kernel
+// returns, so Go and the kernel take turns on one mailbox. The kernel must
+// not send to its own PE: the Go side stops it with a close marker from
+// the PE to itself.
+
+struct symchan_actor {
+	symchan_mailbox mb;
+	unsigned pad0[2];
+	symchan_replies rs;
+	symchan_u64 error;  // nonzero: the kernel failed with this code (symchan_actor_fail)
+	symchan_u64 closed; // bit s: sender s closed its side
+	int start, pad1;    // the receive's fairness cursor
+	symchan_mbox_in in;
+	symchan_mbox_out out[SYMCHAN_MAX_PES];
+};
+
+#define SYMCHAN_ACTOR_STOP -5 // the Go side asked the actor to stop: return
+
+// symchan_actor_note sees what a receive returned: a close marker from the
+// PE itself is the stop request; another sender's is recorded for Go.
+static __device__ __forceinline__ int symchan_actor_note(const symchan_heap *h, symchan_actor *a, int from, int r, bool leader) {
+	if (r != SYMCHAN_MBOX_CLOSED)
+		return r;
+	if (from == h->pe)
+		return SYMCHAN_ACTOR_STOP;
+	if (leader)
+		a->closed |= 1ull << from;
+	return r;
+}
+
+// symchan_actor_recv takes the next message from any sender into buf (cap
+// bytes), setting *from: it returns the message's length,
+// SYMCHAN_MBOX_CLOSED when a sender closed its side, SYMCHAN_ACTOR_STOP
+// when the actor must return, or a SYMCHAN_MBOX_ error. One thread; the
+// _warp and _block forms take it with the whole group (every thread calls
+// them with the same arguments; *from and buf shared).
+static __device__ int symchan_actor_recv(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap) {
+	const int r = symchan_mailbox_recv_any(h, &a->mb, &a->in, from, &a->start, buf, cap);
+	return symchan_actor_note(h, a, *from, r, true);
+}
+
+static __device__ int symchan_actor_recv_warp(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap) {
+	const int r = symchan_mailbox_recv_any_warp(h, &a->mb, &a->in, from, &a->start, buf, cap);
+	const int s = *from;
+	__syncwarp();
+	return symchan_actor_note(h, a, s, r, (threadIdx.x & 31) == 0);
+}
+
+static __device__ int symchan_actor_recv_block(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap) {
+	const int r = symchan_mailbox_recv_any_block(h, &a->mb, &a->in, from, &a->start, buf, cap);
+	const int s = *from;
+	__syncthreads();
+	return symchan_actor_note(h, a, s, r, symchan_block_tid() == 0);
+}
+
+// symchan_actor_send sends n bytes to PE to (not the actor's own PE), in
+// the Go wire format; the _warp and _block forms send with the group.
+static __device__ void symchan_actor_send(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
+	symchan_mailbox_send(h, &a->mb, &a->out[to], to, data, n);
+}
+
+static __device__ void symchan_actor_send_warp(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
+	symchan_mailbox_send_warp(h, &a->mb, &a->out[to], to, data, n);
+}
+
+static __device__ void symchan_actor_send_block(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
+	symchan_mailbox_send_block(h, &a->mb, &a->out[to], to, data, n);
+}
+
+// symchan_actor_reply replies to a future (see symchan_reply).
+static __device__ int symchan_actor_reply(const symchan_heap *h, symchan_actor *a, symchan_reply_to to, const void *data, symchan_u64 n) {
+	return symchan_reply(h, &a->rs, to, data, n);
+}
+
+// symchan_actor_fail records that the actor failed with code (nonzero);
+// the kernel should then return. The Go side fails the PE with an
+// *actors.KernelError carrying code, so every other PE's blocking calls
+// end with an error naming the PE. One thread.
+static __device__ void symchan_actor_fail(symchan_actor *a, symchan_u64 code) {
+	a->error = code ? code : 1;
+	__threadfence_system();
+}
+
 #endif

@@ -1,0 +1,330 @@
+package actors
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/pgas"
+)
+
+// Layout of struct symchan_actor (kernels/symchan.cuh).
+const (
+	actorMailboxOff = 0
+	actorSystemOff  = 48
+	actorErrorOff   = 80
+	actorClosedOff  = 88
+	actorInOff      = 104 // symchan_mbox_in: next[64], unpaid[64]
+	actorOutOff     = actorInOff + 2*8*maxDevicePEs
+	maxDevicePEs    = 64 // SYMCHAN_MAX_PES
+
+	// DeviceActorSize is the size of struct symchan_actor.
+	DeviceActorSize = actorOutOff + 16*maxDevicePEs
+)
+
+// KernelError is how a kernel actor failed: the code it gave
+// symchan_actor_fail.
+type KernelError struct {
+	PE   int
+	Code uint64
+}
+
+func (e *KernelError) Error() string {
+	return fmt.Sprintf("actors: the kernel actor on PE %d failed with code %d", e.PE, e.Code)
+}
+
+// KernelActor is a kernel running as its PE's actor on a Mailbox: it takes
+// the PE's messages from every sender, Go or kernel, and sends and replies
+// in the same wire format (kernels/symchan.cuh: symchan_actor_recv,
+// _send, _reply, _fail). StartKernel launches it; Stop ends it.
+//
+// While it runs, the kernel owns the mailbox's receiving side and this PE's
+// sending side: the PE's Go code does not Recv on the mailbox or Send on
+// it (such calls wait until the kernel returns; other PEs send and receive
+// as usual). When it returns, what it received and sent is handed back, so
+// Go and kernels can take turns on one mailbox with nothing lost or
+// repeated.
+//
+// The kernel stays resident until it returns: its blocks hold the SMs they
+// occupy for its whole life, beside the backend's agent (a few blocks of 32
+// threads) and the user's own kernels. Keep its grid small, one block or a
+// few; a grid the GPU cannot keep resident beside the others never starts
+// whole. When the PE's function returns, the actor is asked to stop, and
+// the PE ends once the kernel has returned: a kernel that never returns
+// (one blocked for credit from a PE that failed) keeps its PE from
+// ending.
+type KernelActor struct {
+	mb  *Mailbox
+	pe  *pgas.PE
+	st  *device.Stream
+	ctx *device.Context
+	mem device.Ptr
+	// ended is a word of mapped pinned memory the stream sets after the
+	// kernel: its end, seen without asking the driver.
+	ended   *device.HostMem
+	done    chan struct{}
+	err     error // how it ended; set before done closes
+	stop    sync.Once
+	stopErr error
+}
+
+// StartKernel launches fn, a kernel of a module loaded on the GPU of mb's
+// PE, as that PE's actor on mb, with grid and block as given. The kernel's
+// arguments are the PE's heap descriptor, the device address of its
+// struct symchan_actor, then args. sys gives it the reply slots for
+// symchan_actor_reply (nil: none). It waits, up to ctx, for the PE's Go
+// receive and sends under way to finish; messages Go has taken from the
+// inbox but not yet returned from Recv must be received first.
+//
+// A kernel that fails (symchan_actor_fail, a fault, a launch error) fails
+// its PE: pgas.PE.Fail with a *KernelError or the CUDA error, so every
+// other PE's blocking calls end with a *pgas.PEError naming the PE.
+func StartKernel(ctx context.Context, mb *Mailbox, sys *System, fn *device.Function, grid, block device.Dim3, args ...uint64) (*KernelActor, error) {
+	if mb == nil || fn == nil {
+		return nil, fmt.Errorf("%w: nil Mailbox or Function", ErrBadArg)
+	}
+	pe := mb.pe
+	if sys != nil && sys.pe != pe {
+		return nil, fmt.Errorf("%w: System of PE %d for a Mailbox of PE %d", ErrBadArg, sys.pe.ID(), pe.ID())
+	}
+	if mb.n > maxDevicePEs {
+		return nil, fmt.Errorf("%w: a kernel actor serves at most %d PEs, the world has %d", ErrBadArg, maxDevicePEs, mb.n)
+	}
+	g, err := pe.GPU()
+	if err != nil {
+		return nil, err
+	}
+	if err := mb.lockAll(ctx); err != nil {
+		return nil, err
+	}
+	a := &KernelActor{mb: mb, pe: pe, ctx: g.Context(), done: make(chan struct{})}
+	if err := a.launch(g, sys, fn, grid, block, args); err != nil {
+		a.release()
+		mb.unlockAll()
+		return nil, err
+	}
+	pe.Go(a.watch)
+	return a, nil
+}
+
+// lockAll takes the inbox and every outbox for a kernel actor, if no
+// message is half taken.
+func (m *Mailbox) lockAll(ctx context.Context) error {
+	in := &m.in
+	if err := in.mu.lock(ctx); err != nil {
+		return err
+	}
+	busy := in.qhead < len(in.queue)
+	for _, x := range in.asm {
+		busy = busy || x.active
+	}
+	if busy {
+		in.mu.unlock()
+		return fmt.Errorf("%w: the mailbox holds messages Go has taken but not yet received, or half of one: Recv them before StartKernel", ErrBadArg)
+	}
+	for i := range m.out {
+		if err := m.out[i].mu.lock(ctx); err != nil {
+			for j := range i {
+				m.out[j].mu.unlock()
+			}
+			in.mu.unlock()
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *Mailbox) unlockAll() {
+	for i := range m.out {
+		m.out[i].mu.unlock()
+	}
+	m.in.mu.unlock()
+}
+
+// launch writes the actor's state to device memory and starts fn.
+func (a *KernelActor) launch(g pgas.GPU, sys *System, fn *device.Function, grid, block device.Dim3, args []uint64) error {
+	m := a.mb
+	b := make([]byte, DeviceActorSize)
+	copy(b[actorMailboxOff:], m.Device().Bytes())
+	if sys != nil {
+		copy(b[actorSystemOff:], sys.Device().Bytes())
+	}
+	for s := range m.n {
+		binary.LittleEndian.PutUint64(b[actorInOff+8*s:], m.in.next[s])
+		binary.LittleEndian.PutUint64(b[actorInOff+8*(maxDevicePEs+s):], m.in.unpaid[s])
+		binary.LittleEndian.PutUint64(b[actorOutOff+16*s:], m.out[s].sent)
+		binary.LittleEndian.PutUint64(b[actorOutOff+16*s+8:], m.out[s].freed)
+	}
+	var err error
+	if a.mem, err = a.ctx.Alloc(DeviceActorSize); err != nil {
+		return err
+	}
+	if a.st, err = a.ctx.NewStream(); err != nil {
+		return err
+	}
+	if a.ended, err = a.ctx.HostAlloc(8); err != nil {
+		return err
+	}
+	if err := a.st.CopyIn(a.mem, b); err != nil {
+		return err
+	}
+	if err := a.st.Launch(fn, grid, block, 0, append([]uint64{uint64(g.HeapDescriptor()), uint64(a.mem)}, args...)...); err != nil {
+		return err
+	}
+	return a.st.WriteValue64(a.ended.Ptr(), 1)
+}
+
+// hasEnded reports whether the stream has passed the kernel's end.
+func (a *KernelActor) hasEnded() bool {
+	return atomic.LoadUint64((*uint64)(unsafe.Pointer(unsafe.SliceData(a.ended.Bytes())))) != 0
+}
+
+// release frees the actor's device memory and stream.
+func (a *KernelActor) release() {
+	if a.st != nil {
+		_ = a.st.Destroy()
+	}
+	if a.mem != 0 {
+		_ = a.ctx.Free(a.mem)
+	}
+	if a.ended != nil {
+		_ = a.ended.Free()
+	}
+}
+
+// watch waits for the kernel to return (asking it to stop when the PE
+// ends), hands its state back to the mailbox and reports how it ended.
+func (a *KernelActor) watch(ctx context.Context) {
+	// Wait learns how the kernel ended before the PE's context ends.
+	defer func() {
+		close(a.done)
+		if a.err != nil {
+			a.pe.Fail(a.err)
+		}
+	}()
+	pause := 20 * time.Microsecond
+	for {
+		// The word, not cuStreamQuery, says the kernel ended: the query was
+		// seen to report a running actor's stream as complete.
+		_, err := a.st.Done()
+		done := err == nil && a.hasEnded()
+		if err != nil {
+			a.err = fmt.Errorf("actors: the kernel actor on PE %d: %w", a.pe.ID(), err)
+			a.mb.unlockAll() // its state is lost with the GPU's
+			a.release()
+			return
+		}
+		if done {
+			break
+		}
+		if ctx.Err() != nil {
+			_ = a.sendStop(context.Background())
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, time.Millisecond)
+	}
+	a.err = a.handBack()
+	a.release()
+}
+
+// handBack copies the kernel's receive and send state back into the
+// mailbox and unlocks it; it returns the kernel's failure, if any.
+func (a *KernelActor) handBack() error {
+	m := a.mb
+	defer m.unlockAll()
+	// The state is read once the stream is idle, and used once the read
+	// has landed: a device-to-host copy into pageable memory was seen to
+	// return before its bytes were there.
+	b := make([]byte, DeviceActorSize)
+	err := a.st.Sync()
+	if err == nil {
+		err = a.st.CopyOut(b, a.mem)
+	}
+	if err == nil {
+		err = a.st.Sync()
+	}
+	if err != nil {
+		return fmt.Errorf("actors: the kernel actor on PE %d: reading its state back: %w", a.pe.ID(), err)
+	}
+	in, me := &m.in, a.pe.ID()
+	closed := binary.LittleEndian.Uint64(b[actorClosedOff:])
+	for s := range m.n {
+		in.next[s] = max(binary.LittleEndian.Uint64(b[actorInOff+8*s:]), 1)
+		in.unpaid[s] = binary.LittleEndian.Uint64(b[actorInOff+8*(maxDevicePEs+s):])
+		if s != me { // Go keeps its own sends to itself: the stop marker
+			m.out[s].sent = binary.LittleEndian.Uint64(b[actorOutOff+16*s:])
+			m.out[s].freed = binary.LittleEndian.Uint64(b[actorOutOff+16*s+8:])
+		}
+		if in.expect[s*m.k*m.stride] == ^uint64(0) {
+			continue // closed before the kernel started
+		}
+		nowClosed := closed&(1<<s) != 0
+		if nowClosed {
+			in.open--
+		}
+		for j := range m.k {
+			wi := (s*m.k + j) * m.stride
+			if nowClosed {
+				in.expect[wi] = ^uint64(0)
+				continue
+			}
+			// The sequence number due in slot j: the first from next on
+			// that lands there.
+			d := (uint64(j) + uint64(m.k) - (in.next[s]-1)%uint64(m.k)) % uint64(m.k)
+			in.expect[wi] = in.next[s] + d
+		}
+	}
+	if code := binary.LittleEndian.Uint64(b[actorErrorOff:]); code != 0 {
+		return &KernelError{PE: me, Code: code}
+	}
+	return nil
+}
+
+// sendStop sends the stop request once: a close marker from the PE to
+// itself, which the kernel takes after every message before it.
+func (a *KernelActor) sendStop(ctx context.Context) error {
+	a.stop.Do(func() {
+		m, me := a.mb, a.pe.ID()
+		a.stopErr = m.putSlot(ctx, me, &m.out[me], header{kind: kindClose}, nil)
+	})
+	return a.stopErr
+}
+
+// Stop asks the kernel to return once it has taken the messages that
+// arrived before the request, and waits for it, up to ctx. It returns the
+// kernel's failure, if it failed (see Wait). Messages that arrive later
+// stay in the mailbox for Go's Recv or the next kernel.
+func (a *KernelActor) Stop(ctx context.Context) error {
+	select {
+	case <-a.done:
+		return a.err
+	default:
+	}
+	if err := a.sendStop(ctx); err != nil {
+		return err
+	}
+	return a.Wait(ctx)
+}
+
+// Wait waits, up to ctx, for the kernel to return, and reports its
+// failure: a *KernelError with the code it gave symchan_actor_fail, or the
+// CUDA error of a fault or failed launch; nil when it returned after
+// Stop.
+func (a *KernelActor) Wait(ctx context.Context) error {
+	select {
+	case <-a.done:
+		return a.err
+	case <-ctx.Done():
+		select {
+		case <-a.done: // ended with ctx: its failure may be why ctx ended
+			return a.err
+		default:
+			return ctx.Err()
+		}
+	}
+}
