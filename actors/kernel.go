@@ -58,6 +58,17 @@ func (e *KernelError) Error() string {
 // the PE ends once the kernel has returned: a kernel that never returns
 // (one blocked for credit from a PE that failed) keeps its PE from
 // ending.
+//
+// Calls that wait for a GPU's whole context to be idle wait for its
+// running kernel actors to return: device.Context's CopyIn, CopyOut and
+// Free (cuCtxSynchronize, cuMemFree). While actors run, copy through a
+// stream of one's own (device.Context.NewStream, Stream.CopyIn, Sync) and
+// free once they have returned; with PEs sharing a GPU, as the tests do,
+// they share its context and each other's actors. Likewise, work on a
+// stream that shares a hardware queue with the actor's waits for it to
+// return: package device raises the driver's number of queues to its
+// largest (device.EnvMaxConnections), and a process that runs more
+// streams than that at once beside kernel actors risks such a wait.
 type KernelActor struct {
 	mb  *Mailbox
 	pe  *pgas.PE
@@ -103,6 +114,7 @@ func StartKernel(ctx context.Context, mb *Mailbox, sys *System, fn *device.Funct
 		return nil, err
 	}
 	a := &KernelActor{mb: mb, pe: pe, ctx: g.Context(), done: make(chan struct{})}
+	residentStart(a.ctx)
 	if err := a.launch(g, sys, fn, grid, block, args); err != nil {
 		a.release()
 		mb.unlockAll()
@@ -146,6 +158,52 @@ func (m *Mailbox) unlockAll() {
 	m.in.mu.unlock()
 }
 
+// residents counts the kernel actors running in each CUDA context and
+// keeps what those that ended allocated until none runs there: freeing
+// device or pinned memory (cuMemFree, cuMemFreeHost) can wait for the
+// whole context to be idle, and with PEs sharing a GPU (and its context)
+// another PE's actor may end only once this PE's Go code goes on.
+var residents = struct {
+	sync.Mutex
+	byCtx map[*device.Context]*contextActors
+}{byCtx: map[*device.Context]*contextActors{}}
+
+type contextActors struct {
+	running int
+	pending []func() // frees of ended actors
+}
+
+// residentStart counts an actor about to start in c.
+func residentStart(c *device.Context) {
+	residents.Lock()
+	defer residents.Unlock()
+	e := residents.byCtx[c]
+	if e == nil {
+		e = &contextActors{}
+		residents.byCtx[c] = e
+	}
+	e.running++
+}
+
+// residentEnd counts an actor of c as ended and runs free once no actor
+// runs in c, with the frees held back before it.
+func residentEnd(c *device.Context, free func()) {
+	residents.Lock()
+	e := residents.byCtx[c]
+	e.running--
+	e.pending = append(e.pending, free)
+	if e.running > 0 {
+		residents.Unlock()
+		return
+	}
+	frees := e.pending
+	delete(residents.byCtx, c)
+	residents.Unlock()
+	for _, f := range frees {
+		f()
+	}
+}
+
 // launch writes the actor's state to device memory and starts fn.
 func (a *KernelActor) launch(g pgas.GPU, sys *System, fn *device.Function, grid, block device.Dim3, args []uint64) error {
 	m := a.mb
@@ -184,17 +242,21 @@ func (a *KernelActor) hasEnded() bool {
 	return atomic.LoadUint64((*uint64)(unsafe.Pointer(unsafe.SliceData(a.ended.Bytes())))) != 0
 }
 
-// release frees the actor's device memory and stream.
+// release destroys the actor's stream, and frees its memory once no
+// kernel actor runs in its context (see residents).
 func (a *KernelActor) release() {
 	if a.st != nil {
 		_ = a.st.Destroy()
 	}
-	if a.mem != 0 {
-		_ = a.ctx.Free(a.mem)
-	}
-	if a.ended != nil {
-		_ = a.ended.Free()
-	}
+	mem, ended := a.mem, a.ended
+	residentEnd(a.ctx, func() {
+		if mem != 0 {
+			_ = a.ctx.Free(mem)
+		}
+		if ended != nil {
+			_ = ended.Free()
+		}
+	})
 }
 
 // watch waits for the kernel to return (asking it to stop when the PE

@@ -65,6 +65,7 @@ type Agent struct {
 	ctx      *device.Context
 	fn       *device.Function
 	st       *device.Stream
+	copySt   *device.Stream // the fallback's Fetch copies (see waitFallback)
 	mem      *device.HostMem
 	scratch  device.Ptr
 	lanes    []*Lane
@@ -92,14 +93,20 @@ func NewAgent(ctx *device.Context, mod *device.Module, lanes int) (*Agent, error
 	if a.st, err = ctx.NewStream(); err != nil {
 		return nil, err
 	}
+	if a.copySt, err = ctx.NewStream(); err != nil {
+		a.st.Destroy()
+		return nil, err
+	}
 	if a.mem, err = ctx.HostAlloc(lanes*laneBytes + Slots*slotBytes); err != nil {
 		a.st.Destroy()
+		a.copySt.Destroy()
 		return nil, err
 	}
 	clear(a.mem.Bytes())
 	if a.scratch, err = ctx.Alloc(Slots*scratchBytes + ctlBytes); err != nil {
 		a.mem.Free()
 		a.st.Destroy()
+		a.copySt.Destroy()
 		return nil, err
 	}
 	mem := a.mem.Bytes()
@@ -180,7 +187,7 @@ func (a *Agent) spin(done func() bool, gone *uint64, stop func() error) error {
 // frees its memory; no routine may be in progress.
 func (a *Agent) Close() error {
 	errs := []error{a.st.Sync()}
-	errs = append(errs, a.fallback.Close(), a.ctx.Free(a.scratch), a.mem.Free(), a.st.Destroy())
+	errs = append(errs, a.fallback.Close(), a.ctx.Free(a.scratch), a.mem.Free(), a.st.Destroy(), a.copySt.Destroy())
 	return errors.Join(errs...)
 }
 
@@ -259,7 +266,8 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 
 // waitFallback runs req on the fallback Waiter, then reads its Fetch's
 // bytes with copies (the Waiter's kernel has ended: what it saw is
-// visible to them).
+// visible to them) on a stream of their own: a context-wide copy would
+// wait for every kernel of the context, resident kernel actors included.
 func (a *Agent) waitFallback(ctx context.Context, abort <-chan struct{}, words device.Ptr, req driver.WaitRequest) (driver.WaitResult, error) {
 	r, err := a.fallback.Wait(ctx, abort, words, req)
 	f := req.Fetch
@@ -269,9 +277,12 @@ func (a *Agent) waitFallback(ctx context.Context, abort <-chan struct{}, words d
 	base := words - device.Ptr(req.Off) + device.Ptr(f.Off)
 	driver.Reported(&req, r, func(k, i int) {
 		if err == nil {
-			err = a.ctx.CopyOut(f.Into[k*f.Bytes:(k+1)*f.Bytes], base+device.Ptr(int64(i)*f.Stride))
+			err = a.copySt.CopyOut(f.Into[k*f.Bytes:(k+1)*f.Bytes], base+device.Ptr(int64(i)*f.Stride))
 		}
 	})
+	if err == nil {
+		err = a.copySt.Sync()
+	}
 	return r, err
 }
 
