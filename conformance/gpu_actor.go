@@ -97,7 +97,9 @@ func testKernelActorEcho(t *testing.T) {
 // Stopping a kernel actor while messages arrive hands the mailbox back to
 // Go with nothing lost or repeated: PE 0's Go code echoes what the kernel
 // left, and PE 1 gets every echo once, in order. Then a second kernel
-// takes over again from Go.
+// takes over again from Go. PE 1 sends a round's messages once its kernel
+// has started (StartKernel refuses a mailbox whose Go receiver has taken
+// messages it has not yet returned, as one taking the end marker may).
 func testKernelActorHandover(t *testing.T) {
 	needGPUs(t, 2)
 	const count = 80
@@ -107,12 +109,14 @@ func testKernelActorHandover(t *testing.T) {
 		// PE 0 tells PE 1 that round r's kernel has stopped (flag ≥ r+1):
 		// only then does PE 1 send its end marker, which Go must get.
 		stopped := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		started := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		if pe.ID() == 0 {
 			for round := range 2 {
 				a, free, err := startEcho(ctx, pe, mb)
 				if err != nil {
 					return err
 				}
+				check(pgas.SignalOp(pe, started, uint64(round+1), pgas.SignalSet, 1))
 				time.Sleep(2 * time.Millisecond) // messages in flight
 				err = a.Stop(ctx)
 				free()
@@ -135,6 +139,9 @@ func testKernelActorHandover(t *testing.T) {
 			return nil
 		}
 		for round := range 2 {
+			if _, err := pgas.SignalWaitUntil(ctx, pe, started, pgas.CmpGE, uint64(round+1)); err != nil {
+				return err
+			}
 			sent := make(chan error, 1)
 			pe.Go(func(ctx context.Context) {
 				for i := range count {

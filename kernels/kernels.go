@@ -11,8 +11,11 @@ package kernels
 
 import (
 	_ "embed"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
+	"time"
 )
 
 //go:embed symchan.ptx
@@ -54,8 +57,10 @@ const (
 	JacobiSweep           = "jacobi_sweep"
 	JacobiSweep4          = "jacobi_sweep4"
 	ServiceJacobiSweep    = "service_jacobi_sweep"
+	RingActor             = "ring_actor"
 	PingPong              = "bench_pingpong"
 	PutBlock              = "bench_put_block"
+	ActorPingPong         = "bench_actor_pingpong"
 	MailboxEcho           = "mailbox_echo"
 	MailboxFanIn          = "mailbox_fanin"
 	MailboxEchoBlock      = "mailbox_echo_block"
@@ -66,3 +71,31 @@ const (
 	TestWaits             = "test_waits"
 	TestRoutines          = "test_routines"
 )
+
+// TimingWords is the length, in uint64 words, of a timing log's header
+// (symchan.cu's timing_start): the kernel's log of n repetitions is
+// TimingWords+n words.
+const TimingWords = 4
+
+// Timings decodes a timing log of n repetitions that a kernel wrote
+// (symchan.cu's timing_start and timing_end: the global timer and clock64
+// at the first one's start and the last one's end, then each one's
+// cycles): each repetition's cycles scaled by the timer's nanoseconds per
+// cycle over the whole log, since the timer's resolution can be as coarse
+// as a microsecond and the clock's is a cycle.
+func Timings(log []byte, n int) ([]time.Duration, error) {
+	if len(log) < 8*(TimingWords+n) {
+		return nil, fmt.Errorf("kernels: a timing log of %d repetitions needs %d bytes, got %d", n, 8*(TimingWords+n), len(log))
+	}
+	w := func(i int) uint64 { return binary.LittleEndian.Uint64(log[8*i:]) }
+	ns, cycles := w(1)-w(0), w(3)-w(2)
+	if cycles == 0 || ns == 0 || w(1) < w(0) || w(3) < w(2) {
+		return nil, errors.New("kernels: the timing log is empty: its repetitions did not all run")
+	}
+	perCycle := float64(ns) / float64(cycles)
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = time.Duration(float64(w(TimingWords+i)) * perCycle)
+	}
+	return out, nil
+}

@@ -2,11 +2,13 @@ package kernels
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The committed PTX must come from the committed sources: its first line
@@ -73,4 +75,34 @@ func TestHeapDescriptorLayout(t *testing.T) {
 		}
 	}()
 	HeapDescriptor(make([]uint64, MaxPEs+1), 0, 0)
+}
+
+// Timings scales each repetition's cycles by the timer's nanoseconds per
+// cycle over the log; a short, unwritten or backward log is an error.
+func TestTimings(t *testing.T) {
+	logOf := func(words ...uint64) []byte {
+		var b []byte
+		for _, w := range words {
+			b = binary.LittleEndian.AppendUint64(b, w)
+		}
+		return b
+	}
+	// 3000 ns over 6000 cycles: 0.5 ns per cycle.
+	got, err := Timings(logOf(1000, 4000, 50, 6050, 2000, 4000), 2)
+	if err != nil || len(got) != 2 || got[0] != time.Microsecond || got[1] != 2*time.Microsecond {
+		t.Fatalf("Timings = %v, %v; want [1µs 2µs]", got, err)
+	}
+	for _, c := range []struct {
+		name string
+		log  []byte
+		n    int
+	}{
+		{"short", logOf(1000, 4000, 50, 6050, 2000), 2},
+		{"never written", make([]byte, 8*6), 2},
+		{"timer backward", logOf(4000, 1000, 50, 6050, 2000, 4000), 2},
+	} {
+		if _, err := Timings(c.log, c.n); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
 }

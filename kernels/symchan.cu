@@ -42,6 +42,26 @@ static __device__ __forceinline__ u64 now_ns() {
 	return t;
 }
 
+// A timing log of n repetitions (kernels.Timings decodes it): the global
+// timer and clock64 at the first one's start and the last one's end, then
+// each one's clock64 cycles. One thread, on one SM throughout.
+static __device__ __forceinline__ u64 timing_start(volatile u64 *log, u64 i) {
+	const u64 t0 = clock64();
+	if (i == 0) {
+		log[0] = now_ns();
+		log[2] = t0;
+	}
+	return t0;
+}
+static __device__ __forceinline__ void timing_end(volatile u64 *log, u64 i, u64 n, u64 t0) {
+	const u64 t1 = clock64();
+	log[4 + i] = t1 - t0;
+	if (i == n - 1) {
+		log[1] = now_ns();
+		log[3] = t1;
+	}
+}
+
 // atomic_op performs one atomic operation on the word at ptr (in any GPU's
 // memory: peer access is enabled) and returns the old value.
 static __device__ u64 atomic_op(u64 ptr, int kind, int op, u64 operand, u64 cond) {
@@ -774,6 +794,164 @@ extern "C" __global__ void jacobi_sweep4(u64 heap_, const float *__restrict__ a,
 	jacobi_end(j, d2, cnt_, norm_);
 }
 
+// --- examples/ring -------------------------------------------------------
+
+// ring_hop is examples/ring's hop as Go lays it out (64-bit): the lap's
+// round, the payload's size and CRC, and an actors.Ref to the payload in
+// the sender's partition. Go and kernel PEs pass it to each other.
+struct ring_hop {
+	u64 round;
+	long long size;
+	unsigned crc, pad0;
+	int ref_pe, pad1;
+	long long ref_off, ref_len;
+};
+
+// ring_job is how block 0 of ring_actor hands the other blocks their
+// shares of a fetch: gen counts fetches (~0: return), done counts the
+// shares finished.
+struct ring_job {
+	u64 gen, done;
+	const char *src;
+	char *dst;
+	u64 n;
+};
+
+#define RING_JOB_EXIT (~0ull)
+
+// ring_share is block b's share of n bytes split over nb blocks (16-byte
+// aligned pieces): [*lo, *lo + return value).
+static __device__ __forceinline__ u64 ring_share(u64 n, unsigned b, unsigned nb, u64 *lo) {
+	const u64 share = ((n + nb - 1) / nb + 15) & ~15ull;
+	*lo = share * b;
+	return *lo < n ? min(share, n - *lo) : 0;
+}
+
+// ring_fetch copies n bytes of PE from's partition at src_off to this PE's
+// at dst_off with every block of the grid: block 0 (all its threads call
+// it) publishes the job, copies its share and waits for the others'.
+static __device__ void ring_fetch(const symchan_heap *h, ring_job *job, int from, u64 src_off, u64 dst_off, u64 n) {
+	const char *src = (const char *)symchan_ptr(h, from, src_off);
+	char *dst = (char *)symchan_ptr(h, h->pe, dst_off);
+	const unsigned tid = symchan_block_tid(), nb = gridDim.x;
+	__shared__ u64 gen;
+	volatile ring_job *vj = job;
+	if (nb > 1 && tid == 0) {
+		vj->src = src;
+		vj->dst = dst;
+		vj->n = n;
+		gen = vj->gen + 1;
+		__threadfence();
+		vj->gen = gen;
+	}
+	u64 lo;
+	const u64 mine = ring_share(n, 0, nb, &lo);
+	symchan_copy_part(dst + lo, src + lo, mine, tid, symchan_block_size());
+	if (nb > 1 && tid == 0) {
+		while (vj->done < gen * (nb - 1))
+			;
+		__threadfence();
+	}
+	__syncthreads();
+}
+
+// ring_worker is every block of ring_actor but block 0: it copies its
+// share of each fetch ring_fetch publishes, until block 0 says return.
+static __device__ void ring_worker(ring_job *job) {
+	const unsigned tid = symchan_block_tid();
+	volatile ring_job *vj = job;
+	__shared__ u64 gen, n;
+	__shared__ const char *src;
+	__shared__ char *dst;
+	u64 seen = 0;
+	for (;;) {
+		if (tid == 0) {
+			u64 g;
+			while ((g = vj->gen) == seen)
+				;
+			__threadfence();
+			gen = g;
+			src = vj->src;
+			dst = vj->dst;
+			n = vj->n;
+		}
+		__syncthreads();
+		if (gen == RING_JOB_EXIT)
+			return;
+		seen = gen;
+		u64 lo;
+		const u64 mine = ring_share(n, blockIdx.x, gridDim.x, &lo);
+		symchan_copy_part(dst + lo, src + lo, mine, tid, symchan_block_size());
+		__syncthreads();
+		if (tid == 0) {
+			__threadfence_system(); // the copy is seen before block 0 passes a Ref to it on
+			atomicAdd((unsigned long long *)&job->done, 1ull);
+		}
+	}
+}
+
+// ring_actor is a PE of examples/ring -actors kernel|mixed, run as the PE's
+// actor (actors.StartKernel) with a grid of one or more blocks: it takes
+// laps hops of size-byte payloads, the first of round round, each a
+// ring_hop from the previous PE; fetches the payload its Ref names into this PE's partition at
+// buf_off (with every block); and passes a ring_hop naming that copy to
+// the next PE. On PE 0 it starts each lap itself (the payload is already
+// at buf_off) and times it: scratch holds a ring_job (zeroed), then at
+// byte 64 a timing log of the laps (timing_start). A hop out of order or
+// naming other than a size-byte payload on a PE fails the actor with code
+// 1000 + the lap; a message that is not a ring_hop, 2000 + its length.
+extern "C" __global__ void ring_actor(u64 heap_, u64 actor_, u64 buf_off, u64 size, u64 round, u64 laps, u64 crc, u64 scratch_) {
+	ring_job *job = (ring_job *)scratch_;
+	volatile u64 *log = (volatile u64 *)(scratch_ + 64);
+	if (blockIdx.x > 0) {
+		ring_worker(job);
+		return;
+	}
+	__shared__ symchan_actor_local l; // block 0 works on copies (symchan_actor_enter)
+	symchan_actor_enter(&l, (const symchan_heap *)heap_, (const symchan_actor *)actor_);
+	const symchan_heap *h = &l.h;
+	symchan_actor *a = &l.a;
+	const unsigned tid = symchan_block_tid();
+	const int next = (h->pe + 1) % h->npes;
+	const bool leader = h->pe == 0;
+	__shared__ ring_hop hop;
+	__shared__ int from;
+	for (u64 lap = 0; lap < laps; lap++) {
+		u64 t0 = 0; // thread 0's
+		if (leader) {
+			if (tid == 0) {
+				t0 = timing_start(log, lap);
+				hop = ring_hop{round + lap, (long long)size, (unsigned)crc, 0, 0, 0, (long long)buf_off, (long long)size};
+			}
+			__syncthreads();
+			symchan_actor_send_block(h, a, next, &hop, sizeof hop);
+		}
+		const int n = symchan_actor_recv_block(h, a, &from, &hop, sizeof hop);
+		if (n == SYMCHAN_ACTOR_STOP)
+			break;
+		if (n != (int)sizeof hop || hop.round != round + lap || hop.size != (long long)size || hop.ref_len != (long long)size ||
+		    hop.ref_pe < 0 || hop.ref_pe >= h->npes || hop.ref_off < 0 || (u64)hop.ref_off > h->size - size) {
+			if (tid == 0)
+				symchan_actor_fail(a, n != (int)sizeof hop ? 2000 + n : 1000 + lap);
+			break;
+		}
+		ring_fetch(h, job, hop.ref_pe, (u64)hop.ref_off, buf_off, (u64)hop.ref_len);
+		if (leader) {
+			if (tid == 0)
+				timing_end(log, lap, laps, t0);
+			continue;
+		}
+		__syncthreads();
+		if (tid == 0)
+			hop.ref_pe = h->pe;
+		__syncthreads();
+		symchan_actor_send_block(h, a, next, &hop, sizeof hop);
+	}
+	if (tid == 0)
+		*(volatile u64 *)&job->gen = RING_JOB_EXIT;
+	symchan_actor_leave(&l, (symchan_actor *)actor_);
+}
+
 // --- examples/service ----------------------------------------------------
 
 // service_jacobi_sweep does one Jacobi sweep of an n×n grid held by one GPU
@@ -879,6 +1057,60 @@ extern "C" __global__ void bench_put_block(u64 heap_, u64 peer, u64 dst_off, u64
 			symchan_copy_part(symchan_ptr(h, (int)peer, dst_off + lo), symchan_ptr(h, h->pe, src_off + lo), n, threadIdx.x, blockDim.x);
 	}
 	__threadfence_system();
+}
+
+// actor_pingpong is bench_actor_pingpong's thread 0.
+static __device__ void actor_pingpong(const symchan_heap *h, symchan_actor *a, u64 iters, volatile u64 *log) {
+	int from;
+	u64 v;
+	if (h->pe == 0) {
+		for (u64 i = 0; i < iters; i++) {
+			const u64 t0 = timing_start(log, i);
+			v = i + 1;
+			symchan_actor_send(h, a, 1, &v, 8);
+			const int n = symchan_actor_recv(h, a, &from, &v, 8);
+			if (n == SYMCHAN_ACTOR_STOP)
+				return;
+			if (n != 8 || v != i + 2) {
+				symchan_actor_fail(a, n != 8 ? 2000 + n : 1000 + i);
+				return;
+			}
+			timing_end(log, i, iters, t0);
+		}
+		return;
+	}
+	for (;;) {
+		const int n = symchan_actor_recv(h, a, &from, &v, 8);
+		if (n == SYMCHAN_ACTOR_STOP)
+			return;
+		if (n == SYMCHAN_MBOX_CLOSED)
+			continue;
+		if (n != 8) {
+			symchan_actor_fail(a, 2000 + n);
+			return;
+		}
+		v++;
+		symchan_actor_send(h, a, from, &v, 8);
+	}
+}
+
+// bench_actor_pingpong is both sides of the kernel-actor ping-pong, run as
+// each PE's actor (actors.StartKernel) by one thread with the thread forms:
+// PE 0 sends iters 8-byte messages (1, 2, …) to PE 1 and awaits each one's
+// echo (the value plus one), timing each round trip into the timing log at
+// log_, then returns; PE 1 echoes until it is stopped. With local, the
+// actor works on shared-memory copies of its state (symchan_actor_enter).
+// A wrong echo fails the actor with code 1000 + the iteration; a message
+// not of 8 bytes, 2000 + its length.
+extern "C" __global__ void bench_actor_pingpong(u64 heap_, u64 actor_, u64 iters, u64 log_, u64 local) {
+	__shared__ symchan_actor_local l;
+	symchan_actor *ga = (symchan_actor *)actor_;
+	if (local)
+		symchan_actor_enter(&l, (const symchan_heap *)heap_, ga);
+	if (symchan_block_tid() == 0)
+		actor_pingpong(local ? &l.h : (const symchan_heap *)heap_, local ? &l.a : ga, iters, (volatile u64 *)log_);
+	if (local)
+		symchan_actor_leave(&l, ga);
 }
 
 // --- tests ----------------------------------------------------------------

@@ -99,6 +99,29 @@ static __device__ __forceinline__ void symchan_put_block(const symchan_heap *h, 
 	__syncthreads();
 }
 
+// --- get ------------------------------------------------------------------
+
+// symchan_get copies n bytes from pe's partition at off to local dst (one
+// thread); they are in dst when it returns (nvshmem_getmem). The source is
+// read as it is: a get that must see data a signal announced follows the
+// wait that saw the signal.
+static __device__ __forceinline__ void symchan_get(const symchan_heap *h, void *dst, int pe, symchan_u64 off, symchan_u64 n) {
+	symchan_copy_part(dst, symchan_ptr(h, pe, off), n, 0, 1);
+}
+
+// symchan_get_warp and _block: every thread of the (full) warp or block
+// calls them with the same arguments; they return when the group is done.
+static __device__ __forceinline__ void symchan_get_warp(const symchan_heap *h, void *dst, int pe, symchan_u64 off, symchan_u64 n) {
+	symchan_copy_part(dst, symchan_ptr(h, pe, off), n, threadIdx.x & 31, 32);
+	__syncwarp();
+}
+
+static __device__ __forceinline__ void symchan_get_block(const symchan_heap *h, void *dst, int pe, symchan_u64 off, symchan_u64 n) {
+	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+	symchan_copy_part(dst, symchan_ptr(h, pe, off), n, tid, blockDim.x * blockDim.y * blockDim.z);
+	__syncthreads();
+}
+
 // --- signals --------------------------------------------------------------
 
 // symchan_signal_op updates the uint64 signal word at pe's sig_off,
@@ -508,8 +531,14 @@ static __device__ void symchan_mailbox_put_slot(const symchan_heap *h, const sym
 	symchan_copy_part(p + 16, payload, n, tid, nth);
 	symchan_group_sync(scope);
 	if (tid == 0) {
-		__threadfence_system();
-		symchan_signal_op(h, to, mb->words_off + slot * 8, seq, SYMCHAN_SIGNAL_SET);
+		// One thread's stores need only the signal's release; a group's,
+		// a fence after the group's barrier (cumulative over them).
+		if (scope == SYMCHAN_SCOPE_THREAD)
+			symchan_signal_release(h, to, mb->words_off + slot * 8, seq, SYMCHAN_SIGNAL_SET);
+		else {
+			__threadfence_system();
+			symchan_signal_op(h, to, mb->words_off + slot * 8, seq, SYMCHAN_SIGNAL_SET);
+		}
 		out->sent = seq;
 	}
 	symchan_group_sync(scope);
@@ -830,6 +859,32 @@ static __device__ void symchan_actor_send_block(const symchan_heap *h, symchan_a
 // symchan_actor_reply replies to a future (see symchan_reply).
 static __device__ int symchan_actor_reply(const symchan_heap *h, symchan_actor *a, symchan_reply_to to, const void *data, symchan_u64 n) {
 	return symchan_reply(h, &a->rs, to, data, n);
+}
+
+// A kernel actor may work on copies of its state and of the heap
+// descriptor in the block's shared memory: an acquire at system scope
+// (every wait for a message does several) leaves the L1 cache without
+// them, and each routine then reads them again from L2, several times a
+// message. symchan_actor_enter makes the copies, the routines take
+// &l->h and &l->a in place of the originals, and symchan_actor_leave,
+// which the kernel must call before it returns, copies the state back for
+// the Go side. Every thread of the block calls both; one block per actor.
+struct symchan_actor_local {
+	symchan_heap h;
+	symchan_actor a;
+};
+
+static __device__ void symchan_actor_enter(symchan_actor_local *l, const symchan_heap *h, const symchan_actor *a) {
+	symchan_copy_part(&l->h, h, sizeof *h, symchan_block_tid(), symchan_block_size());
+	symchan_copy_part(&l->a, a, sizeof *a, symchan_block_tid(), symchan_block_size());
+	__syncthreads();
+}
+
+static __device__ void symchan_actor_leave(symchan_actor_local *l, symchan_actor *a) {
+	__syncthreads();
+	symchan_copy_part(a, &l->a, sizeof *a, symchan_block_tid(), symchan_block_size());
+	__threadfence_system();
+	__syncthreads();
 }
 
 // symchan_actor_fail records that the actor failed with code (nonzero);

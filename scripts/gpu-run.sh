@@ -39,6 +39,11 @@
 #                            # GPU when there is one) and under nvshmem, and
 #                            # the routines' benchmarks on host, cuda and
 #                            # nvshmem
+#   .gpu/gpu-run.sh actors   # the GPU-resident actors issue: the GPU suite
+#                            # (device mailboxes, kernel actors) on cuda and
+#                            # under nvshmem, the ring with Go, kernel and
+#                            # mixed actors, the kernel-actor ping-pong beside
+#                            # the device one (and NVSHMEM's on 2+ GPUs)
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
@@ -189,6 +194,27 @@ if [ "$what" = routines ]; then
 		grep -h "^\(\[PE 0\] \)\?Benchmark" "$f" | sed "s/^/$(basename "$f" .log | sed 's/symchan-routines-bench-//') /"
 	done
 fi
+if [ "$what" = actors ]; then
+	np=$((ngpu < 2 ? 2 : ngpu))
+	share=()
+	[ "$ngpu" -lt 2 ] && share=(SYMCHAN_CUDA_SHARE_GPUS=1)
+	step actors-gpu-suite-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=140s
+	step actors-gpu-suite-nvshmem 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=110s
+	for mode in go kernel mixed; do
+		step "ring-$mode-${np}pe" 60 env "${share[@]}" ./ring -backend cuda -pes "$np" -actors "$mode" -size 8,4K,1M,64M -laps 200
+	done
+	step ring-kernel-8pe 60 env SYMCHAN_CUDA_SHARE_GPUS=1 ./ring -backend cuda -pes 8 -actors kernel -size 8,64K -laps 100
+	step ring-mixed-8pe 60 env SYMCHAN_CUDA_SHARE_GPUS=1 ./ring -backend cuda -pes 8 -actors mixed -size 8,64K -laps 100
+	step ring-kernel-nvshmem 60 ./symrun -n "$np" ./ring -backend nvshmem -actors kernel -size 8,4K,1M -laps 100
+	step actor-pingpong 90 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPU(ActorPingPong|DevicePingPong)/(kind=put-signal-8B|impl=symchan-kernel-actor)' -test.benchtime 1x -test.count 3
+	[ "$ngpu" -ge 2 ] && [ -d "$repo/bench/anchors" ] && step actors-anchors 180 "$repo/scripts/anchors.sh" bench
+	echo
+	echo "actor figures:"
+	for f in /tmp/symchan-ring-*.log /tmp/symchan-actor-pingpong.log /tmp/symchan-actors-anchors.log; do
+		[ -f "$f" ] || continue
+		grep -hE "^(ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s |Benchmark.*(PingPong))" "$f" | sed "s/^/$(basename "$f" .log | sed 's/symchan-//') /"
+	done
+fi
 if [ "$what" = compare ] && [ -d old ]; then
 	# One GPU: two PEs share it (cuda) and two processes share it (nvshmem).
 	np=$((ngpu < 2 ? 2 : ngpu))
@@ -265,6 +291,8 @@ fi
 # file for benchstat: cd bench && go tool benchstat -col /impl bench.txt
 if [ -n "${OUT:-}" ]; then
 	cat /tmp/symchan-*.log 2>/dev/null | grep -hE "^(\[PE 0\] )?Benchmark" | sed 's/^\[PE 0\] //' > "$OUT/bench.txt" || true
+	# Each step's whole log, for what the tails above leave out.
+	mkdir -p "$OUT/logs" && cp /tmp/symchan-*.log "$OUT/logs/" 2>/dev/null || true
 fi
 echo
 echo "figures:"

@@ -7,8 +7,17 @@
 // a lap's time over the PEs it passed, its median, p99 and p99.9 over the
 // laps (with fewer than 1000 laps the p99.9 is the slowest lap).
 //
+// On the GPU backends, -actors kernel runs every PE as a kernel actor
+// (actors.StartKernel, kernel ring_actor): each hop is kernel to kernel,
+// with no host in the loop; the host starts the actors for each size, the
+// kernels check the order of the hops, and the host checks every PE's
+// payload checksum after the laps. PE 0's kernel times the laps with the
+// GPU's clock. -actors mixed runs the odd PEs as kernels and the even ones
+// as Go: Go and kernel actors pass the same hops on the same Chan.
+//
 //	go run ./examples/ring                    # 8 host PEs, default sizes
 //	go run ./examples/ring -pes 4 -size 8,4K,1M -laps 200
+//	ring -backend cuda -actors kernel         # built with -tags cuda
 package main
 
 import (
@@ -42,6 +51,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sizes := fs.String("size", "8,4K,1M", "payload sizes in bytes, comma-separated (K, M, G suffixes)")
 	checkAll := fs.Bool("check-every-lap", false, "on GPU backends, checksum every lap (reading the payload to the host); by default only each size's last lap is, so the payload stays on the GPUs (the host backend checks every lap)")
 	laps := fs.Int("laps", 100, "laps around the ring per size")
+	mode := fs.String("actors", actorsGo, "on GPU backends: go (Go actors), kernel (kernel actors: no host in a hop) or mixed (odd PEs kernels, even PEs Go)")
+	blocks := fs.Int("kernel-blocks", 0, "blocks of each kernel actor, which share its payload copies (0: from the SMs per PE on its GPU, 1 to 8)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ring [flags]\n")
 		fs.PrintDefaults()
@@ -56,6 +67,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil && *pes < 0 {
 		err = errors.New("-pes must not be negative")
 	}
+	if err == nil && *mode != actorsGo && *mode != actorsKernel && *mode != actorsMixed {
+		err = fmt.Errorf("-actors %q: want go, kernel or mixed", *mode)
+	}
+	if err == nil && (*blocks < 0 || *blocks > 1024) {
+		err = errors.New("-kernel-blocks must be 0 … 1024")
+	}
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
@@ -65,12 +82,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cfg, err = pgas.Config{Backend: *backend, PEs: *pes}.Resolve()
 		*backend = cfg.Backend
 	}
+	if err == nil && *mode != actorsGo && *backend == "host" {
+		err = fmt.Errorf("-actors %s needs a GPU backend (-backend cuda or nvshmem)", *mode)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ring:", err)
 		fs.Usage()
 		return 2
 	}
-	if err := ring(stdout, *backend, *pes, sz, *laps, *checkAll); err != nil {
+	if err := ring(stdout, options{*backend, *pes, sz, *laps, *checkAll, *mode, *blocks}); err != nil {
 		fmt.Fprintln(stderr, "ring:", err)
 		return 1
 	}
@@ -112,17 +132,36 @@ type hop struct {
 	Data  actors.Ref // the payload in the sender's buffer
 }
 
-func ring(out io.Writer, backend string, pes int, sizes []int, laps int, checkAll bool) error {
+// options are the command's flags.
+type options struct {
+	backend  string
+	pes      int
+	sizes    []int
+	laps     int
+	checkAll bool
+	mode     string // actorsGo, actorsKernel or actorsMixed
+	blocks   int    // of each kernel actor; 0: kernelBlocks
+}
+
+func ring(out io.Writer, o options) error {
+	backend, pes, sizes, laps, checkAll := o.backend, o.pes, o.sizes, o.laps, o.checkAll
 	maxSize := slices.Max(sizes)
 	cfg := pgas.Config{Backend: backend, PEs: pes, HeapSize: 2*int64(maxSize) + 16<<20}
 	if os.Getenv(pgas.EnvSymmetricSize) != "" {
 		cfg.HeapSize = 0 // the user's setting rules; an allocation it cannot hold fails saying so
 	}
 	var rows []row
-	var npes int
+	var npes, nblocks int
 	err := pgas.Run(context.Background(), cfg, func(ctx context.Context, pe *pgas.PE) error {
 		n, me := pe.NumPEs(), pe.ID()
-		next := (me + 1) % n
+		kernel := isKernel(o.mode, me)
+		if o.mode == actorsKernel && n < 2 {
+			return errors.New("-actors kernel needs 2 PEs or more: a kernel actor does not send to its own PE")
+		}
+		blocks := o.blocks
+		if g, err := pe.GPU(); err == nil && blocks == 0 {
+			blocks = kernelBlocks(g, n)
+		}
 		// Every PE also holds a payload in Go memory (the same check on
 		// every PE, so all stop here alike).
 		if mem := sysmem.Machine(); mem > 0 && int64(n)*int64(maxSize) > mem/2 {
@@ -139,6 +178,14 @@ func ring(out io.Writer, backend string, pes int, sizes []int, laps int, checkAl
 			return err
 		}
 		local := make([]byte, maxSize)
+		var kpe *kernelPE
+		if kernel {
+			if kpe, err = newKernelPE(pe, laps); err != nil {
+				return err
+			}
+			// After the last barrier: every PE's last actor has returned.
+			defer kpe.close()
+		}
 		round := uint64(0)
 		for _, size := range sizes {
 			if err := pe.Barrier(ctx); err != nil {
@@ -158,45 +205,40 @@ func ring(out io.Writer, backend string, pes int, sizes []int, laps int, checkAl
 			if err := pe.Barrier(ctx); err != nil {
 				return err
 			}
-			var lapTimes []time.Duration
-			for lap := range laps {
-				round++
-				check := checkAll || backend == "host" || lap == laps-1 // the ring's order is checked every lap
-				start := time.Now()
-				var h hop
-				if me == 0 {
-					h = hop{Round: round, Size: int64(size), CRC: crc}
-				} else if h, err = receive(ctx, pe, ch, payload, round, size); err != nil {
+			// Every PE but 0 is ready before PE 0 starts the first lap.
+			var a *actors.KernelActor
+			if kernel && me != 0 {
+				fill(local[:size], size) // the kernels pass no checksum on: each PE knows it
+				crc = crc32.ChecksumIEEE(local[:size])
+				if a, err = kpe.start(ctx, ch, payload, round+1, blocks, crc); err != nil {
 					return err
-				}
-				h.Data = actors.RefOf(pe, payload)
-				if err := ch.Send(ctx, next, h); err != nil {
-					return err
-				}
-				if me == 0 {
-					if h, err = receive(ctx, pe, ch, payload, round, size); err != nil {
-						return err
-					}
-					lapTimes = append(lapTimes, time.Since(start))
-				}
-				// The checksum is checked off the critical path: the
-				// buffer is not written again before the next lap.
-				if check {
-					if err := pgas.Get(pe, local[:size], payload, me); err != nil {
-						return err
-					}
-					if got := crc32.ChecksumIEEE(local[:size]); got != h.CRC {
-						return fmt.Errorf("PE %d, lap %d: payload checksum %08x, sent %08x", me, round, got, h.CRC)
-					}
 				}
 			}
+			if err := pe.Barrier(ctx); err != nil {
+				return err
+			}
+			var lapTimes []time.Duration
+			if kernel {
+				if me == 0 {
+					if a, err = kpe.start(ctx, ch, payload, round+1, blocks, crc); err != nil {
+						return err
+					}
+				}
+				lapTimes, err = kpe.finish(ctx, a, payload, round+1, crc, local)
+			} else {
+				lapTimes, err = goLaps(ctx, pe, ch, payload, local, round+1, laps, crc, checkAll || backend == "host")
+			}
+			if err != nil {
+				return err
+			}
+			round += uint64(laps)
 			if me == 0 {
 				slices.Sort(lapTimes)
 				med := lapTimes[len(lapTimes)/2] / time.Duration(n)
 				p99 := lapTimes[len(lapTimes)*99/100] / time.Duration(n)
 				p999 := lapTimes[len(lapTimes)*999/1000] / time.Duration(n)
 				rows = append(rows, row{size, n * laps, med, p99, p999})
-				npes = n
+				npes, nblocks = n, blocks
 			}
 		}
 		return pe.Barrier(ctx)
@@ -207,12 +249,61 @@ func ring(out io.Writer, backend string, pes int, sizes []int, laps int, checkAl
 	if len(rows) == 0 {
 		return nil // PE 0 ran in another process (nvshmem backend): it prints
 	}
-	fmt.Fprintf(out, "ring: %d PEs on the %s backend, %d laps per size, Chan[hop] + payload fetched by Ref, order and checksums checked\n", npes, backend, laps)
+	actorsAre := "Go actors"
+	switch o.mode {
+	case actorsKernel:
+		actorsAre = fmt.Sprintf("kernel actors (%d×%d threads each)", nblocks, kernelThreads)
+	case actorsMixed:
+		actorsAre = fmt.Sprintf("Go actors on even PEs, kernel actors (%d×%d threads each) on odd", nblocks, kernelThreads)
+	}
+	fmt.Fprintf(out, "ring: %d PEs on the %s backend, %s, %d laps per size, Chan[hop] + payload fetched by Ref, order and checksums checked\n", npes, backend, actorsAre, laps)
 	fmt.Fprintf(out, "%10s %8s %14s %14s %14s %14s\n", "size", "hops", "hop median", "hop p99", "hop p99.9", "hop GB/s")
 	for _, r := range rows {
 		fmt.Fprintf(out, "%10d %8d %14v %14v %14v %14.3f\n", r.size, r.hops, r.median, r.p99, r.p999, float64(r.size)/float64(r.median.Nanoseconds()))
 	}
 	return nil
+}
+
+// goLaps runs one size's laps on this PE in Go, the first of round
+// round; PE 0 starts each lap (with the payload's checksum crc) and gets
+// each lap's time. Every PE checks the hops' order, and the payload's
+// checksum on the last lap or, with checkEvery, on every lap.
+func goLaps(ctx context.Context, pe *pgas.PE, ch *actors.Chan[hop], payload pgas.Sym[byte], local []byte, round uint64, laps int, crc uint32, checkEvery bool) ([]time.Duration, error) {
+	me, size := pe.ID(), int(payload.Bytes())
+	next := (me + 1) % pe.NumPEs()
+	var lapTimes []time.Duration
+	for lap := range laps {
+		r := round + uint64(lap)
+		start := time.Now()
+		var h hop
+		var err error
+		if me == 0 {
+			h = hop{Round: r, Size: int64(size), CRC: crc}
+		} else if h, err = receive(ctx, pe, ch, payload, r, size); err != nil {
+			return nil, err
+		}
+		h.Data = actors.RefOf(pe, payload)
+		if err := ch.Send(ctx, next, h); err != nil {
+			return nil, err
+		}
+		if me == 0 {
+			if h, err = receive(ctx, pe, ch, payload, r, size); err != nil {
+				return nil, err
+			}
+			lapTimes = append(lapTimes, time.Since(start))
+		}
+		// The checksum is checked off the critical path: the buffer is
+		// not written again before the next lap.
+		if checkEvery || lap == laps-1 {
+			if err := pgas.Get(pe, local[:size], payload, me); err != nil {
+				return nil, err
+			}
+			if got := crc32.ChecksumIEEE(local[:size]); got != h.CRC {
+				return nil, fmt.Errorf("PE %d, lap %d: payload checksum %08x, sent %08x", me, r, got, h.CRC)
+			}
+		}
+	}
+	return lapTimes, nil
 }
 
 // receive takes the next hop, checks its order and fetches its payload

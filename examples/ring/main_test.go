@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
+	"unsafe"
+
+	"github.com/symchan/symchan/actors"
 )
 
 func TestRingRuns(t *testing.T) {
@@ -34,6 +38,10 @@ func TestRingBadFlags(t *testing.T) {
 		{"-size", "12X"},
 		{"-size", "0"},
 		{"-size", "9000000000000000000"}, // its heap would overflow
+		{"-actors", "robots"},
+		{"-actors", "kernel", "-backend", "host"}, // kernel actors need GPUs
+		{"-actors", "mixed", "-backend", "host"},
+		{"-kernel-blocks", "-1"},
 
 		{"-nosuchflag"},
 		{"extra"},
@@ -82,5 +90,64 @@ func TestRingBackendFromEnvironment(t *testing.T) {
 	t.Setenv("SYMCHAN_BACKEND", "nosuch")
 	if code := run([]string{"-laps", "1"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "nosuch") {
 		t.Errorf("SYMCHAN_BACKEND=nosuch: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// hop's layout is ring_hop's in kernels/symchan.cu, which kernel actors
+// read and write: Go and kernel PEs pass the same bytes.
+func TestHopLayoutMatchesKernel(t *testing.T) {
+	var h hop
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"size of hop", unsafe.Sizeof(h), 48},
+		{"Round", unsafe.Offsetof(h.Round), 0},
+		{"Size", unsafe.Offsetof(h.Size), 8},
+		{"CRC", unsafe.Offsetof(h.CRC), 16},
+		{"Data.PE", unsafe.Offsetof(h.Data) + unsafe.Offsetof(h.Data.PE), 24},
+		{"Data.Off", unsafe.Offsetof(h.Data) + unsafe.Offsetof(h.Data.Off), 32},
+		{"Data.Len", unsafe.Offsetof(h.Data) + unsafe.Offsetof(h.Data.Len), 40},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %d, ring_hop has %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+// Which PEs are kernels in each -actors mode.
+func TestIsKernel(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		want []bool // PEs 0…3
+	}{
+		{actorsGo, []bool{false, false, false, false}},
+		{actorsKernel, []bool{true, true, true, true}},
+		{actorsMixed, []bool{false, true, false, true}},
+	} {
+		for pe, want := range c.want {
+			if got := isKernel(c.mode, pe); got != want {
+				t.Errorf("isKernel(%s, %d) = %v", c.mode, pe, got)
+			}
+		}
+	}
+}
+
+// A kernel's failure code becomes an error saying which check failed,
+// still wrapping the KernelError.
+func TestRingKernelError(t *testing.T) {
+	for _, c := range []struct {
+		code uint64
+		want string
+	}{
+		{1003, "hop of lap 13 out of order"},
+		{2040, "a message of 40 bytes is not a hop"},
+		{5, "failed with code 5"},
+	} {
+		err := ringKernelError(1, 10, &actors.KernelError{PE: 1, Code: c.code})
+		var ke *actors.KernelError
+		if !strings.Contains(err.Error(), c.want) || !errors.As(err, &ke) {
+			t.Errorf("code %d: %v, want it to say %q", c.code, err, c.want)
+		}
 	}
 }
