@@ -65,10 +65,12 @@ func (e *KernelError) Error() string {
 // stream of one's own (device.Context.NewStream, Stream.CopyIn, Sync) and
 // free once they have returned; with PEs sharing a GPU, as the tests do,
 // they share its context and each other's actors. Likewise, work on a
-// stream that shares a hardware queue with the actor's waits for it to
-// return: package device raises the driver's number of queues to its
-// largest (device.EnvMaxConnections), and a process that runs more
-// streams than that at once beside kernel actors risks such a wait.
+// stream that shares a hardware queue with the actor's (the driver maps a
+// context's streams onto CUDA_DEVICE_MAX_CONNECTIONS queues, 8 by default)
+// may wait for it to return: a kernel actor that many PEs wait on at once
+// (more than the agent's wait slots, so that each further wait launches a
+// kernel on a stream of its own) can stall every CUDA call of the process.
+// Fan-in to a kernel actor is tested with up to 8 PEs sharing a GPU.
 type KernelActor struct {
 	mb  *Mailbox
 	pe  *pgas.PE
