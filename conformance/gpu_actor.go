@@ -49,6 +49,31 @@ func startEcho(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox) (*actors.Ke
 	return a, func() { _ = g.Context().Free(buf) }, nil
 }
 
+// echoed sends PE 0 count messages actorMsg(seed, i) from a helper
+// goroutine and checks that PE 0 echoes each once, in order.
+func echoed(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox, count, seed int) error {
+	sent := make(chan error, 1)
+	pe.Go(func(ctx context.Context) {
+		for i := range count {
+			if err := mb.Send(ctx, 0, actorMsg(seed, i)); err != nil {
+				sent <- err
+				return
+			}
+		}
+		sent <- nil
+	})
+	for i := range count {
+		m, err := mb.Recv(ctx)
+		if err != nil {
+			return err
+		}
+		if want := actorMsg(seed, i); m.From != 0 || !bytes.Equal(m.Data, want) {
+			return fmt.Errorf("echo %d from PE %d: %d bytes %v…, want %d bytes", i, m.From, len(m.Data), head(m.Data), len(want))
+		}
+	}
+	return <-sent
+}
+
 // A kernel actor on PE 0 echoes every other PE's messages (Go senders),
 // each sender's in order and exactly once, messages of several slots
 // included; Stop then ends it.
@@ -69,26 +94,7 @@ func testKernelActorEcho(t *testing.T) {
 					check(pe.Barrier(ctx)) // every sender has its echoes
 					return a.Stop(ctx)
 				}
-				sent := make(chan error, 1)
-				pe.Go(func(ctx context.Context) {
-					for i := range count {
-						if err := mb.Send(ctx, 0, actorMsg(pe.ID(), i)); err != nil {
-							sent <- err
-							return
-						}
-					}
-					sent <- nil
-				})
-				for i := range count {
-					m, err := mb.Recv(ctx)
-					if err != nil {
-						return err
-					}
-					if m.From != 0 || !bytes.Equal(m.Data, actorMsg(pe.ID(), i)) {
-						return fmt.Errorf("echo %d from PE %d: %d bytes %v…, want %d bytes", i, m.From, len(m.Data), head(m.Data), len(actorMsg(pe.ID(), i)))
-					}
-				}
-				check(<-sent)
+				check(echoed(ctx, pe, mb, count, pe.ID()))
 				return pe.Barrier(ctx)
 			})
 		})
@@ -143,26 +149,9 @@ func testKernelActorHandover(t *testing.T) {
 			if _, err := pgas.SignalWaitUntil(ctx, pe, started, pgas.CmpGE, uint64(round+1)); err != nil {
 				return err
 			}
-			sent := make(chan error, 1)
-			pe.Go(func(ctx context.Context) {
-				for i := range count {
-					if err := mb.Send(ctx, 0, actorMsg(round, i)); err != nil {
-						sent <- err
-						return
-					}
-				}
-				sent <- nil
-			})
-			for i := range count {
-				m, err := mb.Recv(ctx)
-				if err != nil {
-					return err
-				}
-				if !bytes.Equal(m.Data, actorMsg(round, i)) {
-					return fmt.Errorf("round %d echo %d: %d bytes %v…, want %d bytes", round, i, len(m.Data), head(m.Data), len(actorMsg(round, i)))
-				}
+			if err := echoed(ctx, pe, mb, count, round); err != nil {
+				return fmt.Errorf("round %d: %w", round, err)
 			}
-			check(<-sent)
 			_, err := pgas.SignalWaitUntil(ctx, pe, stopped, pgas.CmpGE, uint64(round+1))
 			check(err)
 			check(mb.Send(ctx, 0, end))
