@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/symchan/symchan/internal/racesync"
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/signals"
 )
@@ -219,7 +220,11 @@ func (s *System) poll(slot int, want uint64) bool {
 		return false
 	}
 	w := &s.localWords[slot*s.stride]
-	return spin(func() bool { return atomic.LoadUint64(w) == want })
+	if !spin(func() bool { return atomic.LoadUint64(w) == want }) {
+		return false
+	}
+	racesync.Acquire()
+	return true
 }
 
 // decode decodes the reply that has landed in f's slot.
@@ -351,6 +356,7 @@ func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
 	done := word(to.Gen, stateDone)
 	base := slot * s.slotBytes()
 	if s.stride == 1 {
+		racesync.Release()
 		return pgas.PutSignal(s.pe, s.data.Slice(base, base+len(buf)), buf, w, done, pgas.SignalSet, pe)
 	}
 	// Lines: the length, and a reply that fits, go with the word's line;
@@ -371,5 +377,6 @@ func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
 	}
 	wi := slot * s.stride
 	src := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(line))), len(line)/8)
+	racesync.Release()
 	return pgas.PutSignal(s.pe, s.words.Slice(wi+1, wi+1+len(src)), src, w, done, pgas.SignalSet, pe)
 }

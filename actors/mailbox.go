@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/symchan/symchan/internal/racesync"
 	"github.com/symchan/symchan/internal/sysmem"
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/signals"
@@ -343,6 +344,7 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 		}
 		putHeader(o.buf, h)
 		n := headerSize + copy(o.buf[headerSize:], payload)
+		racesync.Release()
 		err = pgas.PutSignal(m.pe, m.slots.Slice(si*m.s, si*m.s+n), o.buf[:n], m.words.Index(wi), seq, pgas.SignalSet, to)
 	} else {
 		line := wordBytes(o.line[:])
@@ -357,6 +359,7 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 			}
 		}
 		if err == nil {
+			racesync.Release()
 			err = pgas.PutSignal(m.pe, m.words.Slice(wi+1, wi+1+nw), o.line[:nw], m.words.Index(wi), seq, pgas.SignalSet, to)
 		}
 	}
@@ -562,6 +565,7 @@ func (m *Mailbox) drainHeads() bool {
 	for snd, seq := range in.next {
 		wi := (snd*m.k + int((seq-1)%uint64(m.k))) * m.stride
 		if in.expect[wi] == seq && atomic.LoadUint64(&m.localWords[wi]) >= seq {
+			racesync.Acquire()
 			if m.drain(snd) != nil {
 				return found
 			}
@@ -614,6 +618,8 @@ func (m *Mailbox) drain(snd int) error {
 			break
 		} else if w != seq {
 			return fmt.Errorf("%w: slot of PE %d holds sequence %d, expected %d", ErrProtocol, snd, w, seq)
+		} else {
+			racesync.Acquire()
 		}
 		h, err := m.take(snd, si, place)
 		if err != nil {

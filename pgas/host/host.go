@@ -21,6 +21,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/symchan/symchan/internal/racesync"
 	"github.com/symchan/symchan/internal/sysmem"
 	"github.com/symchan/symchan/pgas/driver"
 )
@@ -166,6 +167,7 @@ func (h *hostTransport) PutSignal(_, pe int, off int64, src []byte, sigOff int64
 	// The atomic signal update publishes the copy: a reader that loads the
 	// new signal value sees the data.
 	w := (*uint64)(unsafe.Pointer(&heap[sigOff]))
+	racesync.Release()
 	if op == driver.SignalAdd {
 		atomic.AddUint64(w, sig)
 	} else {
@@ -180,12 +182,16 @@ func (h *hostTransport) PutSignal(_, pe int, off int64, src []byte, sigOff int64
 
 func (h *hostTransport) Atomic(_, pe int, off int64, k driver.Kind, op driver.AtomicOp, v, cond uint64) (uint64, error) {
 	p := unsafe.Pointer(&h.heaps[pe][off])
+	if op != driver.OpFetch {
+		racesync.Release()
+	}
 	var old uint64
 	if k.Size() == 4 {
 		old = uint64(atomic32(op, (*uint32)(p), uint32(v), uint32(cond)))
 	} else {
 		old = atomic64(op, (*uint64)(p), v, cond)
 	}
+	racesync.Acquire()
 	if op != driver.OpFetch {
 		h.parks[pe].notify(off, off+k.Size())
 	}
@@ -528,6 +534,9 @@ const (
 
 func (h *hostTransport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req driver.WaitRequest) (driver.WaitResult, error) {
 	r, err := h.wait(ctx, pe, abort, req)
+	if err == nil {
+		racesync.Acquire()
+	}
 	if f := req.Fetch; f.Bytes > 0 && err == nil {
 		heap := h.heaps[pe]
 		driver.Reported(&req, r, func(k, i int) {
