@@ -510,6 +510,13 @@ static __device__ __forceinline__ void symchan_group_sync(int scope) {
 static __device__ __forceinline__ unsigned symchan_block_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
 static __device__ __forceinline__ unsigned symchan_block_size() { return blockDim.x * blockDim.y * blockDim.z; }
 
+// symchan_mailbox_ring is sequence number seq's place in a ring of k
+// slots: a mask for the usual power of two (a 64-bit remainder is a long
+// software sequence on the GPU, paid several times a message).
+static __device__ __forceinline__ symchan_u64 symchan_mailbox_ring(symchan_u64 seq, unsigned k) {
+	return (k & (k - 1)) == 0 ? (seq - 1) & (k - 1) : (seq - 1) % k;
+}
+
 // symchan_mailbox_put_slot sends one slot to PE to: waits (thread 0) for
 // credit, the group copies the payload, then thread 0 publishes the slot
 // with a system fence (covering the group's stores) and its sequence
@@ -521,7 +528,7 @@ static __device__ void symchan_mailbox_put_slot(const symchan_heap *h, const sym
 		while (seq > out->freed + mb->k)
 			out->freed = symchan_load_acquire((const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->credit_off + 8ull * to));
 	symchan_group_sync(scope);
-	const symchan_u64 slot = (symchan_u64)h->pe * mb->k + (seq - 1) % mb->k;
+	const symchan_u64 slot = (symchan_u64)h->pe * mb->k + symchan_mailbox_ring(seq, mb->k);
 	unsigned char *p = (unsigned char *)symchan_ptr(h, to, mb->slots_off + slot * mb->slot_size);
 	if (tid == 0) {
 		((unsigned *)p)[0] = kind;
@@ -592,7 +599,7 @@ static __device__ void symchan_mailbox_close(const symchan_heap *h, const symcha
 static __device__ __forceinline__ const unsigned char *symchan_mailbox_slot(const symchan_heap *h, const symchan_mailbox *mb,
                                                                           const symchan_mbox_in *in, int from) {
 	const symchan_u64 seq = in->next[from] ? in->next[from] : 1;
-	const symchan_u64 slot = (symchan_u64)from * mb->k + (seq - 1) % mb->k;
+	const symchan_u64 slot = (symchan_u64)from * mb->k + symchan_mailbox_ring(seq, mb->k);
 	return (const unsigned char *)symchan_ptr(h, h->pe, mb->slots_off + slot * mb->slot_size);
 }
 
@@ -601,7 +608,7 @@ static __device__ __forceinline__ const unsigned char *symchan_mailbox_slot(cons
 static __device__ __forceinline__ bool symchan_mailbox_due(const symchan_heap *h, const symchan_mailbox *mb, const symchan_mbox_in *in,
                                                            int from) {
 	const symchan_u64 seq = in->next[from] ? in->next[from] : 1;
-	const symchan_u64 slot = (symchan_u64)from * mb->k + (seq - 1) % mb->k;
+	const symchan_u64 slot = (symchan_u64)from * mb->k + symchan_mailbox_ring(seq, mb->k);
 	return symchan_load_acquire((const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->words_off + slot * 8)) >= seq;
 }
 
@@ -649,8 +656,9 @@ static __device__ int symchan_mailbox_take(const symchan_heap *h, const symchan_
 			symchan_group_sync(scope);
 		}
 		const volatile unsigned char *p = symchan_mailbox_slot(h, mb, in, from);
-		const unsigned kind = ((const volatile unsigned *)p)[0] & 0xff, n = ((const volatile unsigned *)p)[1];
-		const symchan_u64 v = *(const volatile symchan_u64 *)(p + 8);
+		// The header in two 8-byte loads (slots are 8-byte aligned).
+		const symchan_u64 w0 = ((const volatile symchan_u64 *)p)[0], v = ((const volatile symchan_u64 *)p)[1];
+		const unsigned kind = (unsigned)w0 & 0xff, n = (unsigned)(w0 >> 32);
 		int r = 0;
 		if (first && kind == SYMCHAN_MBOX_DATA)
 			total = v;
