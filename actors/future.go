@@ -356,7 +356,6 @@ func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
 	done := word(to.Gen, stateDone)
 	base := slot * s.slotBytes()
 	if s.stride == 1 {
-		racesync.Release()
 		return pgas.PutSignal(s.pe, s.data.Slice(base, base+len(buf)), buf, w, done, pgas.SignalSet, pe)
 	}
 	// Lines: the length, and a reply that fits, go with the word's line;
@@ -377,6 +376,5 @@ func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
 	}
 	wi := slot * s.stride
 	src := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(line))), len(line)/8)
-	racesync.Release()
 	return pgas.PutSignal(s.pe, s.words.Slice(wi+1, wi+1+len(src)), src, w, done, pgas.SignalSet, pe)
 }

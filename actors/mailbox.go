@@ -344,7 +344,6 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 		}
 		putHeader(o.buf, h)
 		n := headerSize + copy(o.buf[headerSize:], payload)
-		racesync.Release()
 		err = pgas.PutSignal(m.pe, m.slots.Slice(si*m.s, si*m.s+n), o.buf[:n], m.words.Index(wi), seq, pgas.SignalSet, to)
 	} else {
 		line := wordBytes(o.line[:])
@@ -359,7 +358,6 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 			}
 		}
 		if err == nil {
-			racesync.Release()
 			err = pgas.PutSignal(m.pe, m.words.Slice(wi+1, wi+1+nw), o.line[:nw], m.words.Index(wi), seq, pgas.SignalSet, to)
 		}
 	}
@@ -565,7 +563,6 @@ func (m *Mailbox) drainHeads() bool {
 	for snd, seq := range in.next {
 		wi := (snd*m.k + int((seq-1)%uint64(m.k))) * m.stride
 		if in.expect[wi] == seq && atomic.LoadUint64(&m.localWords[wi]) >= seq {
-			racesync.Acquire()
 			if m.drain(snd) != nil {
 				return found
 			}
