@@ -328,18 +328,21 @@ var _ driver.StridedTransport = (*transport)(nil)
 // a strided transfer is one 2-D copy on the PE's stream, straight from or
 // to the peer's memory; elsewhere pgas moves it element by element.
 func (t *transport) PutStrided(from, pe int, off, stride, elem int64, n int, src []byte, _ bool) error {
-	if t.peers[pe] == 0 || stride > device.MaxPitch {
-		return errors.ErrUnsupported
-	}
-	unlock, err := t.stream()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	return t.st.CopyIn2D(t.peers[pe]+device.Ptr(off), stride, src, elem, elem, int64(n))
+	return t.mapped2D(pe, stride, func(peer device.Ptr) error {
+		return t.st.CopyIn2D(peer+device.Ptr(off), stride, src, elem, elem, int64(n))
+	})
 }
 
 func (t *transport) GetStrided(from, pe int, off, stride, elem int64, n int, dst []byte) error {
+	return t.mapped2D(pe, stride, func(peer device.Ptr) error {
+		return t.st.CopyOut2D(dst, elem, peer+device.Ptr(off), stride, elem, int64(n))
+	})
+}
+
+// mapped2D runs copy, a 2-D copy with pe's mapped partition at peer, on
+// the PE's stream; it declines (errors.ErrUnsupported) where pe is not
+// mapped or the stride exceeds a 2-D copy's pitch.
+func (t *transport) mapped2D(pe int, stride int64, copy func(peer device.Ptr) error) error {
 	if t.peers[pe] == 0 || stride > device.MaxPitch {
 		return errors.ErrUnsupported
 	}
@@ -348,7 +351,7 @@ func (t *transport) GetStrided(from, pe int, off, stride, elem int64, n int, dst
 		return err
 	}
 	defer unlock()
-	return t.st.CopyOut2D(dst, elem, t.peers[pe]+device.Ptr(off), stride, elem, int64(n))
+	return copy(t.peers[pe])
 }
 
 func (t *transport) PutNBI(from, pe int, off int64, src []byte) error {
