@@ -159,7 +159,7 @@ func ring(out io.Writer, o options) error {
 			return errors.New("-actors kernel needs 2 PEs or more: a kernel actor does not send to its own PE")
 		}
 		blocks := o.blocks
-		if g, err := pe.GPU(); err == nil && blocks == 0 {
+		if g, err := pe.GPU(); err == nil && blocks == 0 && o.mode != actorsGo {
 			blocks = kernelBlocks(g, n)
 		}
 		// Every PE also holds a payload in Go memory (the same check on
