@@ -216,7 +216,7 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 // poll watches this PE's reply word of slot for want (host memory only,
 // see spin) before Await waits in the backend.
 func (s *System) poll(slot int, want uint64) bool {
-	if s.localWords == nil {
+	if s.localWords == nil || !spins(s.pe) {
 		return false
 	}
 	w := &s.localWords[slot*s.stride]

@@ -38,12 +38,18 @@ type Mailbox struct {
 	wordAlloc pgas.Sym[uint64] // the allocation words lies in
 	slots     pgas.Sym[byte]   // n·k·s
 	credit    pgas.Sym[uint64] // n: on a sender, slots receiver r has freed
+	// bell is 1 while this PE's receiver is parked, on a line of its own
+	// after the slot words' (host memory only; see park).
+	bell pgas.Sym[uint64]
 
 	// This PE's words and slots, where the backend lets the host read its
 	// own partition (pgas.Local): the receive path then reads them
 	// directly instead of through Get and SignalFetch.
 	localWords []uint64
 	localSlots []byte
+	localBell  *uint64
+	bells      []*uint64 // per receiver, its bell where this process can load it
+	spins      bool      // Recv polls before it parks (pgas.BlockSpin)
 
 	closing  atomic.Bool // this PE's sending side is (being) closed
 	selfSent atomic.Bool // this PE has sent to itself: it may again while Recv waits
@@ -115,7 +121,7 @@ func NewMailbox(ctx context.Context, pe *pgas.PE, opts ...MailboxOption) (*Mailb
 // the tests take the second on the host backend too.
 func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*Mailbox, error) {
 	n, k, s := pe.NumPEs(), c.slots, c.slotSize
-	m := &Mailbox{pe: pe, n: n, k: k, s: s, cap: s - headerSize, max: c.maxMessage}
+	m := &Mailbox{pe: pe, n: n, k: k, s: s, cap: s - headerSize, max: c.maxMessage, spins: spins(pe)}
 	stride := 1
 	if host {
 		stride = lineWords
@@ -123,9 +129,17 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 	if err := mailboxFits(n, k, s, stride, sysmem.Machine()); err != nil {
 		return nil, err
 	}
+	lines := n * k
+	if host {
+		lines++ // the bell's
+	}
 	var err error
-	if m.wordAlloc, m.words, m.stride, err = allocWords(ctx, pe, n*k, host); err != nil {
+	if m.wordAlloc, m.words, m.stride, err = allocWords(ctx, pe, lines, host); err != nil {
 		return nil, fmt.Errorf("actors: mailbox slot words: %w", err)
+	}
+	if host {
+		m.bell = m.words.Slice(n*k*m.stride, n*k*m.stride+1)
+		m.words = m.words.Slice(0, n*k*m.stride)
 	}
 	if m.slots, err = pgas.AllocAligned[byte](ctx, pe, n*k*s, cacheLine); err != nil {
 		_ = pgas.Free(ctx, pe, m.wordAlloc)
@@ -142,6 +156,19 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		}
 		if err != nil {
 			return nil, err
+		}
+		bell, err := pgas.Local(pe, m.bell)
+		if err != nil {
+			return nil, err
+		}
+		m.localBell = &bell[0]
+		m.bells = make([]*uint64, n)
+		for q := range n {
+			if b, err := pgas.Ptr(pe, m.bell, q); err != nil {
+				return nil, err
+			} else if b != nil {
+				m.bells[q] = &b[0]
+			}
 		}
 	}
 	if c.stats {
@@ -360,6 +387,9 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 		if err == nil {
 			err = pgas.PutSignal(m.pe, m.words.Slice(wi+1, wi+1+nw), o.line[:nw], m.words.Index(wi), seq, pgas.SignalSet, to)
 		}
+		if err == nil {
+			err = m.ring(to)
+		}
 	}
 	if err != nil {
 		return err
@@ -491,6 +521,12 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		if m.drainHeads() || (wait && m.spinHeads()) {
 			continue
 		}
+		if wait && in.open > 0 && m.localBell != nil {
+			if err := m.park(ctx); err != nil {
+				return false, err
+			}
+			continue
+		}
 		// A word is ready when it reaches the sequence number due in its
 		// slot; closed senders' words are due at +inf.
 		var n int
@@ -572,11 +608,47 @@ func (m *Mailbox) drainHeads() bool {
 	return found && len(in.queue) > 0
 }
 
+// park waits until a sender rings this PE's bell (see ring) or has rung it
+// already, where this PE's words are host memory: one word to wait on,
+// however many slots the inbox has, which the backend can hand straight
+// to this goroutine. Callers hold in.mu.
+func (m *Mailbox) park(ctx context.Context) error {
+	atomic.StoreUint64(m.localBell, 1)
+	defer atomic.StoreUint64(m.localBell, 0)
+	if m.drainHeads() {
+		return nil
+	}
+	ws := pgas.WaitSet[uint64]{Ivars: m.bell, Cmp: signals.EQ, Value: 0, From: m.senders()}
+	_, err := pgas.Wait(ctx, m.pe, pgas.WaitAll, ws)
+	m.stats.waited(err == nil)
+	return err
+}
+
+// ring wakes receiver to if it is parked, after a slot word was put
+// there. The receiver sets its bell before its last look at its words and
+// a sender loads the bell after putting a word; Go's atomics are
+// sequentially consistent, so one of them sees the other's store.
+func (m *Mailbox) ring(to int) error {
+	var parked uint64
+	if b := m.bells[to]; b != nil {
+		parked = atomic.LoadUint64(b)
+	} else {
+		var err error
+		if parked, err = pgas.AtomicFetch(m.pe, m.bell, to); err != nil {
+			return err
+		}
+	}
+	if parked == 0 {
+		return nil
+	}
+	return pgas.SignalOp(m.pe, m.bell, 0, pgas.SignalSet, to)
+}
+
 // spinHeads polls the senders' next slot words (host memory only, see
 // spin) before recv waits in the backend. It reports whether drainHeads
 // found messages.
 func (m *Mailbox) spinHeads() bool {
-	return m.localWords != nil && spin(m.drainHeads)
+	return m.localWords != nil && m.spins && spin(m.drainHeads)
 }
 
 // pay returns sender snd's freed slots with one SignalAdd on its credit

@@ -3,13 +3,16 @@ package actors
 import (
 	"runtime"
 	"time"
+
+	"github.com/symchan/symchan/pgas"
 )
 
-// Where partitions are host memory, a receiver polls the words it expects
-// itself for up to spinFor before it waits in the backend (which spins
-// again, then parks): a direct load of the next word sees a message that
-// is on its way sooner than a wait over every line of an inbox, and a
-// round trip between PEs on two cores takes well under spinFor. It yields
+// Where partitions are host memory and the world spins (pgas.BlockSpin), a
+// receiver polls the words it expects itself for up to spinFor before it
+// waits in the backend (which spins again, then parks): a direct load of
+// the next word sees a message that is on its way sooner than a wait in
+// the backend, and a round trip between PEs on two cores takes well under
+// spinFor. It yields
 // the processor every spinYield, for PEs that share a core; more often
 // costs latency (a yield takes longer than a hop).
 const (
@@ -17,6 +20,10 @@ const (
 	spinYield = time.Microsecond
 	spinPolls = 64 // polls between clock reads
 )
+
+// spins reports whether pe's world polls before it parks (pgas.BlockSpin);
+// with pgas.BlockPark the actors park at once as well.
+func spins(pe *pgas.PE) bool { return pe.World().Config().Blocking != pgas.BlockPark }
 
 // spin polls ready until it reports true (spin then does too) or spinFor
 // has passed.

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/symchan/symchan/pgas/host"
 )
 
 // Environment variables read by [Run] for fields a [Config] leaves zero, in
@@ -16,6 +19,7 @@ const (
 	EnvBackend       = "SYMCHAN_BACKEND"        // backend name, e.g. "host"
 	EnvPEs           = "SYMCHAN_PES"            // number of PEs, e.g. "8"
 	EnvSymmetricSize = "SYMCHAN_SYMMETRIC_SIZE" // heap bytes per PE, e.g. "512M"
+	EnvBlocking      = "SYMCHAN_BLOCKING"       // "spin" or "park" (see Blocking)
 )
 
 // Defaults for fields that neither the Config nor the environment set.
@@ -25,7 +29,7 @@ const (
 )
 
 // Config says where and how a world runs. Zero fields are filled from the
-// environment (EnvBackend, EnvPEs, EnvSymmetricSize), then from the defaults;
+// environment (EnvBackend, EnvPEs, EnvSymmetricSize, EnvBlocking), then from the defaults;
 // a field set here wins over the environment. A malformed environment value
 // is an error even where the Config's own field wins, so that a typo in a
 // job script never goes unnoticed.
@@ -37,6 +41,71 @@ type Config struct {
 	// HeapSize is the symmetric heap size per PE in bytes. A small part of
 	// it (ControlBytes) is reserved for the runtime's own signal words.
 	HeapSize int64
+	// Blocking says how a blocking wait on host memory passes the time
+	// (the host backend's waits, and the actors' receives and awaits
+	// there). Zero leaves it to EnvBlocking, then to the PE count: PEs
+	// that could not each poll on a processor of their own (more of them
+	// than GOMAXPROCS) park, others spin. Backends whose waits run on a
+	// GPU ignore it.
+	Blocking Blocking
+}
+
+// Blocking is how a blocking wait on host memory passes the time.
+type Blocking uint8
+
+const (
+	// BlockDefault leaves the choice to EnvBlocking, then to the PE
+	// count (see Config.Blocking).
+	BlockDefault Blocking = iota
+	// BlockSpin polls the awaited words for up to about 50 µs (yielding
+	// the processor between polls) before it parks: a message from a PE
+	// running on another core is seen within a cache-line transfer. Best
+	// when each PE has a core and messages stream; it costs the waiter's
+	// core while it polls.
+	BlockSpin
+	// BlockPark parks at once; the write that satisfies the wait makes
+	// the waiter runnable on the writer's own processor, as a send on a
+	// Go channel does. Best for request/response traffic and for more
+	// busy PEs than cores: no core is spent polling, and a pair of PEs
+	// that answer each other runs on one core.
+	BlockPark
+)
+
+// String returns "spin", "park" or "default".
+func (b Blocking) String() string {
+	switch b {
+	case BlockSpin:
+		return "spin"
+	case BlockPark:
+		return "park"
+	case BlockDefault:
+		return "default"
+	}
+	return fmt.Sprintf("Blocking(%d)", uint8(b))
+}
+
+// autoBlocking is the Blocking of a world of n PEs (0: the host backend's
+// default) that neither the Config nor the environment sets: spinning
+// pays only while every PE can poll on a processor of its own; beyond
+// that, spinners take turns and each hop waits for a time slice.
+func autoBlocking(n int) Blocking {
+	if cmp.Or(n, host.DefaultPEs) > runtime.GOMAXPROCS(0) {
+		return BlockPark
+	}
+	return BlockSpin
+}
+
+// parseBlocking reads EnvBlocking's value.
+func parseBlocking(s string) (Blocking, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "":
+		return BlockDefault, nil
+	case "spin":
+		return BlockSpin, nil
+	case "park":
+		return BlockPark, nil
+	}
+	return 0, fmt.Errorf("pgas: %s=%q: want spin or park", EnvBlocking, s)
 }
 
 // Resolve returns c with zero fields filled from the environment and the
@@ -47,6 +116,9 @@ func (c Config) Resolve() (Config, error) {
 	}
 	if c.HeapSize < 0 {
 		return c, fmt.Errorf("pgas: config: HeapSize = %d, want > 0", c.HeapSize)
+	}
+	if c.Blocking > BlockPark {
+		return c, fmt.Errorf("pgas: config: Blocking = %v, want BlockSpin or BlockPark", c.Blocking)
 	}
 	// An empty variable counts as unset, as os.Getenv reports it.
 	envBackend := strings.TrimSpace(os.Getenv(EnvBackend))
@@ -66,8 +138,15 @@ func (c Config) Resolve() (Config, error) {
 		}
 		envHeap = n
 	}
+	envBlocking, err := parseBlocking(os.Getenv(EnvBlocking))
+	if err != nil {
+		return c, err
+	}
 	if c.Backend == "" {
 		c.Backend = cmp.Or(envBackend, DefaultBackend)
+	}
+	if c.Blocking == BlockDefault {
+		c.Blocking = cmp.Or(envBlocking, autoBlocking(c.PEs))
 	}
 	if c.PEs == 0 {
 		c.PEs = envPEs

@@ -1,6 +1,7 @@
 package pgas
 
 import (
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,16 +69,24 @@ func TestConfigResolve(t *testing.T) {
 		want    Config
 		wantErr string // a substring; "" means success
 	}{
-		{"defaults", Config{}, nil, Config{Backend: DefaultBackend, HeapSize: DefaultHeapSize}, ""},
+		// With GOMAXPROCS 2 (set below): the host backend's 8 default PEs
+		// and 3 PEs park, 2 PEs spin.
+		{"defaults", Config{}, nil, Config{Backend: DefaultBackend, HeapSize: DefaultHeapSize, Blocking: BlockPark}, ""},
 		{"environment fills zero fields", Config{},
 			map[string]string{EnvBackend: "host", EnvPEs: " 3 ", EnvSymmetricSize: "512M"},
-			Config{Backend: "host", PEs: 3, HeapSize: 512 << 20}, ""},
-		{"config wins over environment", Config{Backend: "b", PEs: 2, HeapSize: 1 << 20},
-			map[string]string{EnvBackend: "host", EnvPEs: "3", EnvSymmetricSize: "512M"},
-			Config{Backend: "b", PEs: 2, HeapSize: 1 << 20}, ""},
-		{"empty variables count as unset", Config{},
-			map[string]string{EnvBackend: "", EnvPEs: "", EnvSymmetricSize: ""},
-			Config{Backend: DefaultBackend, HeapSize: DefaultHeapSize}, ""},
+			Config{Backend: "host", PEs: 3, HeapSize: 512 << 20, Blocking: BlockPark}, ""},
+		{"config wins over environment", Config{Backend: "b", PEs: 2, HeapSize: 1 << 20, Blocking: BlockPark},
+			map[string]string{EnvBackend: "host", EnvPEs: "3", EnvSymmetricSize: "512M", EnvBlocking: "spin"},
+			Config{Backend: "b", PEs: 2, HeapSize: 1 << 20, Blocking: BlockPark}, ""},
+		{"PEs with a processor each spin", Config{PEs: 2}, nil, Config{Backend: DefaultBackend, PEs: 2, HeapSize: DefaultHeapSize, Blocking: BlockSpin}, ""},
+		{"environment sets blocking", Config{}, map[string]string{EnvBlocking: " Spin "},
+			Config{Backend: DefaultBackend, HeapSize: DefaultHeapSize, Blocking: BlockSpin}, ""},
+		{"empty variables count as unset", Config{PEs: 2},
+			map[string]string{EnvBackend: "", EnvPEs: "", EnvSymmetricSize: "", EnvBlocking: ""},
+			Config{Backend: DefaultBackend, PEs: 2, HeapSize: DefaultHeapSize, Blocking: BlockSpin}, ""},
+		{"bad blocking", Config{}, map[string]string{EnvBlocking: "poll"}, Config{}, EnvBlocking},
+		{"bad blocking under a set field", Config{Blocking: BlockSpin}, map[string]string{EnvBlocking: "yes"}, Config{}, EnvBlocking},
+		{"blocking out of range", Config{Blocking: BlockPark + 1}, nil, Config{}, "Blocking = Blocking(3)"},
 		{"bad PEs", Config{}, map[string]string{EnvPEs: "four"}, Config{}, EnvPEs},
 		{"zero PEs", Config{}, map[string]string{EnvPEs: "0"}, Config{}, EnvPEs},
 		{"bad size", Config{}, map[string]string{EnvSymmetricSize: "2X"}, Config{}, EnvSymmetricSize},
@@ -88,9 +97,10 @@ func TestConfigResolve(t *testing.T) {
 		{"negative heap", Config{HeapSize: -1}, nil, Config{}, "HeapSize = -1"},
 		{"heap below the minimum", Config{HeapSize: 1}, nil, Config{}, "below the minimum"},
 	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, k := range []string{EnvBackend, EnvPEs, EnvSymmetricSize} {
+			for _, k := range []string{EnvBackend, EnvPEs, EnvSymmetricSize, EnvBlocking} {
 				t.Setenv(k, c.env[k]) // absent keys: "", which counts as unset
 			}
 			got, err := c.cfg.Resolve()

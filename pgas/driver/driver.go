@@ -28,6 +28,10 @@ type Config struct {
 	PEs int
 	// HeapSize is the size of every PE's partition in bytes.
 	HeapSize int64
+	// Park asks that Wait park at once rather than poll first
+	// (pgas.BlockPark). Backends whose waits do not run on the host's
+	// cores may ignore it.
+	Park bool
 }
 
 // A Backend opens worlds.

@@ -43,6 +43,9 @@ func (Backend) Open(_ context.Context, cfg driver.Config) (driver.Transport, err
 		return nil, err
 	}
 	h := &hostTransport{heaps: make([][]byte, n), parks: make([]parker, n), size: size, local: make([]int, n)}
+	if !cfg.Park {
+		h.spin = spinFor
+	}
 	for i := range h.heaps {
 		b, err := mapHeap(size)
 		if err != nil {
@@ -79,6 +82,7 @@ type hostTransport struct {
 	parks []parker
 	size  int64
 	local []int
+	spin  time.Duration // how long a wait yields and re-checks before it parks
 }
 
 func (h *hostTransport) NumPEs() int        { return len(h.heaps) }
@@ -91,6 +95,9 @@ func (h *hostTransport) Quiet(int) error    { return nil }
 
 // Close unmaps the partitions.
 func (h *hostTransport) Close() error {
+	for i := range h.parks {
+		h.parks[i].owner.close()
+	}
 	var errs []error
 	for i, b := range h.heaps {
 		if b != nil {
@@ -550,151 +557,39 @@ func (h *hostTransport) Wait(ctx context.Context, pe int, abort <-chan struct{},
 func (h *hostTransport) wait(ctx context.Context, pe int, abort <-chan struct{}, req driver.WaitRequest) (driver.WaitResult, error) {
 	e := newEvaluator(h.heaps[pe], &req)
 	act, pooled := activeWords(&req)
-	defer releaseActive(act, pooled)
 	e.active = act
+	r, err := h.block(ctx, pe, abort, &e)
+	releaseActive(act, pooled)
+	return r, err
+}
+
+// block runs e until it holds: at once, then while it polls (unless the
+// world parks at once), then parked.
+func (h *hostTransport) block(ctx context.Context, pe int, abort <-chan struct{}, e *evaluator) (driver.WaitResult, error) {
 	r, ok := e.eval()
-	if ok || req.Test {
+	if ok || e.req.Test {
 		return r, nil
 	}
-	for range spinChecks {
-		if r, ok = e.eval(); ok {
-			return r, nil
+	if h.spin > 0 {
+		for range spinChecks {
+			if r, ok = e.eval(); ok {
+				return r, nil
+			}
 		}
-	}
-	deadline := time.Now().Add(spinFor)
-	for i := 0; ; i++ {
-		runtime.Gosched()
-		if r, ok = e.eval(); ok {
-			return r, nil
-		}
-		if i%16 == 15 && time.Now().After(deadline) {
-			break
+		deadline := time.Now().Add(h.spin)
+		for i := 0; ; i++ {
+			runtime.Gosched()
+			if r, ok = e.eval(); ok {
+				return r, nil
+			}
+			if i%16 == 15 && time.Now().After(deadline) {
+				break
+			}
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return r, err
 	}
-	pk := &h.parks[pe]
-	lo, hi := req.Off, req.Off+int64(req.N)*req.Kind.Size()
-	done := ctx.Done()
-	w := pk.arm(lo, hi)
-	defer pk.release(w)
-	for {
-		if r, ok = e.eval(); ok {
-			return r, nil
-		}
-		select {
-		case <-w.ch:
-			pk.rearm(w)
-		case <-done:
-			return r, ctx.Err()
-		case <-abort:
-			return r, errAborted
-		}
-	}
-}
-
-// parker wakes the goroutines parked in waits on one partition when a
-// write touches the words they wait on. Writers pay two atomic loads when
-// nobody waits on what they wrote.
-type parker struct {
-	waiters atomic.Int32
-	lo, hi  atomic.Int64 // union of the parked waiters' ranges
-	mu      sync.Mutex
-	list    []*waiter
-}
-
-// A waiter is one parked wait's registration. notify takes it off the
-// list and leaves a token in ch; the wait re-checks, and rearms it if it
-// must wait on.
-type waiter struct {
-	lo, hi int64
-	ch     chan struct{} // 1 slot
-	listed bool          // on the list (under mu)
-}
-
-var waiters = sync.Pool{New: func() any { return &waiter{ch: make(chan struct{}, 1)} }}
-
-// arm registers a waiter on bytes [lo, hi). The caller re-checks its
-// condition after arm: Go's atomics are sequentially consistent, so either
-// the writer sees the registration or the waiter sees the write.
-func (p *parker) arm(lo, hi int64) *waiter {
-	w := waiters.Get().(*waiter)
-	w.lo, w.hi = lo, hi
-	p.mu.Lock()
-	p.add(w)
-	p.mu.Unlock()
-	return w
-}
-
-// rearm registers w again after notify took it off.
-func (p *parker) rearm(w *waiter) {
-	p.mu.Lock()
-	if !w.listed {
-		p.add(w)
-	}
-	p.mu.Unlock()
-}
-
-func (p *parker) add(w *waiter) {
-	w.listed = true
-	p.list = append(p.list, w)
-	p.update()
-}
-
-// release removes w if notify has not already and recycles it.
-func (p *parker) release(w *waiter) {
-	p.mu.Lock()
-	if w.listed {
-		for i, x := range p.list {
-			if x == w {
-				p.list = append(p.list[:i], p.list[i+1:]...)
-				p.update()
-				break
-			}
-		}
-		w.listed = false
-	}
-	p.mu.Unlock()
-	select { // a token notify left after the last check
-	case <-w.ch:
-	default:
-	}
-	waiters.Put(w)
-}
-
-// update publishes the union of the ranges, then the count (callers hold
-// p.mu): a writer that sees the count sees a union covering every range.
-func (p *parker) update() {
-	lo, hi := int64(1<<62), int64(0)
-	for _, w := range p.list {
-		lo, hi = min(lo, w.lo), max(hi, w.hi)
-	}
-	p.lo.Store(lo)
-	p.hi.Store(hi)
-	p.waiters.Store(int32(len(p.list)))
-}
-
-// notify wakes the waiters on ranges overlapping [lo, hi).
-func (p *parker) notify(lo, hi int64) {
-	if p.waiters.Load() == 0 || hi <= p.lo.Load() || lo >= p.hi.Load() {
-		return
-	}
-	p.mu.Lock()
-	kept := p.list[:0]
-	for _, w := range p.list {
-		if lo < w.hi && w.lo < hi {
-			w.listed = false
-			select {
-			case w.ch <- struct{}{}:
-			default:
-			}
-		} else {
-			kept = append(kept, w)
-		}
-	}
-	clear(p.list[len(kept):])
-	p.list = kept
-	p.update()
-	p.mu.Unlock()
+	req := e.req
+	return h.parks[pe].wait(ctx, abort, req.Off, req.Off+int64(req.N)*req.Kind.Size(), e)
 }
