@@ -45,7 +45,7 @@ type Config struct {
 	// (the host backend's waits, and the actors' receives and awaits
 	// there). Zero leaves it to EnvBlocking, then to the PE count: PEs
 	// that could not each poll on a processor of their own (more of them
-	// than GOMAXPROCS) park, others spin. Backends whose waits run on a
+	// than GOMAXPROCS, or than CPUs if fewer) park, others spin. Backends whose waits run on a
 	// GPU ignore it.
 	Blocking Blocking
 }
@@ -85,15 +85,19 @@ func (b Blocking) String() string {
 }
 
 // autoBlocking is the Blocking of a world of n PEs (0: the host backend's
-// default) that neither the Config nor the environment sets: spinning
-// pays only while every PE can poll on a processor of its own; beyond
-// that, spinners take turns and each hop waits for a time slice.
-func autoBlocking(n int) Blocking {
-	if cmp.Or(n, host.DefaultPEs) > runtime.GOMAXPROCS(0) {
+// default) on procs processors that neither the Config nor the
+// environment sets: spinning pays only while every PE can poll on a
+// processor of its own; beyond that, spinners take turns and each hop
+// waits for a time slice.
+func autoBlocking(n, procs int) Blocking {
+	if cmp.Or(n, host.DefaultPEs) > procs {
 		return BlockPark
 	}
 	return BlockSpin
 }
+
+// processors is how many goroutines of this process run at once.
+func processors() int { return min(runtime.GOMAXPROCS(0), runtime.NumCPU()) }
 
 // parseBlocking reads EnvBlocking's value.
 func parseBlocking(s string) (Blocking, error) {
@@ -146,7 +150,7 @@ func (c Config) Resolve() (Config, error) {
 		c.Backend = cmp.Or(envBackend, DefaultBackend)
 	}
 	if c.Blocking == BlockDefault {
-		c.Blocking = cmp.Or(envBlocking, autoBlocking(c.PEs))
+		c.Blocking = cmp.Or(envBlocking, autoBlocking(c.PEs, processors()))
 	}
 	if c.PEs == 0 {
 		c.PEs = envPEs

@@ -1,7 +1,6 @@
 package pgas
 
 import (
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,21 +68,17 @@ func TestConfigResolve(t *testing.T) {
 		want    Config
 		wantErr string // a substring; "" means success
 	}{
-		// With GOMAXPROCS 2 (set below): the host backend's 8 default PEs
-		// and 3 PEs park, 2 PEs spin.
-		{"defaults", Config{}, nil, Config{Backend: DefaultBackend, HeapSize: DefaultHeapSize, Blocking: BlockPark}, ""},
+		// Blocking, where neither sets it, is autoBlocking's (tested below).
+		{"defaults", Config{}, nil, Config{Backend: DefaultBackend, HeapSize: DefaultHeapSize, Blocking: autoBlocking(0, processors())}, ""},
 		{"environment fills zero fields", Config{},
-			map[string]string{EnvBackend: "host", EnvPEs: " 3 ", EnvSymmetricSize: "512M"},
+			map[string]string{EnvBackend: "host", EnvPEs: " 3 ", EnvSymmetricSize: "512M", EnvBlocking: " Park "},
 			Config{Backend: "host", PEs: 3, HeapSize: 512 << 20, Blocking: BlockPark}, ""},
-		{"config wins over environment", Config{Backend: "b", PEs: 2, HeapSize: 1 << 20, Blocking: BlockPark},
-			map[string]string{EnvBackend: "host", EnvPEs: "3", EnvSymmetricSize: "512M", EnvBlocking: "spin"},
-			Config{Backend: "b", PEs: 2, HeapSize: 1 << 20, Blocking: BlockPark}, ""},
-		{"PEs with a processor each spin", Config{PEs: 2}, nil, Config{Backend: DefaultBackend, PEs: 2, HeapSize: DefaultHeapSize, Blocking: BlockSpin}, ""},
-		{"environment sets blocking", Config{}, map[string]string{EnvBlocking: " Spin "},
-			Config{Backend: DefaultBackend, HeapSize: DefaultHeapSize, Blocking: BlockSpin}, ""},
+		{"config wins over environment", Config{Backend: "b", PEs: 2, HeapSize: 1 << 20, Blocking: BlockSpin},
+			map[string]string{EnvBackend: "host", EnvPEs: "3", EnvSymmetricSize: "512M", EnvBlocking: "park"},
+			Config{Backend: "b", PEs: 2, HeapSize: 1 << 20, Blocking: BlockSpin}, ""},
 		{"empty variables count as unset", Config{PEs: 2},
 			map[string]string{EnvBackend: "", EnvPEs: "", EnvSymmetricSize: "", EnvBlocking: ""},
-			Config{Backend: DefaultBackend, PEs: 2, HeapSize: DefaultHeapSize, Blocking: BlockSpin}, ""},
+			Config{Backend: DefaultBackend, PEs: 2, HeapSize: DefaultHeapSize, Blocking: autoBlocking(2, processors())}, ""},
 		{"bad blocking", Config{}, map[string]string{EnvBlocking: "poll"}, Config{}, EnvBlocking},
 		{"bad blocking under a set field", Config{Blocking: BlockSpin}, map[string]string{EnvBlocking: "yes"}, Config{}, EnvBlocking},
 		{"blocking out of range", Config{Blocking: BlockPark + 1}, nil, Config{}, "Blocking = Blocking(3)"},
@@ -97,7 +92,6 @@ func TestConfigResolve(t *testing.T) {
 		{"negative heap", Config{HeapSize: -1}, nil, Config{}, "HeapSize = -1"},
 		{"heap below the minimum", Config{HeapSize: 1}, nil, Config{}, "below the minimum"},
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, k := range []string{EnvBackend, EnvPEs, EnvSymmetricSize, EnvBlocking} {
@@ -114,5 +108,27 @@ func TestConfigResolve(t *testing.T) {
 				t.Fatalf("Resolve() = %+v, %v; want %+v", got, err, c.want)
 			}
 		})
+	}
+}
+
+// PEs spin only where each has a processor of its own; the host
+// backend's default count stands in for 0.
+func TestAutoBlocking(t *testing.T) {
+	cases := []struct {
+		pes, procs int
+		want       Blocking
+	}{
+		{1, 1, BlockSpin},
+		{2, 2, BlockSpin},
+		{2, 8, BlockSpin},
+		{3, 2, BlockPark},
+		{64, 16, BlockPark},
+		{0, 2, BlockPark}, // the host backend's 8
+		{0, 8, BlockSpin},
+	}
+	for _, c := range cases {
+		if got := autoBlocking(c.pes, c.procs); got != c.want {
+			t.Errorf("autoBlocking(%d PEs, %d processors) = %v, want %v", c.pes, c.procs, got, c.want)
+		}
 	}
 }
