@@ -67,10 +67,14 @@ func (e *KernelError) Error() string {
 // they share its context and each other's actors. Likewise, work on a
 // stream that shares a hardware queue with the actor's (the driver maps a
 // context's streams onto CUDA_DEVICE_MAX_CONNECTIONS queues, 8 by default)
-// may wait for it to return: a kernel actor that many PEs wait on at once
-// (more than the agent's wait slots, so that each further wait launches a
-// kernel on a stream of its own) can stall every CUDA call of the process.
-// Fan-in to a kernel actor is tested with up to 8 PEs sharing a GPU.
+// may wait for it to return. Each PE of a GPU queues work on a stream of
+// its own (copies of puts and gets larger than 192 bytes; waits beyond
+// the agent's 16 slots launch a kernel each), so with more PEs on a GPU
+// than it has hardware queues, some PE's next copy waits behind a kernel
+// actor that is waiting for that PE's message: 64 PEs sending 700-byte
+// messages to one kernel actor on one H100 hang in a PE's stream
+// synchronisation (seen on 2026-11-23). Fan-in to a kernel actor is
+// tested with up to 8 PEs sharing a GPU.
 type KernelActor struct {
 	mb  *Mailbox
 	pe  *pgas.PE
