@@ -71,8 +71,8 @@ func (e *KernelError) Error() string {
 // its own (copies of puts and gets larger than 192 bytes; waits beyond
 // the agent's 16 slots launch a kernel each), so with more PEs on a GPU
 // than it has hardware queues, some PE's next copy waits behind a kernel
-// actor that is waiting for that PE's message: 64 PEs sending 700-byte
-// messages to one kernel actor on one H100 hang in a PE's stream
+// actor that is waiting for that PE's message: 64 PEs sending messages
+// of 1 to 700 bytes to one kernel actor on one H100 hang in a PE's stream
 // synchronisation (seen on 2026-11-23). Fan-in to a kernel actor is
 // tested with up to 8 PEs sharing a GPU.
 type KernelActor struct {
