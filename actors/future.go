@@ -32,6 +32,7 @@ type System struct {
 	// polls its word and decodes the reply in place.
 	localWords []uint64
 	localData  []byte
+	spins      bool      // Await polls before it parks (pgas.BlockSpin)
 	bufs       sync.Pool // *[]byte: reply encodings, and replies fetched by Get
 
 	// others are the PEs a reply can come from once Await waits: the
@@ -72,7 +73,7 @@ func NewSystem(ctx context.Context, pe *pgas.PE, opts ...SystemOption) (*System,
 // newMailbox does.
 func newSystem(ctx context.Context, pe *pgas.PE, c systemConfig, host bool) (*System, error) {
 	var err error
-	s := &System{pe: pe, cfg: c, gen: make([]uint64, c.futures)}
+	s := &System{pe: pe, cfg: c, gen: make([]uint64, c.futures), spins: spins(pe)}
 	if s.wordAlloc, s.words, s.stride, err = allocWords(ctx, pe, c.futures, host); err != nil {
 		return nil, fmt.Errorf("actors: reply words: %w", err)
 	}
@@ -216,7 +217,7 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 // poll watches this PE's reply word of slot for want (host memory only,
 // see spin) before Await waits in the backend.
 func (s *System) poll(slot int, want uint64) bool {
-	if s.localWords == nil || !spins(s.pe) {
+	if s.localWords == nil || !s.spins {
 		return false
 	}
 	w := &s.localWords[slot*s.stride]

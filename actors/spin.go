@@ -12,9 +12,8 @@ import (
 // waits in the backend (which spins again, then parks): a direct load of
 // the next word sees a message that is on its way sooner than a wait in
 // the backend, and a round trip between PEs on two cores takes well under
-// spinFor. It yields
-// the processor every spinYield, for PEs that share a core; more often
-// costs latency (a yield takes longer than a hop).
+// spinFor. It yields the processor every spinYield, for PEs that share a
+// core; more often costs latency (a yield takes longer than a hop).
 const (
 	spinFor   = 5 * time.Microsecond
 	spinYield = time.Microsecond

@@ -29,10 +29,10 @@ const (
 )
 
 // Config says where and how a world runs. Zero fields are filled from the
-// environment (EnvBackend, EnvPEs, EnvSymmetricSize, EnvBlocking), then from the defaults;
-// a field set here wins over the environment. A malformed environment value
-// is an error even where the Config's own field wins, so that a typo in a
-// job script never goes unnoticed.
+// environment (EnvBackend, EnvPEs, EnvSymmetricSize, EnvBlocking), then
+// from the defaults; a field set here wins over the environment. A
+// malformed environment value is an error even where the Config's own
+// field wins, so that a typo in a job script never goes unnoticed.
 type Config struct {
 	// Backend is the registered backend name ("host", "cuda", ...).
 	Backend string
@@ -45,8 +45,8 @@ type Config struct {
 	// (the host backend's waits, and the actors' receives and awaits
 	// there). Zero leaves it to EnvBlocking, then to the PE count: PEs
 	// that could not each poll on a processor of their own (more of them
-	// than GOMAXPROCS, or than CPUs if fewer) park, others spin. Backends whose waits run on a
-	// GPU ignore it.
+	// than GOMAXPROCS, or than CPUs if fewer) park, others spin. Backends
+	// whose waits run on a GPU ignore it. World.Config reports the choice.
 	Blocking Blocking
 }
 
