@@ -46,6 +46,9 @@ func (Backend) Open(_ context.Context, cfg driver.Config) (driver.Transport, err
 	if !cfg.Park {
 		h.spin = spinFor
 	}
+	for i := range h.parks {
+		h.parks[i].owner.ch = make(chan struct{}, 1)
+	}
 	for i := range h.heaps {
 		b, err := mapHeap(size)
 		if err != nil {

@@ -9,8 +9,8 @@ import (
 )
 
 // parker wakes the goroutines parked in waits on one partition when a
-// write touches the words they wait on. Writers pay three atomic loads
-// when nobody waits on what they wrote.
+// write touches the words they wait on. Writers pay two atomic loads when
+// nobody waits.
 //
 // The first goroutine to park on a partition takes owner, the hand-off
 // path; goroutines that wait on the same partition at the same time go on
@@ -62,7 +62,7 @@ type handoff struct {
 	busy   atomic.Bool  // a wait holds the fields below
 	armed  atomic.Bool  // the holder is about to park: ring it
 	lo, hi atomic.Int64 // the holder's bytes
-	ch     chan struct{}
+	ch     chan struct{} // 1 slot, made with the transport
 
 	done    <-chan struct{} // the context AfterFunc watches
 	stop    func() bool     // stops that AfterFunc
@@ -91,9 +91,6 @@ func (o *handoff) ring() {
 // consistent: either a writer sees armed or the check after arming sees
 // its write.
 func (o *handoff) wait(ctx context.Context, abort <-chan struct{}, lo, hi int64, e *evaluator) (driver.WaitResult, error) {
-	if o.ch == nil {
-		o.ch = make(chan struct{}, 1)
-	}
 	o.lo.Store(lo)
 	o.hi.Store(hi)
 	o.watchCtx(ctx)
