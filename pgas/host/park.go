@@ -59,9 +59,9 @@ func (p *parker) wait(ctx context.Context, abort <-chan struct{}, lo, hi int64, 
 // goroutine per abort channel, kept across waits while the context and
 // channel stay the same (a PE's goroutine waits with the same ones).
 type handoff struct {
-	busy   atomic.Bool  // a wait holds the fields below
-	armed  atomic.Bool  // the holder is about to park: ring it
-	lo, hi atomic.Int64 // the holder's bytes
+	busy   atomic.Bool   // a wait holds the fields below
+	armed  atomic.Bool   // the holder is about to park: ring it
+	lo, hi atomic.Int64  // the holder's bytes
 	ch     chan struct{} // 1 slot, made with the transport
 
 	done    <-chan struct{} // the context AfterFunc watches
