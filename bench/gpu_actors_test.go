@@ -4,6 +4,8 @@ package bench
 
 import (
 	"context"
+	"encoding/binary"
+	"fmt"
 	"testing"
 
 	"github.com/symchan/symchan/actors"
@@ -111,4 +113,131 @@ func actorPingPong(b *testing.B, local bool) latencies {
 		return pe.Barrier(ctx)
 	})
 	return half
+}
+
+// BenchmarkGPUActorMessageRate: warps=W warps of a kernel on PE 1 (lane 0
+// of each) send 8-byte messages to a receiving kernel on PE 0, about
+// 50,000 in all. impl=symchan-mp: through a Mailbox of 64 slots per
+// sender, every warp sending through PE 1's one sending state
+// (symchan_mailbox_send_mp), one receiving thread taking them with
+// symchan_mailbox_recv_any; impl=symchan-mp-many: the same, a receiving
+// warp taking up to 32 at once with symchan_mailbox_recv_many_warp;
+// impl=put-signal: the anchor's shape, each warp's 8-byte put-with-signal
+// (signal add) into a ring of its own with no flow control, one receiving
+// thread polling every warp's signal word until they add up. Messages per
+// second on the receiver's clock, from its first message to its last;
+// ns/op is the time per message.
+func BenchmarkGPUActorMessageRate(b *testing.B) {
+	impls := []struct {
+		name      string
+		raw, many bool
+	}{{"symchan-mp", false, false}, {"symchan-mp-many", false, true}, {"put-signal", true, false}}
+	for _, warps := range []int{1, 8, 64, 256} {
+		b.Run(fmt.Sprintf("warps=%d", warps), func(b *testing.B) {
+			for _, impl := range impls {
+				rate := messageRate(b, warps, impl.raw, impl.many)
+				reportImpl(b, impl.name, 1e9/rate, rate/1e6, "Mmsg/s")
+			}
+		})
+	}
+}
+
+// messageRate runs one BenchmarkGPUActorMessageRate measurement and
+// returns messages per second.
+func messageRate(b *testing.B, warps int, raw, many bool) float64 {
+	perWarp := max(1, 50000/warps)
+	total := perWarp * warps
+	var rate float64
+	gpuWorld(b, 64<<20, func(ctx context.Context, pe *pgas.PE) error {
+		mb, err := actors.NewMailbox(ctx, pe, actors.Slots(64))
+		if err != nil {
+			return err
+		}
+		data, err := pgas.AllocZeroed[uint64](ctx, pe, 64*warps)
+		if err != nil {
+			return err
+		}
+		sig, err := pgas.AllocZeroed[uint64](ctx, pe, warps)
+		if err != nil {
+			return err
+		}
+		g, err := pe.GPU()
+		if err != nil {
+			return err
+		}
+		c := g.Context()
+		st, err := c.NewStream()
+		if err != nil {
+			return err
+		}
+		defer st.Destroy()
+		// The mailbox's layout, then the device side's state (zeroed), then
+		// the receiver's log.
+		desc := mb.Device().Bytes()
+		const state = 16 * 64
+		mem, err := c.Alloc(int64(len(desc)) + state + 24)
+		if err != nil {
+			return err
+		}
+		defer c.Free(mem) // after the last barrier: no kernel runs
+		if err := st.Memset(mem, 0, int64(len(desc))+state+24); err != nil {
+			return err
+		}
+		if err := st.CopyIn(mem, desc); err != nil {
+			return err
+		}
+		stateAt, logAt := mem+device.Ptr(len(desc)), mem+device.Ptr(len(desc)+state)
+		rawArg := uint64(0)
+		if raw {
+			rawArg = 1
+		}
+		name := kernels.RateSend
+		if pe.ID() == 0 {
+			name = kernels.RateRecv
+		}
+		fn, err := g.Module().Function(name)
+		if err != nil {
+			return err
+		}
+		if err := st.Sync(); err != nil {
+			return err
+		}
+		if err := pe.Barrier(ctx); err != nil {
+			return err
+		}
+		if pe.ID() == 0 {
+			threads, manyArg := 1, uint64(0)
+			if many {
+				threads, manyArg = 32, 1
+			}
+			err = st.Launch(fn, device.D1(1), device.D1(threads), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(stateAt),
+				uint64(total), rawArg, uint64(sig.Offset()), uint64(warps), uint64(logAt), manyArg)
+		} else {
+			block := min(warps, 8) * 32
+			err = st.Launch(fn, device.D1(warps*32/block), device.D1(block), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(stateAt),
+				0, uint64(perWarp), rawArg, uint64(data.Offset()), uint64(sig.Offset()))
+		}
+		if err != nil {
+			return err
+		}
+		if err := st.Sync(); err != nil {
+			return err
+		}
+		if pe.ID() == 0 {
+			log := make([]byte, 24)
+			if err := st.CopyOut(log, logAt); err != nil {
+				return err
+			}
+			if err := st.Sync(); err != nil {
+				return err
+			}
+			t0, t1, got := binary.LittleEndian.Uint64(log), binary.LittleEndian.Uint64(log[8:]), binary.LittleEndian.Uint64(log[16:])
+			if got != uint64(total) || t1 <= t0 {
+				return fmt.Errorf("message rate: the receiver took %d of %d messages (a count over 1e6 is a receive error) in %d ns", got, total, t1-t0)
+			}
+			rate = float64(total-1) / (float64(t1-t0) / 1e9)
+		}
+		return pe.Barrier(ctx)
+	})
+	return rate
 }

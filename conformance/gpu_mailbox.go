@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"testing"
@@ -158,3 +159,109 @@ func runEchoBlock(pe *pgas.PE, mb *actors.Mailbox, cap int) error {
 		}, 3)
 	return kernelStatus(kernels.MailboxEchoBlock, b, err)
 }
+
+// Every thread, then every warp, of a block on PE 1 sends to PE 0 at once
+// through one shared sending state (symchan_mailbox_send_mp, _mp_warp):
+// each sender's messages (of one slot, a slot and one byte, several
+// slots) arrive whole, once, in its order, interleaved with the others',
+// through 8 slots of 256 bytes, then the close marker. PE 0 takes them
+// with its Go Mailbox, or with a warp of a kernel taking runs of them at
+// once (symchan_mailbox_recv_many_warp).
+func testDeviceMailboxManySenders(t *testing.T) {
+	needGPUs(t, 2)
+	for _, c := range []struct {
+		name           string
+		warp, kernel   bool
+		threads, count int
+	}{
+		{"threads", false, false, 128, 20},
+		{"warps", true, false, 256, 40},
+		{"warps-to-kernel", true, true, 256, 40},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			senders := c.threads
+			if c.warp {
+				senders /= 32
+			}
+			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+				mb, err := actors.NewMailbox(ctx, pe, actors.Slots(8), actors.SlotSize(256))
+				if err != nil {
+					return err
+				}
+				desc := region{actors.DeviceMailboxSize, mb.Device().Bytes()}
+				var together func() error // both kernels start once both are ready
+				if c.kernel {
+					together = func() error { return pe.Barrier(ctx) }
+				}
+				if pe.ID() == 1 {
+					warp := uint64(0)
+					if c.warp {
+						warp = 1
+					}
+					_, err := runKernelAfter(pe, kernels.MailboxSendMP, c.threads,
+						[]region{desc, {mboxOutBytes, nil}, {int64(608 * senders), nil}},
+						func(at []device.Ptr) []uint64 {
+							return []uint64{uint64(at[0]), uint64(at[1]), 0, uint64(c.count), warp, uint64(at[2])}
+						}, 1, together)
+					return err
+				}
+				if err := mb.Close(ctx); err != nil { // PE 0's own side: its inbox ends after PE 1's close
+					return err
+				}
+				if !c.kernel {
+					return checkManySenders(ctx, mb, senders, c.count)
+				}
+				b, err := runKernelAfter(pe, kernels.MailboxRecvManyCheck, 32,
+					[]region{desc, {mboxInBytes, nil}, {8, nil}, {int64(8 * senders), nil}, {32 * 608, nil}},
+					func(at []device.Ptr) []uint64 {
+						return []uint64{uint64(at[0]), uint64(at[1]), uint64(senders), uint64(c.count), uint64(at[2]), uint64(at[3]), uint64(at[4])}
+					}, 2, together)
+				return kernelStatus(kernels.MailboxRecvManyCheck, b, err)
+			})
+		})
+	}
+}
+
+// checkManySenders receives until ErrClosed and checks what
+// mailbox_send_mp sent: count messages from each of senders senders.
+func checkManySenders(ctx context.Context, mb *actors.Mailbox, senders, count int) error {
+	next := make([]int, senders)
+	for got := 0; ; got++ {
+		m, err := mb.Recv(ctx)
+		if errors.Is(err, actors.ErrClosed) {
+			for g, n := range next {
+				if n != count {
+					return fmt.Errorf("sender %d: %d of %d messages arrived", g, n, count)
+				}
+			}
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("after %d messages: %w", got, err)
+		}
+		if m.From != 1 || len(m.Data) < 8 {
+			return fmt.Errorf("message %d: %d bytes from PE %d", got, len(m.Data), m.From)
+		}
+		id := binary.LittleEndian.Uint64(m.Data)
+		g, i := int(id>>32), int(uint32(id))
+		if g >= senders {
+			return fmt.Errorf("message %d: from sender %d of %d", got, g, senders)
+		}
+		if i != next[g] {
+			return fmt.Errorf("message %d: sender %d's message %d, want its message %d", got, g, i, next[g])
+		}
+		want := mpSize(g, i)
+		if len(m.Data) != want {
+			return fmt.Errorf("sender %d's message %d: %d bytes, want %d", g, i, len(m.Data), want)
+		}
+		for k := 8; k < want; k++ {
+			if m.Data[k] != byte(3*k+7*g+i) {
+				return fmt.Errorf("sender %d's message %d: byte %d is %d, want %d", g, i, k, m.Data[k], byte(3*k+7*g+i))
+			}
+		}
+		next[g]++
+	}
+}
+
+// mpSize is mailbox_send_mp's mp_size: the bytes of sender g's message i.
+func mpSize(g, i int) int { return []int{8, 240, 241, 600}[(g+i)%4] }

@@ -110,6 +110,7 @@ var gpuTests = []test{
 	{"DeviceMailboxEcho", testDeviceMailboxEcho},
 	{"DeviceMailboxFanIn", testDeviceMailboxFanIn},
 	{"DeviceMailboxChunks", testDeviceMailboxChunks},
+	{"DeviceMailboxManySenders", testDeviceMailboxManySenders},
 	{"DeviceFutures", testDeviceFutures},
 	{"KernelActorEcho", testKernelActorEcho},
 	{"KernelActorHandover", testKernelActorHandover},

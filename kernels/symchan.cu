@@ -1113,6 +1113,86 @@ extern "C" __global__ void bench_actor_pingpong(u64 heap_, u64 actor_, u64 iters
 		symchan_actor_leave(&l, ga);
 }
 
+// bench_rate_send: lane 0 of every warp of the grid sends per_warp 8-byte
+// messages to PE to. raw = 0: through the mailbox mb, all warps sharing
+// one sending state (out, symchan_mailbox_send_mp); raw = 1, the anchor's
+// shape: an 8-byte put-with-signal into a ring of 64 words of the warp's
+// own at data_off, adding 1 to the warp's signal word at sig_off (no flow
+// control: the receiver only counts).
+extern "C" __global__ void bench_rate_send(u64 heap_, u64 mb_, u64 out_, u64 to, u64 per_warp, u64 raw, u64 data_off, u64 sig_off) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	if ((threadIdx.x & 31) != 0)
+		return;
+	const u64 g = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / 32;
+	for (u64 i = 0; i < per_warp; i++) {
+		u64 v = g << 32 | i;
+		if (raw)
+			symchan_put_signal(h, (int)to, data_off + (g * 64 + i % 64) * 8, &v, 8, sig_off + g * 8, 1, SYMCHAN_SIGNAL_ADD);
+		else
+			symchan_mailbox_send_mp(h, (const symchan_mailbox *)mb_, (symchan_mbox_out *)out_ + to, (int)to, &v, 8);
+	}
+}
+
+// bench_rate_recv: PE h->pe takes total messages, timing from the first
+// to the last with the global timer: log[0] and log[1], log[2] the count
+// taken (or 1e6 + an error from the receive). raw = 0: from the mailbox
+// mb (state in), one thread with symchan_mailbox_recv_any, or with many
+// a warp (launched as one) with symchan_mailbox_recv_many_warp; raw = 1:
+// the anchor's, one thread polling the signal words of warps warps at
+// sig_off until they add up to total.
+extern "C" __global__ void bench_rate_recv(u64 heap_, u64 mb_, u64 in_, u64 total, u64 raw, u64 sig_off, u64 warps, u64 log_, u64 many) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	volatile u64 *log = (volatile u64 *)log_;
+	u64 got = 0, t0 = 0;
+	if (raw) {
+		const volatile u64 *sig = (const volatile u64 *)symchan_ptr(h, h->pe, sig_off);
+		while (got < total) {
+			u64 sum = 0;
+			for (u64 w = 0; w < warps; w++)
+				sum += sig[w];
+			if (got == 0 && sum > 0)
+				t0 = now_ns();
+			got = sum;
+		}
+	} else if (many) {
+		// The whole warp, symchan_mailbox_recv_many_warp.
+		__shared__ int from, start;
+		__shared__ u64 v[32];
+		if (threadIdx.x == 0)
+			start = 0;
+		__syncwarp();
+		int len;
+		while (got < total) {
+			const int n = symchan_mailbox_recv_many_warp(h, (const symchan_mailbox *)mb_, (symchan_mbox_in *)in_, &from, &start, v, 8, &len);
+			if (got == 0)
+				t0 = now_ns();
+			if (n <= 0) {
+				if (threadIdx.x == 0)
+					log[2] = 1000000 + (u64)(n < 0 ? -n : n);
+				return;
+			}
+			got += (u64)n;
+		}
+	} else {
+		int from = 0, start = 0;
+		u64 v;
+		for (; got < total; got++) {
+			const int n = symchan_mailbox_recv_any(h, (const symchan_mailbox *)mb_, (symchan_mbox_in *)in_, &from, &start, &v, 8);
+			if (got == 0)
+				t0 = now_ns();
+			if (n != 8) {
+				log[2] = 1000000 + (u64)(n < 0 ? -n : n);
+				return;
+			}
+		}
+	}
+	if (threadIdx.x != 0)
+		return;
+	log[0] = t0;
+	log[1] = now_ns();
+	log[2] = got;
+}
+
 // --- tests ----------------------------------------------------------------
 
 // mailbox_echo receives count 8-byte messages from PE peer on the mailbox
@@ -1134,6 +1214,106 @@ extern "C" __global__ void mailbox_echo(u64 heap_, u64 mb_, u64 out_, u64 in_, u
 			return;
 		}
 	}
+}
+
+// mailbox_send_mp: every thread (warp = 0) or every warp (warp = 1) of
+// the block is a sender of count messages to PE to through one shared
+// out, with symchan_mailbox_send_mp or _mp_warp; then thread 0 closes
+// this PE's side towards to. Message i of sender g has mp_size(g, i)
+// bytes: g << 32 | i, then byte k = 3k + 7g + i. buf holds 608 bytes per
+// sender.
+static __device__ __forceinline__ u64 mp_size(u64 g, u64 i) {
+	switch ((g + i) % 4) {
+	case 0:
+		return 8;
+	case 1:
+		return 240;
+	case 2:
+		return 241;
+	}
+	return 600;
+}
+
+extern "C" __global__ void mailbox_send_mp(u64 heap_, u64 mb_, u64 out_, u64 to, u64 count, u64 warp, u64 buf_) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const symchan_mailbox *mb = (const symchan_mailbox *)mb_;
+	symchan_mbox_out *out = (symchan_mbox_out *)out_ + to;
+	const unsigned tid = threadIdx.x;
+	const u64 g = warp ? tid / 32 : tid;
+	unsigned char *buf = (unsigned char *)buf_ + g * 608;
+	for (u64 i = 0; i < count; i++) {
+		const u64 n = mp_size(g, i);
+		if (!warp || (tid & 31) == 0) {
+			*(u64 *)buf = g << 32 | i;
+			for (u64 k = 8; k < n; k++)
+				buf[k] = (unsigned char)(3 * k + 7 * g + i);
+		}
+		if (warp) {
+			__syncwarp();
+			symchan_mailbox_send_mp_warp(h, mb, out, (int)to, buf, n);
+		} else
+			symchan_mailbox_send_mp(h, mb, out, (int)to, buf, n);
+	}
+	__syncthreads();
+	if (tid == 0)
+		symchan_mailbox_close(h, mb, out, (int)to);
+}
+
+// mailbox_recv_many_check takes, with one warp and
+// symchan_mailbox_recv_many_warp, what mailbox_send_mp sends from PE 1
+// (senders senders, count messages each), then PE 1's close marker,
+// checking each sender's order, lengths and bytes; PE 0's own close
+// marker may come in between. next (senders words, zero) counts per
+// sender; buf holds 32 messages of 608 bytes. *status is 0, or what
+// failed: 1e6 + messages taken (a receive error, or a message from PE 0),
+// 2e6 + the message's place (out of order, wrong length or bytes), 3e6 +
+// messages taken (fewer than sent before the close marker).
+extern "C" __global__ void mailbox_recv_many_check(u64 heap_, u64 mb_, u64 in_, u64 senders, u64 count, u64 status_, u64 next_, u64 buf_) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const symchan_mailbox *mb = (const symchan_mailbox *)mb_;
+	volatile u64 *status = (volatile u64 *)status_;
+	u64 *next = (u64 *)next_;
+	const unsigned lane = threadIdx.x & 31;
+	const u64 cap = 608;
+	unsigned char *buf = (unsigned char *)buf_;
+	__shared__ int from, start, lens[32];
+	if (lane == 0)
+		start = 0;
+	__syncwarp();
+	u64 got = 0;
+	for (;;) {
+		int len;
+		const int n = symchan_mailbox_recv_many_warp(h, mb, (symchan_mbox_in *)in_, &from, &start, buf, cap, &len);
+		lens[lane] = len;
+		__syncwarp();
+		if (n == SYMCHAN_MBOX_CLOSED && from == 1)
+			break;
+		if (n == SYMCHAN_MBOX_CLOSED)
+			continue;
+		if (n < 0 || from != 1) {
+			if (lane == 0)
+				*status = 1000000 + got;
+			return;
+		}
+		if (lane == 0)
+			for (int j = 0; j < n && *status == 0; j++) {
+				const unsigned char *m = buf + j * cap;
+				const u64 id = *(const u64 *)m, g = id >> 32, i = id & 0xffffffffull;
+				bool bad = g >= senders || i != next[g] || (u64)lens[j] != mp_size(g, i);
+				for (u64 k = 8; !bad && k < (u64)lens[j]; k++)
+					bad = m[k] != (unsigned char)(3 * k + 7 * g + i);
+				if (bad)
+					*status = 2000000 + got + j;
+				else
+					next[g]++;
+			}
+		__syncwarp();
+		if (*status != 0)
+			return;
+		got += (u64)n;
+	}
+	if (lane == 0 && got != senders * count)
+		*status = 3000000 + got;
 }
 
 // mailbox_fanin receives on PE h->pe, with one warp and

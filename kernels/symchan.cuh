@@ -467,8 +467,9 @@ static __device__ __forceinline__ void symchan_alltoall_warp(const symchan_heap 
 // slot_size bytes (slots_off): a 16-byte header (kind, payload bytes,
 // total bytes) and the payload. Sender s's credit word for r (credit_off
 // + 8r, in s's partition) counts the slots r has freed. On one PE, either
-// Go or one device thread sends to a given destination, and either Go or
-// one device thread receives: they share the sequence numbers.
+// Go or the device sends to a given destination (one thread or group, or
+// many at once with the _mp routines), and either Go or one device thread
+// receives: they share the sequence numbers.
 
 struct symchan_mailbox {
 	symchan_u64 words_off, slots_off, credit_off;
@@ -517,16 +518,42 @@ static __device__ __forceinline__ symchan_u64 symchan_mailbox_ring(symchan_u64 s
 	return (k & (k - 1)) == 0 ? (seq - 1) & (k - 1) : (seq - 1) % k;
 }
 
-// symchan_mailbox_put_slot sends one slot to PE to: waits (thread 0) for
-// credit, the group copies the payload, then thread 0 publishes the slot
-// with a system fence (covering the group's stores) and its sequence
-// number.
+// symchan_mailbox_credit waits (one thread) until the slot of sequence
+// number seq towards PE to is free: the receiver has credited seq - k.
+// With shared, out is shared by several senders of this GPU (see
+// symchan_mailbox_send_mp): out->freed, the latest credit any of them saw,
+// is read with acquire and raised with release, so that a sender that
+// takes another's credit is ordered after the receiver's reads as that
+// one was.
+static __device__ __forceinline__ void symchan_mailbox_credit(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to,
+                                                              symchan_u64 seq, bool shared) {
+	symchan_u64 freed;
+	if (shared)
+		asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(freed) : "l"(&out->freed) : "memory");
+	else
+		freed = out->freed;
+	if (seq <= freed + mb->k)
+		return;
+	const volatile symchan_u64 *credit = (const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->credit_off + 8ull * to);
+	do
+		freed = symchan_load_acquire(credit);
+	while (seq > freed + mb->k);
+	if (shared)
+		asm volatile("red.release.gpu.max.u64 [%0], %1;" ::"l"(&out->freed), "l"(freed) : "memory");
+	else
+		out->freed = freed;
+}
+
+// symchan_mailbox_put_slot sends the slot of sequence number seq to PE
+// to: waits (thread 0) for credit, the group copies the payload, then
+// thread 0 publishes the slot with a system fence (covering the group's
+// stores) and its sequence number. Without shared it also records seq as
+// sent.
 static __device__ void symchan_mailbox_put_slot(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, unsigned kind,
-                                                unsigned n, symchan_u64 v, const void *payload, unsigned tid, unsigned nth, int scope) {
-	const symchan_u64 seq = out->sent + 1;
+                                                unsigned n, symchan_u64 v, const void *payload, symchan_u64 seq, bool shared, unsigned tid,
+                                                unsigned nth, int scope) {
 	if (tid == 0)
-		while (seq > out->freed + mb->k)
-			out->freed = symchan_load_acquire((const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->credit_off + 8ull * to));
+		symchan_mailbox_credit(h, mb, out, to, seq, shared);
 	symchan_group_sync(scope);
 	const symchan_u64 slot = (symchan_u64)h->pe * mb->k + symchan_mailbox_ring(seq, mb->k);
 	unsigned char *p = (unsigned char *)symchan_ptr(h, to, mb->slots_off + slot * mb->slot_size);
@@ -546,9 +573,29 @@ static __device__ void symchan_mailbox_put_slot(const symchan_heap *h, const sym
 			__threadfence_system();
 			symchan_signal_op(h, to, mb->words_off + slot * 8, seq, SYMCHAN_SIGNAL_SET);
 		}
-		out->sent = seq;
+		if (!shared)
+			out->sent = seq;
 	}
 	symchan_group_sync(scope);
+}
+
+// symchan_mailbox_first_seq is the sequence number of a message's first
+// slot. With shared (thread or warp scope), thread 0 reserves all of the
+// message's slots (n bytes) at once with an atomic add on out->sent, so
+// that they are consecutive among the other senders' messages, and the
+// warp shares the result.
+static __device__ __forceinline__ symchan_u64 symchan_mailbox_first_seq(const symchan_mailbox *mb, symchan_mbox_out *out, symchan_u64 n, bool shared,
+                                                                       unsigned tid, int scope) {
+	if (!shared)
+		return out->sent + 1;
+	symchan_u64 seq = 0;
+	if (tid == 0) {
+		const symchan_u64 cap = mb->slot_size - 16, slots = n == 0 ? 1 : (n + cap - 1) / cap;
+		seq = atomicAdd((unsigned long long *)&out->sent, (unsigned long long)slots) + 1;
+	}
+	if (scope == SYMCHAN_SCOPE_WARP)
+		seq = __shfl_sync(0xffffffffu, seq, 0);
+	return seq;
 }
 
 // symchan_mailbox_send_group sends n bytes to PE to as one message, in
@@ -556,13 +603,13 @@ static __device__ void symchan_mailbox_put_slot(const symchan_heap *h, const sym
 // one, waiting for credit: the wire format of Mailbox.Send, so Go and
 // kernel receivers take it alike. The Go receiver's MaxMessage bounds n.
 static __device__ void symchan_mailbox_send_group(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
-                                                  symchan_u64 n, unsigned tid, unsigned nth, int scope) {
+                                                  symchan_u64 n, bool shared, unsigned tid, unsigned nth, int scope) {
 	const symchan_u64 cap = mb->slot_size - 16;
-	symchan_u64 off = 0;
+	symchan_u64 seq = symchan_mailbox_first_seq(mb, out, n, shared, tid, scope), off = 0;
 	do {
 		const unsigned c = (unsigned)(n - off < cap ? n - off : cap);
 		symchan_mailbox_put_slot(h, mb, out, to, off == 0 ? SYMCHAN_MBOX_DATA : SYMCHAN_MBOX_MORE, c, off == 0 ? n : off,
-		                         (const char *)data + off, tid, nth, scope);
+		                         (const char *)data + off, seq++, shared, tid, nth, scope);
 		off += c;
 	} while (off < n);
 }
@@ -571,7 +618,7 @@ static __device__ void symchan_mailbox_send_group(const symchan_heap *h, const s
 // several slots included). It returns 0.
 static __device__ int symchan_mailbox_send(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
                                            symchan_u64 n) {
-	symchan_mailbox_send_group(h, mb, out, to, data, n, 0, 1, SYMCHAN_SCOPE_THREAD);
+	symchan_mailbox_send_group(h, mb, out, to, data, n, false, 0, 1, SYMCHAN_SCOPE_THREAD);
 	return 0;
 }
 
@@ -579,18 +626,39 @@ static __device__ int symchan_mailbox_send(const symchan_heap *h, const symchan_
 // of it copying.
 static __device__ void symchan_mailbox_send_warp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
                                                  symchan_u64 n) {
-	symchan_mailbox_send_group(h, mb, out, to, data, n, threadIdx.x & 31, 32, SYMCHAN_SCOPE_WARP);
+	symchan_mailbox_send_group(h, mb, out, to, data, n, false, threadIdx.x & 31, 32, SYMCHAN_SCOPE_WARP);
 }
 
 static __device__ void symchan_mailbox_send_block(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
                                                   symchan_u64 n) {
-	symchan_mailbox_send_group(h, mb, out, to, data, n, symchan_block_tid(), symchan_block_size(), SYMCHAN_SCOPE_BLOCK);
+	symchan_mailbox_send_group(h, mb, out, to, data, n, false, symchan_block_tid(), symchan_block_size(), SYMCHAN_SCOPE_BLOCK);
+}
+
+// symchan_mailbox_send_mp sends n bytes to PE to as symchan_mailbox_send
+// does, where any number of threads of this GPU send to to at once
+// through the same out ("many producers"): each message takes its slots
+// with one atomic add, so one sender's messages arrive in its order and
+// whole, interleaved with the others'. The _warp form sends with a whole
+// warp, each warp a sender. out must be memory all of them reach (global
+// memory, or shared memory when they are all in one block), and a
+// destination is sent to either with these routines or with the others,
+// not both at once; close it (symchan_mailbox_close) once they are done.
+static __device__ void symchan_mailbox_send_mp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
+                                               symchan_u64 n) {
+	symchan_mailbox_send_group(h, mb, out, to, data, n, true, 0, 1, SYMCHAN_SCOPE_THREAD);
+}
+
+static __device__ void symchan_mailbox_send_mp_warp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to,
+                                                    const void *data, symchan_u64 n) {
+	symchan_mailbox_send_group(h, mb, out, to, data, n, true, threadIdx.x & 31, 32, SYMCHAN_SCOPE_WARP);
 }
 
 // symchan_mailbox_close sends the close marker to PE to (one thread):
 // the receiver learns it after this sender's last message.
 static __device__ void symchan_mailbox_close(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to) {
-	symchan_mailbox_put_slot(h, mb, out, to, SYMCHAN_MBOX_CLOSE, 0, 0, NULL, 0, 1, SYMCHAN_SCOPE_THREAD);
+	// (A volatile read: after the _mp routines, the count is their atomics'.)
+	const symchan_u64 seq = *(volatile symchan_u64 *)&out->sent + 1;
+	symchan_mailbox_put_slot(h, mb, out, to, SYMCHAN_MBOX_CLOSE, 0, 0, NULL, seq, false, 0, 1, SYMCHAN_SCOPE_THREAD);
 }
 
 // symchan_mailbox_slot is the address of from's due slot: its 16-byte
@@ -712,6 +780,67 @@ static __device__ int symchan_mailbox_recv_any_warp(const symchan_heap *h, const
 	s = __shfl_sync(0xffffffffu, s, 0);
 	*from = s;
 	return symchan_mailbox_take(h, mb, in, s, buf, cap, threadIdx.x & 31, 32, SYMCHAN_SCOPE_WARP);
+}
+
+// symchan_mailbox_recv_many_warp: the whole (full) warp takes the next
+// ready messages of one sender at once, up to 32 (and k), picked as
+// symchan_mailbox_recv_any_warp picks one: lane j checks the sender's
+// slot j places ahead, and the ready run of single-slot messages is taken
+// with the lanes' loads in flight together, one message a lane, instead
+// of one after another. Lane j gets message j's bytes at buf + j·cap (up
+// to cap) and its length in *len (every lane passes its own len; buf,
+// *from and *start shared). A message of several slots, or a close
+// marker, at the head is taken alone, as symchan_mailbox_recv_any_warp
+// takes it, into lane 0's place. It returns the count, the same in every
+// lane, or what symchan_mailbox_take returns for a head taken alone that
+// is not a message (SYMCHAN_MBOX_CLOSED, …; *len then 0).
+static __device__ int symchan_mailbox_recv_many_warp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from, int *start,
+                                                     void *buf, symchan_u64 cap, int *len) {
+	const unsigned lane = threadIdx.x & 31;
+	int s = 0;
+	if (lane == 0)
+		s = symchan_mailbox_next_sender(h, mb, in, start);
+	s = __shfl_sync(0xffffffffu, s, 0);
+	*from = s;
+	*len = 0;
+	const symchan_u64 seq0 = in->next[s] ? in->next[s] : 1, seq = seq0 + lane;
+	const symchan_u64 slot = (symchan_u64)s * mb->k + symchan_mailbox_ring(seq, mb->k);
+	const volatile symchan_u64 *w = (const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->words_off + slot * 8);
+	// Lane j's slot holds message seq0 + j once its word reaches that
+	// (the sender reuses a slot only after this receiver credits it).
+	bool ok = lane < mb->k && symchan_load_acquire(w) >= seq;
+	const unsigned char *p = (const unsigned char *)symchan_ptr(h, h->pe, mb->slots_off + slot * mb->slot_size);
+	unsigned n = 0;
+	if (ok) {
+		const symchan_u64 w0 = ((const volatile symchan_u64 *)p)[0], v = ((const volatile symchan_u64 *)p)[1];
+		n = (unsigned)(w0 >> 32);
+		ok = ((unsigned)w0 & 0xff) == SYMCHAN_MBOX_DATA && v == n; // a whole message in this slot
+	}
+	const unsigned ready = __ballot_sync(0xffffffffu, ok);
+	const unsigned run = ready == 0xffffffffu ? 32 : __ffs(~ready) - 1; // lanes 0 … run-1 hold one
+	if (run == 0) { // the head alone: several slots, or a marker
+		const int r = symchan_mailbox_take(h, mb, in, s, buf, cap, lane, 32, SYMCHAN_SCOPE_WARP);
+		if (r < 0)
+			return r;
+		if (lane == 0)
+			*len = r;
+		return 1;
+	}
+	if (lane < run) {
+		symchan_copy_part((char *)buf + lane * cap, p + 16, n < cap ? n : cap, 0, 1);
+		*len = (int)n;
+	}
+	__syncwarp();
+	if (lane == 0) {
+		in->next[s] = seq0 + run;
+		in->unpaid[s] += run;
+		if (2 * in->unpaid[s] >= mb->k) {
+			symchan_signal_release(h, s, mb->credit_off + 8ull * h->pe, in->unpaid[s], SYMCHAN_SIGNAL_ADD);
+			in->unpaid[s] = 0;
+		}
+	}
+	__syncwarp();
+	return (int)run;
 }
 
 // symchan_mailbox_recv_any_block is symchan_mailbox_recv_any for a whole
@@ -862,6 +991,18 @@ static __device__ void symchan_actor_send_warp(const symchan_heap *h, symchan_ac
 
 static __device__ void symchan_actor_send_block(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
 	symchan_mailbox_send_block(h, &a->mb, &a->out[to], to, data, n);
+}
+
+// symchan_actor_send_mp and _mp_warp send as symchan_mailbox_send_mp and
+// _mp_warp do: any number of the actor's threads (or warps) send to PE to
+// at once. The actor's state must then be in global memory, or all the
+// senders in one block (see symchan_actor_enter).
+static __device__ void symchan_actor_send_mp(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
+	symchan_mailbox_send_mp(h, &a->mb, &a->out[to], to, data, n);
+}
+
+static __device__ void symchan_actor_send_mp_warp(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
+	symchan_mailbox_send_mp_warp(h, &a->mb, &a->out[to], to, data, n);
 }
 
 // symchan_actor_reply replies to a future (see symchan_reply).
