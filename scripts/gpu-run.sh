@@ -207,12 +207,13 @@ if [ "$what" = actors ]; then
 	step ring-mixed-8pe 60 env SYMCHAN_CUDA_SHARE_GPUS=1 ./ring -backend cuda -pes 8 -actors mixed -size 8,64K -laps 100
 	step ring-kernel-nvshmem 60 ./symrun -n "$np" ./ring -backend nvshmem -actors kernel -size 8,4K,1M -laps 100
 	step actor-pingpong 90 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPU(ActorPingPong|DevicePingPong)/(kind=put-signal-8B|impl=symchan-kernel-actor)' -test.benchtime 1x -test.count 3
+	step actor-rate 120 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUActorMessageRate' -test.benchtime 1x -test.count 2
 	[ "$ngpu" -ge 2 ] && [ -d "$repo/bench/anchors" ] && step actors-anchors 180 "$repo/scripts/anchors.sh" bench
 	echo
 	echo "actor figures:"
-	for f in /tmp/symchan-ring-*.log /tmp/symchan-actor-pingpong.log /tmp/symchan-actors-anchors.log; do
+	for f in /tmp/symchan-ring-*.log /tmp/symchan-actor-pingpong.log /tmp/symchan-actor-rate.log /tmp/symchan-actors-anchors.log; do
 		[ -f "$f" ] || continue
-		grep -hE "^(ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s |Benchmark.*(PingPong))" "$f" | sed "s/^/$(basename "$f" .log | sed 's/symchan-//') /"
+		grep -hE "^(ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s |Benchmark.*(PingPong|MessageRate))" "$f" | sed "s/^/$(basename "$f" .log | sed 's/symchan-//') /"
 	done
 fi
 if [ "$what" = compare ] && [ -d old ]; then
