@@ -43,7 +43,8 @@
 #                            # (device mailboxes, kernel actors) on cuda and
 #                            # under nvshmem, the ring with Go, kernel and
 #                            # mixed actors, the kernel-actor ping-pong beside
-#                            # the device one (and NVSHMEM's on 2+ GPUs)
+#                            # the device one (and NVSHMEM's on 2+ GPUs), the
+#                            # message rate of many warps to one receiver
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
