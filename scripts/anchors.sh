@@ -6,7 +6,8 @@
 # benchstat) and Jacobi's as "anchor <name> <size> <value> <unit>" lines.
 # Binaries go to $ANCHOR_BUILD (default /tmp/symchan-anchors).
 #
-#   scripts/anchors.sh [bench|routines|jacobi|floor|all] [jacobi args: nx ny niter]
+#   scripts/anchors.sh [bench|rate|routines|jacobi|floor|all] [jacobi args: nx ny niter]
+#   (rate: nvshmem_bench's message rate alone; bench includes it)
 #   (routines: nvshmem_routines.cu, the anchors of bench/routines_test.go)
 #   (floor: the host↔GPU round trips of floor.cu, plain CUDA)
 #   (ANCHOR_KERNELS: the Jacobi sweep kernels to run, default "vec4 scalar")
@@ -47,6 +48,9 @@ fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
 	# 2 PEs: on a machine of one GPU they share it (not an NVLink figure).
 	run 2 "$build/nvshmem_bench"
+fi
+if [ "$what" = rate ]; then
+	run 2 "$build/nvshmem_bench" rate
 fi
 if [ "$what" = routines ] || [ "$what" = all ]; then
 	run 2 "$build/nvshmem_routines"

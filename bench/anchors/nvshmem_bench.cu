@@ -1,8 +1,10 @@
 // nvshmem_bench: the NVSHMEM side of bench/gpu (2 PEs, PE 0 → PE 1), doing
 // what each Go benchmark does. Output: lines of Go's benchmark format named
 // like the Go benchmark each anchors, with impl=nvshmem… (bench_line),
-// medians over reps after warm-up. Build and run: scripts/anchors.sh.
+// medians over reps after warm-up. Build and run: scripts/anchors.sh. With
+// the argument "rate", only the message rate.
 #include "common.cuh"
+#include <string>
 #include "../../kernels/symchan.cuh"
 
 __global__ void pp_putsig(char *data, uint64_t *sig, int peer, int iters, size_t size, int initiator, uint64_t base) {
@@ -53,8 +55,104 @@ __global__ void put_block_symchan_loop(char *dst, const char *src, size_t size, 
 	__threadfence_system();
 }
 
+// rate_send: lane 0 of every warp of the grid puts per_warp 8-byte
+// messages to PE to, each into the warp's own ring of 64 words of data
+// with a signal add of 1 on the warp's word of sig, no flow control:
+// BenchmarkGPUActorMessageRate's pattern (its impl=put-signal) on NVSHMEM.
+__global__ void rate_send(uint64_t *data, const uint64_t *src, uint64_t *sig, int to, int per_warp) {
+	if ((threadIdx.x & 31) != 0)
+		return;
+	const uint64_t g = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
+	for (int i = 0; i < per_warp; i++)
+		nvshmem_putmem_signal_nbi(data + g * 64 + i % 64, src + g, 8, sig + g, 1, NVSHMEM_SIGNAL_ADD, to);
+	nvshmem_quiet();
+}
+
+static __device__ uint64_t globaltimer() {
+	uint64_t t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+// rate_recv: one thread waits until the warps' signal words add up to
+// total, timing from the first messages it sees (log[2] of them) to the
+// last (log[0], log[1]).
+__global__ void rate_recv(const volatile uint64_t *sig, int warps, uint64_t total, uint64_t *log) {
+	uint64_t got = 0, t0 = 0, first = 0;
+	while (got < total) {
+		uint64_t sum = 0;
+		for (int w = 0; w < warps; w++)
+			sum += sig[w];
+		if (got == 0 && sum > 0) {
+			t0 = globaltimer();
+			first = sum;
+		}
+		got = sum;
+	}
+	log[0] = t0;
+	log[1] = globaltimer();
+	log[2] = first;
+}
+
+// message_rate: warps of PE 1 sending 8-byte put-with-signals to one
+// thread of PE 0, about 50,000 messages (BenchmarkGPUActorMessageRate).
+static void message_rate(int me, cudaStream_t st) {
+	const int maxWarps = 256;
+	uint64_t *data = (uint64_t *)nvshmem_calloc(maxWarps * 64, sizeof(uint64_t));
+	uint64_t *src = (uint64_t *)nvshmem_calloc(maxWarps, sizeof(uint64_t));
+	uint64_t *sig = (uint64_t *)nvshmem_calloc(maxWarps, sizeof(uint64_t));
+	uint64_t *log;
+	CK(cudaMalloc(&log, 24));
+	for (int warps : {1, 8, 64, 256}) {
+		const int per = std::max(1, 50000 / warps);
+		const uint64_t total = (uint64_t)per * warps;
+		std::vector<double> r;
+		for (int rep = 0; rep < 5; rep++) {
+			CK(cudaMemset(sig, 0, maxWarps * sizeof(uint64_t)));
+			CK(cudaDeviceSynchronize());
+			nvshmem_barrier_all();
+			if (me == 0)
+				rate_recv<<<1, 1, 0, st>>>(sig, warps, total, log);
+			else if (me == 1) {
+				const int block = std::min(warps, 8) * 32;
+				rate_send<<<warps * 32 / block, block, 0, st>>>(data, src, sig, 0, per);
+			}
+			CK(cudaStreamSynchronize(st));
+			if (me == 0 && rep >= 1) {
+				uint64_t l[3];
+				CK(cudaMemcpy(l, log, sizeof l, cudaMemcpyDeviceToHost));
+				// Only the messages seen arriving count; a receiver that saw
+				// most of them at once did not run beside the senders (two
+				// processes time-sliced on one GPU): no figure.
+				if (l[1] > l[0] && 2 * l[2] < total)
+					r.push_back((total - l[2]) / ((double)(l[1] - l[0]) / 1e9));
+			}
+		}
+		if (me == 0 && r.empty())
+			printf("# message rate, %d warps: the receiver saw the messages arrive at once (PEs time-sliced on one GPU?): no figure\n", warps);
+		else if (me == 0) {
+			char name[160];
+			snprintf(name, sizeof name, "BenchmarkGPUActorMessageRate/warps=%d/impl=nvshmem", warps);
+			const double rate = median(r);
+			bench_line(name, 1e9 / rate, rate / 1e6, "Mmsg/s");
+		}
+	}
+	nvshmem_barrier_all();
+	CK(cudaFree(log));
+	nvshmem_free(data);
+	nvshmem_free(src);
+	nvshmem_free(sig);
+}
+
 int main(int argc, char **argv) {
 	int me = anchor_init(&argc, &argv);
+	if (argc > 1 && std::string(argv[1]) == "rate") {
+		cudaStream_t st;
+		CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+		message_rate(me, st);
+		anchor_fini();
+		return 0;
+	}
 	int peer = 1 - me;
 	const size_t maxsz = 256ull << 20;
 	char *buf = (char *)nvshmem_malloc(2 * maxsz);
@@ -199,6 +297,7 @@ int main(int argc, char **argv) {
 	};
 	host_pingpong("nvshmem-onstream", sig + 2, 2000, 7, false);
 	host_pingpong("nvshmem-blocking", sig + 3, 200, 12, true);
+	message_rate(me, st);
 	nvshmem_barrier_all();
 	nvshmem_free(buf);
 	nvshmem_free(sig);
