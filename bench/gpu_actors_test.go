@@ -122,6 +122,8 @@ func actorPingPong(b *testing.B, local bool) latencies {
 // (symchan_mailbox_send_mp), one receiving thread taking them with
 // symchan_mailbox_recv_any; impl=symchan-mp-many: the same, a receiving
 // warp taking up to 32 at once with symchan_mailbox_recv_many_warp;
+// impl=symchan-actor-many: that warp as PE 0's actor (actors.StartKernel,
+// symchan_actor_recv_many_warp);
 // impl=put-signal: the anchor's shape, each warp's 8-byte put-with-signal
 // (signal add) into a ring of its own with no flow control, one receiving
 // thread polling every warp's signal word until they add up. Messages per
@@ -129,13 +131,18 @@ func actorPingPong(b *testing.B, local bool) latencies {
 // ns/op is the time per message.
 func BenchmarkGPUActorMessageRate(b *testing.B) {
 	impls := []struct {
-		name      string
-		raw, many bool
-	}{{"symchan-mp", false, false}, {"symchan-mp-many", false, true}, {"put-signal", true, false}}
+		name             string
+		raw, many, actor bool
+	}{
+		{"symchan-mp", false, false, false},
+		{"symchan-mp-many", false, true, false},
+		{"symchan-actor-many", false, true, true},
+		{"put-signal", true, false, false},
+	}
 	for _, warps := range []int{1, 8, 64, 256} {
 		b.Run(fmt.Sprintf("warps=%d", warps), func(b *testing.B) {
 			for _, impl := range impls {
-				rate := messageRate(b, warps, impl.raw, impl.many)
+				rate := messageRate(b, warps, impl.raw, impl.many, impl.actor)
 				reportImpl(b, impl.name, 1e9/rate, rate/1e6, "Mmsg/s")
 			}
 		})
@@ -144,7 +151,7 @@ func BenchmarkGPUActorMessageRate(b *testing.B) {
 
 // messageRate runs one BenchmarkGPUActorMessageRate measurement and
 // returns messages per second.
-func messageRate(b *testing.B, warps int, raw, many bool) float64 {
+func messageRate(b *testing.B, warps int, raw, many, actor bool) float64 {
 	perWarp := max(1, 50000/warps)
 	total := perWarp * warps
 	var rate float64
@@ -192,7 +199,10 @@ func messageRate(b *testing.B, warps int, raw, many bool) float64 {
 			rawArg = 1
 		}
 		name := kernels.RateSend
-		if pe.ID() == 0 {
+		switch {
+		case pe.ID() == 0 && actor:
+			name = kernels.RateActor
+		case pe.ID() == 0:
 			name = kernels.RateRecv
 		}
 		fn, err := g.Module().Function(name)
@@ -202,10 +212,20 @@ func messageRate(b *testing.B, warps int, raw, many bool) float64 {
 		if err := st.Sync(); err != nil {
 			return err
 		}
+		var a *actors.KernelActor
+		if pe.ID() == 0 && actor {
+			// Started before the senders: its launch allocates, which would
+			// wait for a sending kernel blocked on its credit.
+			if a, err = actors.StartKernel(ctx, mb, nil, fn, device.D1(1), device.D1(32), uint64(total), uint64(logAt)); err != nil {
+				return err
+			}
+		}
 		if err := pe.Barrier(ctx); err != nil {
 			return err
 		}
-		if pe.ID() == 0 {
+		if a != nil {
+			err = a.Wait(ctx)
+		} else if pe.ID() == 0 {
 			threads, manyArg := 1, uint64(0)
 			if many {
 				threads, manyArg = 32, 1

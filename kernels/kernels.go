@@ -63,6 +63,7 @@ const (
 	ActorPingPong         = "bench_actor_pingpong"
 	RateSend              = "bench_rate_send"
 	RateRecv              = "bench_rate_recv"
+	RateActor             = "bench_rate_actor"
 	MailboxEcho           = "mailbox_echo"
 	MailboxFanIn          = "mailbox_fanin"
 	MailboxEchoBlock      = "mailbox_echo_block"

@@ -1193,6 +1193,35 @@ extern "C" __global__ void bench_rate_recv(u64 heap_, u64 mb_, u64 in_, u64 tota
 	log[2] = got;
 }
 
+// bench_rate_actor is bench_rate_recv's mailbox receiver as a PE's actor
+// (actors.StartKernel), one warp with symchan_actor_recv_many_warp: it
+// takes total messages, logs as bench_rate_recv does and returns.
+extern "C" __global__ void bench_rate_actor(u64 heap_, u64 actor_, u64 total, u64 log_) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	symchan_actor *a = (symchan_actor *)actor_;
+	volatile u64 *log = (volatile u64 *)log_;
+	__shared__ int from;
+	__shared__ u64 v[32];
+	u64 got = 0, t0 = 0;
+	int len;
+	while (got < total) {
+		const int n = symchan_actor_recv_many_warp(h, a, &from, v, 8, &len);
+		if (got == 0)
+			t0 = now_ns();
+		if (n <= 0) {
+			if (threadIdx.x == 0)
+				log[2] = 1000000 + (u64)(n < 0 ? -n : n);
+			return;
+		}
+		got += (u64)n;
+	}
+	if (threadIdx.x != 0)
+		return;
+	log[0] = t0;
+	log[1] = now_ns();
+	log[2] = got;
+}
+
 // --- tests ----------------------------------------------------------------
 
 // mailbox_echo receives count 8-byte messages from PE peer on the mailbox

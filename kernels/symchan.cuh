@@ -979,6 +979,19 @@ static __device__ int symchan_actor_recv_block(const symchan_heap *h, symchan_ac
 	return symchan_actor_note(h, a, s, r, symchan_block_tid() == 0);
 }
 
+// symchan_actor_recv_many_warp takes the next ready messages of one
+// sender at once, up to 32, with the whole warp, as
+// symchan_mailbox_recv_many_warp does (lane j's message at buf + j·cap,
+// its length in *len): it returns the count, SYMCHAN_MBOX_CLOSED when a
+// sender closed its side, SYMCHAN_ACTOR_STOP when the actor must return,
+// or a SYMCHAN_MBOX_ error.
+static __device__ int symchan_actor_recv_many_warp(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap, int *len) {
+	const int r = symchan_mailbox_recv_many_warp(h, &a->mb, &a->in, from, &a->start, buf, cap, len);
+	const int s = *from;
+	__syncwarp();
+	return symchan_actor_note(h, a, s, r, (threadIdx.x & 31) == 0);
+}
+
 // symchan_actor_send sends n bytes to PE to (not the actor's own PE), in
 // the Go wire format; the _warp and _block forms send with the group.
 static __device__ void symchan_actor_send(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
