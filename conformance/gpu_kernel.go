@@ -32,9 +32,10 @@ func runKernel(pe *pgas.PE, name string, threads int, regions []region, args fun
 
 // runKernelAfter is runKernel that calls before, when not nil, once the
 // regions are ready and just before the launch: a barrier there starts
-// two PEs' kernels only once both have allocated (an allocation may wait
-// for the GPU's running kernels, one of which may be waiting for the
-// other PE's kernel).
+// two PEs' kernels that wait for each other only once both have allocated
+// and filled their regions, which could otherwise wait behind the other's
+// running kernel (an allocation, or stream work on a hardware queue it
+// shares).
 func runKernelAfter(pe *pgas.PE, name string, threads int, regions []region, args func(at []device.Ptr) []uint64, result int, before func() error) ([]byte, error) {
 	g, err := pe.GPU()
 	if err != nil {
