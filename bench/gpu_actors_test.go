@@ -128,7 +128,10 @@ func actorPingPong(b *testing.B, local bool) latencies {
 // (signal add) into a ring of its own with no flow control, one receiving
 // thread polling every warp's signal word until they add up. Messages per
 // second on the receiver's clock, from its first message to its last;
-// ns/op is the time per message.
+// ns/op is the time per message. The two kernels wait for each other:
+// with the PEs sharing one GPU they run only if the driver puts their
+// streams on different hardware queues (run it with
+// CUDA_DEVICE_MAX_CONNECTIONS=32, as gpu-run.sh does).
 func BenchmarkGPUActorMessageRate(b *testing.B) {
 	impls := []struct {
 		name             string

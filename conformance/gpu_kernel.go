@@ -27,16 +27,6 @@ const (
 // descriptor, then what args makes of the regions' addresses. It waits for
 // the kernel and returns region result's bytes.
 func runKernel(pe *pgas.PE, name string, threads int, regions []region, args func(at []device.Ptr) []uint64, result int) ([]byte, error) {
-	return runKernelAfter(pe, name, threads, regions, args, result, nil)
-}
-
-// runKernelAfter is runKernel that calls before, when not nil, once the
-// regions are ready and just before the launch: a barrier there starts
-// two PEs' kernels that wait for each other only once both have allocated
-// and filled their regions, which could otherwise wait behind the other's
-// running kernel (an allocation, or stream work on a hardware queue it
-// shares).
-func runKernelAfter(pe *pgas.PE, name string, threads int, regions []region, args func(at []device.Ptr) []uint64, result int, before func() error) ([]byte, error) {
 	g, err := pe.GPU()
 	if err != nil {
 		return nil, err
@@ -70,14 +60,6 @@ func runKernelAfter(pe *pgas.PE, name string, threads int, regions []region, arg
 	fn, err := g.Module().Function(name)
 	if err != nil {
 		return nil, err
-	}
-	if before != nil {
-		if err := st.Sync(); err != nil {
-			return nil, err
-		}
-		if err := before(); err != nil {
-			return nil, err
-		}
 	}
 	if err := st.Launch(fn, device.D1(1), device.D1(threads), 0, append([]uint64{uint64(g.HeapDescriptor())}, args(at)...)...); err != nil {
 		return nil, err

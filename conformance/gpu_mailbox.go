@@ -166,7 +166,10 @@ func runEchoBlock(pe *pgas.PE, mb *actors.Mailbox, cap int) error {
 // slots) arrive whole, once, in its order, interleaved with the others',
 // through 8 slots of 256 bytes, then the close marker. PE 0 takes them
 // with its Go Mailbox, or with a warp of a kernel taking runs of them at
-// once (symchan_mailbox_recv_many_warp).
+// once (symchan_mailbox_recv_many_warp) after the senders are done: with
+// PEs sharing a GPU, two kernels that wait for each other run only where
+// the driver puts their streams on different hardware queues, so the
+// kernel case gives the senders slots for every message.
 func testDeviceMailboxManySenders(t *testing.T) {
 	needGPUs(t, 2)
 	for _, c := range []struct {
@@ -183,27 +186,30 @@ func testDeviceMailboxManySenders(t *testing.T) {
 			if c.warp {
 				senders /= 32
 			}
+			slots := 8
+			if c.kernel {
+				slots = 3 * senders * c.count // every message, 600 bytes in 3 slots at most
+			}
 			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-				mb, err := actors.NewMailbox(ctx, pe, actors.Slots(8), actors.SlotSize(256))
+				mb, err := actors.NewMailbox(ctx, pe, actors.Slots(slots), actors.SlotSize(256))
 				if err != nil {
 					return err
 				}
 				desc := region{actors.DeviceMailboxSize, mb.Device().Bytes()}
-				var together func() error // both kernels start once both are ready
-				if c.kernel {
-					together = func() error { return pe.Barrier(ctx) }
-				}
 				if pe.ID() == 1 {
 					warp := uint64(0)
 					if c.warp {
 						warp = 1
 					}
-					_, err := runKernelAfter(pe, kernels.MailboxSendMP, c.threads,
+					_, err := runKernel(pe, kernels.MailboxSendMP, c.threads,
 						[]region{desc, {mboxOutBytes, nil}, {int64(608 * senders), nil}},
 						func(at []device.Ptr) []uint64 {
 							return []uint64{uint64(at[0]), uint64(at[1]), 0, uint64(c.count), warp, uint64(at[2])}
-						}, 1, together)
-					return err
+						}, 1)
+					if err != nil || !c.kernel {
+						return err
+					}
+					return pe.Barrier(ctx) // sent: PE 0's kernel may start
 				}
 				if err := mb.Close(ctx); err != nil { // PE 0's own side: its inbox ends after PE 1's close
 					return err
@@ -211,11 +217,14 @@ func testDeviceMailboxManySenders(t *testing.T) {
 				if !c.kernel {
 					return checkManySenders(ctx, mb, senders, c.count)
 				}
-				b, err := runKernelAfter(pe, kernels.MailboxRecvManyCheck, 32,
+				if err := pe.Barrier(ctx); err != nil {
+					return err
+				}
+				b, err := runKernel(pe, kernels.MailboxRecvManyCheck, 32,
 					[]region{desc, {mboxInBytes, nil}, {8, nil}, {int64(8 * senders), nil}, {32 * 608, nil}},
 					func(at []device.Ptr) []uint64 {
 						return []uint64{uint64(at[0]), uint64(at[1]), uint64(senders), uint64(c.count), uint64(at[2]), uint64(at[3]), uint64(at[4])}
-					}, 2, together)
+					}, 2)
 				return kernelStatus(kernels.MailboxRecvManyCheck, b, err)
 			})
 		})

@@ -1133,79 +1133,14 @@ extern "C" __global__ void bench_rate_send(u64 heap_, u64 mb_, u64 out_, u64 to,
 	}
 }
 
-// bench_rate_recv: PE h->pe takes total messages, timing from the first
+// rate_take takes total messages with take (a count each call; a count ≤
+// 0 is an error, logged as 1e6 + its magnitude), timing from the first
 // to the last with the global timer: log[0] and log[1], log[2] the count
-// taken (or 1e6 + an error from the receive). raw = 0: from the mailbox
-// mb (state in), one thread with symchan_mailbox_recv_any, or with many
-// a warp (launched as one) with symchan_mailbox_recv_many_warp; raw = 1:
-// the anchor's, one thread polling the signal words of warps warps at
-// sig_off until they add up to total.
-extern "C" __global__ void bench_rate_recv(u64 heap_, u64 mb_, u64 in_, u64 total, u64 raw, u64 sig_off, u64 warps, u64 log_, u64 many) {
-	const symchan_heap *h = (const symchan_heap *)heap_;
-	volatile u64 *log = (volatile u64 *)log_;
+// taken (or the error). Every thread of the group calls it.
+template <typename Take> static __device__ void rate_take(u64 total, volatile u64 *log, Take take) {
 	u64 got = 0, t0 = 0;
-	if (raw) {
-		const volatile u64 *sig = (const volatile u64 *)symchan_ptr(h, h->pe, sig_off);
-		while (got < total) {
-			u64 sum = 0;
-			for (u64 w = 0; w < warps; w++)
-				sum += sig[w];
-			if (got == 0 && sum > 0)
-				t0 = now_ns();
-			got = sum;
-		}
-	} else if (many) {
-		// The whole warp, symchan_mailbox_recv_many_warp.
-		__shared__ int from, start;
-		__shared__ u64 v[32];
-		if (threadIdx.x == 0)
-			start = 0;
-		__syncwarp();
-		int len;
-		while (got < total) {
-			const int n = symchan_mailbox_recv_many_warp(h, (const symchan_mailbox *)mb_, (symchan_mbox_in *)in_, &from, &start, v, 8, &len);
-			if (got == 0)
-				t0 = now_ns();
-			if (n <= 0) {
-				if (threadIdx.x == 0)
-					log[2] = 1000000 + (u64)(n < 0 ? -n : n);
-				return;
-			}
-			got += (u64)n;
-		}
-	} else {
-		int from = 0, start = 0;
-		u64 v;
-		for (; got < total; got++) {
-			const int n = symchan_mailbox_recv_any(h, (const symchan_mailbox *)mb_, (symchan_mbox_in *)in_, &from, &start, &v, 8);
-			if (got == 0)
-				t0 = now_ns();
-			if (n != 8) {
-				log[2] = 1000000 + (u64)(n < 0 ? -n : n);
-				return;
-			}
-		}
-	}
-	if (threadIdx.x != 0)
-		return;
-	log[0] = t0;
-	log[1] = now_ns();
-	log[2] = got;
-}
-
-// bench_rate_actor is bench_rate_recv's mailbox receiver as a PE's actor
-// (actors.StartKernel), one warp with symchan_actor_recv_many_warp: it
-// takes total messages, logs as bench_rate_recv does and returns.
-extern "C" __global__ void bench_rate_actor(u64 heap_, u64 actor_, u64 total, u64 log_) {
-	const symchan_heap *h = (const symchan_heap *)heap_;
-	symchan_actor *a = (symchan_actor *)actor_;
-	volatile u64 *log = (volatile u64 *)log_;
-	__shared__ int from;
-	__shared__ u64 v[32];
-	u64 got = 0, t0 = 0;
-	int len;
 	while (got < total) {
-		const int n = symchan_actor_recv_many_warp(h, a, &from, v, 8, &len);
+		const int n = take();
 		if (got == 0)
 			t0 = now_ns();
 		if (n <= 0) {
@@ -1215,11 +1150,67 @@ extern "C" __global__ void bench_rate_actor(u64 heap_, u64 actor_, u64 total, u6
 		}
 		got += (u64)n;
 	}
-	if (threadIdx.x != 0)
-		return;
-	log[0] = t0;
-	log[1] = now_ns();
-	log[2] = got;
+	if (threadIdx.x == 0) {
+		log[0] = t0;
+		log[1] = now_ns();
+		log[2] = got;
+	}
+}
+
+// bench_rate_recv: PE h->pe takes total messages, logged as rate_take
+// logs them. raw = 0: from the mailbox mb (state in), one thread with
+// symchan_mailbox_recv_any, or with many a warp (launched as one) with
+// symchan_mailbox_recv_many_warp; raw = 1: the anchor's, one thread
+// polling the signal words of warps warps at sig_off until they add up to
+// total.
+extern "C" __global__ void bench_rate_recv(u64 heap_, u64 mb_, u64 in_, u64 total, u64 raw, u64 sig_off, u64 warps, u64 log_, u64 many) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const symchan_mailbox *mb = (const symchan_mailbox *)mb_;
+	symchan_mbox_in *in = (symchan_mbox_in *)in_;
+	volatile u64 *log = (volatile u64 *)log_;
+	__shared__ int from, start;
+	__shared__ u64 v[32];
+	if (threadIdx.x == 0)
+		start = 0;
+	__syncwarp();
+	if (raw) {
+		const volatile u64 *sig = (const volatile u64 *)symchan_ptr(h, h->pe, sig_off);
+		u64 seen = 0;
+		rate_take(total, log, [&] { // the messages that arrived since the last look
+			u64 sum;
+			do {
+				sum = 0;
+				for (u64 w = 0; w < warps; w++)
+					sum += sig[w];
+			} while (sum == seen);
+			const int n = (int)(sum - seen);
+			seen = sum;
+			return n;
+		});
+	} else if (many)
+		rate_take(total, log, [&] {
+			int len;
+			return symchan_mailbox_recv_many_warp(h, mb, in, &from, &start, v, 8, &len);
+		});
+	else
+		rate_take(total, log, [&] {
+			const int n = symchan_mailbox_recv_any(h, mb, in, &from, &start, v, 8);
+			return n == 8 ? 1 : n > 0 ? -n : n; // a message of another length is an error
+		});
+}
+
+// bench_rate_actor is bench_rate_recv's mailbox receiver as a PE's actor
+// (actors.StartKernel), one warp with symchan_actor_recv_many_warp: it
+// takes total messages, logs them as rate_take does and returns.
+extern "C" __global__ void bench_rate_actor(u64 heap_, u64 actor_, u64 total, u64 log_) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	symchan_actor *a = (symchan_actor *)actor_;
+	__shared__ int from;
+	__shared__ u64 v[32];
+	rate_take(total, (volatile u64 *)log_, [&] {
+		int len;
+		return symchan_actor_recv_many_warp(h, a, &from, v, 8, &len);
+	});
 }
 
 // --- tests ----------------------------------------------------------------
