@@ -217,8 +217,9 @@ func messageRate(b *testing.B, warps int, raw, many, actor bool) float64 {
 		}
 		var a *actors.KernelActor
 		if pe.ID() == 0 && actor {
-			// Started before the senders: its launch allocates, which would
-			// wait for a sending kernel blocked on its credit.
+			// Started before the senders launch: what StartKernel allocates
+			// and queues could otherwise wait behind a sending kernel that
+			// waits for its credit.
 			if a, err = actors.StartKernel(ctx, mb, nil, fn, device.D1(1), device.D1(32), uint64(total), uint64(logAt)); err != nil {
 				return err
 			}
