@@ -166,10 +166,12 @@ func runEchoBlock(pe *pgas.PE, mb *actors.Mailbox, cap int) error {
 // slots) arrive whole, once, in its order, interleaved with the others',
 // through 8 slots of 256 bytes, then the close marker. PE 0 takes them
 // with its Go Mailbox, or with a warp of a kernel taking runs of them at
-// once (symchan_mailbox_recv_many_warp) after the senders are done: with
-// PEs sharing a GPU, two kernels that wait for each other run only where
-// the driver puts their streams on different hardware queues, so the
-// kernel case gives the senders slots for every message.
+// once (symchan_mailbox_recv_many_warp) after the senders are done; and
+// the warps send as PE 1's kernel actor (symchan_actor_send_mp_warp)
+// before PE 0 takes them. With PEs sharing a GPU a kernel that waits for
+// the other PE's kernel, or for its stream work, runs only where the
+// driver puts their streams on different hardware queues, so those two
+// cases give the senders a slot for every message.
 func testDeviceMailboxManySenders(t *testing.T) {
 	needGPUs(t, 2)
 	for _, c := range []struct {
@@ -180,14 +182,16 @@ func testDeviceMailboxManySenders(t *testing.T) {
 		{"threads", false, false, 128, 20},
 		{"warps", true, false, 256, 40},
 		{"warps-to-kernel", true, true, 256, 40},
+		{"warps-as-actor", true, false, 256, 40},
 	} {
+		actor := c.name == "warps-as-actor"
 		t.Run(c.name, func(t *testing.T) {
 			senders := c.threads
 			if c.warp {
 				senders /= 32
 			}
 			slots := 8
-			if c.kernel {
+			if c.kernel || actor {
 				slots = 3 * senders * c.count // every message, 600 bytes in 3 slots at most
 			}
 			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
@@ -196,6 +200,12 @@ func testDeviceMailboxManySenders(t *testing.T) {
 					return err
 				}
 				desc := region{actors.DeviceMailboxSize, mb.Device().Bytes()}
+				if pe.ID() == 1 && actor {
+					if err := sendAsActor(ctx, pe, mb, senders, c.count); err != nil {
+						return err
+					}
+					return pe.Barrier(ctx) // sent: PE 0 may receive
+				}
 				if pe.ID() == 1 {
 					warp := uint64(0)
 					if c.warp {
@@ -214,6 +224,11 @@ func testDeviceMailboxManySenders(t *testing.T) {
 				if err := mb.Close(ctx); err != nil { // PE 0's own side: its inbox ends after PE 1's close
 					return err
 				}
+				if actor {
+					if err := pe.Barrier(ctx); err != nil {
+						return err
+					}
+				}
 				if !c.kernel {
 					return checkManySenders(ctx, mb, senders, c.count)
 				}
@@ -229,6 +244,29 @@ func testDeviceMailboxManySenders(t *testing.T) {
 			})
 		})
 	}
+}
+
+// sendAsActor runs kernels.ActorSendMP, senders warps each sending count
+// messages to PE 0, as pe's actor on mb until it returns.
+func sendAsActor(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox, senders, count int) error {
+	g, err := pe.GPU()
+	if err != nil {
+		return err
+	}
+	fn, err := g.Module().Function(kernels.ActorSendMP)
+	if err != nil {
+		return err
+	}
+	buf, err := g.Context().Alloc(int64(608 * senders))
+	if err != nil {
+		return err
+	}
+	defer g.Context().Free(buf) // once the actor has returned
+	a, err := actors.StartKernel(ctx, mb, nil, fn, device.D1(1), device.D1(32*senders), 0, uint64(count), 1, uint64(buf))
+	if err != nil {
+		return err
+	}
+	return a.Wait(ctx)
 }
 
 // checkManySenders receives until ErrClosed and checks what

@@ -68,6 +68,7 @@ const (
 	MailboxFanIn          = "mailbox_fanin"
 	MailboxEchoBlock      = "mailbox_echo_block"
 	MailboxSendMP         = "mailbox_send_mp"
+	ActorSendMP           = "actor_send_mp"
 	MailboxRecvManyCheck  = "mailbox_recv_many_check"
 	FutureServe           = "future_serve"
 	ActorEcho             = "actor_echo"

@@ -1254,10 +1254,11 @@ static __device__ __forceinline__ u64 mp_size(u64 g, u64 i) {
 	return 600;
 }
 
-extern "C" __global__ void mailbox_send_mp(u64 heap_, u64 mb_, u64 out_, u64 to, u64 count, u64 warp, u64 buf_) {
-	const symchan_heap *h = (const symchan_heap *)heap_;
-	const symchan_mailbox *mb = (const symchan_mailbox *)mb_;
-	symchan_mbox_out *out = (symchan_mbox_out *)out_ + to;
+// mp_send_all is mailbox_send_mp's loop: this thread's (warp = 0) or
+// warp's (warp = 1) count messages, each sent with send(buf, n) (the warp
+// form by every lane), then, after the block's barrier, close() by thread
+// 0.
+template <typename Send, typename Close> static __device__ void mp_send_all(u64 count, u64 warp, u64 buf_, Send send, Close close) {
 	const unsigned tid = threadIdx.x;
 	const u64 g = warp ? tid / 32 : tid;
 	unsigned char *buf = (unsigned char *)buf_ + g * 608;
@@ -1268,15 +1269,45 @@ extern "C" __global__ void mailbox_send_mp(u64 heap_, u64 mb_, u64 out_, u64 to,
 			for (u64 k = 8; k < n; k++)
 				buf[k] = (unsigned char)(3 * k + 7 * g + i);
 		}
-		if (warp) {
+		if (warp)
 			__syncwarp();
-			symchan_mailbox_send_mp_warp(h, mb, out, (int)to, buf, n);
-		} else
-			symchan_mailbox_send_mp(h, mb, out, (int)to, buf, n);
+		send(buf, n);
 	}
 	__syncthreads();
 	if (tid == 0)
-		symchan_mailbox_close(h, mb, out, (int)to);
+		close();
+}
+
+extern "C" __global__ void mailbox_send_mp(u64 heap_, u64 mb_, u64 out_, u64 to, u64 count, u64 warp, u64 buf_) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	const symchan_mailbox *mb = (const symchan_mailbox *)mb_;
+	symchan_mbox_out *out = (symchan_mbox_out *)out_ + to;
+	mp_send_all(
+	    count, warp, buf_,
+	    [&](const void *buf, u64 n) {
+		    if (warp)
+			    symchan_mailbox_send_mp_warp(h, mb, out, (int)to, buf, n);
+		    else
+			    symchan_mailbox_send_mp(h, mb, out, (int)to, buf, n);
+	    },
+	    [&] { symchan_mailbox_close(h, mb, out, (int)to); });
+}
+
+// actor_send_mp is mailbox_send_mp as a PE's actor (actors.StartKernel),
+// one block, with symchan_actor_send_mp and _mp_warp; it returns once its
+// side towards to is closed.
+extern "C" __global__ void actor_send_mp(u64 heap_, u64 actor_, u64 to, u64 count, u64 warp, u64 buf_) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	symchan_actor *a = (symchan_actor *)actor_;
+	mp_send_all(
+	    count, warp, buf_,
+	    [&](const void *buf, u64 n) {
+		    if (warp)
+			    symchan_actor_send_mp_warp(h, a, (int)to, buf, n);
+		    else
+			    symchan_actor_send_mp(h, a, (int)to, buf, n);
+	    },
+	    [&] { symchan_mailbox_close(h, &a->mb, &a->out[to], (int)to); });
 }
 
 // mailbox_recv_many_check takes, with one warp and
