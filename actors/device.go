@@ -22,6 +22,16 @@ type DeviceMailbox struct {
 // DeviceMailboxSize is the size of struct symchan_mailbox.
 const DeviceMailboxSize = 40
 
+// The device side's state of a Mailbox (kernels/symchan.cuh), which
+// kernels keep in device memory they allocate: a receiver's struct
+// symchan_mbox_in, and a sender's struct symchan_mbox_out towards one
+// destination (a kernel that sends keeps one for each of DevicePEs).
+const (
+	DevicePEs        = 64 // SYMCHAN_MAX_PES, kernels.MaxPEs
+	DeviceInboxSize  = 16 * DevicePEs
+	DeviceOutboxSize = 16
+)
+
 // Device returns the mailbox's layout for kernels. It describes mailboxes
 // on backends whose partitions are device memory (the GPU backends); on
 // host memory the slot words are laid out one per cache line instead, and

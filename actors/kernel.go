@@ -20,11 +20,10 @@ const (
 	actorErrorOff   = 80
 	actorClosedOff  = 88
 	actorInOff      = 104 // symchan_mbox_in: next[64], unpaid[64]
-	actorOutOff     = actorInOff + 2*8*maxDevicePEs
-	maxDevicePEs    = 64 // SYMCHAN_MAX_PES
+	actorOutOff     = actorInOff + DeviceInboxSize
 
 	// DeviceActorSize is the size of struct symchan_actor.
-	DeviceActorSize = actorOutOff + 16*maxDevicePEs
+	DeviceActorSize = actorOutOff + DeviceOutboxSize*DevicePEs
 )
 
 // KernelError is how a kernel actor failed: the code it gave
@@ -109,8 +108,8 @@ func StartKernel(ctx context.Context, mb *Mailbox, sys *System, fn *device.Funct
 	if sys != nil && sys.pe != pe {
 		return nil, fmt.Errorf("%w: System of PE %d for a Mailbox of PE %d", ErrBadArg, sys.pe.ID(), pe.ID())
 	}
-	if mb.n > maxDevicePEs {
-		return nil, fmt.Errorf("%w: a kernel actor serves at most %d PEs, the world has %d", ErrBadArg, maxDevicePEs, mb.n)
+	if mb.n > DevicePEs {
+		return nil, fmt.Errorf("%w: a kernel actor serves at most %d PEs, the world has %d", ErrBadArg, DevicePEs, mb.n)
 	}
 	g, err := pe.GPU()
 	if err != nil {
@@ -220,9 +219,9 @@ func (a *KernelActor) launch(g pgas.GPU, sys *System, fn *device.Function, grid,
 	}
 	for s := range m.n {
 		binary.LittleEndian.PutUint64(b[actorInOff+8*s:], m.in.next[s])
-		binary.LittleEndian.PutUint64(b[actorInOff+8*(maxDevicePEs+s):], m.in.unpaid[s])
-		binary.LittleEndian.PutUint64(b[actorOutOff+16*s:], m.out[s].sent)
-		binary.LittleEndian.PutUint64(b[actorOutOff+16*s+8:], m.out[s].freed)
+		binary.LittleEndian.PutUint64(b[actorInOff+8*(DevicePEs+s):], m.in.unpaid[s])
+		binary.LittleEndian.PutUint64(b[actorOutOff+DeviceOutboxSize*s:], m.out[s].sent)
+		binary.LittleEndian.PutUint64(b[actorOutOff+DeviceOutboxSize*s+8:], m.out[s].freed)
 	}
 	var err error
 	if a.mem, err = a.ctx.Alloc(DeviceActorSize); err != nil {
@@ -323,10 +322,10 @@ func (a *KernelActor) handBack() error {
 	closed := binary.LittleEndian.Uint64(b[actorClosedOff:])
 	for s := range m.n {
 		in.next[s] = max(binary.LittleEndian.Uint64(b[actorInOff+8*s:]), 1)
-		in.unpaid[s] = binary.LittleEndian.Uint64(b[actorInOff+8*(maxDevicePEs+s):])
+		in.unpaid[s] = binary.LittleEndian.Uint64(b[actorInOff+8*(DevicePEs+s):])
 		if s != me { // Go keeps its own sends to itself: the stop marker
-			m.out[s].sent = binary.LittleEndian.Uint64(b[actorOutOff+16*s:])
-			m.out[s].freed = binary.LittleEndian.Uint64(b[actorOutOff+16*s+8:])
+			m.out[s].sent = binary.LittleEndian.Uint64(b[actorOutOff+DeviceOutboxSize*s:])
+			m.out[s].freed = binary.LittleEndian.Uint64(b[actorOutOff+DeviceOutboxSize*s+8:])
 		}
 		if in.expect[s*m.k*m.stride] == ^uint64(0) {
 			continue // closed before the kernel started

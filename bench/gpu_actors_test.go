@@ -181,10 +181,11 @@ func messageRate(b *testing.B, warps int, raw, many, actor bool) float64 {
 			return err
 		}
 		defer st.Destroy()
-		// The mailbox's layout, then the device side's state (zeroed), then
-		// the receiver's log.
+		// The mailbox's layout, then the device side's state (zeroed: the
+		// receiver's inbox or the sender's outboxes), then the receiver's
+		// log.
 		desc := mb.Device().Bytes()
-		const state = 16 * 64
+		const state = max(actors.DeviceInboxSize, actors.DeviceOutboxSize*actors.DevicePEs)
 		mem, err := c.Alloc(int64(len(desc)) + state + 24)
 		if err != nil {
 			return err

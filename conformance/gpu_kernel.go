@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/symchan/symchan/actors"
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas"
 )
@@ -18,8 +19,8 @@ type region struct {
 // Sizes of the device-side mailbox state a test kernel keeps: struct
 // symchan_mbox_out for every destination, struct symchan_mbox_in.
 const (
-	mboxOutBytes = 16 * 64
-	mboxInBytes  = 16 * 64
+	mboxOutBytes = actors.DeviceOutboxSize * actors.DevicePEs
+	mboxInBytes  = actors.DeviceInboxSize
 )
 
 // runKernel runs kernel name, one block of threads threads, on pe's GPU

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/symchan/symchan/actors"
 )
 
 // The committed PTX must come from the committed sources: its first line
@@ -54,8 +56,8 @@ func TestPTXOverride(t *testing.T) {
 
 // The Go layout of struct symchan_heap matches the header's declaration.
 func TestHeapDescriptorLayout(t *testing.T) {
-	if !strings.Contains(Header, "#define SYMCHAN_MAX_PES 64") || MaxPEs != 64 {
-		t.Fatal("SYMCHAN_MAX_PES and MaxPEs differ")
+	if !strings.Contains(Header, "#define SYMCHAN_MAX_PES 64") || MaxPEs != 64 || actors.DevicePEs != MaxPEs {
+		t.Fatal("SYMCHAN_MAX_PES, MaxPEs and actors.DevicePEs differ")
 	}
 	b := HeapDescriptor([]uint64{0x1000, 0, 0x3000}, 1<<20, 2)
 	le := func(off, n int) uint64 {
