@@ -47,8 +47,7 @@ type Mailbox struct {
 	// directly instead of through Get and SignalFetch.
 	localWords []uint64
 	localSlots []byte
-	localBell  *uint64
-	bells      []*uint64 // per receiver, its bell where this process can load it
+	bells      []*uint64 // per receiver, its bell where this process can load it (its own always)
 	spins      bool      // Recv polls before it parks (pgas.BlockSpin)
 
 	closing  atomic.Bool // this PE's sending side is (being) closed
@@ -157,11 +156,6 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		if err != nil {
 			return nil, err
 		}
-		bell, err := pgas.Local(pe, m.bell)
-		if err != nil {
-			return nil, err
-		}
-		m.localBell = &bell[0]
 		m.bells = make([]*uint64, n)
 		for q := range n {
 			if b, err := pgas.Ptr(pe, m.bell, q); err != nil {
@@ -521,7 +515,7 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		if m.drainHeads() || (wait && m.spinHeads()) {
 			continue
 		}
-		if wait && in.open > 0 && m.localBell != nil {
+		if wait && in.open > 0 && m.bells != nil {
 			if err := m.park(ctx); err != nil {
 				return false, err
 			}
@@ -613,8 +607,9 @@ func (m *Mailbox) drainHeads() bool {
 // however many slots the inbox has, which the backend can hand straight
 // to this goroutine. Callers hold in.mu.
 func (m *Mailbox) park(ctx context.Context) error {
-	atomic.StoreUint64(m.localBell, 1)
-	defer atomic.StoreUint64(m.localBell, 0)
+	bell := m.bells[m.pe.ID()]
+	atomic.StoreUint64(bell, 1)
+	defer atomic.StoreUint64(bell, 0)
 	if m.drainHeads() {
 		return nil
 	}
