@@ -28,25 +28,34 @@ func actorMsg(from, i int) []byte {
 
 // startEcho starts kernels.ActorEcho on pe as its actor on mb.
 func startEcho(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox) (*actors.KernelActor, func(), error) {
+	const cap = 4096
+	return startActor(ctx, pe, mb, kernels.ActorEcho, 128, cap, func(buf device.Ptr) []uint64 { return []uint64{uint64(buf), cap} })
+}
+
+// startActor starts kernel name, one block of threads threads, on pe as
+// its actor on mb, with args(buf) after the heap and the actor, buf
+// being bufBytes of device memory that free releases once the actor has
+// returned.
+func startActor(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox, name string, threads int, bufBytes int64,
+	args func(buf device.Ptr) []uint64) (a *actors.KernelActor, free func(), err error) {
 	g, err := pe.GPU()
 	if err != nil {
 		return nil, nil, err
 	}
-	fn, err := g.Module().Function(kernels.ActorEcho)
+	fn, err := g.Module().Function(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	const cap = 4096
-	buf, err := g.Context().Alloc(cap)
+	buf, err := g.Context().Alloc(bufBytes)
 	if err != nil {
 		return nil, nil, err
 	}
-	a, err := actors.StartKernel(ctx, mb, nil, fn, device.D1(1), device.D1(128), uint64(buf), cap)
-	if err != nil {
-		_ = g.Context().Free(buf)
+	free = func() { _ = g.Context().Free(buf) }
+	if a, err = actors.StartKernel(ctx, mb, nil, fn, device.D1(1), device.D1(threads), args(buf)...); err != nil {
+		free()
 		return nil, nil, err
 	}
-	return a, func() { _ = g.Context().Free(buf) }, nil
+	return a, free, nil
 }
 
 // echoed sends PE 0 count messages actorMsg(seed, i) from a helper

@@ -249,23 +249,12 @@ func testDeviceMailboxManySenders(t *testing.T) {
 // sendAsActor runs kernels.ActorSendMP, senders warps each sending count
 // messages to PE 0, as pe's actor on mb until it returns.
 func sendAsActor(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox, senders, count int) error {
-	g, err := pe.GPU()
+	a, free, err := startActor(ctx, pe, mb, kernels.ActorSendMP, 32*senders, int64(608*senders),
+		func(buf device.Ptr) []uint64 { return []uint64{0, uint64(count), 1, uint64(buf)} })
 	if err != nil {
 		return err
 	}
-	fn, err := g.Module().Function(kernels.ActorSendMP)
-	if err != nil {
-		return err
-	}
-	buf, err := g.Context().Alloc(int64(608 * senders))
-	if err != nil {
-		return err
-	}
-	defer g.Context().Free(buf) // once the actor has returned
-	a, err := actors.StartKernel(ctx, mb, nil, fn, device.D1(1), device.D1(32*senders), 0, uint64(count), 1, uint64(buf))
-	if err != nil {
-		return err
-	}
+	defer free()
 	return a.Wait(ctx)
 }
 
