@@ -251,9 +251,10 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 //         [9] fetch address, [10] its stride, [11] bytes per index (with
 //         4 in [5]); out [16] sequence done, [17] state (1 done, 2
 //         aborted, 3 expired), [18] result, [19] word, [20] epoch of the
-//         launch whose warp left, [21] reads done again; int32 indices
-//         from byte 192, values from 4352, status bytes from 12544, the
-//         fetched bytes from 16384 (bytes per index, in report order).
+//         launch whose warp left, [21] reads done again, [22] the
+//         answer's hash (agent_seal); int32 indices from byte 192,
+//         values from 4352, status bytes from 12544, the fetched bytes
+//         from 16384 (bytes per index, in report order).
 //
 // A warp leaves when its launch's lifetime ends: it writes its epoch,
 // fences, and looks once more for a request (the host writes the request,
@@ -271,7 +272,14 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 #define AGENT_ATOMIC 3
 #define AGENT_SIG_SET 1
 #define AGENT_SIG_ADD 2
+#define AGENT_SEALED_BYTES 1024
+#define PHI 0x9e3779b97f4a7c15ull
 #define FULL 0xffffffffu
+
+// fence_acq_rel_sys orders this thread's earlier accesses before its
+// later ones for every observer: what a release needs, without the
+// sequentially consistent fence's extra cost (__threadfence_system).
+static __device__ __forceinline__ void fence_acq_rel_sys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 
 static __device__ __forceinline__ u64 ld_relaxed(const volatile u64 *p) {
 	u64 v;
@@ -313,7 +321,7 @@ static __device__ __forceinline__ bool agent_fetch(volatile u64 *e, int n, u64 s
 	w = l < n ? ld_relaxed(&e[l]) : 0;
 	if (__shfl_sync(FULL, w, 0) != seq)
 		return false;
-	u64 h = l < n && l != 7 ? agent_mix(w ^ ((u64)l * 0x9e3779b97f4a7c15ull)) : 0;
+	u64 h = l < n && l != 7 ? agent_mix(w ^ (u64)l * PHI) : 0;
 	for (int o = 16; o > 0; o /= 2)
 		h ^= __shfl_xor_sync(FULL, h, o);
 	if (h == __shfl_sync(FULL, w, 7))
@@ -412,7 +420,7 @@ static __device__ void agent_lane(u64 *lane, u64 epoch, const agent_ctl &c) {
 				}
 			}
 			if (sigop) {
-				__threadfence_system(); // the data before the signal
+				fence_acq_rel_sys(); // the data before the signal
 				__syncwarp();
 				if (l == 0) {
 					if (sigop == AGENT_SIG_SET)
@@ -433,7 +441,7 @@ static __device__ void agent_lane(u64 *lane, u64 epoch, const agent_ctl &c) {
 			if (l == 0)
 				e[8] = atomic_op(addr, (code >> 16) & 0xff, (code >> 24) & 0xff, operand, cond);
 		}
-		__threadfence_system(); // the routine, then its completion
+		fence_acq_rel_sys(); // the routine, then its completion
 		__syncwarp();
 		if (l == 0)
 			status[0] = next;
@@ -501,21 +509,41 @@ static __device__ bool agent_eval(const u64 *words, int n, int kind, int cmp, in
 // addr + i·stride into out + k·bytes: word by word where all is aligned,
 // else byte by byte (never past what was asked for). It fences first
 // (acquire): the words were seen, so a put-with-signal's data is seen
-// whole.
-static __device__ void agent_fetch_data(char *out, u64 addr, u64 stride, int bytes, const int *sidx, int i0, int cnt) {
-	asm volatile("fence.acq_rel.sys;" ::: "memory");
+// whole. It returns this thread's part of the copy's hash (agent_seal):
+// the XOR over the words t it wrote of agent_mix(word ^ (64 + t)·φ), 0
+// where it copied bytes.
+static __device__ u64 agent_fetch_data(char *out, u64 addr, u64 stride, int bytes, const int *sidx, int i0, int cnt) {
+	fence_acq_rel_sys();
+	u64 h = 0;
 	if (((addr | stride | (u64)bytes) & 7) == 0) {
 		const int wpi = bytes / 8;
 		for (int t = threadIdx.x; t < cnt * wpi; t += 32) {
 			const int k = t / wpi, i = sidx ? sidx[k] : i0;
-			((volatile u64 *)out)[t] = ((const volatile u64 *)(addr + i * stride))[t % wpi];
+			const u64 v = ((const volatile u64 *)(addr + i * stride))[t % wpi];
+			((volatile u64 *)out)[t] = v;
+			h ^= agent_mix(v ^ (u64)(64 + t) * PHI);
 		}
-		return;
+		return h;
 	}
 	for (int t = threadIdx.x; t < cnt * bytes; t += 32) {
 		const int k = t / bytes, i = sidx ? sidx[k] : i0;
 		((volatile unsigned char *)out)[t] = ((const volatile unsigned char *)(addr + i * stride))[t % bytes];
 	}
+	return 0;
+}
+
+// agent_seal tells whether an answer goes to the host without a fence
+// before its sequence (answerSealed in pgas/internal/gpuop/agent.go has
+// the same rule): a satisfied wait reporting at most 32 indices and
+// fetching at most AGENT_SEALED_BYTES, word by word. Its words then reach
+// host memory in any order, and the host takes the answer once what it
+// reads agrees with the hash in out[6]: the XOR of agent_mix(w ^ i·φ) over
+// out[i], i = 0 (the sequence) … 3, over the int32 indices k at
+// agent_mix(index ^ (8 + k)·φ) and over the fetched words (as
+// agent_fetch_data) — a membar.sys, about a PCIe round trip, less per
+// answer. Other answers hash out[0..3] alone and fence.
+static __device__ __forceinline__ bool agent_seal(u64 state, int nidx, int cnt, int fbytes, u64 faddr, u64 fstride) {
+	return state == 1 && nidx <= 32 && cnt * fbytes <= AGENT_SEALED_BYTES && ((faddr | fstride | (u64)fbytes) & 7) == 0;
 }
 
 static __device__ void agent_waiter(char *slot, u64 *scratch, u64 epoch, const agent_ctl &c) {
@@ -575,22 +603,28 @@ static __device__ void agent_waiter(char *slot, u64 *scratch, u64 epoch, const a
 			}
 		}
 		__syncwarp(); // sidx
-		if (state == 1 && mode == WAIT_SOME) {
-			for (int k = l; k < (int)res; k += 32)
-				indices[k] = sidx[k];
+		const int nidx = state == 1 && mode == WAIT_SOME ? (int)res : 0;
+		const int cnt = state != 1 || !fbytes ? 0 : mode == WAIT_SOME ? (int)res : mode == WAIT_ANY && res != ~0ull ? 1 : 0;
+		u64 h = 0;
+		for (int k = l; k < nidx; k += 32) {
+			indices[k] = sidx[k];
+			h ^= agent_mix((u64)(unsigned)sidx[k] ^ (u64)(8 + k) * PHI);
 		}
-		if (state == 1 && fbytes) {
-			const int cnt = mode == WAIT_SOME ? (int)res : mode == WAIT_ANY && res != ~0ull ? 1 : 0;
-			agent_fetch_data(slot + AGENT_FETCH_AT, faddr, fstride, fbytes, mode == WAIT_SOME ? sidx : 0, (int)res, cnt);
-		}
+		if (cnt)
+			h ^= agent_fetch_data(slot + AGENT_FETCH_AT, faddr, fstride, fbytes, mode == WAIT_SOME ? sidx : 0, (int)res, cnt);
+		for (int o = 16; o > 0; o /= 2)
+			h ^= __shfl_xor_sync(FULL, h, o);
+		const bool sealed = agent_seal(state, nidx, cnt, fbytes, faddr, fstride);
 		if (l == 0) {
 			out[1] = state;
 			out[2] = res;
 			out[3] = word;
 			if (state == 3)
 				out[4] = epoch; // leaving: the host launches again
+			out[6] = (sealed ? h : 0) ^ agent_mix(s0) ^ agent_mix(state ^ PHI) ^ agent_mix(res ^ 2 * PHI) ^ agent_mix(word ^ 3 * PHI);
 		}
-		__threadfence_system();
+		if (!sealed)
+			__threadfence_system();
 		__syncwarp();
 		if (l == 0)
 			out[0] = s0;

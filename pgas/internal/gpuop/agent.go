@@ -207,9 +207,9 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 	// The slot goes back once its request is answered; after an error
 	// (a launch that failed, a faulted kernel) it is not used again, as
 	// its warp may still be on the request.
-	answered := true
+	done := true
 	defer func() {
-		if answered {
+		if done {
 			a.slots <- k
 		}
 	}()
@@ -224,27 +224,52 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 	if hasStatus {
 		flags |= 2
 	}
+	var faddr, fstride uint64
 	if f := req.Fetch; f.Bytes > 0 {
 		flags |= 4
-		rq[9], rq[10], rq[11] = uint64(words)-uint64(req.Off)+uint64(f.Off), uint64(f.Stride), uint64(f.Bytes)
+		faddr, fstride = uint64(words)-uint64(req.Off)+uint64(f.Off), uint64(f.Stride)
+		rq[9], rq[10], rq[11] = faddr, fstride, uint64(f.Bytes)
 	}
 	rq[1], rq[2], rq[3], rq[4], rq[5], rq[6] = uint64(words), uint64(req.N), spec(req), req.Value, flags, uint64(req.Start)
+	// answered reports whether out holds the answer to request seq whole.
+	answered := func(seq uint64) bool {
+		if atomic.LoadUint64(&out[0]) != seq {
+			return false
+		}
+		a := answer{seq: seq, state: atomic.LoadUint64(&out[1]), res: atomic.LoadUint64(&out[2]),
+			word: atomic.LoadUint64(&out[3]), hash: atomic.LoadUint64(&out[6])}
+		nidx, cnt := 0, 0
+		if a.state == 1 && req.Mode == driver.WaitSome {
+			nidx, cnt = int(a.res), int(a.res)
+		} else if a.state == 1 && req.Mode == driver.WaitAny && a.res != ^uint64(0) {
+			cnt = 1
+		}
+		if req.Fetch.Bytes == 0 {
+			cnt = 0
+		}
+		sealed := answerSealed(a.state, nidx, cnt, req.Fetch.Bytes, faddr, fstride)
+		if sealed {
+			a.idx = unsafe.Slice((*uint32)(unsafe.Pointer(&slot[slotIdx])), nidx)
+			a.data = unsafe.Slice((*uint64)(unsafe.Pointer(&slot[slotFetch])), cnt*req.Fetch.Bytes/8)
+		}
+		return a.whole(sealed)
+	}
 	var cause error
 	for {
 		a.slotSeq[k]++
 		seq := a.slotSeq[k]
 		rq[7] = entryHash(rq[:8], seq)
 		atomic.StoreUint64(&rq[0], seq)
-		answered = false
+		done = false
 		if err := a.ensure(&out[4]); err != nil {
 			return driver.WaitResult{}, err
 		}
-		err := a.spin(func() bool { return atomic.LoadUint64(&out[0]) == seq }, &out[4],
+		err := a.spin(func() bool { return answered(seq) }, &out[4],
 			interrupt(ctx, abort, &cause, func() { atomic.StoreUint64(&rq[8], seq) }))
 		if err != nil {
 			return driver.WaitResult{}, err
 		}
-		answered = true
+		done = true
 		switch atomic.LoadUint64(&out[1]) {
 		case 3: // the launch ended first: hand the wait to the next one
 			if cause != nil {
@@ -284,29 +309,6 @@ func (a *Agent) waitFallback(ctx context.Context, abort <-chan struct{}, words d
 		err = a.copySt.Sync()
 	}
 	return r, err
-}
-
-// entryHash is the hash of a request of sequence seq (words[0] is about to
-// be seq; words[7] is the hash's place): the agent takes a request from
-// one PCIe read when the words it read agree with it (agent_fetch in
-// symchan.cu, which computes the same).
-func entryHash(words []uint64, seq uint64) uint64 {
-	var h uint64
-	for i, w := range words {
-		switch i {
-		case 0:
-			w = seq
-		case 7:
-			continue
-		}
-		w ^= uint64(i) * 0x9e3779b97f4a7c15
-		w ^= w >> 30
-		w *= 0xbf58476d1ce4e5b9
-		w ^= w >> 27
-		w *= 0x94d049bb133111eb
-		h ^= w ^ w>>31
-	}
-	return h
 }
 
 // Lane runs one PE's small routines in order on the agent. Its methods

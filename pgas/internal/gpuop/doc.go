@@ -7,7 +7,7 @@
 // wait no device-to-host copies however many words it watches. Larger
 // waits, or more at once than the agent's slots, run a Waiter's kernel
 // each. Signal and SignalAdd queue signals on a stream, after stream
-// copies. It is compiled in with the build tag cuda.
+// copies. Its GPU parts are compiled in with the build tag cuda.
 package gpuop
 
 // MaxWords is the largest wait set a Waiter accepts.
