@@ -127,8 +127,7 @@ fi
 if [ "$what" = service ] || [ "$what" = load ]; then
 	# One GPU: two PEs share it (cuda) and two processes share it (nvshmem).
 	np=$((ngpu < 2 ? 2 : ngpu))
-	share=()
-	[ "$ngpu" -lt 2 ] && share=(SYMCHAN_CUDA_SHARE_GPUS=1)
+	share=(SYMCHAN_CUDA_SHARE_GPUS=1) # see routines
 fi
 if [ "$what" = service ]; then
 	svc='TestConformance/(Actors|PGAS)/(Service|StartStopCycles)'
@@ -146,8 +145,7 @@ fi
 if [ "$what" = latency ] || [ "$what" = latency-suites ]; then
 	# One GPU: two PEs share it (cuda) and two processes share it (nvshmem).
 	np=$((ngpu < 2 ? 2 : ngpu))
-	share=(SYMCHAN_TEST_BACKEND=cuda)
-	[ "$ngpu" -lt 2 ] && share+=(SYMCHAN_CUDA_SHARE_GPUS=1)
+	share=(SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1) # see routines
 fi
 if [ "$what" = latency ]; then
 	[ -d "$repo/bench/anchors" ] && step floor 60 "$repo/scripts/anchors.sh" floor
@@ -178,8 +176,9 @@ if [ "$what" = latency-suites ]; then
 fi
 if [ "$what" = routines ]; then
 	np=$((ngpu < 2 ? 2 : ngpu))
-	shared=()
-	[ "$ngpu" -lt 2 ] && shared+=(SYMCHAN_CUDA_SHARE_GPUS=1)
+	# PE i runs on GPU i mod #GPUs: one PE per GPU up to the number of
+	# GPUs, shared past it (the suites' 3- to 64-PE worlds, 4-PE benchmarks).
+	shared=(SYMCHAN_CUDA_SHARE_GPUS=1)
 	rb='StridedPut|LockHandover|AllToAll'
 	step routines-device 90 ./cuda.test -test.v -test.count=1 -test.run 'TestDevice'
 	step device-mailbox 120 env SYMCHAN_TEST_BACKEND=cuda "${shared[@]}" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=110s
@@ -197,8 +196,7 @@ if [ "$what" = routines ]; then
 fi
 if [ "$what" = actors ]; then
 	np=$((ngpu < 2 ? 2 : ngpu))
-	share=()
-	[ "$ngpu" -lt 2 ] && share=(SYMCHAN_CUDA_SHARE_GPUS=1)
+	share=(SYMCHAN_CUDA_SHARE_GPUS=1) # see routines
 	step actors-gpu-suite-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=140s
 	step actors-gpu-suite-nvshmem 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=110s
 	for mode in go kernel mixed; do
