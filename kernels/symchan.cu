@@ -316,12 +316,16 @@ static __device__ __forceinline__ u64 agent_mix(u64 x) {
 // of an older request beside the new sequence) is done again after an
 // acquire of the sequence, which orders it after the host's writes.
 // *slow counts the reads done again (tests check that one read is the rule).
+// A lane's entry (n > 8) hashes its header and, for a put, the payload's
+// words; a wait slot's request (n = 8) its 8 words.
 static __device__ __forceinline__ bool agent_fetch(volatile u64 *e, int n, u64 seq, u64 &w, volatile u64 *slow) {
 	const int l = threadIdx.x;
 	w = l < n ? ld_relaxed(&e[l]) : 0;
 	if (__shfl_sync(FULL, w, 0) != seq)
 		return false;
-	u64 h = l < n && l != 7 ? agent_mix(w ^ (u64)l * PHI) : 0;
+	const u64 code = __shfl_sync(FULL, w, 1);
+	const int hn = n <= 8 ? n : (code & 0xff) == AGENT_PUT ? min(n, 8 + ((int)(code >> 32) + 7) / 8) : 8;
+	u64 h = l < hn && l != 7 ? agent_mix(w ^ (u64)l * PHI) : 0;
 	for (int o = 16; o > 0; o /= 2)
 		h ^= __shfl_xor_sync(FULL, h, o);
 	if (h == __shfl_sync(FULL, w, 7))
@@ -504,29 +508,47 @@ static __device__ bool agent_eval(const u64 *words, int n, int kind, int cmp, in
 	return m != 0xffffffffu;
 }
 
+// agent_acquire reads word i of a wait's set (wide: 8 bytes a word) with
+// acquire semantics, so that this thread's later reads see what was
+// written before the update it saw: an acquire load, not a fence (a
+// sys-scope fence waits about a PCIe round trip).
+static __device__ __forceinline__ void agent_acquire(const u64 *words, bool wide, int i) {
+	u64 v;
+	unsigned v32;
+	if (wide)
+		asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(words + i) : "memory");
+	else
+		asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v32) : "l"((const unsigned *)words + i) : "memory");
+	(void)v, (void)v32; // the load's ordering is its point, not its value
+}
+
 // agent_fetch_data copies, for the k-th of the cnt indices i a wait
 // reports (sidx[k], or the any-wait's index i0), bytes bytes at
 // addr + i·stride into out + k·bytes: word by word where all is aligned,
-// else byte by byte (never past what was asked for). It fences first
-// (acquire): the words were seen, so a put-with-signal's data is seen
+// else byte by byte (never past what was asked for). Each thread reads
+// word i again with acquire semantics before index i's bytes: the word
+// was seen to satisfy the wait, so a put-with-signal's data is seen
 // whole. It returns this thread's part of the copy's hash (agent_seal):
 // the XOR over the words t it wrote of agent_mix(word ^ (64 + t)·φ), 0
 // where it copied bytes.
-static __device__ u64 agent_fetch_data(char *out, u64 addr, u64 stride, int bytes, const int *sidx, int i0, int cnt) {
-	fence_acq_rel_sys();
+static __device__ u64 agent_fetch_data(char *out, const u64 *words, bool wide, u64 addr, u64 stride, int bytes, const int *sidx, int i0, int cnt) {
 	u64 h = 0;
 	if (((addr | stride | (u64)bytes) & 7) == 0) {
 		const int wpi = bytes / 8;
-		for (int t = threadIdx.x; t < cnt * wpi; t += 32) {
+		for (int t = threadIdx.x, last = -1; t < cnt * wpi; t += 32) {
 			const int k = t / wpi, i = sidx ? sidx[k] : i0;
+			if (i != last)
+				agent_acquire(words, wide, last = i);
 			const u64 v = ((const volatile u64 *)(addr + i * stride))[t % wpi];
 			((volatile u64 *)out)[t] = v;
 			h ^= agent_mix(v ^ (u64)(64 + t) * PHI);
 		}
 		return h;
 	}
-	for (int t = threadIdx.x; t < cnt * bytes; t += 32) {
+	for (int t = threadIdx.x, last = -1; t < cnt * bytes; t += 32) {
 		const int k = t / bytes, i = sidx ? sidx[k] : i0;
+		if (i != last)
+			agent_acquire(words, wide, last = i);
 		((volatile unsigned char *)out)[t] = ((const volatile unsigned char *)(addr + i * stride))[t % bytes];
 	}
 	return 0;
@@ -611,7 +633,8 @@ static __device__ void agent_waiter(char *slot, u64 *scratch, u64 epoch, const a
 			h ^= agent_mix((u64)(unsigned)sidx[k] ^ (u64)(8 + k) * PHI);
 		}
 		if (cnt)
-			h ^= agent_fetch_data(slot + AGENT_FETCH_AT, faddr, fstride, fbytes, mode == WAIT_SOME ? sidx : 0, (int)res, cnt);
+			h ^= agent_fetch_data(slot + AGENT_FETCH_AT, (const u64 *)words, kind == KIND_INT64 || kind == KIND_UINT64, faddr, fstride, fbytes,
+			                      mode == WAIT_SOME ? sidx : 0, (int)res, cnt);
 		for (int o = 16; o > 0; o /= 2)
 			h ^= __shfl_xor_sync(FULL, h, o);
 		const bool sealed = agent_seal(state, nidx, cnt, fbytes, faddr, fstride);

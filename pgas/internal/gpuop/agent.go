@@ -371,7 +371,12 @@ func (l *Lane) post(code, addr, sig, operand, cond uint64, payload []byte) ([]ui
 	e := unsafe.Slice((*uint64)(unsafe.Pointer(&l.ring[int(seq%ringEntries)*entryBytes])), entryBytes/8)
 	e[1], e[2], e[3], e[4], e[5] = code|uint64(len(payload))<<32, addr, sig, operand, cond
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&e[8])), LanePayload), payload)
-	e[7] = entryHash(e, seq)
+	// The hash covers the header and a put's payload words (agent_fetch).
+	hashed := 8
+	if code&0xff == opPut {
+		hashed += (len(payload) + 7) / 8
+	}
+	e[7] = entryHash(e[:hashed], seq)
 	atomic.StoreUint64(&e[0], seq)
 	l.issued = seq
 	return e, seq, l.a.ensure(l.gone)

@@ -60,22 +60,29 @@ func result(req driver.WaitRequest, n, word uint64, idx []byte) driver.WaitResul
 	return r
 }
 
-// spin polls done until it holds: busily first (an answer comes within
-// microseconds), then yielding, then sleeping between polls. Every 1024
-// polls, or every 16 once sleeping (a millisecond or two), it calls
-// check, whose error ends the spin.
+// spin polls done until it holds: busily for the first spinBusy (an
+// answer comes within microseconds), then yielding the processor between
+// polls until spinYield, then sleeping between them. Every spinCheck it
+// calls check, whose error ends the spin: check queries the GPU (a driver
+// call of about a microsecond), so doing it every few polls would delay
+// the answer it waits for.
 func spin(done func() bool, check func() error) error {
-	for i := 0; !done(); i++ {
-		due := i&1023 == 1023
+	start := time.Now()
+	next := spinCheck
+	for i := 1; !done(); i++ {
+		if i&63 != 0 {
+			continue
+		}
+		t := time.Since(start)
 		switch {
-		case i < 1<<10:
-		case i < 1<<14:
+		case t < spinBusy:
+		case t < spinYield:
 			runtime.Gosched()
 		default:
 			time.Sleep(20 * time.Microsecond)
-			due = i&15 == 15
 		}
-		if due {
+		if t >= next {
+			next = t + spinCheck
 			if err := check(); err != nil {
 				return err
 			}
@@ -83,6 +90,13 @@ func spin(done func() bool, check func() error) error {
 	}
 	return nil
 }
+
+// The phases of spin.
+const (
+	spinBusy  = 20 * time.Microsecond
+	spinYield = 2 * time.Millisecond
+	spinCheck = 20 * time.Microsecond
+)
 
 // interrupt is a check for spin: the first time ctx ends or abort closes,
 // it records why in *cause and calls stop, which tells the kernel to give
