@@ -454,6 +454,11 @@ static __device__ void agent_lane(u64 *lane, u64 epoch, const agent_ctl &c) {
 	}
 }
 
+// AGENT_AHEAD is how many of its words a lane of agent_eval reads before
+// it looks at the first: the reads are in flight together, so a pass over
+// 1024 words waits for 4 memory round trips rather than 32.
+#define AGENT_AHEAD 8
+
 // agent_eval is one pass of a wait over n words by one warp; it returns
 // whether the wait holds and sets *res and *word as symchan_wait reports
 // them (WAIT_SOME writes the indices as it finds them to sidx, in shared
@@ -466,28 +471,40 @@ static __device__ bool agent_eval(const u64 *words, int n, int kind, int cmp, in
 	unsigned best = 0xffffffffu;
 	u64 best_word = 0, w0 = 0;
 	int count = 0;
-	for (int base = 0; base < n; base += 32) {
-		const int i = base + l;
-		bool ok = false;
-		if (i < n && !(status && status[i])) {
-			const u64 w = wide ? ((const volatile u64 *)words)[i] : (u64)((const volatile unsigned *)words)[i];
-			ok = symchan_compare(ord(kind, w), cmp, values ? values[i] : nv);
-			all_ok &= ok;
-			if (i == 0)
-				w0 = w;
-			if (ok && mode == WAIT_ANY) {
-				const unsigned d = (unsigned)((i - start + n) % n);
-				if (d < best) {
-					best = d;
-					best_word = w;
+	for (int first = 0; first < n; first += 32 * AGENT_AHEAD) {
+		u64 ahead[AGENT_AHEAD]; // unrolled below: registers
+#pragma unroll
+		for (int k = 0; k < AGENT_AHEAD; k++) {
+			const int i = first + 32 * k + l;
+			ahead[k] = i >= n ? 0 : wide ? ((const volatile u64 *)words)[i] : (u64)((const volatile unsigned *)words)[i];
+		}
+#pragma unroll
+		for (int k = 0; k < AGENT_AHEAD; k++) {
+			const int base = first + 32 * k;
+			if (base >= n)
+				break;
+			const int i = base + l;
+			bool ok = false;
+			if (i < n && !(status && status[i])) {
+				const u64 w = ahead[k];
+				ok = symchan_compare(ord(kind, w), cmp, values ? values[i] : nv);
+				all_ok &= ok;
+				if (i == 0)
+					w0 = w;
+				if (ok && mode == WAIT_ANY) {
+					const unsigned d = (unsigned)((i - start + n) % n);
+					if (d < best) {
+						best = d;
+						best_word = w;
+					}
 				}
 			}
-		}
-		if (mode == WAIT_SOME) {
-			const unsigned b = __ballot_sync(FULL, ok);
-			if (ok)
-				sidx[count + __popc(b & ((1u << l) - 1))] = i;
-			count += __popc(b);
+			if (mode == WAIT_SOME) {
+				const unsigned b = __ballot_sync(FULL, ok);
+				if (ok)
+					sidx[count + __popc(b & ((1u << l) - 1))] = i;
+				count += __popc(b);
+			}
 		}
 	}
 	if (mode == WAIT_ALL) {
