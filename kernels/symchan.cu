@@ -528,15 +528,17 @@ static __device__ bool agent_eval(const u64 *words, int n, int kind, int cmp, in
 // agent_acquire reads word i of a wait's set (wide: 8 bytes a word) with
 // acquire semantics, so that this thread's later reads see what was
 // written before the update it saw: an acquire load, not a fence (a
-// sys-scope fence waits about a PCIe round trip).
-static __device__ __forceinline__ void agent_acquire(const u64 *words, bool wide, int i) {
-	u64 v;
-	unsigned v32;
-	if (wide)
+// sys-scope fence waits about a PCIe round trip). Callers want the
+// ordering, not the value.
+static __device__ __forceinline__ u64 agent_acquire(const u64 *words, bool wide, int i) {
+	if (wide) {
+		u64 v;
 		asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(words + i) : "memory");
-	else
-		asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v32) : "l"((const unsigned *)words + i) : "memory");
-	(void)v, (void)v32; // the load's ordering is its point, not its value
+		return v;
+	}
+	unsigned v;
+	asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"((const unsigned *)words + i) : "memory");
+	return v;
 }
 
 // agent_fetch_data copies, for the k-th of the cnt indices i a wait
