@@ -17,9 +17,14 @@ import (
 //     and forth (each waits for the other's value, then writes its own):
 //     the cost of moving one cache line between two cores and back, the
 //     floor of any cross-core round trip, symchan's included.
+//   - impl=atomic2: the same with the request and the reply in two words
+//     on two cache lines, as any exchange through two mailboxes (one per
+//     receiver) has them: symchan's Chan and Future round trips. Each line
+//     is written on one core while the other core polls it.
 func roundTripAnchors(b *testing.B) {
 	b.Run("impl=gochan", goChanRoundTrip)
 	b.Run("impl=atomic", atomicRoundTrip)
+	b.Run("impl=atomic2", atomic2RoundTrip)
 }
 
 func goChanRoundTrip(b *testing.B) {
@@ -53,6 +58,33 @@ func atomicRoundTrip(b *testing.B) {
 	for i := uint64(1); i <= n; i++ {
 		word.Store(2*i - 1)
 		spinUntil(&word, 2*i)
+	}
+	<-done
+}
+
+func atomic2RoundTrip(b *testing.B) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		b.Skip("needs two cores (GOMAXPROCS ≥ 2)")
+	}
+	var lines struct {
+		_        [64]byte
+		request  atomic.Uint64
+		_        [56]byte
+		response atomic.Uint64
+		_        [56]byte
+	}
+	n := uint64(b.N)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := uint64(1); i <= n; i++ {
+			spinUntil(&lines.request, i)
+			lines.response.Store(i)
+		}
+	}()
+	for i := uint64(1); i <= n; i++ {
+		lines.request.Store(i)
+		spinUntil(&lines.response, i)
 	}
 	<-done
 }
