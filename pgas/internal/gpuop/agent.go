@@ -236,23 +236,23 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 		if atomic.LoadUint64(&out[0]) != seq {
 			return false
 		}
-		a := answer{seq: seq, state: atomic.LoadUint64(&out[1]), res: atomic.LoadUint64(&out[2]),
+		ans := answer{seq: seq, state: atomic.LoadUint64(&out[1]), res: atomic.LoadUint64(&out[2]),
 			word: atomic.LoadUint64(&out[3]), hash: atomic.LoadUint64(&out[6])}
 		nidx, cnt := 0, 0
-		if a.state == 1 && req.Mode == driver.WaitSome {
-			nidx, cnt = int(a.res), int(a.res)
-		} else if a.state == 1 && req.Mode == driver.WaitAny && a.res != ^uint64(0) {
+		if ans.state == 1 && req.Mode == driver.WaitSome {
+			nidx, cnt = int(ans.res), int(ans.res)
+		} else if ans.state == 1 && req.Mode == driver.WaitAny && ans.res != ^uint64(0) {
 			cnt = 1
 		}
 		if req.Fetch.Bytes == 0 {
 			cnt = 0
 		}
-		sealed := answerSealed(a.state, nidx, cnt, req.Fetch.Bytes, faddr, fstride)
+		sealed := answerSealed(ans.state, nidx, cnt, req.Fetch.Bytes, faddr, fstride)
 		if sealed {
-			a.idx = unsafe.Slice((*uint32)(unsafe.Pointer(&slot[slotIdx])), nidx)
-			a.data = unsafe.Slice((*uint64)(unsafe.Pointer(&slot[slotFetch])), cnt*req.Fetch.Bytes/8)
+			ans.idx = unsafe.Slice((*uint32)(unsafe.Pointer(&slot[slotIdx])), nidx)
+			ans.data = unsafe.Slice((*uint64)(unsafe.Pointer(&slot[slotFetch])), cnt*req.Fetch.Bytes/8)
 		}
-		return a.whole(sealed)
+		return ans.whole(sealed)
 	}
 	var cause error
 	for {
