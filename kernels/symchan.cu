@@ -301,7 +301,7 @@ static __device__ __forceinline__ bool agent_leave(volatile u64 *gone, u64 epoch
 
 // agent_mix is splitmix64's finaliser. A request's hash is the XOR over
 // its words i ≠ 7 of agent_mix(word ^ i·φ), which the host stores in word
-// 7 before the sequence (entryHash in pgas/internal/gpuop/agent.go).
+// 7 before the sequence (entryHash in pgas/internal/gpuop/seal.go).
 static __device__ __forceinline__ u64 agent_mix(u64 x) {
 	x ^= x >> 30;
 	x *= 0xbf58476d1ce4e5b9ull;
@@ -574,7 +574,7 @@ static __device__ u64 agent_fetch_data(char *out, const u64 *words, bool wide, u
 }
 
 // agent_seal tells whether an answer goes to the host without a fence
-// before its sequence (answerSealed in pgas/internal/gpuop/agent.go has
+// before its sequence (answerSealed in pgas/internal/gpuop/seal.go has
 // the same rule): a satisfied wait reporting at most 32 indices and
 // fetching at most AGENT_SEALED_BYTES, word by word. Its words then reach
 // host memory in any order, and the host takes the answer once what it
