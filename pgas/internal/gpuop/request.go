@@ -1,9 +1,8 @@
-//go:build cuda
-
 package gpuop
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"slices"
 	"time"
@@ -14,6 +13,9 @@ import (
 
 // What the Agent's waits and the Waiter's share: a request put where the
 // kernels read it, its answer read back, and the host's polling.
+
+// ErrAborted ends a wait whose abort channel closed (a PE failed).
+var ErrAborted = errors.New("aborted: a PE failed")
 
 // stage copies req's comparands into values (8 bytes a word) and its mask
 // into status (a byte a word, 1 excludes), both mapped pinned memory, and

@@ -15,9 +15,6 @@ import (
 	"github.com/symchan/symchan/pgas/driver"
 )
 
-// ErrAborted ends a wait whose abort channel closed (a PE failed).
-var ErrAborted = errors.New("aborted: a PE failed")
-
 // Waiter runs waits on one GPU context, a launch of kernels.Wait each, on a
 // stream of its own: for wait sets too large for the Agent, or when its
 // slots are busy. A launch gives up after the agent's lifetime and is
