@@ -29,7 +29,8 @@
 #   .gpu/gpu-run.sh latency  # the latency issue on the GPUs at hand: the
 #                            # floor anchor, the hop's stages, the messaging
 #                            # benchmarks and the ring before (old/) and
-#                            # after, alternating, two rounds
+#                            # after, alternating, two rounds (the ring:
+#                            # 1000 laps, enough to read its p99)
 #   .gpu/gpu-run.sh latency-suites  # the wait and actors suites on cuda
 #                            # (PEs sharing the GPU when there is one) and
 #                            # under nvshmem
@@ -157,7 +158,7 @@ if [ "$what" = latency ]; then
 			[ -d old ] || [ "$v" = new ] || continue
 			version "$v"
 			step "lat-$v-$round-gpu" 120 env "${ptx[@]}" "${share[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPU(HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
-			step "lat-$v-$round-ring" 120 env "${ptx[@]}" "${share[@]}" "$d/ring" -backend cuda -pes "$np" -size 8,4K,1M,64M -laps 50
+			step "lat-$v-$round-ring" 120 env "${ptx[@]}" "${share[@]}" "$d/ring" -backend cuda -pes "$np" -size 8,4K,1M,64M -laps 1000
 		done
 	done
 	echo

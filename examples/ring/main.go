@@ -5,7 +5,11 @@
 // GPU on the cuda backend) before passing a Ref to it on. It checks order
 // and checksums and prints per-hop latency and bandwidth for each size:
 // a lap's time over the PEs it passed, its median, p99 and p99.9 over the
-// laps (with fewer than 1000 laps the p99.9 is the slowest lap).
+// laps (with 100 laps or fewer the p99 is the slowest lap, with 1000 or
+// fewer the p99.9). Before the table the first size's laps run once
+// untimed (-warmup): the first laps of a process pay for its start (the
+// runtime's threads, page faults, the agent's first launch on GPUs), a
+// tail that is not the ring's.
 //
 // On the GPU backends, -actors kernel runs every PE as a kernel actor
 // (actors.StartKernel, kernel ring_actor): each hop is kernel to kernel,
@@ -53,6 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	laps := fs.Int("laps", 100, "laps around the ring per size")
 	mode := fs.String("actors", actorsGo, "on GPU backends: go (Go actors), kernel (kernel actors: no host in a hop) or mixed (odd PEs kernels, even PEs Go)")
 	blocks := fs.Int("kernel-blocks", 0, "blocks of each kernel actor, which share its payload copies (0: from the SMs per PE on its GPU, 1 to 32)")
+	warmup := fs.Bool("warmup", true, "run the first size's laps once, untimed, before the timed ones")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ring [flags]\n")
 		fs.PrintDefaults()
@@ -90,7 +95,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if err := ring(stdout, options{*backend, *pes, sz, *laps, *checkAll, *mode, *blocks}); err != nil {
+	if err := ring(stdout, options{*backend, *pes, sz, *laps, *checkAll, *mode, *blocks, *warmup}); err != nil {
 		fmt.Fprintln(stderr, "ring:", err)
 		return 1
 	}
@@ -141,6 +146,7 @@ type options struct {
 	checkAll bool
 	mode     string // actorsGo, actorsKernel or actorsMixed
 	blocks   int    // of each kernel actor; 0: kernelBlocks
+	warmup   bool   // the first size's laps once, untimed, first
 }
 
 func ring(out io.Writer, o options) error {
@@ -187,7 +193,11 @@ func ring(out io.Writer, o options) error {
 			defer kpe.close()
 		}
 		round := uint64(0)
-		for _, size := range sizes {
+		passes := sizes
+		if o.warmup {
+			passes = append([]int{sizes[0]}, sizes...)
+		}
+		for pass, size := range passes {
 			if err := pe.Barrier(ctx); err != nil {
 				return err
 			}
@@ -232,7 +242,7 @@ func ring(out io.Writer, o options) error {
 				return err
 			}
 			round += uint64(laps)
-			if me == 0 {
+			if me == 0 && !(o.warmup && pass == 0) {
 				slices.Sort(lapTimes)
 				med := lapTimes[len(lapTimes)/2] / time.Duration(n)
 				p99 := lapTimes[len(lapTimes)*99/100] / time.Duration(n)

@@ -21,6 +21,20 @@ func TestRingRuns(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
 	}
+	// The first size's untimed warm-up pass prints no row.
+	if n := strings.Count(got, "\n         8 "); n != 1 {
+		t.Errorf("%d rows for size 8, want 1:\n%s", n, got)
+	}
+}
+
+func TestRingNoWarmup(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-pes", "2", "-size", "8", "-laps", "4", "-warmup=false"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "\n         8        8 ") {
+		t.Errorf("output lacks the row of 8 hops:\n%s", out.String())
+	}
 }
 
 // One PE passes the message to itself.
