@@ -231,28 +231,22 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 		rq[9], rq[10], rq[11] = faddr, fstride, uint64(f.Bytes)
 	}
 	rq[1], rq[2], rq[3], rq[4], rq[5], rq[6] = uint64(words), uint64(req.N), spec(req), req.Value, flags, uint64(req.Start)
-	// answered reports whether out holds the answer to request seq whole.
+	// answered reports whether out holds the answer to request seq whole,
+	// and keeps it in got: the words its hash vouched for.
+	var got answer
 	answered := func(seq uint64) bool {
 		if atomic.LoadUint64(&out[0]) != seq {
 			return false
 		}
-		ans := answer{seq: seq, state: atomic.LoadUint64(&out[1]), res: atomic.LoadUint64(&out[2]),
+		got = answer{seq: seq, state: atomic.LoadUint64(&out[1]), res: atomic.LoadUint64(&out[2]),
 			word: atomic.LoadUint64(&out[3]), hash: atomic.LoadUint64(&out[6])}
-		nidx, cnt := 0, 0
-		if ans.state == 1 && req.Mode == driver.WaitSome {
-			nidx, cnt = int(ans.res), int(ans.res)
-		} else if ans.state == 1 && req.Mode == driver.WaitAny && ans.res != ^uint64(0) {
-			cnt = 1
-		}
-		if req.Fetch.Bytes == 0 {
-			cnt = 0
-		}
-		sealed := answerSealed(ans.state, nidx, cnt, req.Fetch.Bytes, faddr, fstride)
+		nidx, cnt := carried(&req, got.state, got.res)
+		sealed := answerSealed(got.state, nidx, cnt, req.Fetch.Bytes, faddr, fstride)
 		if sealed {
-			ans.idx = unsafe.Slice((*uint32)(unsafe.Pointer(&slot[slotIdx])), nidx)
-			ans.data = unsafe.Slice((*uint64)(unsafe.Pointer(&slot[slotFetch])), cnt*req.Fetch.Bytes/8)
+			got.idx = unsafe.Slice((*uint32)(unsafe.Pointer(&slot[slotIdx])), nidx)
+			got.data = unsafe.Slice((*uint64)(unsafe.Pointer(&slot[slotFetch])), cnt*req.Fetch.Bytes/8)
 		}
-		return ans.whole(sealed)
+		return got.whole(sealed)
 	}
 	var cause error
 	for {
@@ -270,7 +264,7 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 			return driver.WaitResult{}, err
 		}
 		done = true
-		switch atomic.LoadUint64(&out[1]) {
+		switch got.state {
 		case 3: // the launch ended first: hand the wait to the next one
 			if cause != nil {
 				return driver.WaitResult{}, cause
@@ -279,7 +273,7 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 		case 2:
 			return driver.WaitResult{}, cause
 		}
-		r := result(req, atomic.LoadUint64(&out[2]), atomic.LoadUint64(&out[3]), slot[slotIdx:])
+		r := result(req, got.res, got.word, slot[slotIdx:])
 		if f := req.Fetch; f.Bytes > 0 {
 			driver.Reported(&req, r, func(k, _ int) {
 				copy(f.Into[k*f.Bytes:(k+1)*f.Bytes], slot[slotFetch+k*f.Bytes:])

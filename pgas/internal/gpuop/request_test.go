@@ -80,16 +80,18 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
+// TestSpec: the kernels read a wait's kind, comparison, mode and test
+// flag from the bytes 0 … 3 of its spec word (symchan_wait, agent_waiter).
 func TestSpec(t *testing.T) {
-	for _, c := range []struct {
-		req  driver.WaitRequest
-		want uint64
-	}{
-		{driver.WaitRequest{Kind: driver.KindUint64, Cmp: driver.CmpGE, Mode: driver.WaitSome}, uint64(driver.KindUint64) | uint64(driver.CmpGE)<<8 | uint64(driver.WaitSome)<<16},
-		{driver.WaitRequest{Kind: driver.KindInt32, Cmp: driver.CmpEQ, Mode: driver.WaitAny, Test: true}, uint64(driver.KindInt32) | uint64(driver.CmpEQ)<<8 | uint64(driver.WaitAny)<<16 | 1<<24},
+	for _, req := range []driver.WaitRequest{
+		{Kind: driver.KindUint64, Cmp: driver.CmpGE, Mode: driver.WaitSome},
+		{Kind: driver.KindInt32, Cmp: driver.CmpEQ, Mode: driver.WaitAny, Test: true},
+		{Kind: driver.KindInt64, Cmp: driver.CmpNE, Mode: driver.WaitAll},
 	} {
-		if got := spec(c.req); got != c.want {
-			t.Errorf("spec(%+v) = %#x, want %#x", c.req, got, c.want)
+		s := spec(req)
+		test := s>>24&0xff == 1
+		if driver.Kind(s&0xff) != req.Kind || driver.Cmp(s>>8&0xff) != req.Cmp || driver.WaitMode(s>>16&0xff) != req.Mode || test != req.Test || s>>32 != 0 {
+			t.Errorf("spec(%+v) = %#x: the kernels would read kind %d, cmp %d, mode %d, test %v", req, s, s&0xff, s>>8&0xff, s>>16&0xff, test)
 		}
 	}
 }

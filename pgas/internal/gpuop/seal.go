@@ -1,5 +1,7 @@
 package gpuop
 
+import "github.com/symchan/symchan/pgas/driver"
+
 // Requests and answers cross PCIe between the host and the agent with no
 // fence between their words and their sequence number: each carries a
 // hash of its words, and the side that reads takes it once what it read
@@ -47,6 +49,26 @@ type answer struct {
 	seq, state, res, word, hash uint64
 	idx                         []uint32
 	data                        []uint64
+}
+
+// carried is what an answer of state and result res to req carries
+// beside its words: nidx int32 indices (a satisfied some-wait's) and cnt
+// fetches of req.Fetch.Bytes bytes (one per index a satisfied wait
+// reports). agent_waiter in symchan.cu counts the same.
+func carried(req *driver.WaitRequest, state, res uint64) (nidx, cnt int) {
+	if state != 1 {
+		return 0, 0
+	}
+	switch {
+	case req.Mode == driver.WaitSome:
+		nidx, cnt = int(res), int(res)
+	case req.Mode == driver.WaitAny && res != ^uint64(0):
+		cnt = 1
+	}
+	if req.Fetch.Bytes == 0 {
+		cnt = 0
+	}
+	return nidx, cnt
 }
 
 // answerSealed is agent_seal's rule: whether the agent wrote an answer

@@ -3,7 +3,34 @@ package gpuop
 import (
 	"fmt"
 	"testing"
+
+	"github.com/symchan/symchan/pgas/driver"
 )
+
+// TestCarried: what an answer carries beside its words, as agent_waiter
+// writes it: a satisfied some-wait's indices, and one fetch per index a
+// satisfied wait reports when it fetches.
+func TestCarried(t *testing.T) {
+	fetch := driver.Fetch{Bytes: 64}
+	for _, c := range []struct {
+		name       string
+		req        driver.WaitRequest
+		state, res uint64
+		nidx, cnt  int
+	}{
+		{"some-wait, 3 ready, fetching", driver.WaitRequest{Mode: driver.WaitSome, Fetch: fetch}, 1, 3, 3, 3},
+		{"some-wait, 3 ready", driver.WaitRequest{Mode: driver.WaitSome}, 1, 3, 3, 0},
+		{"any-wait, found, fetching", driver.WaitRequest{Mode: driver.WaitAny, Fetch: fetch}, 1, 5, 0, 1},
+		{"any-test, none found", driver.WaitRequest{Mode: driver.WaitAny, Fetch: fetch, Test: true}, 1, ^uint64(0), 0, 0},
+		{"all-wait", driver.WaitRequest{Mode: driver.WaitAll}, 1, 1, 0, 0},
+		{"aborted some-wait", driver.WaitRequest{Mode: driver.WaitSome, Fetch: fetch}, 2, 3, 0, 0},
+		{"expired any-wait", driver.WaitRequest{Mode: driver.WaitAny, Fetch: fetch}, 3, 0, 0, 0},
+	} {
+		if nidx, cnt := carried(&c.req, c.state, c.res); nidx != c.nidx || cnt != c.cnt {
+			t.Errorf("%s: carried = %d indices, %d fetches; want %d, %d", c.name, nidx, cnt, c.nidx, c.cnt)
+		}
+	}
+}
 
 func TestAnswerSealed(t *testing.T) {
 	for _, c := range []struct {
