@@ -58,6 +58,12 @@ repo=$(dirname "$gpu")
 what=${1:-all}
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 ngpu=$(nvidia-smi -L | wc -l)
+# Modes that pair PEs run at least two: on one GPU two PEs share it (cuda)
+# and two processes share it (nvshmem). With share, PE i runs on GPU i mod
+# #GPUs: one PE per GPU up to the number of GPUs, shared past it (the
+# suites' 3- to 64-PE worlds, 4-PE benchmarks).
+np=$((ngpu < 2 ? 2 : ngpu))
+share=(SYMCHAN_CUDA_SHARE_GPUS=1)
 nvidia-smi --query-gpu=index,name,memory.total,memory.used --format=csv,noheader || true
 if [ -x /usr/local/cuda/bin/nvcc ] && [ -f "$repo/kernels/symchan.cu" ]; then
 	"$repo/scripts/gpu-ptx.sh" "$gpu" && export SYMCHAN_PTX=$gpu/symchan.ptx
@@ -125,11 +131,6 @@ if [ "$what" = faults ]; then
 		./nvshmem.test -test.v -test.count=1
 	step bench-gpu-host 90 ./bench.test -test.run '^$' -test.bench 'GPU(HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
 fi
-if [ "$what" = service ] || [ "$what" = load ]; then
-	# One GPU: two PEs share it (cuda) and two processes share it (nvshmem).
-	np=$((ngpu < 2 ? 2 : ngpu))
-	share=(SYMCHAN_CUDA_SHARE_GPUS=1) # see routines
-fi
 if [ "$what" = service ]; then
 	svc='TestConformance/(Actors|PGAS)/(Service|StartStopCycles)'
 	step service-suites-cuda 200 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$svc" -test.timeout=190s
@@ -142,11 +143,6 @@ fi
 if [ "$what" = load ]; then
 	step service-load-cuda 590 ./bench.test -test.run '^$' -test.bench ServiceLoad -test.benchtime 1x -test.v -test.timeout 0 \
 		-load.duration "${LOAD_DURATION:-20s}" -load.start "${LOAD_START:-1000}" -service.backend cuda -service.pes "$ngpu"
-fi
-if [ "$what" = latency ] || [ "$what" = latency-suites ]; then
-	# One GPU: two PEs share it (cuda) and two processes share it (nvshmem).
-	np=$((ngpu < 2 ? 2 : ngpu))
-	share=(SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1) # see routines
 fi
 if [ "$what" = latency ]; then
 	[ -d "$repo/bench/anchors" ] && step floor 60 "$repo/scripts/anchors.sh" floor
@@ -171,22 +167,18 @@ if [ "$what" = latency ]; then
 fi
 if [ "$what" = latency-suites ]; then
 	# (-test.run splits its pattern at each slash, level by level.)
-	step lat-suites-cuda-waits 60 env "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/PGAS/(Wait|PutSignal)' -test.timeout=55s
-	step lat-suites-cuda-actors 330 env "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/Actors' -test.timeout=320s
+	step lat-suites-cuda-waits 60 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/PGAS/(Wait|PutSignal)' -test.timeout=55s
+	step lat-suites-cuda-actors 330 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/Actors' -test.timeout=320s
 	step lat-suites-nvshmem 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/(PGAS|Actors)/(Wait|PutSignal|Chan|Future|Mailbox|Actors|Send|TrySend)' -test.timeout=110s
 fi
 if [ "$what" = routines ]; then
-	np=$((ngpu < 2 ? 2 : ngpu))
-	# PE i runs on GPU i mod #GPUs: one PE per GPU up to the number of
-	# GPUs, shared past it (the suites' 3- to 64-PE worlds, 4-PE benchmarks).
-	shared=(SYMCHAN_CUDA_SHARE_GPUS=1)
 	rb='StridedPut|LockHandover|AllToAll'
 	step routines-device 90 ./cuda.test -test.v -test.count=1 -test.run 'TestDevice'
-	step device-mailbox 120 env SYMCHAN_TEST_BACKEND=cuda "${shared[@]}" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=110s
-	step routines-suite-cuda 330 env SYMCHAN_TEST_BACKEND=cuda "${shared[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/PGAS' -test.timeout=320s
+	step device-mailbox 120 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=110s
+	step routines-suite-cuda 330 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/PGAS' -test.timeout=320s
 	step routines-suite-nvshmem 240 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/PGAS' -test.timeout=230s
 	step routines-bench-host 120 env SYMCHAN_BACKEND=host ./bench.test -test.run '^$' -test.bench "$rb" -test.benchtime 200x -test.count 3
-	step routines-bench-cuda 240 env SYMCHAN_BACKEND=cuda "${shared[@]}" ./bench.test -test.run '^$' -test.bench "$rb" -test.benchtime 50x -test.count 3
+	step routines-bench-cuda 240 env SYMCHAN_BACKEND=cuda "${share[@]}" ./bench.test -test.run '^$' -test.bench "$rb" -test.benchtime 50x -test.count 3
 	step routines-bench-nvshmem 120 env SYMCHAN_BACKEND=nvshmem ./symrun -n "$np" ./bench.test -test.run '^$' -test.bench 'StridedPut|LockHandover/impl=lock/pes=2$|AllToAll' -test.benchtime 50x -test.count 3
 	[ -d "$repo/bench/anchors" ] && step routines-bench-anchors 180 "$repo/scripts/anchors.sh" routines
 	echo
@@ -196,8 +188,6 @@ if [ "$what" = routines ]; then
 	done
 fi
 if [ "$what" = actors ]; then
-	np=$((ngpu < 2 ? 2 : ngpu))
-	share=(SYMCHAN_CUDA_SHARE_GPUS=1) # see routines
 	step actors-gpu-suite-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=140s
 	step actors-gpu-suite-nvshmem 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=110s
 	for mode in go kernel mixed; do
@@ -220,8 +210,6 @@ if [ "$what" = actors ]; then
 	done
 fi
 if [ "$what" = compare ] && [ -d old ]; then
-	# One GPU: two PEs share it (cuda) and two processes share it (nvshmem).
-	np=$((ngpu < 2 ? 2 : ngpu))
 	[ "$ngpu" -lt 2 ] && export SYMCHAN_CUDA_SHARE_GPUS=1
 	for round in 1 2 3; do
 		for v in old new; do
