@@ -42,30 +42,11 @@ func goChanRoundTrip(b *testing.B) {
 }
 
 func atomicRoundTrip(b *testing.B) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		b.Skip("needs two cores (GOMAXPROCS ≥ 2)")
-	}
-	var word atomic.Uint64 // odd: the pinger's turn is over; even: the ponger's
-	n := uint64(b.N)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := uint64(1); i <= n; i++ {
-			spinUntil(&word, 2*i-1)
-			word.Store(2 * i)
-		}
-	}()
-	for i := uint64(1); i <= n; i++ {
-		word.Store(2*i - 1)
-		spinUntil(&word, 2*i)
-	}
-	<-done
+	var word atomic.Uint64
+	spinRoundTrips(b, &word, &word)
 }
 
 func atomic2RoundTrip(b *testing.B) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		b.Skip("needs two cores (GOMAXPROCS ≥ 2)")
-	}
 	var lines struct {
 		_        [64]byte
 		request  atomic.Uint64
@@ -73,18 +54,28 @@ func atomic2RoundTrip(b *testing.B) {
 		response atomic.Uint64
 		_        [56]byte
 	}
+	spinRoundTrips(b, &lines.request, &lines.response)
+}
+
+// spinRoundTrips runs b.N round trips between two spinning goroutines:
+// round i's request is 2i-1 in req, its reply 2i in resp (which may be
+// the same word: odd, the pinger's turn is over; even, the ponger's).
+func spinRoundTrips(b *testing.B, req, resp *atomic.Uint64) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		b.Skip("needs two cores (GOMAXPROCS ≥ 2)")
+	}
 	n := uint64(b.N)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := uint64(1); i <= n; i++ {
-			spinUntil(&lines.request, i)
-			lines.response.Store(i)
+			spinUntil(req, 2*i-1)
+			resp.Store(2 * i)
 		}
 	}()
 	for i := uint64(1); i <= n; i++ {
-		lines.request.Store(i)
-		spinUntil(&lines.response, i)
+		req.Store(2*i - 1)
+		spinUntil(resp, 2*i)
 	}
 	<-done
 }
