@@ -512,7 +512,7 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			return true, use(x)
 		}
 		in.queue, in.qhead, in.arena = in.queue[:0], 0, in.arena[:0]
-		if m.drainHeads() || (wait && m.spinHeads()) {
+		if m.drainHeads() || (wait && in.open > 0 && m.spinHeads()) {
 			continue
 		}
 		if wait && in.open > 0 && m.bells != nil {
@@ -582,8 +582,9 @@ func (m *Mailbox) senders() []int {
 // drainHeads is the receive path's fast check where this PE's words are
 // host memory: one atomic load of each sender's next slot word instead of
 // a wait over all n·k words. It drains the senders whose next slot is
-// ready and reports whether it found any; errors are left for the
-// general path to meet again.
+// ready and reports whether it took any slot: a message, a chunk or a
+// close marker, each of which changes what the caller waits for. Errors
+// are left for the general path to meet again.
 func (m *Mailbox) drainHeads() bool {
 	if m.localWords == nil {
 		return false
@@ -599,13 +600,15 @@ func (m *Mailbox) drainHeads() bool {
 			found = true
 		}
 	}
-	return found && len(in.queue) > 0
+	return found
 }
 
 // park waits until a sender rings this PE's bell (see ring) or has rung it
 // already, where this PE's words are host memory: one word to wait on,
 // however many slots the inbox has, which the backend can hand straight
-// to this goroutine. Callers hold in.mu.
+// to this goroutine. It returns at once when its last look takes a slot:
+// that may be the last close marker, after which no sender is left to
+// wait for. Callers hold in.mu.
 func (m *Mailbox) park(ctx context.Context) error {
 	bell := m.bells[m.pe.ID()]
 	atomic.StoreUint64(bell, 1)
@@ -641,7 +644,7 @@ func (m *Mailbox) ring(to int) error {
 
 // spinHeads polls the senders' next slot words (host memory only, see
 // spin) before recv waits in the backend. It reports whether drainHeads
-// found messages.
+// took a slot.
 func (m *Mailbox) spinHeads() bool {
 	return m.localWords != nil && m.spins && spin(m.drainHeads)
 }

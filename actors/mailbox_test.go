@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/symchan/symchan/pgas"
 )
@@ -126,5 +128,50 @@ func TestMailboxFits(t *testing.T) {
 		if err := mailboxFits(c.n, c.k, c.s, c.stride, c.mem); (err == nil) != c.ok {
 			t.Errorf("mailboxFits(%d, %d, %d, %d, %d) = %v", c.n, c.k, c.s, c.stride, c.mem, err)
 		}
+	}
+}
+
+// A receiver that parks when the last close markers have just arrived
+// takes them in park's last look and must not then wait on a set of
+// senders that is empty (which fails: no PE could satisfy the wait). In
+// the soak suite this happened when the markers landed between recv's
+// spin and its park; here park is called with them already in place.
+func TestMailboxParkTakesLastCloseMarker(t *testing.T) {
+	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+		m, err := mailboxIn(ctx, pe, false)
+		if err != nil {
+			return err
+		}
+		if m.bells == nil {
+			return errors.New("host memory words but no bells: the park path is not taken")
+		}
+		if err := m.Close(ctx); err != nil {
+			return err
+		}
+		if err := pe.Barrier(ctx); err != nil { // both markers are in place
+			return err
+		}
+		if err := m.in.mu.lock(ctx); err != nil {
+			return err
+		}
+		// Unfixed, park waits for nobody and never returns.
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err = m.park(pctx)
+		cancel()
+		open := m.in.open
+		m.in.mu.unlock()
+		if err != nil {
+			return fmt.Errorf("park with the close markers ready: %w", err)
+		}
+		if open != 0 {
+			return fmt.Errorf("park returned with %d senders open, want 0", open)
+		}
+		if _, err := m.Recv(ctx); !errors.Is(err, ErrClosed) {
+			return fmt.Errorf("Recv after every sender closed: %v, want ErrClosed", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
