@@ -56,6 +56,11 @@
 //     Chan towards every PE (a marker after its last message). A PE's inbox
 //     reports ErrClosed once every PE has closed its side and every message
 //     was received, like a Go channel after close and drain.
+//   - Finished senders: a blocking Recv ends with pgas.ErrNoWriters once
+//     every PE that could still send to it has returned without closing
+//     its side. This PE counts as a sender once it has sent to itself: a
+//     first message to itself from another of its goroutines, sent after
+//     the other PEs returned, comes too late for a Recv already waiting.
 //
 // # Channels and futures
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/symchan/symchan/actors"
 	"github.com/symchan/symchan/pgas"
@@ -77,6 +78,30 @@ func testFinishedPeerEndsBlockedCalls(t *testing.T) {
 			}
 			if _, err := ch.Recv(ctx); !errors.Is(err, pgas.ErrNoWriters) {
 				return fmt.Errorf("the second Recv returned %v, want ErrNoWriters", err)
+			}
+			return nil
+		})
+	})
+	// A PE that has sent to itself is one of its own writers: after
+	// that, its Recv waits for another goroutine's later self-send,
+	// although every other PE has returned.
+	t.Run("a PE that sent to itself is waited for", func(t *testing.T) {
+		run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+			ch := must(actors.NewChan[int64](ctx, pe))
+			check(pe.Barrier(ctx))
+			if pe.ID() == 1 {
+				return nil
+			}
+			check(ch.Send(ctx, 0, 1))
+			if v, err := ch.Recv(ctx); err != nil || v != 1 {
+				return fmt.Errorf("Recv = %d, %v; want 1", v, err)
+			}
+			pe.Go(func(ctx context.Context) {
+				time.Sleep(20 * time.Millisecond) // PE 1 has returned by then
+				_ = ch.Send(ctx, 0, 2)
+			})
+			if v, err := ch.Recv(ctx); err != nil || v != 2 {
+				return fmt.Errorf("Recv after a later self-send = %d, %v; want 2", v, err)
 			}
 			return nil
 		})
