@@ -612,12 +612,15 @@ func (m *Mailbox) drainHeads() bool {
 func (m *Mailbox) park(ctx context.Context) error {
 	bell := m.bells[m.pe.ID()]
 	atomic.StoreUint64(bell, 1)
-	defer atomic.StoreUint64(bell, 0)
 	if m.drainHeads() {
+		atomic.StoreUint64(bell, 0)
 		return nil
 	}
 	ws := pgas.WaitSet[uint64]{Ivars: m.bell, Cmp: signals.EQ, Value: 0, From: m.senders()}
 	_, err := pgas.Wait(ctx, m.pe, pgas.WaitAll, ws)
+	if err != nil {
+		atomic.StoreUint64(bell, 0)
+	} // else a sender rang: the bell is 0 already
 	m.stats.waited(err == nil)
 	return err
 }

@@ -91,12 +91,18 @@ func (o *handoff) ring() {
 // consistent: either a writer sees armed or the check after arming sees
 // its write.
 func (o *handoff) wait(ctx context.Context, abort <-chan struct{}, lo, hi int64, e *evaluator) (driver.WaitResult, error) {
-	o.lo.Store(lo)
-	o.hi.Store(hi)
+	// A PE waits on the same words again and again: storing only what
+	// changed saves two locked instructions a wait.
+	if o.lo.Load() != lo {
+		o.lo.Store(lo)
+	}
+	if o.hi.Load() != hi {
+		o.hi.Store(hi)
+	}
 	o.watchCtx(ctx)
 	o.watchAbort(abort)
+	o.armed.Store(true)
 	for {
-		o.armed.Store(true)
 		r, ok := e.eval()
 		var err error
 		if !ok {
@@ -111,6 +117,13 @@ func (o *handoff) wait(ctx context.Context, abort <-chan struct{}, lo, hi int64,
 			return r, err
 		}
 		<-o.ch
+		// The ring that woke o disarmed it, and no other ring sends until
+		// it is armed again: a wake-up that finds e holding returns
+		// without arming and disarming.
+		if r, ok := e.eval(); ok {
+			return r, nil
+		}
+		o.armed.Store(true)
 	}
 }
 
