@@ -199,6 +199,9 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	}
 	f.used = true
 	s := f.sys
+	if err := stillMapped(s.pe, s.words, s.localWords); err != nil {
+		return zero, err
+	}
 	done := word(f.gen, stateDone)
 	if !s.poll(f.slot, done) {
 		ws := pgas.WaitSet[uint64]{Ivars: s.word(f.slot), Cmp: signals.EQ, Value: done, From: s.others}

@@ -494,6 +494,9 @@ func (m *Mailbox) TryRecv() (msg Message, ok bool, err error) {
 // recv takes the next ready message and hands it to use while the inbox is
 // held: x.Data may point into memory reused by the next recv.
 func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error) (bool, error) {
+	if err := stillMapped(m.pe, m.words, m.localWords); err != nil {
+		return false, err
+	}
 	in := &m.in
 	if wait {
 		if err := in.mu.lock(ctx); err != nil {

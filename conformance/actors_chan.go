@@ -336,8 +336,10 @@ func testSendCancellation(t *testing.T) {
 
 func testActorsBadInput(t *testing.T) {
 	var kept atomic.Pointer[actors.Chan[int]] // a Chan of one PE of this process
+	var keptFuture atomic.Pointer[actors.Future[int]]
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int](ctx, pe))
+		keptFuture.Store(must(actors.NewFuture[int](must(actors.NewSystem(ctx, pe)))))
 		mb := must(actors.NewMailbox(ctx, pe, actors.MaxMessage(100)))
 		kept.Store(ch)
 		for name, err := range map[string]error{
@@ -369,8 +371,28 @@ func testActorsBadInput(t *testing.T) {
 		}
 		return nil
 	})
-	if err := kept.Load().Send(context.Background(), 1, 1); !errors.Is(err, pgas.ErrClosed) {
-		t.Errorf("Send after the world ended: %v", err)
+	// Kept past the end of its world, a Chan or Future fails cleanly: on
+	// the host backend its memory is unmapped by then, and the receive
+	// paths, which read it directly, must not touch it.
+	ch, ctx := kept.Load(), context.Background()
+	_, _, tryErr := ch.TryRecv()
+	_, recvErr := ch.Recv(ctx)
+	_, awaitErr := keptFuture.Load().Await(ctx)
+	for range ch.C() {
+		t.Errorf("C after the world ended delivered a value")
+	}
+	for name, err := range map[string]error{
+		"Send":    ch.Send(ctx, 1, 1),
+		"TrySend": ch.TrySend(1, 1),
+		"TryRecv": tryErr,
+		"Recv":    recvErr,
+		"Close":   ch.Close(ctx),
+		"Await":   awaitErr,
+		"C's Err": ch.Err(),
+	} {
+		if !errors.Is(err, pgas.ErrClosed) {
+			t.Errorf("%s after the world ended: %v, want pgas.ErrClosed", name, err)
+		}
 	}
 }
 
