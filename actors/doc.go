@@ -34,9 +34,10 @@
 // same way (a reply of up to 48 bytes beside its word).
 //
 // Memory: every PE holds N·K·(S+8) bytes of slots and words
-// (N·K·(S+64)+64 on host memory) and N·8 bytes of credit words per Mailbox
-// or Chan, for N PEs. The defaults (K = 16, S = 1 KiB) cost 16.1 KiB per PE of the
-// world (17 KiB on host memory): 129 KiB per PE with 8 PEs, 1 MiB with 64.
+// (N·K·(S+64)+64 on host memory) and N·8 bytes of credit words per
+// Mailbox or Chan, for N PEs. The defaults (K = 16, S = 1 KiB) cost
+// 16.1 KiB per PE of the world (17 KiB on host memory): 129 KiB per PE
+// with 8 PEs, 1 MiB with 64.
 // The receiving side also keeps its wait's vectors in Go memory: 17·N·K
 // bytes (193·N·K on host memory: an entry per word of every line).
 //

@@ -26,6 +26,14 @@ const (
 	DeviceActorSize = actorOutOff + DeviceOutboxSize*DevicePEs
 )
 
+// Where struct symchan_actor keeps sender s's state: the receiver's next
+// sequence number and unpaid count, and the sender's struct
+// symchan_mbox_out towards s (sent, then freed 8 bytes later). launch
+// writes them and handBack reads them back.
+func inNextOff(s int) int   { return actorInOff + 8*s }
+func inUnpaidOff(s int) int { return actorInOff + 8*(DevicePEs+s) }
+func outOff(s int) int      { return actorOutOff + DeviceOutboxSize*s }
+
 // KernelError is how a kernel actor failed: the code it gave
 // symchan_actor_fail.
 type KernelError struct {
@@ -218,10 +226,10 @@ func (a *KernelActor) launch(g pgas.GPU, sys *System, fn *device.Function, grid,
 		copy(b[actorSystemOff:], sys.Device().Bytes())
 	}
 	for s := range m.n {
-		binary.LittleEndian.PutUint64(b[actorInOff+8*s:], m.in.next[s])
-		binary.LittleEndian.PutUint64(b[actorInOff+8*(DevicePEs+s):], m.in.unpaid[s])
-		binary.LittleEndian.PutUint64(b[actorOutOff+DeviceOutboxSize*s:], m.out[s].sent)
-		binary.LittleEndian.PutUint64(b[actorOutOff+DeviceOutboxSize*s+8:], m.out[s].freed)
+		binary.LittleEndian.PutUint64(b[inNextOff(s):], m.in.next[s])
+		binary.LittleEndian.PutUint64(b[inUnpaidOff(s):], m.in.unpaid[s])
+		binary.LittleEndian.PutUint64(b[outOff(s):], m.out[s].sent)
+		binary.LittleEndian.PutUint64(b[outOff(s)+8:], m.out[s].freed)
 	}
 	var err error
 	if a.mem, err = a.ctx.Alloc(DeviceActorSize); err != nil {
@@ -321,11 +329,11 @@ func (a *KernelActor) handBack() error {
 	in, me := &m.in, a.pe.ID()
 	closed := binary.LittleEndian.Uint64(b[actorClosedOff:])
 	for s := range m.n {
-		in.next[s] = max(binary.LittleEndian.Uint64(b[actorInOff+8*s:]), 1)
-		in.unpaid[s] = binary.LittleEndian.Uint64(b[actorInOff+8*(DevicePEs+s):])
+		in.next[s] = max(binary.LittleEndian.Uint64(b[inNextOff(s):]), 1)
+		in.unpaid[s] = binary.LittleEndian.Uint64(b[inUnpaidOff(s):])
 		if s != me { // Go keeps its own sends to itself: the stop marker
-			m.out[s].sent = binary.LittleEndian.Uint64(b[actorOutOff+DeviceOutboxSize*s:])
-			m.out[s].freed = binary.LittleEndian.Uint64(b[actorOutOff+DeviceOutboxSize*s+8:])
+			m.out[s].sent = binary.LittleEndian.Uint64(b[outOff(s):])
+			m.out[s].freed = binary.LittleEndian.Uint64(b[outOff(s)+8:])
 		}
 		if in.expect[s*m.k*m.stride] == ^uint64(0) {
 			continue // closed before the kernel started

@@ -47,7 +47,7 @@ type Mailbox struct {
 	// directly instead of through Get and SignalFetch.
 	localWords []uint64
 	localSlots []byte
-	bells      []*uint64 // per receiver, its bell where this process can load it (its own always)
+	bells      []*uint64 // per receiver, its bell (host memory: every PE's is addressable)
 	spins      bool      // Recv polls before it parks (pgas.BlockSpin)
 
 	closing  atomic.Bool // this PE's sending side is (being) closed
@@ -158,11 +158,14 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		}
 		m.bells = make([]*uint64, n)
 		for q := range n {
-			if b, err := pgas.Ptr(pe, m.bell, q); err != nil {
-				return nil, err
-			} else if b != nil {
-				m.bells[q] = &b[0]
+			b, err := pgas.Ptr(pe, m.bell, q)
+			if err == nil && b == nil {
+				err = fmt.Errorf("%w: host-memory partitions this process cannot address (PE %d's)", ErrBadArg, q)
 			}
+			if err != nil {
+				return nil, err
+			}
+			m.bells[q] = &b[0]
 		}
 	}
 	if c.stats {
@@ -633,16 +636,7 @@ func (m *Mailbox) park(ctx context.Context) error {
 // a sender loads the bell after putting a word; Go's atomics are
 // sequentially consistent, so one of them sees the other's store.
 func (m *Mailbox) ring(to int) error {
-	var parked uint64
-	if b := m.bells[to]; b != nil {
-		parked = atomic.LoadUint64(b)
-	} else {
-		var err error
-		if parked, err = pgas.AtomicFetch(m.pe, m.bell, to); err != nil {
-			return err
-		}
-	}
-	if parked == 0 {
+	if atomic.LoadUint64(m.bells[to]) == 0 {
 		return nil
 	}
 	return pgas.SignalOp(m.pe, m.bell, 0, pgas.SignalSet, to)

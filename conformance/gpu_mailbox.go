@@ -175,23 +175,22 @@ func runEchoBlock(pe *pgas.PE, mb *actors.Mailbox, cap int) error {
 func testDeviceMailboxManySenders(t *testing.T) {
 	needGPUs(t, 2)
 	for _, c := range []struct {
-		name           string
-		warp, kernel   bool
-		threads, count int
+		name                string
+		warp, kernel, actor bool // warps send; a kernel receives; the warps send as PE 1's actor
+		threads, count      int
 	}{
-		{"threads", false, false, 128, 20},
-		{"warps", true, false, 256, 40},
-		{"warps-to-kernel", true, true, 256, 40},
-		{"warps-as-actor", true, false, 256, 40},
+		{"threads", false, false, false, 128, 20},
+		{"warps", true, false, false, 256, 40},
+		{"warps-to-kernel", true, true, false, 256, 40},
+		{"warps-as-actor", true, false, true, 256, 40},
 	} {
-		actor := c.name == "warps-as-actor"
 		t.Run(c.name, func(t *testing.T) {
 			senders := c.threads
 			if c.warp {
 				senders /= 32
 			}
 			slots := 8
-			if c.kernel || actor {
+			if c.kernel || c.actor {
 				slots = 3 * senders * c.count // every message, 600 bytes in 3 slots at most
 			}
 			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
@@ -200,7 +199,7 @@ func testDeviceMailboxManySenders(t *testing.T) {
 					return err
 				}
 				desc := region{actors.DeviceMailboxSize, mb.Device().Bytes()}
-				if pe.ID() == 1 && actor {
+				if pe.ID() == 1 && c.actor {
 					if err := sendAsActor(ctx, pe, mb, senders, c.count); err != nil {
 						return err
 					}
@@ -224,7 +223,7 @@ func testDeviceMailboxManySenders(t *testing.T) {
 				if err := mb.Close(ctx); err != nil { // PE 0's own side: its inbox ends after PE 1's close
 					return err
 				}
-				if actor {
+				if c.actor {
 					if err := pe.Barrier(ctx); err != nil {
 						return err
 					}

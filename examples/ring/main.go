@@ -56,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	checkAll := fs.Bool("check-every-lap", false, "on GPU backends, checksum every lap (reading the payload to the host); by default only each size's last lap is, so the payload stays on the GPUs (the host backend checks every lap)")
 	laps := fs.Int("laps", 100, "laps around the ring per size")
 	mode := fs.String("actors", actorsGo, "on GPU backends: go (Go actors), kernel (kernel actors: no host in a hop) or mixed (odd PEs kernels, even PEs Go)")
-	blocks := fs.Int("kernel-blocks", 0, "blocks of each kernel actor, which share its payload copies (0: from the SMs per PE on its GPU, 1 to 32)")
+	blocks := fs.Int("kernel-blocks", 0, "blocks of each kernel actor, 1 to 1024, which share its payload copies (0: from the SMs per PE on its GPU, at most 32)")
 	warmup := fs.Bool("warmup", true, "run the first size's laps once, untimed, before the timed ones")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ring [flags]\n")

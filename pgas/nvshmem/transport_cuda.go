@@ -339,10 +339,10 @@ func (t *transport) GetStrided(from, pe int, off, stride, elem int64, n int, dst
 	})
 }
 
-// mapped2D runs copy, a 2-D copy with pe's mapped partition at peer, on
+// mapped2D runs do, a 2-D copy with pe's mapped partition at peer, on
 // the PE's stream; it declines (errors.ErrUnsupported) where pe is not
 // mapped or the stride exceeds a 2-D copy's pitch.
-func (t *transport) mapped2D(pe int, stride int64, copy func(peer device.Ptr) error) error {
+func (t *transport) mapped2D(pe int, stride int64, do func(peer device.Ptr) error) error {
 	if t.peers[pe] == 0 || stride > device.MaxPitch {
 		return errors.ErrUnsupported
 	}
@@ -351,7 +351,7 @@ func (t *transport) mapped2D(pe int, stride int64, copy func(peer device.Ptr) er
 		return err
 	}
 	defer unlock()
-	return copy(t.peers[pe])
+	return do(t.peers[pe])
 }
 
 func (t *transport) PutNBI(from, pe int, off int64, src []byte) error {
