@@ -74,14 +74,14 @@ func (e *KernelError) Error() string {
 // they share its context and each other's actors. Likewise, work on a
 // stream that shares a hardware queue with the actor's (the driver maps a
 // context's streams onto CUDA_DEVICE_MAX_CONNECTIONS queues, 8 by default)
-// may wait for it to return. Each PE of a GPU queues work on a stream of
-// its own (copies of puts and gets larger than 192 bytes; waits beyond
-// the agent's 16 slots launch a kernel each), so with more PEs on a GPU
-// than it has hardware queues, some PE's next copy waits behind a kernel
-// actor that is waiting for that PE's message: 64 PEs sending messages
-// of 1 to 700 bytes to one kernel actor on one H100 hang in a PE's stream
-// synchronisation (seen on 2026-11-23). Fan-in to a kernel actor is
-// tested with up to 8 PEs sharing a GPU.
+// may wait for it to return. A Go PE's messaging stays off its stream for
+// that reason: the GPU backends put and get up to 1536 bytes through
+// their agent (a default 1 KiB slot whole; larger slots take stream
+// copies), and the agent runs two waits per PE of its GPU beyond 16
+// before a wait launches a kernel. So 64 PEs sharing two GPUs fan in to
+// one kernel actor (a conformance test); with slots of more than 1536
+// bytes and PEs sharing a GPU, a PE's copy can queue behind the actor it
+// is sending to and never run.
 type KernelActor struct {
 	mb  *Mailbox
 	pe  *pgas.PE

@@ -87,8 +87,7 @@ func echoed(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox, count, seed in
 // each sender's in order and exactly once, messages of several slots
 // included; Stop then ends it.
 func testKernelActorEcho(t *testing.T) {
-	// 64 PEs sharing one GPU hang: see actors.StartKernel's doc.
-	for _, n := range []int{3, 8} {
+	for _, n := range []int{3, 8, 64} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			needGPUs(t, n)
 			const count = 60

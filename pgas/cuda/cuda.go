@@ -211,7 +211,7 @@ func (t *transport) lane(from int, fn func(l *gpuop.Lane) error) error {
 // Delivery is in program order (lane and stream, see gpuop.Lane) and
 // completed by Quiet (every barrier quiets first).
 func (t *transport) Put(from, pe int, off int64, src []byte) error {
-	if len(src) <= gpuop.LanePayload {
+	if len(src) <= gpuop.LaneMax {
 		return t.lane(from, func(l *gpuop.Lane) error { return l.Put(t.addr(pe, off), src, false, 0, 0, 0) })
 	}
 	return t.issue(from, false, func(g *gpu) error { return g.st.CopyIn(t.addr(pe, off), src) })
@@ -222,7 +222,7 @@ func (t *transport) PutNBI(from, pe int, off int64, src []byte) error {
 }
 
 func (t *transport) Get(from, pe int, off int64, dst []byte) error {
-	if len(dst) <= gpuop.LanePayload {
+	if len(dst) <= gpuop.LaneMax {
 		return t.lane(from, func(l *gpuop.Lane) error { return l.Get(dst, t.addr(pe, off)) })
 	}
 	// Into pageable dst the copy is complete when CopyOut returns.
@@ -261,7 +261,7 @@ func (t *transport) GetStrided(from, pe int, off, stride, elem int64, n int, dst
 }
 
 func (t *transport) PutSignal(from, pe int, off int64, src []byte, sigOff int64, sig uint64, op driver.SigOp, nbi bool) error {
-	if len(src) <= gpuop.LanePayload {
+	if len(src) <= gpuop.LaneMax {
 		return t.lane(from, func(l *gpuop.Lane) error { return l.Put(t.addr(pe, off), src, true, t.addr(pe, sigOff), sig, op) })
 	}
 	return t.issue(from, false, func(g *gpu) error {

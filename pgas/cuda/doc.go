@@ -15,11 +15,13 @@
 // Host-initiated routines take one of two paths, kept in program order
 // with each other (so Fence is free and Quiet waits for both):
 //
-//   - small ones — puts, gets and put-with-signal of up to 192 bytes,
-//     signal ops, atomics — go to the GPU's agent (pgas/internal/gpuop), a
-//     resident kernel that polls a ring in mapped pinned memory per PE and
-//     performs them with its own stores and atomics through peer access:
-//     a few PCIe round trips, no launch, no stream synchronisation;
+//   - small ones — puts, gets and put-with-signal of up to 1536 bytes (in
+//     ring entries of 192), signal ops, atomics — go to the GPU's agent
+//     (pgas/internal/gpuop), a resident kernel that polls a ring in mapped
+//     pinned memory per PE and performs them with its own stores and
+//     atomics through peer access: a few PCIe round trips, no launch, no
+//     stream synchronisation, and nothing queued behind a resident kernel
+//     actor;
 //   - larger puts and gets run on the PE's stream with the copy engines
 //     (which beat a copy kernel at every size on H200s), the signal of a
 //     put-with-signal written after the data by a 64-bit stream write
@@ -28,7 +30,8 @@
 // Waits on GPU-resident words also run on the agent, a warp per wait,
 // which reports into mapped pinned host memory that the host polls: no
 // device-to-host copies, however many words. Sets of more than 1024 words,
-// or more than 16 waits at once per GPU, launch a waiting kernel each. A
+// or more than 16 waits at once per GPU plus two per PE on it, launch a
+// waiting kernel each. A
 // wait set holds at most MaxWaitWords words.
 //
 // Nothing of ours runs for long: the agent's launches end after 5 ms (or

@@ -293,7 +293,7 @@ func (t *transport) staged(src []byte, fn func(at int, n int)) error {
 // lane: small, and pe's partition mapped here (nvshmem_ptr; peers over
 // NVLink or PCIe). The lane's stores and loads then reach it directly,
 // without NVSHMEM's stream calls and the synchronisations they need.
-func (t *transport) onLane(pe, n int) bool { return n <= gpuop.LanePayload && t.peers[pe] != 0 }
+func (t *transport) onLane(pe, n int) bool { return n <= gpuop.LaneMax && t.peers[pe] != 0 }
 
 // stream takes the PE's lock for stream work, after its lane routines.
 func (t *transport) stream() (unlock func(), err error) {

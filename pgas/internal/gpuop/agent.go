@@ -30,11 +30,18 @@ const (
 	slotFetch    = 16384 // a Fetch's bytes, Bytes per index reported
 	agentWords   = 1024
 	scratchBytes = agentWords * 9
-	// Slots is the number of waits the agent runs at once; more go to
-	// the Waiter, a kernel launch each.
+	// Slots, and two more per lane, is the number of waits the agent
+	// runs at once; more go to the Waiter, a kernel launch each (see
+	// slotsFor).
 	Slots = 16
-	// LanePayload is the most bytes a lane carries in one put or get.
+	// LanePayload is the most bytes one lane entry carries.
 	LanePayload = entryBytes - 64
+	// LaneMax is the most bytes a lane puts or gets in one routine, as
+	// consecutive entries (a put's signal rides on the last). It covers a
+	// default mailbox slot (1 KiB), so that messaging needs no stream
+	// work: stream work behind a resident kernel (a kernel actor) on the
+	// same hardware queue would wait for that kernel to end.
+	LaneMax = 8 * LanePayload
 	// lifetime bounds one launch of the agent, and idle ends it once
 	// all its warps have had nothing to do that long: it is launched
 	// again on demand, so an idle GPU runs nothing of ours (a live launch
@@ -75,7 +82,7 @@ type Agent struct {
 	epoch atomic.Uint64 // of the latest launch (written under mu); 0 before the first
 
 	slots   chan int // free wait slots
-	slotSeq [Slots]uint64
+	slotSeq []uint64 // a slot's latest request
 }
 
 // NewAgent makes the agent of ctx, whose module mod holds symchan's
@@ -89,7 +96,8 @@ func NewAgent(ctx *device.Context, mod *device.Module, lanes int) (*Agent, error
 	if err != nil {
 		return nil, err
 	}
-	a := &Agent{ctx: ctx, fn: fn, fallback: New(ctx, wait), slots: make(chan int, Slots)}
+	nslots := slotsFor(lanes)
+	a := &Agent{ctx: ctx, fn: fn, fallback: New(ctx, wait), slots: make(chan int, nslots), slotSeq: make([]uint64, nslots)}
 	if a.st, err = ctx.NewStream(); err != nil {
 		return nil, err
 	}
@@ -97,13 +105,13 @@ func NewAgent(ctx *device.Context, mod *device.Module, lanes int) (*Agent, error
 		a.st.Destroy()
 		return nil, err
 	}
-	if a.mem, err = ctx.HostAlloc(lanes*laneBytes + Slots*slotBytes); err != nil {
+	if a.mem, err = ctx.HostAlloc(lanes*laneBytes + nslots*slotBytes); err != nil {
 		a.st.Destroy()
 		a.copySt.Destroy()
 		return nil, err
 	}
 	clear(a.mem.Bytes())
-	if a.scratch, err = ctx.Alloc(Slots*scratchBytes + ctlBytes); err != nil {
+	if a.scratch, err = ctx.Alloc(int64(nslots)*scratchBytes + ctlBytes); err != nil {
 		a.mem.Free()
 		a.st.Destroy()
 		a.copySt.Destroy()
@@ -115,11 +123,18 @@ func NewAgent(ctx *device.Context, mod *device.Module, lanes int) (*Agent, error
 		st := ringEntries * entryBytes // the status line
 		a.lanes = append(a.lanes, &Lane{a: a, ring: b[:st], done: u64at(b, st), gone: u64at(b, st+8), slow: u64at(b, st+16)})
 	}
-	for k := range Slots {
+	for k := range nslots {
 		a.slots <- k
 	}
 	return a, nil
 }
+
+// slotsFor is the number of wait slots of an agent of lanes lanes: two
+// per lane beyond Slots, so that each PE's receiver and sender can wait
+// at once without the Waiter, whose kernel launches could queue behind a
+// resident kernel (a kernel actor) on the same hardware queue and never
+// start.
+func slotsFor(lanes int) int { return Slots + 2*lanes }
 
 // slowReads counts the requests the agent had to read twice (symchan.cu's
 // agent_fetch): one read is the rule.
@@ -129,7 +144,7 @@ func (a *Agent) slowReads() uint64 {
 		n += atomic.LoadUint64(l.slow)
 	}
 	mem := a.mem.Bytes()
-	for k := range Slots {
+	for k := range a.slotSeq {
 		n += atomic.LoadUint64(u64at(mem, len(a.lanes)*laneBytes+k*slotBytes+slotOut+5*8))
 	}
 	return n
@@ -155,11 +170,11 @@ func (a *Agent) ensure(gone *uint64) error {
 		return nil // launched again meanwhile
 	}
 	a.epoch.Store(e + 1)
-	if err := a.st.Memset(a.scratch+Slots*scratchBytes, 0, ctlBytes); err != nil {
+	if err := a.st.Memset(a.scratch+device.Ptr(len(a.slotSeq)*scratchBytes), 0, ctlBytes); err != nil {
 		return err
 	}
-	return a.st.Launch(a.fn, device.D1(len(a.lanes)+Slots), device.D1(32), 0,
-		uint64(a.mem.Ptr()), uint64(len(a.lanes)), Slots, uint64(a.scratch), e+1,
+	return a.st.Launch(a.fn, device.D1(len(a.lanes)+len(a.slotSeq)), device.D1(32), 0,
+		uint64(a.mem.Ptr()), uint64(len(a.lanes)), uint64(len(a.slotSeq)), uint64(a.scratch), e+1,
 		uint64(lifetime.Nanoseconds()), uint64(idle.Nanoseconds()))
 }
 
@@ -376,38 +391,62 @@ func (l *Lane) post(code, addr, sig, operand, cond uint64, payload []byte) ([]ui
 	return e, seq, l.a.ensure(l.gone)
 }
 
-// Put writes src (at most LanePayload bytes) to dst, any memory the GPU
+// Put writes src (at most LaneMax bytes) to dst, any memory the GPU
 // addresses, and then, with signal, updates the word at sig by v with op.
-// It returns once src may be reused; Quiet completes it.
+// It returns once src may be reused; Quiet completes it. A src of more
+// than LanePayload bytes takes several entries, the signal on the last:
+// the agent runs a lane's entries in order and fences each before the
+// next, so the signal follows all of the data.
 func (l *Lane) Put(dst device.Ptr, src []byte, signal bool, sig device.Ptr, v uint64, op driver.SigOp) error {
-	if len(src) > LanePayload {
-		return fmt.Errorf("gpuop: lane put of %d bytes (at most %d)", len(src), LanePayload)
+	if len(src) > LaneMax {
+		return fmt.Errorf("gpuop: lane put of %d bytes (at most %d)", len(src), LaneMax)
 	}
-	code := uint64(opPut)
+	sigCode := uint64(0)
 	switch {
 	case !signal:
 	case op == driver.SignalAdd:
-		code |= sigAdd << 8
+		sigCode = sigAdd << 8
 	default:
-		code |= sigSet << 8
+		sigCode = sigSet << 8
 	}
-	_, _, err := l.post(code, uint64(dst), uint64(sig), v, 0, src)
-	return err
+	for at := 0; ; at += LanePayload {
+		n := min(LanePayload, len(src)-at)
+		last := at+n == len(src)
+		code, s, sv := uint64(opPut), uint64(0), uint64(0)
+		if last {
+			code, s, sv = code|sigCode, uint64(sig), v
+		}
+		if _, _, err := l.post(code, uint64(dst)+uint64(at), s, sv, 0, src[at:at+n]); err != nil || last {
+			return err
+		}
+	}
 }
 
-// Get reads len(dst) bytes (at most LanePayload) from src into dst.
+// Get reads len(dst) bytes (at most LaneMax) from src into dst: the
+// entries are posted together and read back once the last is done.
 func (l *Lane) Get(dst []byte, src device.Ptr) error {
-	if len(dst) > LanePayload {
-		return fmt.Errorf("gpuop: lane get of %d bytes (at most %d)", len(dst), LanePayload)
+	if len(dst) > LaneMax {
+		return fmt.Errorf("gpuop: lane get of %d bytes (at most %d)", len(dst), LaneMax)
 	}
-	e, seq, err := l.post(opGet|uint64(len(dst))<<32, uint64(src), 0, 0, 0, nil)
-	if err == nil {
-		err = l.wait(seq)
+	var es [LaneMax / LanePayload][]uint64
+	var seq uint64
+	nent := 0
+	for at := 0; at < len(dst) || nent == 0; at += LanePayload {
+		n := min(LanePayload, len(dst)-at)
+		e, s, err := l.post(opGet|uint64(n)<<32, uint64(src)+uint64(at), 0, 0, 0, nil)
+		if err != nil {
+			return err
+		}
+		es[nent], seq = e, s
+		nent++
 	}
-	if err != nil {
+	if err := l.wait(seq); err != nil {
 		return err
 	}
-	copy(dst, unsafe.Slice((*byte)(unsafe.Pointer(&e[8])), len(dst)))
+	for i, e := range es[:nent] {
+		at := i * LanePayload
+		copy(dst[at:], unsafe.Slice((*byte)(unsafe.Pointer(&e[8])), min(LanePayload, len(dst)-at)))
+	}
 	return nil
 }
 

@@ -122,3 +122,57 @@ func TestAgentRoutines(t *testing.T) {
 	}
 	t.Logf("requests read twice: %d of %d", a.slowReads(), 4*rounds)
 }
+
+// A put or get of more than one entry's payload takes several entries:
+// the bytes arrive whole at any alignment, a put's signal is seen only
+// after all of them (a waiter that sees it reads every byte), and more
+// than LaneMax is refused.
+func TestLaneMultiEntry(t *testing.T) {
+	a, buf := newAgent(t, 2, 8192)
+	l, reader := a.Lane(0), a.Lane(1)
+	for _, tc := range []struct {
+		name string
+		off  device.Ptr
+		n    int
+	}{
+		{"one entry", 64, LanePayload},
+		{"one more byte", 64, LanePayload + 1},
+		{"a default slot", 64, 1024},
+		{"unaligned", 67, 1000},
+		{"the most", 64, LaneMax},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for round := range uint64(20) {
+				src := make([]byte, tc.n)
+				for i := range src {
+					src[i] = byte(i*7 + int(round))
+				}
+				sig := round + 1 + uint64(tc.n)<<16
+				if err := l.Put(buf+tc.off, src, true, buf, sig, driver.SignalSet); err != nil {
+					t.Fatal(err)
+				}
+				// The wait sees the signal; another lane (another warp)
+				// then reads: it must see every byte.
+				r, err := a.Wait(context.Background(), nil, buf, driver.WaitRequest{N: 1, Kind: driver.KindUint64, Cmp: driver.CmpEQ, Mode: driver.WaitAll, Value: sig})
+				if err != nil || r.Word != sig {
+					t.Fatalf("round %d: wait: %v (word %d)", round, err, r.Word)
+				}
+				got := make([]byte, tc.n)
+				if err := reader.Get(got, buf+tc.off); err != nil {
+					t.Fatal(err)
+				}
+				for i := range got {
+					if got[i] != src[i] {
+						t.Fatalf("round %d: byte %d is %d, want %d", round, i, got[i], src[i])
+					}
+				}
+			}
+		})
+	}
+	if err := l.Put(buf, make([]byte, LaneMax+1), false, 0, 0, 0); err == nil {
+		t.Error("a put of LaneMax+1 bytes was taken")
+	}
+	if err := l.Get(make([]byte, LaneMax+1), buf); err == nil {
+		t.Error("a get of LaneMax+1 bytes was taken")
+	}
+}
