@@ -117,49 +117,81 @@ func actorPingPong(b *testing.B, local bool) latencies {
 
 // BenchmarkGPUActorMessageRate: warps=W warps of a kernel on PE 1 (lane 0
 // of each) send 8-byte messages to a receiving kernel on PE 0, about
-// 50,000 in all. impl=symchan-mp: through a Mailbox of 64 slots per
-// sender, every warp sending through PE 1's one sending state
-// (symchan_mailbox_send_mp), one receiving thread taking them with
-// symchan_mailbox_recv_any; impl=symchan-mp-many: the same, a receiving
-// warp taking up to 32 at once with symchan_mailbox_recv_many_warp;
-// impl=symchan-actor-many: that warp as PE 0's actor (actors.StartKernel,
-// symchan_actor_recv_many_warp);
-// impl=put-signal: the anchor's shape, each warp's 8-byte put-with-signal
-// (signal add) into a ring of its own with no flow control, one receiving
-// thread polling every warp's signal word until they add up. Messages per
-// second on the receiver's clock, from its first message to its last;
-// ns/op is the time per message. The two kernels wait for each other:
-// with the PEs sharing one GPU they run only if the driver puts their
-// streams on different hardware queues (run it with
-// CUDA_DEVICE_MAX_CONNECTIONS=32, as gpu-run.sh does).
+// 50,000 in all, every warp through PE 1's one sending state
+// (symchan_mailbox_send_mp). The impls differ in the receiver and the
+// mailbox:
+//
+//   - symchan-mp: 64 slots per sender, one receiving thread
+//     (symchan_mailbox_recv_any);
+//   - symchan-mp-many: 64 slots, a receiving warp taking up to 32 ready
+//     messages at once (symchan_mailbox_recv_many_warp);
+//   - symchan-actor-many: that warp as PE 0's actor (actors.StartKernel,
+//     symchan_actor_recv_many_warp);
+//   - symchan-mp-many-deep, symchan-mp-block, symchan-actor-block: 64
+//     slots of 32 bytes per sending warp (the memory the anchor gives each
+//     warp), taken by a warp, by a block of up to 1024 threads
+//     (symchan_mailbox_recv_many_block), or by that block as PE 0's actor
+//     (symchan_actor_recv_many_block);
+//   - put-signal: the anchor's shape, each warp's 8-byte put-with-signal
+//     (signal add) into a ring of its own with no flow control, one
+//     receiving thread polling every warp's signal word until they add
+//     up.
+//
+// Messages per second on the receiver's clock, from the end of its first
+// take to its last, the first take's messages left out (as the NVSHMEM
+// anchor leaves out those it first sees); ns/op is the time per message.
+// The two kernels wait for each other: with the PEs sharing one GPU they
+// run only if the driver puts their streams on different hardware queues
+// (run it with CUDA_DEVICE_MAX_CONNECTIONS=32, as gpu-run.sh does).
 func BenchmarkGPUActorMessageRate(b *testing.B) {
-	impls := []struct {
-		name             string
-		raw, many, actor bool
-	}{
-		{"symchan-mp", false, false, false},
-		{"symchan-mp-many", false, true, false},
-		{"symchan-actor-many", false, true, true},
-		{"put-signal", true, false, false},
-	}
 	for _, warps := range []int{1, 8, 64, 256} {
 		b.Run(fmt.Sprintf("warps=%d", warps), func(b *testing.B) {
-			for _, impl := range impls {
-				rate := messageRate(b, warps, impl.raw, impl.many, impl.actor)
+			for _, impl := range []rateImpl{
+				{"symchan-mp", rateThread, false, false},
+				{"symchan-mp-many", rateWarp, false, false},
+				{"symchan-actor-many", rateWarp, true, false},
+				{"symchan-mp-many-deep", rateWarp, false, true},
+				{"symchan-mp-block", rateBlock, false, true},
+				{"symchan-actor-block", rateBlock, true, true},
+				{"put-signal", rateRaw, false, false},
+			} {
+				rate := messageRate(b, warps, impl)
 				reportImpl(b, impl.name, 1e9/rate, rate/1e6, "Mmsg/s")
 			}
 		})
 	}
 }
 
+// The receivers of BenchmarkGPUActorMessageRate (symchan.cu's RATE_).
+const (
+	rateThread = iota
+	rateWarp
+	rateBlock
+	rateRaw // the anchor's shape: no mailbox
+)
+
+// rateImpl is one receiver of BenchmarkGPUActorMessageRate: who takes
+// the messages, as PE 0's kernel actor or a plain kernel, through 64
+// slots per sender or (deep) 64 per sending warp.
+type rateImpl struct {
+	name        string
+	who         int
+	actor, deep bool
+}
+
 // messageRate runs one BenchmarkGPUActorMessageRate measurement and
 // returns messages per second.
-func messageRate(b *testing.B, warps int, raw, many, actor bool) float64 {
+func messageRate(b *testing.B, warps int, impl rateImpl) float64 {
 	perWarp := max(1, 50000/warps)
 	total := perWarp * warps
+	opts := []actors.MailboxOption{actors.Slots(64)}
+	if impl.deep {
+		opts = []actors.MailboxOption{actors.Slots(64 * warps), actors.SlotSize(32)}
+	}
+	threads := map[int]int{rateThread: 1, rateWarp: 32, rateBlock: min(1024, 64*warps), rateRaw: 1}[impl.who]
 	var rate float64
 	gpuWorld(b, 64<<20, func(ctx context.Context, pe *pgas.PE) error {
-		mb, err := actors.NewMailbox(ctx, pe, actors.Slots(64))
+		mb, err := actors.NewMailbox(ctx, pe, opts...)
 		if err != nil {
 			return err
 		}
@@ -185,13 +217,13 @@ func messageRate(b *testing.B, warps int, raw, many, actor bool) float64 {
 		// receiver's inbox or the sender's outboxes), then the receiver's
 		// log.
 		desc := mb.Device().Bytes()
-		const state = max(actors.DeviceInboxSize, actors.DeviceOutboxSize*actors.DevicePEs)
-		mem, err := c.Alloc(int64(len(desc)) + state + 24)
+		const state, logBytes = max(actors.DeviceInboxSize, actors.DeviceOutboxSize*actors.DevicePEs), 32
+		mem, err := c.Alloc(int64(len(desc)) + state + logBytes)
 		if err != nil {
 			return err
 		}
 		defer c.Free(mem) // after the last barrier: no kernel runs
-		if err := st.Memset(mem, 0, int64(len(desc))+state+24); err != nil {
+		if err := st.Memset(mem, 0, int64(len(desc))+state+logBytes); err != nil {
 			return err
 		}
 		if err := st.CopyIn(mem, desc); err != nil {
@@ -199,12 +231,12 @@ func messageRate(b *testing.B, warps int, raw, many, actor bool) float64 {
 		}
 		stateAt, logAt := mem+device.Ptr(len(desc)), mem+device.Ptr(len(desc)+state)
 		rawArg := uint64(0)
-		if raw {
+		if impl.who == rateRaw {
 			rawArg = 1
 		}
 		name := kernels.RateSend
 		switch {
-		case pe.ID() == 0 && actor:
+		case pe.ID() == 0 && impl.actor:
 			name = kernels.RateActor
 		case pe.ID() == 0:
 			name = kernels.RateRecv
@@ -217,11 +249,15 @@ func messageRate(b *testing.B, warps int, raw, many, actor bool) float64 {
 			return err
 		}
 		var a *actors.KernelActor
-		if pe.ID() == 0 && actor {
+		if pe.ID() == 0 && impl.actor {
 			// Started before the senders launch: what StartKernel allocates
 			// and queues could otherwise wait behind a sending kernel that
 			// waits for its credit.
-			if a, err = actors.StartKernel(ctx, mb, nil, fn, device.D1(1), device.D1(32), uint64(total), uint64(logAt)); err != nil {
+			block := uint64(0)
+			if impl.who == rateBlock {
+				block = 1
+			}
+			if a, err = actors.StartKernel(ctx, mb, nil, fn, device.D1(1), device.D1(threads), uint64(total), uint64(logAt), block); err != nil {
 				return err
 			}
 		}
@@ -231,12 +267,12 @@ func messageRate(b *testing.B, warps int, raw, many, actor bool) float64 {
 		if a != nil {
 			err = a.Wait(ctx)
 		} else if pe.ID() == 0 {
-			threads, manyArg := 1, uint64(0)
-			if many {
-				threads, manyArg = 32, 1
+			who := uint64(impl.who)
+			if impl.who == rateRaw {
+				who = rateThread
 			}
 			err = st.Launch(fn, device.D1(1), device.D1(threads), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(stateAt),
-				uint64(total), rawArg, uint64(sig.Offset()), uint64(warps), uint64(logAt), manyArg)
+				uint64(total), rawArg, uint64(sig.Offset()), uint64(warps), uint64(logAt), who)
 		} else {
 			block := min(warps, 8) * 32
 			err = st.Launch(fn, device.D1(warps*32/block), device.D1(block), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(stateAt),
@@ -249,18 +285,20 @@ func messageRate(b *testing.B, warps int, raw, many, actor bool) float64 {
 			return err
 		}
 		if pe.ID() == 0 {
-			log := make([]byte, 24)
+			log := make([]byte, logBytes)
 			if err := st.CopyOut(log, logAt); err != nil {
 				return err
 			}
 			if err := st.Sync(); err != nil {
 				return err
 			}
-			t0, t1, got := binary.LittleEndian.Uint64(log), binary.LittleEndian.Uint64(log[8:]), binary.LittleEndian.Uint64(log[16:])
-			if got != uint64(total) || t1 <= t0 {
-				return fmt.Errorf("message rate: the receiver took %d of %d messages (a count over 1e6 is a receive error) in %d ns", got, total, t1-t0)
+			t0, t1 := binary.LittleEndian.Uint64(log), binary.LittleEndian.Uint64(log[8:])
+			got, first := binary.LittleEndian.Uint64(log[16:]), binary.LittleEndian.Uint64(log[24:])
+			if got != uint64(total) || t1 <= t0 || first >= got {
+				return fmt.Errorf("message rate: the receiver took %d of %d messages (a count over 1e6 is a receive error), %d in its first take, in %d ns",
+					got, total, first, t1-t0)
 			}
-			rate = float64(total-1) / (float64(t1-t0) / 1e9)
+			rate = float64(got-first) / (float64(t1-t0) / 1e9)
 		}
 		return pe.Barrier(ctx)
 	})

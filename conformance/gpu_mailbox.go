@@ -57,13 +57,13 @@ func testDeviceMailboxEcho(t *testing.T) {
 	})
 }
 
-// A warp (3 PEs) or a block of 128 threads (8 PEs) on PE 0 receives from
-// every other PE's Go Chan[uint64] at once with
+// A warp (3 PEs) or a block of 128 threads (8 and 64 PEs) on PE 0
+// receives from every other PE's Go Chan[uint64] at once with
 // symchan_mailbox_recv_any_warp / _block: each sender's values arrive
 // once, in order, reported with the right sender, through more messages
 // than there are slots, until every sender's close marker.
 func testDeviceMailboxFanIn(t *testing.T) {
-	for _, n := range []int{3, 8} {
+	for _, n := range []int{3, 8, 64} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			needGPUs(t, n)
 			const count = 100
@@ -165,8 +165,9 @@ func runEchoBlock(pe *pgas.PE, mb *actors.Mailbox, cap int) error {
 // each sender's messages (of one slot, a slot and one byte, several
 // slots) arrive whole, once, in its order, interleaved with the others',
 // through 8 slots of 256 bytes, then the close marker. PE 0 takes them
-// with its Go Mailbox, or with a warp of a kernel taking runs of them at
-// once (symchan_mailbox_recv_many_warp) after the senders are done; and
+// with its Go Mailbox, or with a warp or a block of a kernel taking runs
+// of them at once (symchan_mailbox_recv_many_warp, _block) after the
+// senders are done; and
 // the warps send as PE 1's kernel actor (symchan_actor_send_mp_warp)
 // before PE 0 takes them. With PEs sharing a GPU a kernel that waits for
 // the other PE's kernel, or for its stream work, runs only where the
@@ -178,11 +179,13 @@ func testDeviceMailboxManySenders(t *testing.T) {
 		name                string
 		warp, kernel, actor bool // warps send; a kernel receives; the warps send as PE 1's actor
 		threads, count      int
+		recvThreads         int // the receiving kernel's block: a warp, or more
 	}{
-		{"threads", false, false, false, 128, 20},
-		{"warps", true, false, false, 256, 40},
-		{"warps-to-kernel", true, true, false, 256, 40},
-		{"warps-as-actor", true, false, true, 256, 40},
+		{"threads", false, false, false, 128, 20, 0},
+		{"warps", true, false, false, 256, 40, 0},
+		{"warps-to-kernel", true, true, false, 256, 40, 32},
+		{"warps-to-block", true, true, false, 256, 40, 128},
+		{"warps-as-actor", true, false, true, 256, 40, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			senders := c.threads
@@ -234,8 +237,8 @@ func testDeviceMailboxManySenders(t *testing.T) {
 				if err := pe.Barrier(ctx); err != nil {
 					return err
 				}
-				b, err := runKernel(pe, kernels.MailboxRecvManyCheck, 32,
-					[]region{desc, {mboxInBytes, nil}, {8, nil}, {int64(8 * senders), nil}, {32 * 608, nil}},
+				b, err := runKernel(pe, kernels.MailboxRecvManyCheck, c.recvThreads,
+					[]region{desc, {mboxInBytes, nil}, {8, nil}, {int64(8 * senders), nil}, {int64(c.recvThreads * 608), nil}},
 					func(at []device.Ptr) []uint64 {
 						return []uint64{uint64(at[0]), uint64(at[1]), uint64(senders), uint64(c.count), uint64(at[2]), uint64(at[3]), uint64(at[4])}
 					}, 2)

@@ -1210,45 +1210,55 @@ extern "C" __global__ void bench_rate_send(u64 heap_, u64 mb_, u64 out_, u64 to,
 }
 
 // rate_take takes total messages with take (a count each call; a count ≤
-// 0 is an error, logged as 1e6 + its magnitude), timing from the first
-// to the last with the global timer: log[0] and log[1], log[2] the count
-// taken (or the error). Every thread of the group calls it.
+// 0 is an error, logged as 1e6 + its magnitude), timing from the end of
+// the first take to the last with the global timer: log[0] and log[1],
+// log[2] the count taken (or the error), log[3] the first take's count,
+// which the rate leaves out. Every thread of the group calls it.
 template <typename Take> static __device__ void rate_take(u64 total, volatile u64 *log, Take take) {
-	u64 got = 0, t0 = 0;
+	u64 got = 0, t0 = 0, first = 0;
 	while (got < total) {
 		const int n = take();
-		if (got == 0)
+		if (got == 0) {
 			t0 = now_ns();
+			first = n > 0 ? n : 0;
+		}
 		if (n <= 0) {
-			if (threadIdx.x == 0)
+			if (symchan_block_tid() == 0)
 				log[2] = 1000000 + (u64)(n < 0 ? -n : n);
 			return;
 		}
 		got += (u64)n;
 	}
-	if (threadIdx.x == 0) {
+	if (symchan_block_tid() == 0) {
 		log[0] = t0;
 		log[1] = now_ns();
 		log[2] = got;
+		log[3] = first;
 	}
 }
 
+// The receivers of the rate benchmark: one thread, a warp or a block.
+#define RATE_THREAD 0
+#define RATE_WARP 1
+#define RATE_BLOCK 2
+
 // bench_rate_recv: PE h->pe takes total messages, logged as rate_take
-// logs them. raw = 0: from the mailbox mb (state in), one thread with
-// symchan_mailbox_recv_any, or with many a warp (launched as one) with
-// symchan_mailbox_recv_many_warp; raw = 1: the anchor's, one thread
+// logs them. raw = 0: from the mailbox mb (state in), by who (RATE_):
+// one thread with symchan_mailbox_recv_any, a warp (launched as one) with
+// symchan_mailbox_recv_many_warp or a block with
+// symchan_mailbox_recv_many_block; raw = 1: the anchor's, one thread
 // polling the signal words of warps warps at sig_off until they add up to
 // total.
-extern "C" __global__ void bench_rate_recv(u64 heap_, u64 mb_, u64 in_, u64 total, u64 raw, u64 sig_off, u64 warps, u64 log_, u64 many) {
+extern "C" __global__ void __launch_bounds__(1024) bench_rate_recv(u64 heap_, u64 mb_, u64 in_, u64 total, u64 raw, u64 sig_off, u64 warps, u64 log_, u64 who) {
 	const symchan_heap *h = (const symchan_heap *)heap_;
 	const symchan_mailbox *mb = (const symchan_mailbox *)mb_;
 	symchan_mbox_in *in = (symchan_mbox_in *)in_;
 	volatile u64 *log = (volatile u64 *)log_;
 	__shared__ int from, start;
-	__shared__ u64 v[32];
-	if (threadIdx.x == 0)
+	__shared__ u64 v[1024];
+	if (symchan_block_tid() == 0)
 		start = 0;
-	__syncwarp();
+	__syncthreads();
 	if (raw) {
 		const volatile u64 *sig = (const volatile u64 *)symchan_ptr(h, h->pe, sig_off);
 		u64 seen = 0;
@@ -1263,7 +1273,12 @@ extern "C" __global__ void bench_rate_recv(u64 heap_, u64 mb_, u64 in_, u64 tota
 			seen = sum;
 			return n;
 		});
-	} else if (many)
+	} else if (who == RATE_BLOCK)
+		rate_take(total, log, [&] {
+			int len;
+			return symchan_mailbox_recv_many_block(h, mb, in, &from, &start, v, 8, &len);
+		});
+	else if (who == RATE_WARP)
 		rate_take(total, log, [&] {
 			int len;
 			return symchan_mailbox_recv_many_warp(h, mb, in, &from, &start, v, 8, &len);
@@ -1276,16 +1291,17 @@ extern "C" __global__ void bench_rate_recv(u64 heap_, u64 mb_, u64 in_, u64 tota
 }
 
 // bench_rate_actor is bench_rate_recv's mailbox receiver as a PE's actor
-// (actors.StartKernel), one warp with symchan_actor_recv_many_warp: it
-// takes total messages, logs them as rate_take does and returns.
-extern "C" __global__ void bench_rate_actor(u64 heap_, u64 actor_, u64 total, u64 log_) {
+// (actors.StartKernel): a warp with symchan_actor_recv_many_warp, or with
+// block a block with symchan_actor_recv_many_block. It takes total
+// messages, logs them as rate_take does and returns.
+extern "C" __global__ void __launch_bounds__(1024) bench_rate_actor(u64 heap_, u64 actor_, u64 total, u64 log_, u64 block) {
 	const symchan_heap *h = (const symchan_heap *)heap_;
 	symchan_actor *a = (symchan_actor *)actor_;
 	__shared__ int from;
-	__shared__ u64 v[32];
+	__shared__ u64 v[1024];
 	rate_take(total, (volatile u64 *)log_, [&] {
 		int len;
-		return symchan_actor_recv_many_warp(h, a, &from, v, 8, &len);
+		return block ? symchan_actor_recv_many_block(h, a, &from, v, 8, &len) : symchan_actor_recv_many_warp(h, a, &from, v, 8, &len);
 	});
 }
 
@@ -1387,42 +1403,44 @@ extern "C" __global__ void actor_send_mp(u64 heap_, u64 actor_, u64 to, u64 coun
 }
 
 // mailbox_recv_many_check takes, with one warp and
-// symchan_mailbox_recv_many_warp, what mailbox_send_mp sends from PE 1
-// (senders senders, count messages each), then PE 1's close marker,
-// checking each sender's order, lengths and bytes; PE 0's own close
-// marker may come in between. next (senders words, zero) counts per
-// sender; buf holds 32 messages of 608 bytes. *status is 0, or what
-// failed: 1e6 + messages taken (a receive error, or a message from PE 0),
-// 2e6 + the message's place (out of order, wrong length or bytes), 3e6 +
-// messages taken (fewer than sent before the close marker).
-extern "C" __global__ void mailbox_recv_many_check(u64 heap_, u64 mb_, u64 in_, u64 senders, u64 count, u64 status_, u64 next_, u64 buf_) {
+// symchan_mailbox_recv_many_warp (a block of 32 threads) or with a larger
+// block and symchan_mailbox_recv_many_block, what mailbox_send_mp sends
+// from PE 1 (senders senders, count messages each), then PE 1's close
+// marker, checking each sender's order, lengths and bytes; PE 0's own
+// close marker may come in between. next (senders words, zero) counts per
+// sender; buf holds a message of 608 bytes per thread. *status is 0, or
+// what failed: 1e6 + messages taken (a receive error, or a message from
+// PE 0), 2e6 + the message's place (out of order, wrong length or bytes),
+// 3e6 + messages taken (fewer than sent before the close marker).
+extern "C" __global__ void __launch_bounds__(1024) mailbox_recv_many_check(u64 heap_, u64 mb_, u64 in_, u64 senders, u64 count, u64 status_, u64 next_, u64 buf_) {
 	const symchan_heap *h = (const symchan_heap *)heap_;
 	const symchan_mailbox *mb = (const symchan_mailbox *)mb_;
 	volatile u64 *status = (volatile u64 *)status_;
 	u64 *next = (u64 *)next_;
-	const unsigned lane = threadIdx.x & 31;
+	const unsigned tid = symchan_block_tid(), nth = symchan_block_size();
 	const u64 cap = 608;
 	unsigned char *buf = (unsigned char *)buf_;
-	__shared__ int from, start, lens[32];
-	if (lane == 0)
+	__shared__ int from, start, lens[1024];
+	if (tid == 0)
 		start = 0;
-	__syncwarp();
+	__syncthreads();
 	u64 got = 0;
 	for (;;) {
 		int len;
-		const int n = symchan_mailbox_recv_many_warp(h, mb, (symchan_mbox_in *)in_, &from, &start, buf, cap, &len);
-		lens[lane] = len;
-		__syncwarp();
+		const int n = nth > 32 ? symchan_mailbox_recv_many_block(h, mb, (symchan_mbox_in *)in_, &from, &start, buf, cap, &len)
+		                       : symchan_mailbox_recv_many_warp(h, mb, (symchan_mbox_in *)in_, &from, &start, buf, cap, &len);
+		lens[tid] = len;
+		__syncthreads();
 		if (n == SYMCHAN_MBOX_CLOSED && from == 1)
 			break;
 		if (n == SYMCHAN_MBOX_CLOSED)
 			continue;
 		if (n < 0 || from != 1) {
-			if (lane == 0)
+			if (tid == 0)
 				*status = 1000000 + got;
 			return;
 		}
-		if (lane == 0)
+		if (tid == 0)
 			for (int j = 0; j < n && *status == 0; j++) {
 				const unsigned char *m = buf + j * cap;
 				const u64 id = *(const u64 *)m, g = id >> 32, i = id & 0xffffffffull;
@@ -1434,12 +1452,12 @@ extern "C" __global__ void mailbox_recv_many_check(u64 heap_, u64 mb_, u64 in_, 
 				else
 					next[g]++;
 			}
-		__syncwarp();
+		__syncthreads();
 		if (*status != 0)
 			return;
 		got += (u64)n;
 	}
-	if (lane == 0 && got != senders * count)
+	if (tid == 0 && got != senders * count)
 		*status = 3000000 + got;
 }
 

@@ -782,6 +782,37 @@ static __device__ int symchan_mailbox_recv_any_warp(const symchan_heap *h, const
 	return symchan_mailbox_take(h, mb, in, s, buf, cap, threadIdx.x & 31, 32, SYMCHAN_SCOPE_WARP);
 }
 
+// symchan_mailbox_probe: sender s's message seq0 + j (j ≥ 0) is ready and
+// whole in its slot: the slot's word reached that sequence number (the
+// sender reuses a slot only after this receiver credits it), and the slot
+// holds a single-slot message. It sets *p to the slot and *n to the
+// message's length. Any thread; j < k.
+static __device__ __forceinline__ bool symchan_mailbox_probe(const symchan_heap *h, const symchan_mailbox *mb, int s, symchan_u64 seq0, unsigned j,
+                                                             const unsigned char **p, unsigned *n) {
+	const symchan_u64 seq = seq0 + j, slot = (symchan_u64)s * mb->k + symchan_mailbox_ring(seq, mb->k);
+	const volatile symchan_u64 *w = (const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->words_off + slot * 8);
+	*p = (const unsigned char *)symchan_ptr(h, h->pe, mb->slots_off + slot * mb->slot_size);
+	*n = 0;
+	if (symchan_load_acquire(w) < seq)
+		return false;
+	const symchan_u64 w0 = ((const volatile symchan_u64 *)*p)[0], v = ((const volatile symchan_u64 *)*p)[1];
+	*n = (unsigned)(w0 >> 32);
+	return ((unsigned)w0 & 0xff) == SYMCHAN_MBOX_DATA && v == *n; // a whole message in this slot
+}
+
+// symchan_mailbox_retire_run retires sender s's next run slots, each a
+// whole message already copied out, and credits them back as
+// symchan_mailbox_done does. One thread.
+static __device__ __forceinline__ void symchan_mailbox_retire_run(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int s,
+                                                                  unsigned run) {
+	in->next[s] = (in->next[s] ? in->next[s] : 1) + run;
+	in->unpaid[s] += run;
+	if (2 * in->unpaid[s] >= mb->k) {
+		symchan_signal_release(h, s, mb->credit_off + 8ull * h->pe, in->unpaid[s], SYMCHAN_SIGNAL_ADD);
+		in->unpaid[s] = 0;
+	}
+}
+
 // symchan_mailbox_recv_many_warp: the whole (full) warp takes the next
 // ready messages of one sender at once, up to 32 (and k), picked as
 // symchan_mailbox_recv_any_warp picks one: lane j checks the sender's
@@ -803,19 +834,9 @@ static __device__ int symchan_mailbox_recv_many_warp(const symchan_heap *h, cons
 	s = __shfl_sync(0xffffffffu, s, 0);
 	*from = s;
 	*len = 0;
-	const symchan_u64 seq0 = in->next[s] ? in->next[s] : 1, seq = seq0 + lane;
-	const symchan_u64 slot = (symchan_u64)s * mb->k + symchan_mailbox_ring(seq, mb->k);
-	const volatile symchan_u64 *w = (const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->words_off + slot * 8);
-	// Lane j's slot holds message seq0 + j once its word reaches that
-	// (the sender reuses a slot only after this receiver credits it).
-	bool ok = lane < mb->k && symchan_load_acquire(w) >= seq;
-	const unsigned char *p = (const unsigned char *)symchan_ptr(h, h->pe, mb->slots_off + slot * mb->slot_size);
-	unsigned n = 0;
-	if (ok) {
-		const symchan_u64 w0 = ((const volatile symchan_u64 *)p)[0], v = ((const volatile symchan_u64 *)p)[1];
-		n = (unsigned)(w0 >> 32);
-		ok = ((unsigned)w0 & 0xff) == SYMCHAN_MBOX_DATA && v == n; // a whole message in this slot
-	}
+	const unsigned char *p;
+	unsigned n;
+	const bool ok = lane < mb->k && symchan_mailbox_probe(h, mb, s, in->next[s] ? in->next[s] : 1, lane, &p, &n);
 	const unsigned ready = __ballot_sync(0xffffffffu, ok);
 	const unsigned run = ready == 0xffffffffu ? 32 : __ffs(~ready) - 1; // lanes 0 … run-1 hold one
 	if (run == 0) { // the head alone: several slots, or a marker
@@ -831,16 +852,57 @@ static __device__ int symchan_mailbox_recv_many_warp(const symchan_heap *h, cons
 		*len = (int)n;
 	}
 	__syncwarp();
-	if (lane == 0) {
-		in->next[s] = seq0 + run;
-		in->unpaid[s] += run;
-		if (2 * in->unpaid[s] >= mb->k) {
-			symchan_signal_release(h, s, mb->credit_off + 8ull * h->pe, in->unpaid[s], SYMCHAN_SIGNAL_ADD);
-			in->unpaid[s] = 0;
-		}
-	}
+	if (lane == 0)
+		symchan_mailbox_retire_run(h, mb, in, s, run);
 	__syncwarp();
 	return (int)run;
+}
+
+// symchan_mailbox_recv_many_block is symchan_mailbox_recv_many_warp for a
+// whole block: up to blockDim (and k) messages of one sender at once,
+// thread j's at buf + j·cap with its length in *len. With a mailbox of as
+// many slots per sender as the block has threads, or more, one pass can
+// take what a whole grid of sending warps sent (see
+// BenchmarkGPUActorMessageRate). Its registers with a caller's exceed 64
+// a thread: a kernel that calls it with more than 512 threads a block
+// needs __launch_bounds__ (or its launch fails for lack of registers).
+static __device__ int symchan_mailbox_recv_many_block(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from, int *start,
+                                                      void *buf, symchan_u64 cap, int *len) {
+	__shared__ int picked;
+	__shared__ unsigned run;
+	const unsigned tid = symchan_block_tid(), nth = symchan_block_size();
+	if (tid == 0) {
+		picked = symchan_mailbox_next_sender(h, mb, in, start);
+		run = nth < mb->k ? nth : mb->k;
+	}
+	__syncthreads();
+	const int s = picked;
+	*from = s;
+	*len = 0;
+	const unsigned char *p;
+	unsigned n;
+	if (tid < mb->k && !symchan_mailbox_probe(h, mb, s, in->next[s] ? in->next[s] : 1, tid, &p, &n))
+		atomicMin(&run, tid); // threads 0 … run-1 hold one
+	__syncthreads();
+	const unsigned r = run;
+	if (r == 0) { // the head alone: several slots, or a marker
+		const int t = symchan_mailbox_take(h, mb, in, s, buf, cap, tid, nth, SYMCHAN_SCOPE_BLOCK);
+		__syncthreads(); // picked and run are read by all before the next call sets them
+		if (t < 0)
+			return t;
+		if (tid == 0)
+			*len = t;
+		return 1;
+	}
+	if (tid < r) {
+		symchan_copy_part((char *)buf + tid * cap, p + 16, n < cap ? n : cap, 0, 1);
+		*len = (int)n;
+	}
+	__syncthreads();
+	if (tid == 0)
+		symchan_mailbox_retire_run(h, mb, in, s, r);
+	__syncthreads();
+	return (int)r;
 }
 
 // symchan_mailbox_recv_any_block is symchan_mailbox_recv_any for a whole
@@ -990,6 +1052,16 @@ static __device__ int symchan_actor_recv_many_warp(const symchan_heap *h, symcha
 	const int s = *from;
 	__syncwarp();
 	return symchan_actor_note(h, a, s, r, (threadIdx.x & 31) == 0);
+}
+
+// symchan_actor_recv_many_block is symchan_actor_recv_many_warp for a
+// whole block, as symchan_mailbox_recv_many_block: up to blockDim
+// messages at once.
+static __device__ int symchan_actor_recv_many_block(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap, int *len) {
+	const int r = symchan_mailbox_recv_many_block(h, &a->mb, &a->in, from, &a->start, buf, cap, len);
+	const int s = *from;
+	__syncthreads();
+	return symchan_actor_note(h, a, s, r, symchan_block_tid() == 0);
 }
 
 // symchan_actor_send sends n bytes to PE to (not the actor's own PE), in
