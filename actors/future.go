@@ -203,14 +203,27 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 		return zero, err
 	}
 	done := word(f.gen, stateDone)
+	var head []byte // the slot's first bytes, read by the wait
 	if !s.poll(f.slot, done) {
 		ws := pgas.WaitSet[uint64]{Ivars: s.word(f.slot), Cmp: signals.EQ, Value: done, From: s.others}
-		if _, err := pgas.Wait(ctx, s.pe, pgas.WaitAll, ws); err != nil {
+		mode := pgas.WaitAll
+		if s.stride == 1 {
+			// On device memory the wait's report brings the length and a
+			// small reply, saving decode's Get (a PCIe round trip).
+			bp := s.buf()
+			defer s.bufs.Put(bp)
+			n := min(pgas.MaxFetchBytes, s.slotBytes())
+			head = slices.Grow((*bp)[:0], n)[:n]
+			base := f.slot * s.slotBytes()
+			ws.Fetch = &pgas.WaitFetch{Data: s.data.Slice(base, base+n), Stride: n, Bytes: n, Into: head}
+			mode = pgas.WaitAny // (one word: the same wait; Fetch needs it)
+		}
+		if _, err := pgas.Wait(ctx, s.pe, mode, ws); err != nil {
 			f.abandon()
 			return zero, err
 		}
 	}
-	v, err := f.decode()
+	v, err := f.decode(head)
 	s.mu.Lock()
 	s.free = append(s.free, f.slot)
 	s.mu.Unlock()
@@ -231,8 +244,9 @@ func (s *System) poll(slot int, want uint64) bool {
 	return true
 }
 
-// decode decodes the reply that has landed in f's slot.
-func (f *Future[T]) decode() (v T, err error) {
+// decode decodes the reply that has landed in f's slot; head, when not
+// nil, holds the slot's first bytes, read after the reply landed.
+func (f *Future[T]) decode(head []byte) (v T, err error) {
 	s := f.sys
 	base := f.slot * s.slotBytes()
 	if s.stride > 1 { // host memory: the length in the line, the reply there or in the slot
@@ -250,9 +264,11 @@ func (f *Future[T]) decode() (v T, err error) {
 	// the start of the reply, which holds a small reply whole.
 	bp := s.buf()
 	defer s.bufs.Put(bp)
-	head := slices.Grow((*bp)[:0], cacheLine)[:min(cacheLine, s.slotBytes())]
-	if err := pgas.Get(s.pe, head, s.data.Slice(base, base+len(head)), s.pe.ID()); err != nil {
-		return v, err
+	if head == nil {
+		head = slices.Grow((*bp)[:0], cacheLine)[:min(cacheLine, s.slotBytes())]
+		if err := pgas.Get(s.pe, head, s.data.Slice(base, base+len(head)), s.pe.ID()); err != nil {
+			return v, err
+		}
 	}
 	n := binary.LittleEndian.Uint64(head)
 	if n > uint64(s.cfg.replySize) {
