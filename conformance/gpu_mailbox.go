@@ -168,8 +168,8 @@ func runEchoBlock(pe *pgas.PE, mb *actors.Mailbox, cap int) error {
 // with its Go Mailbox, or with a warp or a block of a kernel taking runs
 // of them at once (symchan_mailbox_recv_many_warp, _block) after the
 // senders are done; and
-// the warps send as PE 1's kernel actor (symchan_actor_send_mp_warp)
-// before PE 0 takes them. With PEs sharing a GPU a kernel that waits for
+// the threads or warps send as PE 1's kernel actor
+// (symchan_actor_send_mp, _mp_warp) before PE 0 takes them. With PEs sharing a GPU a kernel that waits for
 // the other PE's kernel, or for its stream work, runs only where the
 // driver puts their streams on different hardware queues, so those two
 // cases give the senders a slot for every message.
@@ -186,6 +186,7 @@ func testDeviceMailboxManySenders(t *testing.T) {
 		{"warps-to-kernel", true, true, false, 256, 40, 32},
 		{"warps-to-block", true, true, false, 256, 40, 128},
 		{"warps-as-actor", true, false, true, 256, 40, 0},
+		{"threads-as-actor", false, false, true, 128, 20, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			senders := c.threads
@@ -203,7 +204,7 @@ func testDeviceMailboxManySenders(t *testing.T) {
 				}
 				desc := region{actors.DeviceMailboxSize, mb.Device().Bytes()}
 				if pe.ID() == 1 && c.actor {
-					if err := sendAsActor(ctx, pe, mb, senders, c.count); err != nil {
+					if err := sendAsActor(ctx, pe, mb, senders, c.count, c.warp); err != nil {
 						return err
 					}
 					return pe.Barrier(ctx) // sent: PE 0 may receive
@@ -248,11 +249,16 @@ func testDeviceMailboxManySenders(t *testing.T) {
 	}
 }
 
-// sendAsActor runs kernels.ActorSendMP, senders warps each sending count
-// messages to PE 0, as pe's actor on mb until it returns.
-func sendAsActor(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox, senders, count int) error {
-	a, free, err := startActor(ctx, pe, mb, kernels.ActorSendMP, 32*senders, int64(608*senders),
-		func(buf device.Ptr) []uint64 { return []uint64{0, uint64(count), 1, uint64(buf)} })
+// sendAsActor runs kernels.ActorSendMP, senders warps (or, without warp,
+// threads) each sending count messages to PE 0, as pe's actor on mb until
+// it returns.
+func sendAsActor(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox, senders, count int, warp bool) error {
+	threads, warpArg := senders, uint64(0)
+	if warp {
+		threads, warpArg = 32*senders, 1
+	}
+	a, free, err := startActor(ctx, pe, mb, kernels.ActorSendMP, threads, int64(608*senders),
+		func(buf device.Ptr) []uint64 { return []uint64{0, uint64(count), warpArg, uint64(buf)} })
 	if err != nil {
 		return err
 	}
