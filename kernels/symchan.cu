@@ -242,7 +242,8 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 //         warp left, [2] reads done again (agent_fetch).
 //   entry: [0] sequence (written last by the host), [1] op | sigop<<8 |
 //         kind<<16 | atomic op<<24 | bytes<<32, [2] address, [3] signal
-//         address, [4] signal value or operand, [5] comparand, [7] hash of
+//         address (a copy's source), [4] signal value or operand, [5]
+//         comparand, [7] hash of
 //         the other words (agent_fetch), [8..31] the payload (put data,
 //         get data, an atomic's old value).
 //   slot  (AGENT_SLOT_BYTES): request [0] sequence, [1] words, [2] n,
@@ -270,6 +271,7 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 #define AGENT_PUT 1
 #define AGENT_GET 2
 #define AGENT_ATOMIC 3
+#define AGENT_COPY 4
 #define AGENT_SIG_SET 1
 #define AGENT_SIG_ADD 2
 #define AGENT_SEALED_BYTES 1024
@@ -285,6 +287,37 @@ static __device__ __forceinline__ u64 ld_relaxed(const volatile u64 *p) {
 	u64 v;
 	asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
 	return v;
+}
+
+// agent_copy: the warp copies n bytes from src to dst, any memory of the
+// GPUs it reaches (a lane's device-to-device copy, AGENT_COPY), with
+// relaxed system-scope loads (as AGENT_GET's: not from a stale L1 line)
+// and four 16-byte loads a lane in flight, so 2 KiB per memory round
+// trip.
+static __device__ void agent_copy(char *dst, const char *src, u64 n, int l) {
+	if ((((u64)dst | (u64)src | n) & 15) != 0) {
+		for (u64 k = l; k < n; k += 32)
+			dst[k] = ((const volatile char *)src)[k];
+		return;
+	}
+	const u64 nv = n / 16;
+	for (u64 base = 0; base < nv; base += 4 * 32) {
+		u64 a[4][2];
+#pragma unroll
+		for (int j = 0; j < 4; j++) {
+			const u64 i = base + j * 32 + l;
+			if (i < nv)
+				asm volatile("ld.relaxed.sys.global.v2.u64 {%0, %1}, [%2];" : "=l"(a[j][0]), "=l"(a[j][1]) : "l"(src + 16 * i) : "memory");
+		}
+#pragma unroll
+		for (int j = 0; j < 4; j++) {
+			const u64 i = base + j * 32 + l;
+			if (i < nv) {
+				((u64 *)(dst + 16 * i))[0] = a[j][0];
+				((u64 *)(dst + 16 * i))[1] = a[j][1];
+			}
+		}
+	}
 }
 
 // agent_leave: the first call announces that this warp is leaving and
@@ -444,7 +477,8 @@ static __device__ void agent_lane(u64 *lane, u64 epoch, const agent_ctl &c) {
 		} else if (op == AGENT_ATOMIC) {
 			if (l == 0)
 				e[8] = atomic_op(addr, (code >> 16) & 0xff, (code >> 24) & 0xff, operand, cond);
-		}
+		} else if (op == AGENT_COPY)
+			agent_copy((char *)addr, (const char *)sig, (u64)n, l);
 		fence_acq_rel_sys(); // the routine, then its completion
 		__syncwarp();
 		if (l == 0)

@@ -233,10 +233,14 @@ func (t *transport) GetNBI(from, pe int, off int64, dst []byte) error {
 	return t.Get(from, pe, off, dst)
 }
 
-// Copy moves n bytes between partitions with the copy engines: on H200s
-// over NVLink they beat symchan's copy kernel (kernels.Copy) at every
-// size from 4 KiB to 256 MiB (BenchmarkGPUPut measures both).
+// Copy moves n bytes between partitions: up to gpuop.LaneCopyMax on the
+// agent, larger with the copy engines, which on H200s over NVLink beat
+// symchan's copy kernel (kernels.Copy) at every size from 4 KiB to
+// 256 MiB (BenchmarkGPUPut measures both).
 func (t *transport) Copy(from, dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error {
+	if n <= gpuop.LaneCopyMax { // the agent's warp: no stream synchronisation
+		return t.lane(from, func(l *gpuop.Lane) error { return l.Copy(t.addr(dstPE, dstOff), t.addr(srcPE, srcOff), int(n)) })
+	}
 	return t.issue(from, true, func(g *gpu) error {
 		return g.st.CopyPeer(t.addr(dstPE, dstOff), t.gpus[dstPE].ctx, t.addr(srcPE, srcOff), t.gpus[srcPE].ctx, n)
 	})

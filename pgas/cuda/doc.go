@@ -16,7 +16,8 @@
 // with each other (so Fence is free and Quiet waits for both):
 //
 //   - small ones — puts, gets and put-with-signal of up to 1536 bytes (in
-//     ring entries of 192), signal ops, atomics — go to the GPU's agent
+//     ring entries of 192), copies between partitions (PutSym, GetSym) of
+//     up to 4 KiB, signal ops, atomics — go to the GPU's agent
 //     (pgas/internal/gpuop), a resident kernel that polls a ring in mapped
 //     pinned memory per PE and performs them with its own stores and
 //     atomics through peer access: a few PCIe round trips, no launch, no

@@ -19,9 +19,10 @@
 // set from the first world's size (plus 4 MiB of staging and 256 MiB for
 // NVSHMEM's own allocations; never below NVSHMEM's default 1 GiB) before
 // NVSHMEM starts, so one variable sizes both. NVSHMEM starts once per
-// process: a later, larger world must fit in that. Routines of up to 1536 bytes on a PE whose
-// partition this GPU maps (nvshmem_ptr: the PEs of this node over NVLink
-// or PCIe), and atomics, run on symchan's agent (as on the cuda backend:
+// process: a later, larger world must fit in that. Routines of up to
+// 1536 bytes (copies between partitions: 4 KiB) on PEs whose partitions
+// this GPU maps (nvshmem_ptr: the PEs of this node over NVLink or PCIe),
+// and atomics, run on symchan's agent (as on the cuda backend:
 // a resident kernel told through mapped pinned memory); the others are
 // NVSHMEM's putmem/getmem/putmem_signal/signal_op on stream (host data
 // through a symmetric staging buffer). The two paths keep program order;

@@ -387,6 +387,11 @@ func (t *transport) GetNBI(from, pe int, off int64, dst []byte) error {
 }
 
 func (t *transport) Copy(_, dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error {
+	if n <= gpuop.LaneCopyMax && t.peers[dstPE] != 0 && t.peers[srcPE] != 0 { // both mapped: the agent's warp copies
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return t.lane.Copy(t.peers[dstPE]+device.Ptr(dstOff), t.peers[srcPE]+device.Ptr(srcOff), int(n))
+	}
 	unlock, err := t.stream()
 	if err != nil {
 		return err

@@ -176,3 +176,57 @@ func TestLaneMultiEntry(t *testing.T) {
 		t.Error("a get of LaneMax+1 bytes was taken")
 	}
 }
+
+// A lane's copy between two places of GPU memory moves the bytes whole at
+// every size up to LaneCopyMax and any alignment (16-byte words or bytes),
+// reads what the last put wrote (not a stale line), and refuses more.
+func TestLaneCopy(t *testing.T) {
+	a, buf := newAgent(t, 1, 3*LaneCopyMax)
+	l := a.Lane(0)
+	src, dst := buf+16, buf+device.Ptr(LaneCopyMax+64)
+	for _, tc := range []struct {
+		name   string
+		srcOff device.Ptr
+		dstOff device.Ptr
+		n      int
+	}{
+		{"empty", 0, 0, 0},
+		{"a word", 0, 0, 8},
+		{"16-byte words", 0, 0, 4000},
+		{"one pass of the warp", 0, 0, 2048},
+		{"the most", 0, 0, LaneCopyMax},
+		{"unaligned source", 3, 0, 1000},
+		{"unaligned length", 0, 0, 1001},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for round := range 3 {
+				want := make([]byte, tc.n)
+				for i := range want {
+					want[i] = byte(i*13 + round*7 + tc.n)
+				}
+				for at := 0; at < tc.n; at += LaneMax { // the source, through the lane's puts
+					if err := l.Put(src+tc.srcOff+device.Ptr(at), want[at:min(tc.n, at+LaneMax)], false, 0, 0, 0); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := l.Copy(dst+tc.dstOff, src+tc.srcOff, tc.n); err != nil {
+					t.Fatal(err)
+				}
+				got := make([]byte, tc.n)
+				for at := 0; at < tc.n; at += LaneMax {
+					if err := l.Get(got[at:min(tc.n, at+LaneMax)], dst+tc.dstOff+device.Ptr(at)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for i := range got {
+					if got[i] != want[i] {
+						t.Fatalf("round %d: byte %d is %d, want %d", round, i, got[i], want[i])
+					}
+				}
+			}
+		})
+	}
+	if err := l.Copy(dst, src, LaneCopyMax+1); err == nil {
+		t.Error("a copy of LaneCopyMax+1 bytes was taken")
+	}
+}
