@@ -267,12 +267,9 @@ func messageRate(b *testing.B, warps int, impl rateImpl) float64 {
 		if a != nil {
 			err = a.Wait(ctx)
 		} else if pe.ID() == 0 {
-			who := uint64(impl.who)
-			if impl.who == rateRaw {
-				who = rateThread
-			}
+			// (With raw the kernel reads no receiver: rateRaw passes as is.)
 			err = st.Launch(fn, device.D1(1), device.D1(threads), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(stateAt),
-				uint64(total), rawArg, uint64(sig.Offset()), uint64(warps), uint64(logAt), who)
+				uint64(total), rawArg, uint64(sig.Offset()), uint64(warps), uint64(logAt), uint64(impl.who))
 		} else {
 			block := min(warps, 8) * 32
 			err = st.Launch(fn, device.D1(warps*32/block), device.D1(block), 0, uint64(g.HeapDescriptor()), uint64(mem), uint64(stateAt),

@@ -167,34 +167,35 @@ func runEchoBlock(pe *pgas.PE, mb *actors.Mailbox, cap int) error {
 // through 8 slots of 256 bytes, then the close marker. PE 0 takes them
 // with its Go Mailbox, or with a warp or a block of a kernel taking runs
 // of them at once (symchan_mailbox_recv_many_warp, _block) after the
-// senders are done; and
-// the threads or warps send as PE 1's kernel actor
-// (symchan_actor_send_mp, _mp_warp) before PE 0 takes them. With PEs sharing a GPU a kernel that waits for
-// the other PE's kernel, or for its stream work, runs only where the
-// driver puts their streams on different hardware queues, so those two
-// cases give the senders a slot for every message.
+// senders are done; and the threads or warps send as PE 1's kernel actor
+// (symchan_actor_send_mp, _mp_warp) before PE 0 takes them. With PEs
+// sharing a GPU a kernel that waits for the other PE's kernel, or for its
+// stream work, runs only where the driver puts their streams on different
+// hardware queues, so the kernel and actor cases give the senders a slot
+// for every message.
 func testDeviceMailboxManySenders(t *testing.T) {
 	needGPUs(t, 2)
 	for _, c := range []struct {
-		name                string
-		warp, kernel, actor bool // warps send; a kernel receives; the warps send as PE 1's actor
-		threads, count      int
-		recvThreads         int // the receiving kernel's block: a warp, or more
+		name           string
+		warp, actor    bool // warps send (else threads); they send as PE 1's actor
+		threads, count int
+		recvThreads    int // PE 0's receiving kernel's block: a warp or more; 0: Go receives
 	}{
-		{"threads", false, false, false, 128, 20, 0},
-		{"warps", true, false, false, 256, 40, 0},
-		{"warps-to-kernel", true, true, false, 256, 40, 32},
-		{"warps-to-block", true, true, false, 256, 40, 128},
-		{"warps-as-actor", true, false, true, 256, 40, 0},
-		{"threads-as-actor", false, false, true, 128, 20, 0},
+		{"threads", false, false, 128, 20, 0},
+		{"warps", true, false, 256, 40, 0},
+		{"warps-to-kernel", true, false, 256, 40, 32},
+		{"warps-to-block", true, false, 256, 40, 128},
+		{"warps-as-actor", true, true, 256, 40, 0},
+		{"threads-as-actor", false, true, 128, 20, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			senders := c.threads
 			if c.warp {
 				senders /= 32
 			}
+			kernel := c.recvThreads > 0
 			slots := 8
-			if c.kernel || c.actor {
+			if kernel || c.actor {
 				slots = 3 * senders * c.count // every message, 600 bytes in 3 slots at most
 			}
 			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
@@ -219,7 +220,7 @@ func testDeviceMailboxManySenders(t *testing.T) {
 						func(at []device.Ptr) []uint64 {
 							return []uint64{uint64(at[0]), uint64(at[1]), 0, uint64(c.count), warp, uint64(at[2])}
 						}, 1)
-					if err != nil || !c.kernel {
+					if err != nil || !kernel {
 						return err
 					}
 					return pe.Barrier(ctx) // sent: PE 0's kernel may start
@@ -232,7 +233,7 @@ func testDeviceMailboxManySenders(t *testing.T) {
 						return err
 					}
 				}
-				if !c.kernel {
+				if !kernel {
 					return checkManySenders(ctx, mb, senders, c.count)
 				}
 				if err := pe.Barrier(ctx); err != nil {
