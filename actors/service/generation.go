@@ -238,6 +238,9 @@ func (g *generation[Req, Resp]) serve(peCtx context.Context, actor Actor[Req, Re
 	if isFatal(err) {
 		return err
 	}
+	if endedUnder(peCtx, err) {
+		return nil
+	}
 	cnt.answered(err)
 	c.done <- result[Resp]{v, err}
 	return nil
@@ -295,12 +298,25 @@ func (g *generation[Req, Resp]) forwarder(peCtx context.Context, sys *actors.Sys
 			return
 		case c := <-fwd:
 			v, err := g.forward(peCtx, sys, ch, c)
+			if endedUnder(peCtx, err) {
+				continue
+			}
 			if g.pes[c.to] == nil { // a local PE counts its own answers
 				(*g.s.counters.Load())[c.to].answered(err)
 			}
 			c.done <- result[Resp]{v, err}
 		}
 	}
+}
+
+// endedUnder reports whether err is the world ending under a call: the
+// PE's context ended, or a wait saw a PE's failure before that context
+// did. Such a call is left unanswered: its caller takes the generation's
+// failure from g.failed, which always closes once the world ends, and
+// which names the cause (an error racing it on c.done would name only
+// the wait it cut short).
+func endedUnder(peCtx context.Context, err error) bool {
+	return err != nil && (peCtx.Err() != nil || errors.As(err, new(*pgas.PEError)))
 }
 
 // forward makes call c through the world's mailbox and awaits its reply.
