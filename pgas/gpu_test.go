@@ -58,6 +58,7 @@ func TestGPUArguments(t *testing.T) {
 			return nil
 		}
 		st := new(device.Stream)
+		fakeCalls = 0 // -count > 1 runs this again
 		cases := []struct {
 			name string
 			err  error
