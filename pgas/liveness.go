@@ -51,20 +51,20 @@ func (w *World) noWriters(self int, from []int) bool {
 // waitFrom is a blocking wait whose writers are ws.From: it ends with
 // ErrNoWriters when all of them have finished and req is still not
 // satisfied.
-func (p *PE) waitFrom(ctx context.Context, req driver.WaitRequest, from []int) (driver.WaitResult, error) {
+func (p *PE) waitFrom(ctx context.Context, req *driver.WaitRequest, from []int) (driver.WaitResult, error) {
 	w := p.w
 	for {
 		ev := w.events()
 		if w.noWriters(p.id, from) {
 			// Their operations are complete: one last look.
 			req.Test = true
-			r, err := w.tr.Wait(ctx, p.id, w.failed, req)
+			r, err := w.tr.Wait(ctx, p.id, w.failed, *req)
 			if err == nil && satisfied(req.Mode, r) {
 				return r, nil
 			}
 			return r, fmt.Errorf("%w: waited on %d words at offset %d for PEs %v, which have all returned", ErrNoWriters, req.N, req.Off, from)
 		}
-		r, err := w.tr.Wait(ctx, p.id, ev, req)
+		r, err := w.tr.Wait(ctx, p.id, ev, *req)
 		if err == nil || ctx.Err() != nil || isClosed(w.failed) || !isClosed(ev) {
 			return r, err
 		}

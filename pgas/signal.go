@@ -227,7 +227,7 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 	}
 	var dr driver.WaitResult
 	if ws.From != nil && !test {
-		dr, err = p.waitFrom(ctx, req, ws.From)
+		dr, err = p.waitFrom(ctx, &req, ws.From)
 	} else {
 		dr, err = p.w.tr.Wait(ctx, p.id, p.w.failed, req)
 	}

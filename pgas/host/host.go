@@ -358,6 +358,13 @@ func (e *evaluator) sat(i int) (word uint64, ok bool) {
 func (e *evaluator) eval() (r driver.WaitResult, ok bool) {
 	req := e.req
 	n := req.N
+	if n == 1 && req.Mode == driver.WaitAll && req.Status == nil {
+		// One word (a signal, a mailbox's bell or credit): no scan.
+		if w, sat := e.sat(0); sat {
+			return driver.WaitResult{N: 1, Word: w}, true
+		}
+		return driver.WaitResult{}, false
+	}
 	if e.wide && req.Status == nil && req.Mode == driver.WaitSome && !req.Kind.Signed() {
 		return e.someWide()
 	}
@@ -543,7 +550,7 @@ const (
 )
 
 func (h *hostTransport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req driver.WaitRequest) (driver.WaitResult, error) {
-	r, err := h.wait(ctx, pe, abort, req)
+	r, err := h.wait(ctx, pe, abort, &req)
 	if err == nil {
 		racesync.Acquire()
 	}
@@ -557,9 +564,9 @@ func (h *hostTransport) Wait(ctx context.Context, pe int, abort <-chan struct{},
 	return r, err
 }
 
-func (h *hostTransport) wait(ctx context.Context, pe int, abort <-chan struct{}, req driver.WaitRequest) (driver.WaitResult, error) {
-	e := newEvaluator(h.heaps[pe], &req)
-	act, pooled := activeWords(&req)
+func (h *hostTransport) wait(ctx context.Context, pe int, abort <-chan struct{}, req *driver.WaitRequest) (driver.WaitResult, error) {
+	e := newEvaluator(h.heaps[pe], req)
+	act, pooled := activeWords(req)
 	e.active = act
 	r, err := h.block(ctx, pe, abort, &e)
 	releaseActive(act, pooled)
