@@ -21,20 +21,23 @@
 // Where partitions are host memory (the host backend), each slot word
 // starts a 64-byte cache line of its own, and the slot's header and a
 // payload of up to 40 bytes travel in that line with the signal: the
-// PutSignal is of the line, and a larger payload is put into the slot
-// first, with a Fence before the line. A receiver then learns of a small
-// message and reads it with one cache-line transfer between cores. An
-// idle receiver does not wait over all its words: it sets a bell word of
-// its own (one more line), looks at its senders' next words once more,
-// and waits on the bell alone, which a sender clears after its PutSignal
-// when it finds it set. With pgas.BlockSpin (see pgas.Config.Blocking)
-// it first polls its senders' next words for a few microseconds; with
-// pgas.BlockPark the clearing write hands the processor to the receiver,
-// as a send on a Go channel does. Futures' reply words are laid out the
-// same way (a reply of up to 48 bytes beside its word).
+// sender writes the line into the receiver's partition and then the
+// word, and a larger payload is put into the slot first, with a Fence
+// before the line. A receiver then learns of a small message and reads it
+// with one cache-line transfer between cores. An idle receiver does not
+// wait over all its words: it arms a parking spot of its own (a Go
+// channel, since every PE of such a world runs in this process), looks at
+// its senders' next words once more and parks; a sender that finds the
+// spot armed after writing its word wakes it with a send on that channel,
+// which hands the sender's processor to the receiver as a send on a Go
+// channel does. The spot is also rung when the receive's context ends or
+// a PE fails or finishes, so Recv ends as a pgas wait would. With
+// pgas.BlockSpin (see pgas.Config.Blocking) the receiver first polls its
+// senders' next words for up to 50 µs. Futures' reply words are laid out
+// the same way (a reply of up to 48 bytes beside its word).
 //
 // Memory: every PE holds N·K·(S+8) bytes of slots and words
-// (N·K·(S+64)+64 on host memory) and N·8 bytes of credit words per
+// (N·K·(S+64) on host memory) and N·8 bytes of credit words per
 // Mailbox or Chan, for N PEs. The defaults (K = 16, S = 1 KiB) cost
 // 16.1 KiB per PE of the world (17 KiB on host memory): 129 KiB per PE
 // with 8 PEs, 1 MiB with 64.

@@ -237,7 +237,7 @@ func (s *System) poll(slot int, want uint64) bool {
 		return false
 	}
 	w := &s.localWords[slot*s.stride]
-	if !spin(func() bool { return atomic.LoadUint64(w) == want }) {
+	if !spin(func() bool { return atomic.LoadUint64(w) == want }, futureSpin) {
 		return false
 	}
 	racesync.Acquire()

@@ -38,17 +38,18 @@ type Mailbox struct {
 	wordAlloc pgas.Sym[uint64] // the allocation words lies in
 	slots     pgas.Sym[byte]   // n·k·s
 	credit    pgas.Sym[uint64] // n: on a sender, slots receiver r has freed
-	// bell is 1 while this PE's receiver is parked, on a line of its own
-	// after the slot words' (host memory only; see park).
-	bell pgas.Sym[uint64]
 
 	// This PE's words and slots, where the backend lets the host read its
 	// own partition (pgas.Local): the receive path then reads them
 	// directly instead of through Get and SignalFetch.
 	localWords []uint64
 	localSlots []byte
-	bells      []*uint64 // per receiver, its bell (host memory: every PE's is addressable)
-	spins      bool      // Recv polls before it parks (pgas.BlockSpin)
+	// Where partitions are host memory, every PE's words as this process
+	// addresses them (a sender writes a slot's line there itself), and
+	// the spots the receivers park on (see park).
+	peerWords [][]uint64
+	doors     *doorbells
+	spins     bool // Recv polls before it parks (pgas.BlockSpin)
 
 	closing  atomic.Bool // this PE's sending side is (being) closed
 	selfSent atomic.Bool // this PE has sent to itself: it may again while Recv waits
@@ -128,17 +129,13 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 	if err := mailboxFits(n, k, s, stride, sysmem.Machine()); err != nil {
 		return nil, err
 	}
-	lines := n * k
-	if host {
-		lines++ // the bell's
+	if host && len(pe.World().LocalPEs()) < n {
+		// A receiver parks on a Go channel that its senders ring.
+		return nil, fmt.Errorf("%w: host-memory partitions with PEs in other processes", ErrBadArg)
 	}
 	var err error
-	if m.wordAlloc, m.words, m.stride, err = allocWords(ctx, pe, lines, host); err != nil {
+	if m.wordAlloc, m.words, m.stride, err = allocWords(ctx, pe, n*k, host); err != nil {
 		return nil, fmt.Errorf("actors: mailbox slot words: %w", err)
-	}
-	if host {
-		m.bell = m.words.Slice(n*k*m.stride, n*k*m.stride+1)
-		m.words = m.words.Slice(0, n*k*m.stride)
 	}
 	if m.slots, err = pgas.AllocAligned[byte](ctx, pe, n*k*s, cacheLine); err != nil {
 		_ = pgas.Free(ctx, pe, m.wordAlloc)
@@ -156,17 +153,18 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		if err != nil {
 			return nil, err
 		}
-		m.bells = make([]*uint64, n)
+		m.peerWords = make([][]uint64, n)
 		for q := range n {
-			b, err := pgas.Ptr(pe, m.bell, q)
-			if err == nil && b == nil {
+			w, err := pgas.Ptr(pe, m.words, q)
+			if err == nil && w == nil {
 				err = fmt.Errorf("%w: host-memory partitions this process cannot address (PE %d's)", ErrBadArg, q)
 			}
 			if err != nil {
 				return nil, err
 			}
-			m.bells[q] = &b[0]
+			m.peerWords[q] = w
 		}
+		m.doors = joinDoorbells(pe, m.words.Offset(), n)
 	}
 	if c.stats {
 		m.stats = &isolated[mailboxCounters](1)[0]
@@ -370,6 +368,11 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 		n := headerSize + copy(o.buf[headerSize:], payload)
 		err = pgas.PutSignal(m.pe, m.slots.Slice(si*m.s, si*m.s+n), o.buf[:n], m.words.Index(wi), seq, pgas.SignalSet, to)
 	} else {
+		// This sender writes the line itself: not into a partition
+		// unmapped at the world's end.
+		if err := stillMapped(m.pe, m.words, m.localWords); err != nil {
+			return err
+		}
 		line := wordBytes(o.line[:])
 		putHeader(line, h)
 		nw := headerSize / 8
@@ -382,10 +385,13 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 			}
 		}
 		if err == nil {
-			err = pgas.PutSignal(m.pe, m.words.Slice(wi+1, wi+1+nw), o.line[:nw], m.words.Index(wi), seq, pgas.SignalSet, to)
-		}
-		if err == nil {
-			err = m.ring(to)
+			// The line, then its word: a receiver that loads the word
+			// sees the line (and the payload the fence ordered before).
+			pw := m.peerWords[to][wi : wi+m.stride]
+			copy(pw[1:1+nw], o.line[:nw])
+			racesync.Release()
+			atomic.StoreUint64(&pw[0], seq)
+			m.ring(to)
 		}
 	}
 	if err != nil {
@@ -521,7 +527,7 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		if m.drainHeads() || (wait && in.open > 0 && m.spinHeads()) {
 			continue
 		}
-		if wait && in.open > 0 && m.bells != nil {
+		if wait && in.open > 0 && m.doors != nil {
 			if err := m.park(ctx); err != nil {
 				return false, err
 			}
@@ -609,44 +615,54 @@ func (m *Mailbox) drainHeads() bool {
 	return found
 }
 
-// park waits until a sender rings this PE's bell (see ring) or has rung it
-// already, where this PE's words are host memory: one word to wait on,
-// however many slots the inbox has, which the backend can hand straight
-// to this goroutine. It returns at once when its last look takes a slot:
-// that may be the last close marker, after which no sender is left to
-// wait for. Callers hold in.mu.
+// park parks this PE's receiver until a sender rings it (see ring), where
+// partitions are host memory: one Go channel to wait on, however many
+// slots the inbox has, which a sender's ring hands straight to this
+// goroutine, as a Go channel hands a value. It also returns when ctx
+// ends or something happens that could end the wait with an error (a PE
+// failing or finishing): the caller looks at its slots again and parks
+// again, and that park reports the error. It returns at once when its
+// last look takes a slot: that may be the last close marker, after which
+// no sender is left to wait for. Callers hold in.mu.
 func (m *Mailbox) park(ctx context.Context) error {
-	bell := m.bells[m.pe.ID()]
-	atomic.StoreUint64(bell, 1)
-	if m.drainHeads() {
-		atomic.StoreUint64(bell, 0)
+	changed, err := m.pe.Interrupted(ctx, m.senders())
+	if err != nil {
+		if m.drainHeads() {
+			return nil // the last look: what it took may be what was awaited
+		}
+		m.stats.waited(false)
+		return err
+	}
+	d := m.doors.own(m.pe.ID())
+	d.Watch(ctx, changed)
+	d.Arm()
+	// A sender stores its slot word, then looks at the spot; this
+	// receiver arms the spot, then looks at the words. Go's atomics are
+	// sequentially consistent: one of them sees the other's store.
+	if !m.drainHeads() && d.Stopped(ctx, changed) == nil {
+		d.Park()
+		// Woken by a sender, or by ctx or changed (the next park says
+		// why): the caller's next look would drain what came.
+		m.stats.waited(m.drainHeads())
 		return nil
 	}
-	ws := pgas.WaitSet[uint64]{Ivars: m.bell, Cmp: signals.EQ, Value: 0, From: m.senders()}
-	_, err := pgas.Wait(ctx, m.pe, pgas.WaitAll, ws)
-	if err != nil {
-		atomic.StoreUint64(bell, 0)
-	} // else a sender rang: the bell is 0 already
-	m.stats.waited(err == nil)
-	return err
+	d.Disarm()
+	return nil
 }
 
-// ring wakes receiver to if it is parked, after a slot word was put
-// there. The receiver sets its bell before its last look at its words and
-// a sender loads the bell after putting a word; Go's atomics are
-// sequentially consistent, so one of them sees the other's store.
-func (m *Mailbox) ring(to int) error {
-	if atomic.LoadUint64(m.bells[to]) == 0 {
-		return nil
+// ring wakes receiver to if it is parked, after a slot word was stored
+// there (see park).
+func (m *Mailbox) ring(to int) {
+	if d := m.doors.spots[to].Load(); d != nil && d.Armed() {
+		d.Ring()
 	}
-	return pgas.SignalOp(m.pe, m.bell, 0, pgas.SignalSet, to)
 }
 
 // spinHeads polls the senders' next slot words (host memory only, see
 // spin) before recv waits in the backend. It reports whether drainHeads
 // took a slot.
 func (m *Mailbox) spinHeads() bool {
-	return m.localWords != nil && m.spins && spin(m.drainHeads)
+	return m.localWords != nil && m.spins && spin(m.drainHeads, recvSpin)
 }
 
 // pay returns sender snd's freed slots with one SignalAdd on its credit

@@ -142,8 +142,8 @@ func TestMailboxParkTakesLastCloseMarker(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if m.bells == nil {
-			return errors.New("host memory words but no bells: the park path is not taken")
+		if m.doors == nil {
+			return errors.New("host memory words but no doorbells: the park path is not taken")
 		}
 		if err := m.Close(ctx); err != nil {
 			return err

@@ -71,6 +71,29 @@ func (p *PE) waitFrom(ctx context.Context, req *driver.WaitRequest, from []int) 
 	}
 }
 
+// Interrupted is for code that parks a PE's goroutine outside pgas's
+// waits (package actors does, where partitions are host memory) and must
+// end where a pgas wait would. It returns the error with which a blocking
+// wait whose WaitSet.From is from would end now — the world failed or
+// ended, ctx ended, or every PE in from has finished (ErrNoWriters) — or
+// nil and a channel that is closed at the next event that can change
+// that answer: a PE of this process finishing, or a PE failing. Watching
+// ctx is the caller's part. A nil from is a wait on any PE.
+func (p *PE) Interrupted(ctx context.Context, from []int) (<-chan struct{}, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	w := p.w
+	ev := w.events() // before the checks: a change after them closes it
+	if err := w.abortErr(ctx, "wait", ctx.Err()); err != nil {
+		return nil, err
+	}
+	if from != nil && w.noWriters(p.id, from) {
+		return nil, fmt.Errorf("%w: waited for PEs %v, which have all returned", ErrNoWriters, from)
+	}
+	return ev, nil
+}
+
 // satisfied reports whether a test found what a wait of mode waits for.
 func satisfied(mode driver.WaitMode, r driver.WaitResult) bool {
 	switch mode {

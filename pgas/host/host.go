@@ -47,7 +47,7 @@ func (Backend) Open(_ context.Context, cfg driver.Config) (driver.Transport, err
 		h.spin = spinFor
 	}
 	for i := range h.parks {
-		h.parks[i].owner.ch = make(chan struct{}, 1)
+		h.parks[i].owner.Init()
 	}
 	for i := range h.heaps {
 		b, err := mapHeap(size)
@@ -99,7 +99,7 @@ func (h *hostTransport) Quiet(int) error    { return nil }
 // Close unmaps the partitions.
 func (h *hostTransport) Close() error {
 	for i := range h.parks {
-		h.parks[i].owner.close()
+		h.parks[i].owner.Close()
 	}
 	var errs []error
 	for i, b := range h.heaps {

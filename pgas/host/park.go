@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/symchan/symchan/internal/handoff"
 	"github.com/symchan/symchan/pgas/driver"
 )
 
@@ -16,7 +17,7 @@ import (
 // path; goroutines that wait on the same partition at the same time go on
 // the list.
 type parker struct {
-	owner handoff
+	owner handoffWaiter
 
 	waiters atomic.Int32
 	lo, hi  atomic.Int64 // union of the listed waiters' ranges
@@ -50,47 +51,18 @@ func (p *parker) wait(ctx context.Context, abort <-chan struct{}, lo, hi int64, 
 	}
 }
 
-// handoff is a partition's hand-off waiter. It parks on a plain receive
-// from ch, so the writer's send makes it runnable on the writer's own
-// processor, as a Go channel does: a request/response pair of goroutines
-// then runs on one core, without cache misses between them. A select
-// that also watched ctx and abort would cost twice as much, so those
-// reach the waiter through ch as well: an AfterFunc on its context and a
-// goroutine per abort channel, kept across waits while the context and
-// channel stay the same (a PE's goroutine waits with the same ones).
-type handoff struct {
-	busy   atomic.Bool   // a wait holds the fields below
-	armed  atomic.Bool   // the holder is about to park: ring it
-	lo, hi atomic.Int64  // the holder's bytes
-	ch     chan struct{} // 1 slot, made with the transport
-
-	done    <-chan struct{} // the context AfterFunc watches
-	stop    func() bool     // stops that AfterFunc
-	watches [2]abortWatch   // the last two abort channels seen
-	next    int             // which watch the next abort channel replaces
-}
-
-// An abortWatch is a goroutine that rings its handoff when abort closes,
-// or ends when quit does.
-type abortWatch struct {
-	abort <-chan struct{}
-	quit  chan struct{}
-}
-
-// ring wakes the holder if it is armed. Each successful disarm here puts
-// one token in ch, which the holder takes before it arms again, so the
-// send never finds the slot full.
-func (o *handoff) ring() {
-	if o.armed.CompareAndSwap(true, false) {
-		o.ch <- struct{}{}
-	}
+// handoffWaiter is a partition's hand-off waiter: a handoff.Spot (see its
+// package for why a plain channel receive) and the range of bytes its
+// holder waits on.
+type handoffWaiter struct {
+	busy   atomic.Bool  // a wait holds the fields below
+	lo, hi atomic.Int64 // the holder's bytes
+	handoff.Spot
 }
 
 // wait runs e until it holds, ctx ends or abort closes, parking between
-// checks; the caller holds o (busy). Go's atomics are sequentially
-// consistent: either a writer sees armed or the check after arming sees
-// its write.
-func (o *handoff) wait(ctx context.Context, abort <-chan struct{}, lo, hi int64, e *evaluator) (driver.WaitResult, error) {
+// checks; the caller holds o (busy).
+func (o *handoffWaiter) wait(ctx context.Context, abort <-chan struct{}, lo, hi int64, e *evaluator) (driver.WaitResult, error) {
 	// A PE waits on the same words again and again: storing only what
 	// changed saves two locked instructions a wait.
 	if o.lo.Load() != lo {
@@ -99,89 +71,29 @@ func (o *handoff) wait(ctx context.Context, abort <-chan struct{}, lo, hi int64,
 	if o.hi.Load() != hi {
 		o.hi.Store(hi)
 	}
-	o.watchCtx(ctx)
-	o.watchAbort(abort)
-	o.armed.Store(true)
+	o.Watch(ctx, abort)
+	o.Arm()
 	for {
 		r, ok := e.eval()
 		var err error
 		if !ok {
-			if err = ctx.Err(); err == nil && isClosed(abort) {
+			if err = o.Stopped(ctx, abort); err == handoff.ErrAborted {
 				err = errAborted
 			}
 		}
 		if ok || err != nil {
-			if !o.armed.CompareAndSwap(true, false) {
-				<-o.ch // a ring beat the disarm: take its token
-			}
+			o.Disarm()
 			return r, err
 		}
-		<-o.ch
+		o.Park()
 		// The ring that woke o disarmed it, and no other ring sends until
 		// it is armed again: a wake-up that finds e holding returns
 		// without arming and disarming.
 		if r, ok := e.eval(); ok {
 			return r, nil
 		}
-		o.armed.Store(true)
+		o.Arm()
 	}
-}
-
-// watchCtx makes ctx's end ring o, unless it already does.
-func (o *handoff) watchCtx(ctx context.Context) {
-	d := ctx.Done()
-	if d == o.done {
-		return
-	}
-	if o.stop != nil {
-		o.stop()
-	}
-	o.done, o.stop = d, nil
-	if d != nil {
-		o.stop = context.AfterFunc(ctx, o.ring)
-	}
-}
-
-// watchAbort makes abort's closing ring o, unless it already does. A PE
-// waits with one of two channels (the world's failure channel, or its
-// liveness events), so two watches are kept.
-func (o *handoff) watchAbort(abort <-chan struct{}) {
-	if abort == nil {
-		return
-	}
-	for _, w := range o.watches {
-		if w.abort == abort {
-			return
-		}
-	}
-	w := &o.watches[o.next]
-	o.next = 1 - o.next
-	if w.quit != nil {
-		close(w.quit)
-	}
-	quit := make(chan struct{})
-	*w = abortWatch{abort: abort, quit: quit}
-	go func() {
-		select {
-		case <-abort:
-			o.ring()
-		case <-quit:
-		}
-	}()
-}
-
-// close ends o's watches; no wait holds o. A watch may still be ringing:
-// armed and ch are left alone.
-func (o *handoff) close() {
-	if o.stop != nil {
-		o.stop()
-	}
-	for _, w := range o.watches {
-		if w.quit != nil {
-			close(w.quit)
-		}
-	}
-	o.done, o.stop, o.watches = nil, nil, [2]abortWatch{}
 }
 
 // A waiter is one listed wait's registration. notify takes it off the
@@ -257,8 +169,8 @@ func (p *parker) update() {
 
 // notify wakes the waiters on ranges overlapping [lo, hi).
 func (p *parker) notify(lo, hi int64) {
-	if o := &p.owner; o.armed.Load() && lo < o.hi.Load() && o.lo.Load() < hi {
-		o.ring()
+	if o := &p.owner; o.Armed() && lo < o.hi.Load() && o.lo.Load() < hi {
+		o.Ring()
 	}
 	if p.waiters.Load() == 0 || hi <= p.lo.Load() || lo >= p.hi.Load() {
 		return
@@ -280,14 +192,4 @@ func (p *parker) notify(lo, hi int64) {
 	p.list = kept
 	p.update()
 	p.mu.Unlock()
-}
-
-// isClosed reports whether ch is closed (nil never is).
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }

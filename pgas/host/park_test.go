@@ -102,7 +102,7 @@ func TestHandoffStaleContext(t *testing.T) {
 		_, err := h.Wait(old, 0, abort, waitWord(0, 1))
 		done <- err
 	}()
-	testhelp.WaitFor(t, "the first wait parked", h.parks[0].owner.armed.Load)
+	testhelp.WaitFor(t, "the first wait parked", h.parks[0].owner.Armed)
 	_ = h.PutSignal(0, 0, 0, nil, 0, 1, driver.SignalSet, false)
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestHandoffStaleContext(t *testing.T) {
 		_, err := h.Wait(context.Background(), 0, abort, waitWord(0, 2))
 		done <- err
 	}()
-	testhelp.WaitFor(t, "the second wait parked", h.parks[0].owner.armed.Load)
+	testhelp.WaitFor(t, "the second wait parked", h.parks[0].owner.Armed)
 	cancelOld() // the first wait's context: not this wait's end
 	select {
 	case err := <-done:

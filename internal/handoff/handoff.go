@@ -1,0 +1,178 @@
+// Package handoff parks one goroutine until another rings it, the way a Go
+// channel hands a value to a parked receiver: the ringer's send makes the
+// parked goroutine runnable on the ringer's own processor, so that a
+// request/response pair of goroutines runs on one core without cache
+// misses between them. The host backend's waits and the actors' mailboxes
+// on host memory park on a Spot.
+package handoff
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+)
+
+// ErrAborted is Stopped's answer when the abort channel closed.
+var ErrAborted = errors.New("handoff: aborted")
+
+// A Spot is where one goroutine at a time parks; any goroutine may Ring
+// it. It parks on a plain receive from ch: a select that also watched ctx
+// and abort would cost twice as much (about 150 ns a wait on a 2-core
+// VM), so those reach the parked goroutine through ch as well: an
+// AfterFunc on its context and a goroutine per abort channel, kept across
+// waits while the context and channel stay the same (a PE's goroutine
+// waits with the same ones). The zero Spot is not usable: call Init.
+type Spot struct {
+	armed atomic.Bool   // the holder is about to park: ring it
+	ch    chan struct{} // 1 slot
+
+	done    <-chan struct{} // the context AfterFunc watches
+	stop    func() bool     // stops that AfterFunc
+	watches [2]abortWatch   // the last two abort channels seen
+	next    int             // which watch the next abort channel replaces
+}
+
+// An abortWatch is a goroutine that rings its Spot when abort closes, or
+// ends when quit does.
+type abortWatch struct {
+	abort <-chan struct{}
+	quit  chan struct{}
+}
+
+// Init readies s for use.
+func (s *Spot) Init() { s.ch = make(chan struct{}, 1) }
+
+// Armed reports whether a goroutine is about to park on s or parked.
+func (s *Spot) Armed() bool { return s.armed.Load() }
+
+// Ring wakes the goroutine parked on s, if one is. Each successful disarm
+// here puts one token in ch, which the holder takes before it arms again,
+// so the send never finds the slot full.
+func (s *Spot) Ring() {
+	if s.armed.CompareAndSwap(true, false) {
+		s.ch <- struct{}{}
+	}
+}
+
+// A waiting goroutine (one at a time per Spot) goes through these steps,
+// checking its condition where they say:
+//
+//	s.Watch(ctx, abort)
+//	s.Arm()
+//	for {
+//		ok := check()
+//		if !ok && s.Stopped(ctx, abort) == nil {
+//			s.Park()
+//			if check() { return }  // the ring disarmed s
+//			s.Arm()
+//			continue
+//		}
+//		s.Disarm()
+//		return
+//	}
+//
+// Go's atomics are sequentially consistent: a ringer that makes the
+// condition true after Arm sees the arming, or the check after Arm sees
+// what the ringer did. The steps are methods, not one Wait taking the
+// check as a function, because a call through a function value costs the
+// host backend's ping-pong 7%.
+
+// Watch makes ctx's end and abort's closing ring s, unless they already
+// do, for the waits to come.
+func (s *Spot) Watch(ctx context.Context, abort <-chan struct{}) {
+	s.watchCtx(ctx)
+	s.watchAbort(abort)
+}
+
+// Arm announces that the holder is about to park: the next Ring wakes it.
+func (s *Spot) Arm() { s.armed.Store(true) }
+
+// Park parks the holder until a Ring, which disarmed s.
+func (s *Spot) Park() { <-s.ch }
+
+// Disarm ends an arming that did not park; when a ring beat it, it takes
+// that ring's token, so that the next Park waits for a ring of its own.
+func (s *Spot) Disarm() {
+	if !s.armed.CompareAndSwap(true, false) {
+		<-s.ch
+	}
+}
+
+// Stopped is why a wait must end without its condition: ctx's error, or
+// ErrAborted when abort closed; nil if neither.
+func (s *Spot) Stopped(ctx context.Context, abort <-chan struct{}) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if isClosed(abort) {
+		return ErrAborted
+	}
+	return nil
+}
+
+// watchCtx makes ctx's end ring s, unless it already does.
+func (s *Spot) watchCtx(ctx context.Context) {
+	d := ctx.Done()
+	if d == s.done {
+		return
+	}
+	if s.stop != nil {
+		s.stop()
+	}
+	s.done, s.stop = d, nil
+	if d != nil {
+		s.stop = context.AfterFunc(ctx, s.Ring)
+	}
+}
+
+// watchAbort makes abort's closing ring s, unless it already does. Two
+// watches are kept: a PE waits with one of two channels (its world's
+// failure channel, or its liveness events).
+func (s *Spot) watchAbort(abort <-chan struct{}) {
+	if abort == nil {
+		return
+	}
+	for _, w := range s.watches {
+		if w.abort == abort {
+			return
+		}
+	}
+	w := &s.watches[s.next]
+	s.next = 1 - s.next
+	if w.quit != nil {
+		close(w.quit)
+	}
+	quit := make(chan struct{})
+	*w = abortWatch{abort: abort, quit: quit}
+	go func() {
+		select {
+		case <-abort:
+			s.Ring()
+		case <-quit:
+		}
+	}()
+}
+
+// Close ends s's watches; no Wait may be under way. A watch may still be
+// ringing: armed and ch are left alone.
+func (s *Spot) Close() {
+	if s.stop != nil {
+		s.stop()
+	}
+	for _, w := range s.watches {
+		if w.quit != nil {
+			close(w.quit)
+		}
+	}
+	s.done, s.stop, s.watches = nil, nil, [2]abortWatch{}
+}
+
+// isClosed reports whether ch is closed (nil never is).
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
