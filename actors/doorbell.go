@@ -41,12 +41,14 @@ func joinDoorbells(pe *pgas.PE, off int64, n int) *doorbells {
 	doorsMu.Lock()
 	d := doors[k].Value()
 	if d == nil {
-		d = &doorbells{spots: make([]atomic.Pointer[handoff.Spot], n)}
+		// Senders load a spot on every message: no line of theirs may
+		// be one that another core writes (see isolated).
+		d = &doorbells{spots: isolated[atomic.Pointer[handoff.Spot]](n)}
 		doors[k] = weak.Make(d)
 		runtime.AddCleanup(d, forgetDoorbells, k)
 	}
 	doorsMu.Unlock()
-	s := new(handoff.Spot)
+	s := &isolated[handoff.Spot](1)[0]
 	s.Init()
 	d.spots[pe.ID()].Store(s)
 	runtime.AddCleanup(d, (*handoff.Spot).Close, s)
