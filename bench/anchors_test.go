@@ -1,9 +1,12 @@
 package bench
 
 import (
+	"context"
 	"runtime"
 	"sync/atomic"
 	"testing"
+
+	"github.com/symchan/symchan/internal/handoff"
 )
 
 // roundTripAnchors runs the anchors of the host round-trip benchmarks as
@@ -21,10 +24,15 @@ import (
 //     on two cache lines, as any exchange through two mailboxes (one per
 //     receiver) has them: symchan's Chan and Future round trips. Each line
 //     is written on one core while the other core polls it.
+//   - impl=handoff: the same two words, but each receiver parks on a
+//     handoff.Spot that the writer rings after its store: the protocol of
+//     a host mailbox's parked receive (Mailbox.park) with nothing else,
+//     the floor of symchan's parked round trips.
 func roundTripAnchors(b *testing.B) {
 	b.Run("impl=gochan", goChanRoundTrip)
 	b.Run("impl=atomic", atomicRoundTrip)
 	b.Run("impl=atomic2", atomic2RoundTrip)
+	b.Run("impl=handoff", handoffRoundTrip)
 }
 
 func goChanRoundTrip(b *testing.B) {
@@ -55,6 +63,61 @@ func atomic2RoundTrip(b *testing.B) {
 		_        [56]byte
 	}
 	spinRoundTrips(b, &lines.request, &lines.response)
+}
+
+// parkedWord is a word on a line of its own and the spot its reader parks
+// on.
+type parkedWord struct {
+	_    [64]byte
+	word atomic.Uint64
+	_    [56]byte
+	spot handoff.Spot
+}
+
+// store sets the word, then rings its reader if it is parked.
+func (p *parkedWord) store(v uint64) {
+	p.word.Store(v)
+	if p.spot.Armed() {
+		p.spot.Ring()
+	}
+}
+
+// await parks until the word holds v (handoff.Spot's steps).
+func (p *parkedWord) await(ctx context.Context, v uint64) {
+	if p.word.Load() == v {
+		return
+	}
+	p.spot.Watch(ctx, nil)
+	p.spot.Arm()
+	for p.word.Load() != v {
+		p.spot.Park()
+		if p.word.Load() == v {
+			return
+		}
+		p.spot.Arm()
+	}
+	p.spot.Disarm()
+}
+
+func handoffRoundTrip(b *testing.B) {
+	var req, resp parkedWord
+	req.spot.Init()
+	resp.spot.Init()
+	ctx := context.Background()
+	n := uint64(b.N)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := uint64(1); i <= n; i++ {
+			req.await(ctx, i)
+			resp.store(i)
+		}
+	}()
+	for i := uint64(1); i <= n; i++ {
+		req.store(i)
+		resp.await(ctx, i)
+	}
+	<-done
 }
 
 // spinRoundTrips runs b.N round trips between two spinning goroutines:
