@@ -34,7 +34,9 @@
 // a PE fails or finishes, so Recv ends as a pgas wait would. With
 // pgas.BlockSpin (see pgas.Config.Blocking) the receiver first polls its
 // senders' next words for up to 50 µs. Futures' reply words are laid out
-// the same way (a reply of up to 48 bytes beside its word).
+// the same way (a reply of up to 48 bytes beside its word), and an
+// awaiting goroutine parks on a spot of its reply slot that the replier
+// rings.
 //
 // Memory: every PE holds N·K·(S+8) bytes of slots and words
 // (N·K·(S+64) on host memory) and N·8 bytes of credit words per

@@ -4,24 +4,27 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
 	"weak"
 
 	"github.com/symchan/symchan/internal/handoff"
 	"github.com/symchan/symchan/pgas"
 )
 
-// doorbells are the spots on which the receivers of one mailbox park
-// where partitions are host memory (every PE then runs in this process),
-// one per PE, so that a sender wakes a parked receiver with a Go channel
-// operation (see Mailbox.park and ring) rather than through a pgas wait
-// and signal: on one processor that halves a Chan round trip.
+// doorbells are the spots on which the goroutines of one collective
+// object park where partitions are host memory (every PE then runs in
+// this process): per PE, a mailbox's receiver, or each reply slot of a
+// System. A writer wakes a parked goroutine with a Go channel operation
+// (see Mailbox.park and ring, System.park) rather than through a pgas
+// wait and signal: on one processor that halves a Chan round trip.
 type doorbells struct {
-	spots []atomic.Pointer[handoff.Spot] // nil until the PE's Mailbox joined
+	per   int                            // spots per PE
+	spots []atomic.Pointer[handoff.Spot] // pe·per + i; nil until made
 }
 
-// The doorbells of the live mailboxes of this process, by world and
-// offset of the mailbox's words (the same on every PE). The map holds
-// them weakly: they live as long as one of their Mailboxes does.
+// The doorbells of the live mailboxes and systems of this process, by
+// world and offset of their words (the same on every PE). The map holds
+// them weakly: they live as long as one of their owners does.
 var (
 	doorsMu sync.Mutex
 	doors   = map[doorKey]weak.Pointer[doorbells]{}
@@ -32,26 +35,21 @@ type doorKey struct {
 	off int64
 }
 
-// joinDoorbells returns the doorbells of the mailbox whose words lie at
-// off in pe's world (made by the first of its PEs to ask), with pe's own
-// spot in place. The spot's watches end when the last Mailbox holding the
-// doorbells is collected.
-func joinDoorbells(pe *pgas.PE, off int64, n int) *doorbells {
+// joinDoorbells returns the doorbells, per spots per PE, of the object
+// whose words lie at off in pe's world, made by the first of its PEs to
+// ask.
+func joinDoorbells(pe *pgas.PE, off int64, per int) *doorbells {
 	k := doorKey{pe.World(), off}
 	doorsMu.Lock()
-	d := doors[k].Value()
-	if d == nil {
-		// Senders load a spot on every message: no line of theirs may
-		// be one that another core writes (see isolated).
-		d = &doorbells{spots: isolated[atomic.Pointer[handoff.Spot]](n)}
-		doors[k] = weak.Make(d)
-		runtime.AddCleanup(d, forgetDoorbells, k)
+	defer doorsMu.Unlock()
+	if d := doors[k].Value(); d != nil {
+		return d
 	}
-	doorsMu.Unlock()
-	s := &isolated[handoff.Spot](1)[0]
-	s.Init()
-	d.spots[pe.ID()].Store(s)
-	runtime.AddCleanup(d, (*handoff.Spot).Close, s)
+	// Writers load a spot on every message: no line of theirs may be one
+	// that another core writes (see isolated).
+	d := &doorbells{per: per, spots: isolated[atomic.Pointer[handoff.Spot]](pe.NumPEs() * per)}
+	doors[k] = weak.Make(d)
+	runtime.AddCleanup(d, forgetDoorbells, k)
 	return d
 }
 
@@ -64,5 +62,27 @@ func forgetDoorbells(k doorKey) {
 	doorsMu.Unlock()
 }
 
-// own returns PE id's spot.
-func (d *doorbells) own(id int) *handoff.Spot { return d.spots[id].Load() }
+// spot returns spot i of PE pe, making it on first use: only pe's
+// goroutines park there, so only they ask. Its watches end when the
+// doorbells are collected.
+func (d *doorbells) spot(pe, i int) *handoff.Spot {
+	p := &d.spots[pe*d.per+i]
+	if s := p.Load(); s != nil {
+		return s
+	}
+	s := &isolated[handoff.Spot](1)[0]
+	s.Init()
+	if !p.CompareAndSwap(nil, s) {
+		return p.Load()
+	}
+	runtime.AddCleanup(d, (*handoff.Spot).Close, s)
+	return s
+}
+
+// ring wakes the goroutine parked on spot i of PE pe, if one is, after
+// the word it waits for was stored.
+func (d *doorbells) ring(pe, i int) {
+	if s := d.spots[pe*d.per+i].Load(); s != nil && s.Armed() {
+		s.Ring()
+	}
+}

@@ -32,8 +32,13 @@ type System struct {
 	// polls its word and decodes the reply in place.
 	localWords []uint64
 	localData  []byte
-	spins      bool      // Await polls before it parks (pgas.BlockSpin)
-	bufs       sync.Pool // *[]byte: reply encodings, and replies fetched by Get
+	// Where partitions are host memory: every PE's reply words as this
+	// process addresses them (a replier writes the line itself), and a
+	// spot per reply slot (see park).
+	peerWords [][]uint64
+	doors     *doorbells
+	spins     bool      // Await polls before it parks (pgas.BlockSpin)
+	bufs      sync.Pool // *[]byte: reply encodings, and replies fetched by Get
 
 	// others are the PEs a reply can come from once Await waits: the
 	// PEs other than this one (whose goroutine is the one awaiting).
@@ -86,6 +91,14 @@ func newSystem(ctx context.Context, pe *pgas.PE, c systemConfig, host bool) (*Sy
 			s.localData, err = pgas.Local(pe, s.data)
 		}
 		if err != nil {
+			return nil, err
+		}
+		if len(pe.World().LocalPEs()) < pe.NumPEs() {
+			// An awaiting goroutine parks on a Go channel that the replier rings.
+			return nil, fmt.Errorf("%w: host-memory partitions with PEs in other processes", ErrBadArg)
+		}
+		s.doors = joinDoorbells(pe, s.words.Offset(), c.futures)
+		if s.peerWords, err = peerWords(pe, s.words); err != nil {
 			return nil, err
 		}
 	}
@@ -204,21 +217,23 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	}
 	done := word(f.gen, stateDone)
 	var head []byte // the slot's first bytes, read by the wait
-	if !s.poll(f.slot, done) {
-		ws := pgas.WaitSet[uint64]{Ivars: s.word(f.slot), Cmp: signals.EQ, Value: done, From: s.others}
-		mode := pgas.WaitAll
-		if s.stride == 1 {
-			// On device memory the wait's report brings the length and a
-			// small reply, saving decode's Get (a PCIe round trip).
-			bp := s.buf()
-			defer s.bufs.Put(bp)
-			n := min(pgas.MaxFetchBytes, s.slotBytes())
-			head = slices.Grow((*bp)[:0], n)[:n]
-			base := f.slot * s.slotBytes()
-			ws.Fetch = &pgas.WaitFetch{Data: s.data.Slice(base, base+n), Stride: n, Bytes: n, Into: head}
-			mode = pgas.WaitAny // (one word: the same wait; Fetch needs it)
+	if s.doors != nil {
+		if err := s.park(ctx, f.slot, done); err != nil {
+			f.abandon()
+			return zero, err
 		}
-		if _, err := pgas.Wait(ctx, s.pe, mode, ws); err != nil {
+	} else {
+		// Device memory: the wait's report brings the length and a small
+		// reply, saving decode's Get (a PCIe round trip). WaitAny over one
+		// word is WaitAll; Fetch needs it.
+		bp := s.buf()
+		defer s.bufs.Put(bp)
+		n := min(pgas.MaxFetchBytes, s.slotBytes())
+		head = slices.Grow((*bp)[:0], n)[:n]
+		base := f.slot * s.slotBytes()
+		ws := pgas.WaitSet[uint64]{Ivars: s.word(f.slot), Cmp: signals.EQ, Value: done, From: s.others,
+			Fetch: &pgas.WaitFetch{Data: s.data.Slice(base, base+n), Stride: n, Bytes: n, Into: head}}
+		if _, err := pgas.Wait(ctx, s.pe, pgas.WaitAny, ws); err != nil {
 			f.abandon()
 			return zero, err
 		}
@@ -230,18 +245,41 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	return v, err
 }
 
-// poll watches this PE's reply word of slot for want (host memory only,
-// see spin) before Await waits in the backend.
-func (s *System) poll(slot int, want uint64) bool {
-	if s.localWords == nil || !s.spins {
-		return false
-	}
+// park waits until this PE's reply word of slot holds want, where
+// partitions are host memory: polling first with pgas.BlockSpin (see
+// spin), then parked on the slot's spot, which the replier rings after
+// storing the word (see reply), as Mailbox.park does. It ends with an
+// error when ctx ends or a PE fails or every other PE has finished.
+func (s *System) park(ctx context.Context, slot int, want uint64) error {
 	w := &s.localWords[slot*s.stride]
-	if !spin(func() bool { return atomic.LoadUint64(w) == want }, futureSpin) {
-		return false
+	landed := func() bool { return atomic.LoadUint64(w) == want }
+	if (s.spins && spin(landed)) || landed() {
+		racesync.Acquire()
+		return nil
 	}
-	racesync.Acquire()
-	return true
+	sp := s.doors.spot(s.pe.ID(), slot)
+	for {
+		changed, err := s.pe.Interrupted(ctx, s.others)
+		if err != nil {
+			if landed() { // the last look
+				racesync.Acquire()
+				return nil
+			}
+			return err
+		}
+		sp.Watch(ctx, changed)
+		sp.Arm()
+		if landed() {
+			sp.Disarm()
+			racesync.Acquire()
+			return nil
+		}
+		if sp.Stopped(ctx, changed) != nil {
+			sp.Disarm()
+			continue // the next look says why
+		}
+		sp.Park()
+	}
 }
 
 // decode decodes the reply that has landed in f's slot; head, when not
@@ -364,6 +402,9 @@ func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
 		return fmt.Errorf("%w: reply of %d bytes, ReplySize %d", ErrTooLarge, n, s.cfg.replySize)
 	}
 	binary.LittleEndian.PutUint64(buf, uint64(n))
+	if s.doors != nil {
+		return s.replyLines(to, bp, n)
+	}
 	slot, pe := int(to.Slot), int(to.PE)
 	w := s.word(slot)
 	old, err := pgas.AtomicCompareSwap(s.pe, w, word(to.Gen, stateArmed), word(to.Gen, stateWriting), pe)
@@ -373,20 +414,32 @@ func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
 	if old != word(to.Gen, stateArmed) {
 		return ErrAbandoned
 	}
-	done := word(to.Gen, stateDone)
-	base := slot * s.slotBytes()
-	if s.stride == 1 {
-		return pgas.PutSignal(s.pe, s.data.Slice(base, base+len(buf)), buf, w, done, pgas.SignalSet, pe)
+	return pgas.PutSignal(s.pe, s.data.Slice(slot*s.slotBytes(), slot*s.slotBytes()+len(buf)), buf, w, word(to.Gen, stateDone), pgas.SignalSet, pe)
+}
+
+// replyLines writes the reply in *bp (its length, then n bytes) where
+// partitions are host memory, into the requester's partition itself: the
+// length, and a reply that fits, go with the word's line; a larger reply
+// goes to the slot first, fenced before the line. Then it rings the
+// slot's spot (see park).
+func (s *System) replyLines(to ReplyTo, bp *[]byte, n int) error {
+	// Not into a partition unmapped at the world's end.
+	if err := stillMapped(s.pe, s.words, s.localWords); err != nil {
+		return err
 	}
-	// Lines: the length, and a reply that fits, go with the word's line;
-	// a larger reply goes to the slot first, fenced before the line.
-	line := buf[:8]
+	slot, pe := int(to.Slot), int(to.PE)
+	pw := s.peerWords[pe][slot*s.stride : (slot+1)*s.stride]
+	if !atomic.CompareAndSwapUint64(&pw[0], word(to.Gen, stateArmed), word(to.Gen, stateWriting)) {
+		return ErrAbandoned
+	}
+	buf, line := *bp, (*bp)[:8]
 	if n <= replyLineCap {
 		for len(buf)%8 != 0 {
 			buf = append(buf, 0)
 		}
 		*bp, line = buf, buf
 	} else {
+		base := slot * s.slotBytes()
 		if err := pgas.Put(s.pe, s.data.Slice(base+8, base+8+n), buf[8:], pe); err != nil {
 			return err
 		}
@@ -394,7 +447,9 @@ func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
 			return err
 		}
 	}
-	wi := slot * s.stride
-	src := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(line))), len(line)/8)
-	return pgas.PutSignal(s.pe, s.words.Slice(wi+1, wi+1+len(src)), src, w, done, pgas.SignalSet, pe)
+	copy(pw[1:], unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(line))), len(line)/8))
+	racesync.Release()
+	atomic.StoreUint64(&pw[0], word(to.Gen, stateDone))
+	s.doors.ring(pe, slot)
+	return nil
 }

@@ -153,18 +153,10 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		if err != nil {
 			return nil, err
 		}
-		m.peerWords = make([][]uint64, n)
-		for q := range n {
-			w, err := pgas.Ptr(pe, m.words, q)
-			if err == nil && w == nil {
-				err = fmt.Errorf("%w: host-memory partitions this process cannot address (PE %d's)", ErrBadArg, q)
-			}
-			if err != nil {
-				return nil, err
-			}
-			m.peerWords[q] = w
+		if m.peerWords, err = peerWords(pe, m.words); err != nil {
+			return nil, err
 		}
-		m.doors = joinDoorbells(pe, m.words.Offset(), n)
+		m.doors = joinDoorbells(pe, m.words.Offset(), 1)
 	}
 	if c.stats {
 		m.stats = &isolated[mailboxCounters](1)[0]
@@ -633,7 +625,7 @@ func (m *Mailbox) park(ctx context.Context) error {
 		m.stats.waited(false)
 		return err
 	}
-	d := m.doors.own(m.pe.ID())
+	d := m.doors.spot(m.pe.ID(), 0)
 	d.Watch(ctx, changed)
 	d.Arm()
 	// A sender stores its slot word, then looks at the spot; this
@@ -652,17 +644,13 @@ func (m *Mailbox) park(ctx context.Context) error {
 
 // ring wakes receiver to if it is parked, after a slot word was stored
 // there (see park).
-func (m *Mailbox) ring(to int) {
-	if d := m.doors.spots[to].Load(); d != nil && d.Armed() {
-		d.Ring()
-	}
-}
+func (m *Mailbox) ring(to int) { m.doors.ring(to, 0) }
 
 // spinHeads polls the senders' next slot words (host memory only, see
 // spin) before recv waits in the backend. It reports whether drainHeads
 // took a slot.
 func (m *Mailbox) spinHeads() bool {
-	return m.localWords != nil && m.spins && spin(m.drainHeads, recvSpin)
+	return m.localWords != nil && m.spins && spin(m.drainHeads)
 }
 
 // pay returns sender snd's freed slots with one SignalAdd on its credit

@@ -1,6 +1,10 @@
 package actors
 
-import "github.com/symchan/symchan/pgas"
+import (
+	"fmt"
+
+	"github.com/symchan/symchan/pgas"
+)
 
 // stillMapped returns pgas's error for words once their world has ended
 // (pgas.ErrClosed) or they were freed, where this PE reads them directly
@@ -14,4 +18,22 @@ func stillMapped(pe *pgas.PE, words pgas.Sym[uint64], local []uint64) error {
 	}
 	_, err := pgas.Local(pe, words)
 	return err
+}
+
+// peerWords returns words as this process addresses them on every PE,
+// where partitions are host memory: writers that store into another PE's
+// words themselves (a mailbox's sender, a replier) use them.
+func peerWords(pe *pgas.PE, words pgas.Sym[uint64]) ([][]uint64, error) {
+	all := make([][]uint64, pe.NumPEs())
+	for q := range all {
+		w, err := pgas.Ptr(pe, words, q)
+		if err == nil && w == nil {
+			err = fmt.Errorf("%w: host-memory partitions this process cannot address (PE %d's)", ErrBadArg, q)
+		}
+		if err != nil {
+			return nil, err
+		}
+		all[q] = w
+	}
+	return all, nil
 }
