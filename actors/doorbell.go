@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-
 	"weak"
 
 	"github.com/symchan/symchan/internal/handoff"
