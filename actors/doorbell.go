@@ -19,7 +19,13 @@ import (
 type doorbells struct {
 	per   int                            // spots per PE
 	spots []atomic.Pointer[handoff.Spot] // pe·per + i; nil until made
+	// Per PE, the liveness channel (pgas.PE.Interrupted) whose closing
+	// rings all its spots: one goroutine per PE and channel, rather than
+	// one per spot (a System has a spot per reply slot).
+	relays []atomic.Pointer[relay]
 }
+
+type relay struct{ changed <-chan struct{} }
 
 // The doorbells of the live mailboxes and systems of this process, by
 // world and offset of their words (the same on every PE). The map holds
@@ -46,7 +52,8 @@ func joinDoorbells(pe *pgas.PE, off int64, per int) *doorbells {
 	}
 	// Writers load a spot on every message: no line of theirs may be one
 	// that another core writes (see isolated).
-	d := &doorbells{per: per, spots: isolated[atomic.Pointer[handoff.Spot]](pe.NumPEs() * per)}
+	n := pe.NumPEs()
+	d := &doorbells{per: per, spots: isolated[atomic.Pointer[handoff.Spot]](n * per), relays: isolated[atomic.Pointer[relay]](n)}
 	doors[k] = weak.Make(d)
 	runtime.AddCleanup(d, forgetDoorbells, k)
 	return d
@@ -84,4 +91,29 @@ func (d *doorbells) ring(pe, i int) {
 	if s := d.spots[pe*d.per+i].Load(); s != nil && s.Armed() {
 		s.Ring()
 	}
+}
+
+// watch makes the closing of changed ring every spot of PE pe, unless it
+// already does. A goroutine that parks on a spot of pe calls it after
+// Interrupted and before arming; it then checks changed itself after
+// arming, so a ring that came before is not needed.
+func (d *doorbells) watch(pe int, changed <-chan struct{}) {
+	p := &d.relays[pe]
+	for {
+		old := p.Load()
+		if old != nil && old.changed == changed {
+			return // the goroutine that put it there relays it
+		}
+		if p.CompareAndSwap(old, &relay{changed}) {
+			break
+		}
+	}
+	go func() {
+		<-changed
+		for i := range d.per {
+			if s := d.spots[pe*d.per+i].Load(); s != nil {
+				s.Ring()
+			}
+		}
+	}()
 }

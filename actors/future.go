@@ -267,7 +267,8 @@ func (s *System) park(ctx context.Context, slot int, want uint64) error {
 			}
 			return err
 		}
-		sp.Watch(ctx, changed)
+		sp.Watch(ctx, nil)
+		s.doors.watch(s.pe.ID(), changed)
 		sp.Arm()
 		if landed() {
 			sp.Disarm()

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/symchan/symchan/pgas"
 )
@@ -79,5 +81,86 @@ func TestFutureReplySizes(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// Futures awaited at once by many goroutines of a PE park each on its
+// reply slot's spot, and all those spots share one goroutine that relays
+// the world's liveness events: parking costs no goroutine per slot.
+func TestManyParkedFuturesShareOneRelay(t *testing.T) {
+	const awaiters = 64
+	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20, Blocking: pgas.BlockPark}, func(ctx context.Context, pe *pgas.PE) error {
+		sys, err := NewSystem(ctx, pe, Futures(awaiters))
+		if err != nil {
+			return err
+		}
+		to, err := NewChan[ReplyTo](ctx, pe)
+		if err != nil {
+			return err
+		}
+		if pe.ID() == 1 { // the replier: all requests, then a go-ahead, then the replies
+			var rs []ReplyTo
+			for range awaiters + 1 {
+				r, err := to.Recv(ctx)
+				if err != nil {
+					return err
+				}
+				rs = append(rs, r)
+			}
+			for _, r := range rs[:awaiters] {
+				if err := Reply(sys, r, uint64(r.Slot)+1); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		parked := func() (n int) {
+			for i := range awaiters {
+				if s := sys.doors.spots[i].Load(); s != nil && s.Armed() {
+					n++
+				}
+			}
+			return n
+		}
+		before := runtime.NumGoroutine()
+		errs := make(chan error, awaiters)
+		for range awaiters {
+			f, err := NewFuture[uint64](sys)
+			if err != nil {
+				return err
+			}
+			if err := to.Send(ctx, 1, f.ReplyTo()); err != nil {
+				return err
+			}
+			go func() {
+				v, err := f.Await(ctx)
+				if err == nil && v != uint64(f.ReplyTo().Slot)+1 {
+					err = fmt.Errorf("reply %d to slot %d", v, f.ReplyTo().Slot)
+				}
+				errs <- err
+			}()
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for parked() < awaiters && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if n := parked(); n != awaiters {
+			return fmt.Errorf("%d of %d awaits parked", n, awaiters)
+		}
+		if extra := runtime.NumGoroutine() - before - awaiters; extra > 4 {
+			t.Errorf("%d goroutines beside the %d parked awaits, want a relay or two", extra, awaiters)
+		}
+		if err := to.Send(ctx, 1, ReplyTo{}); err != nil { // the go-ahead
+			return err
+		}
+		for range awaiters {
+			if err := <-errs; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -626,7 +626,8 @@ func (m *Mailbox) park(ctx context.Context) error {
 		return err
 	}
 	d := m.doors.spot(m.pe.ID(), 0)
-	d.Watch(ctx, changed)
+	d.Watch(ctx, nil)
+	m.doors.watch(m.pe.ID(), changed)
 	d.Arm()
 	// A sender stores its slot word, then looks at the spot; this
 	// receiver arms the spot, then looks at the words. Go's atomics are
