@@ -359,7 +359,7 @@ func (e *evaluator) eval() (r driver.WaitResult, ok bool) {
 	req := e.req
 	n := req.N
 	if n == 1 && req.Mode == driver.WaitAll && req.Status == nil {
-		// One word (a signal, a mailbox's bell or credit): no scan.
+		// One word (a signal word, a mailbox's credit): no scan.
 		if w, sat := e.sat(0); sat {
 			return driver.WaitResult{N: 1, Word: w}, true
 		}
