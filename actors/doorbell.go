@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -82,6 +83,16 @@ func (d *doorbells) spot(pe, i int) *handoff.Spot {
 		return p.Load()
 	}
 	runtime.AddCleanup(d, (*handoff.Spot).Close, s)
+	return s
+}
+
+// watched returns spot i of PE pe ready to arm: ctx's end rings it, and
+// so does the closing of changed (from pgas.PE.Interrupted), through the
+// PE's relay (see watch).
+func (d *doorbells) watched(ctx context.Context, pe, i int, changed <-chan struct{}) *handoff.Spot {
+	s := d.spot(pe, i)
+	s.Watch(ctx, nil)
+	d.watch(pe, changed)
 	return s
 }
 

@@ -93,10 +93,6 @@ func newSystem(ctx context.Context, pe *pgas.PE, c systemConfig, host bool) (*Sy
 		if err != nil {
 			return nil, err
 		}
-		if len(pe.World().LocalPEs()) < pe.NumPEs() {
-			// An awaiting goroutine parks on a Go channel that the replier rings.
-			return nil, fmt.Errorf("%w: host-memory partitions with PEs in other processes", ErrBadArg)
-		}
 		s.doors = joinDoorbells(pe, s.words.Offset(), c.futures)
 		if s.peerWords, err = peerWords(pe, s.words); err != nil {
 			return nil, err
@@ -253,34 +249,27 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 func (s *System) park(ctx context.Context, slot int, want uint64) error {
 	w := &s.localWords[slot*s.stride]
 	landed := func() bool { return atomic.LoadUint64(w) == want }
-	if (s.spins && spin(landed)) || landed() {
-		racesync.Acquire()
-		return nil
+	if s.spins {
+		spin(landed)
 	}
-	sp := s.doors.spot(s.pe.ID(), slot)
-	for {
+	for !landed() {
 		changed, err := s.pe.Interrupted(ctx, s.others)
 		if err != nil {
-			if landed() { // the last look
-				racesync.Acquire()
-				return nil
+			if landed() {
+				break // the last look
 			}
 			return err
 		}
-		sp.Watch(ctx, nil)
-		s.doors.watch(s.pe.ID(), changed)
+		sp := s.doors.watched(ctx, s.pe.ID(), slot, changed)
 		sp.Arm()
-		if landed() {
-			sp.Disarm()
-			racesync.Acquire()
-			return nil
-		}
-		if sp.Stopped(ctx, changed) != nil {
-			sp.Disarm()
-			continue // the next look says why
+		if landed() || sp.Stopped(ctx, changed) != nil {
+			sp.Disarm() // landed: the loop ends; else the next look says why
+			continue
 		}
 		sp.Park()
 	}
+	racesync.Acquire()
+	return nil
 }
 
 // decode decodes the reply that has landed in f's slot; head, when not

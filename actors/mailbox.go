@@ -129,10 +129,6 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 	if err := mailboxFits(n, k, s, stride, sysmem.Machine()); err != nil {
 		return nil, err
 	}
-	if host && len(pe.World().LocalPEs()) < n {
-		// A receiver parks on a Go channel that its senders ring.
-		return nil, fmt.Errorf("%w: host-memory partitions with PEs in other processes", ErrBadArg)
-	}
 	var err error
 	if m.wordAlloc, m.words, m.stride, err = allocWords(ctx, pe, n*k, host); err != nil {
 		return nil, fmt.Errorf("actors: mailbox slot words: %w", err)
@@ -625,9 +621,7 @@ func (m *Mailbox) park(ctx context.Context) error {
 		m.stats.waited(false)
 		return err
 	}
-	d := m.doors.spot(m.pe.ID(), 0)
-	d.Watch(ctx, nil)
-	m.doors.watch(m.pe.ID(), changed)
+	d := m.doors.watched(ctx, m.pe.ID(), 0, changed)
 	d.Arm()
 	// A sender stores its slot word, then looks at the spot; this
 	// receiver arms the spot, then looks at the words. Go's atomics are

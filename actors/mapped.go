@@ -22,8 +22,13 @@ func stillMapped(pe *pgas.PE, words pgas.Sym[uint64], local []uint64) error {
 
 // peerWords returns words as this process addresses them on every PE,
 // where partitions are host memory: writers that store into another PE's
-// words themselves (a mailbox's sender, a replier) use them.
+// words themselves (a mailbox's sender, a replier) use them, and ring
+// the spots its readers park on (see doorbells), which needs every PE in
+// this process.
 func peerWords(pe *pgas.PE, words pgas.Sym[uint64]) ([][]uint64, error) {
+	if len(pe.World().LocalPEs()) < pe.NumPEs() {
+		return nil, fmt.Errorf("%w: host-memory partitions with PEs in other processes", ErrBadArg)
+	}
 	all := make([][]uint64, pe.NumPEs())
 	for q := range all {
 		w, err := pgas.Ptr(pe, words, q)
