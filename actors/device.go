@@ -58,7 +58,7 @@ func (d DeviceMailbox) Bytes() []byte {
 
 // DeviceSystem is a System's reply slots laid out for kernels: what struct
 // symchan_replies of kernels/symchan.cuh holds, so that a kernel can reply
-// to a ReplyTo (symchan_reply) and wait for the reply to a future armed in
+// to a ReplyTo (symchan_reply) and wait for the reply to a future made in
 // Go (symchan_await_reply). Offsets are symmetric byte offsets. It
 // describes device memory (the GPU backends), as DeviceMailbox does.
 type DeviceSystem struct {

@@ -50,19 +50,23 @@ type System struct {
 	quarantine []int // abandoned while a reply was being written
 }
 
-// Reply slot states, in a word's low two bits. A replier may write a
-// slot only after moving it from armed to writing with a compare-and-swap,
-// so a reply to an abandoned future is dropped before any byte of it is
-// written, and a reused slot (a new generation) cannot be hit by a late
-// reply.
+// Reply slot states, in a word's low two bits. A word holding generation
+// g and stateOver means g is over (replied to, or abandoned): the slot is
+// then armed for generation g+1, which needs no store of its own, so
+// NewFuture writes nothing. A replier may write a slot only after moving
+// its word from armed (g-1 over) to writing (g writing) with a
+// compare-and-swap, so a reply to an abandoned future (which moved the
+// word to g over) is dropped before any byte of it is written, and a
+// reused slot (a later generation) cannot be hit by a late reply.
 const (
-	stateAbandoned = 0
-	stateArmed     = 1
-	stateWriting   = 2
-	stateDone      = 3
+	stateOver    = 0
+	stateWriting = 1
 )
 
 func word(gen uint64, state uint64) uint64 { return gen<<2 | state }
+
+// armed is the word of a slot awaiting the reply of generation gen.
+func armed(gen uint64) uint64 { return word(gen-1, stateOver) }
 
 // NewSystem collectively creates the PE's actor state: the reply slots of
 // its futures.
@@ -165,18 +169,38 @@ func newFuture[T any](sys *System, codec Codec[T]) (*Future[T], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reclaimLocked()
-	if len(s.free) == 0 {
-		return nil, fmt.Errorf("actors: all %d futures of PE %d are outstanding", len(s.gen), s.pe.ID())
+	for len(s.free) > 0 {
+		slot := s.free[len(s.free)-1]
+		s.free = s.free[:len(s.free)-1]
+		if s.spoiledLocked(slot) {
+			continue
+		}
+		s.gen[slot]++
+		return &Future[T]{sys: s, codec: codec, slot: slot, gen: s.gen[slot]}, nil
 	}
-	slot := s.free[len(s.free)-1]
-	s.free = s.free[:len(s.free)-1]
-	s.gen[slot]++
-	g := s.gen[slot]
-	if err := pgas.AtomicSet(s.pe, s.word(slot), word(g, stateArmed), s.pe.ID()); err != nil {
-		s.free = append(s.free, slot)
-		return nil, err
+	return nil, fmt.Errorf("actors: all %d futures of PE %d are outstanding", len(s.gen), s.pe.ID())
+}
+
+// spoiledLocked reports whether free slot's word was written by a reply
+// to a ReplyTo that no Future made (see Reply), where words are host
+// memory: a generation the slot has not reached yet. The slot then
+// continues from that generation: at once if the reply is complete, else
+// from quarantine. Device memory is not checked: a load there costs what
+// NewFuture saves by writing nothing.
+func (s *System) spoiledLocked(slot int) bool {
+	if s.localWords == nil {
+		return false
 	}
-	return &Future[T]{sys: s, codec: codec, slot: slot, gen: g}, nil
+	w := atomic.LoadUint64(&s.localWords[slot*s.stride])
+	if w == word(s.gen[slot], stateOver) {
+		return false
+	}
+	s.gen[slot] = w >> 2
+	if w&3 == stateOver {
+		return false
+	}
+	s.quarantine = append(s.quarantine, slot)
+	return true
 }
 
 // reclaimLocked frees quarantined slots whose late reply has landed.
@@ -184,7 +208,7 @@ func (s *System) reclaimLocked() {
 	kept := s.quarantine[:0]
 	for _, slot := range s.quarantine {
 		w, err := pgas.AtomicFetch(s.pe, s.word(slot), s.pe.ID())
-		if err == nil && w == word(s.gen[slot], stateDone) {
+		if err == nil && w == word(s.gen[slot], stateOver) {
 			s.free = append(s.free, slot)
 		} else {
 			kept = append(kept, slot)
@@ -211,7 +235,7 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	if err := stillMapped(s.pe, s.words, s.localWords); err != nil {
 		return zero, err
 	}
-	done := word(f.gen, stateDone)
+	done := word(f.gen, stateOver)
 	var head []byte // the slot's first bytes, read by the wait
 	if s.doors != nil {
 		if err := s.park(ctx, f.slot, done); err != nil {
@@ -333,10 +357,10 @@ func (f *Future[T]) Abandon() {
 
 func (f *Future[T]) abandon() {
 	s := f.sys
-	old, err := pgas.AtomicCompareSwap(s.pe, s.word(f.slot), word(f.gen, stateArmed), word(f.gen, stateAbandoned), s.pe.ID())
+	old, err := pgas.AtomicCompareSwap(s.pe, s.word(f.slot), armed(f.gen), word(f.gen, stateOver), s.pe.ID())
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err == nil && old == word(f.gen, stateArmed) {
+	if err == nil && old == armed(f.gen) {
 		s.free = append(s.free, f.slot) // no reply can be written any more
 		return
 	}
@@ -352,6 +376,12 @@ func (f *Future[T]) abandon() {
 // as the reply to the future at to. It returns ErrAbandoned, having
 // written nothing, if that future timed out or was abandoned, and
 // ErrTooLarge if v does not fit its reply slot. It does not block.
+//
+// to must be a Future's ReplyTo. One made up with the generation after a
+// slot's current one answers the future that slot serves next: on host
+// memory NewFuture notices and moves that slot past it; on device memory
+// (where checking would cost NewFuture a round trip to the GPU) that
+// future takes it as its reply.
 func Reply[T any](sys *System, to ReplyTo, v T) error {
 	codec, err := PlainCodec[T]()
 	if err != nil {
@@ -380,6 +410,9 @@ func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
 	if int(to.Slot) >= len(s.gen) {
 		return fmt.Errorf("actors: reply to slot %d of %d (do all PEs use the same Futures option?)", to.Slot, len(s.gen))
 	}
+	if to.Gen == 0 {
+		return ErrAbandoned // no future has generation 0
+	}
 	bp := s.buf()
 	defer s.bufs.Put(bp)
 	buf, err := codec.Append(append((*bp)[:0], make([]byte, 8)...), v)
@@ -397,14 +430,14 @@ func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
 	}
 	slot, pe := int(to.Slot), int(to.PE)
 	w := s.word(slot)
-	old, err := pgas.AtomicCompareSwap(s.pe, w, word(to.Gen, stateArmed), word(to.Gen, stateWriting), pe)
+	old, err := pgas.AtomicCompareSwap(s.pe, w, armed(to.Gen), word(to.Gen, stateWriting), pe)
 	if err != nil {
 		return err
 	}
-	if old != word(to.Gen, stateArmed) {
+	if old != armed(to.Gen) {
 		return ErrAbandoned
 	}
-	return pgas.PutSignal(s.pe, s.data.Slice(slot*s.slotBytes(), slot*s.slotBytes()+len(buf)), buf, w, word(to.Gen, stateDone), pgas.SignalSet, pe)
+	return pgas.PutSignal(s.pe, s.data.Slice(slot*s.slotBytes(), slot*s.slotBytes()+len(buf)), buf, w, word(to.Gen, stateOver), pgas.SignalSet, pe)
 }
 
 // replyLines writes the reply in *bp (its length, then n bytes) where
@@ -419,7 +452,7 @@ func (s *System) replyLines(to ReplyTo, bp *[]byte, n int) error {
 	}
 	slot, pe := int(to.Slot), int(to.PE)
 	pw := s.peerWords[pe][slot*s.stride : (slot+1)*s.stride]
-	if !atomic.CompareAndSwapUint64(&pw[0], word(to.Gen, stateArmed), word(to.Gen, stateWriting)) {
+	if !atomic.CompareAndSwapUint64(&pw[0], armed(to.Gen), word(to.Gen, stateWriting)) {
 		return ErrAbandoned
 	}
 	buf, line := *bp, (*bp)[:8]
@@ -439,7 +472,7 @@ func (s *System) replyLines(to ReplyTo, bp *[]byte, n int) error {
 	}
 	copy(pw[1:], unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(line))), len(line)/8))
 	racesync.Release()
-	atomic.StoreUint64(&pw[0], word(to.Gen, stateDone))
+	atomic.StoreUint64(&pw[0], word(to.Gen, stateOver))
 	s.doors.ring(pe, slot)
 	return nil
 }

@@ -164,3 +164,63 @@ func TestManyParkedFuturesShareOneRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A slot needs no store to be armed: its next generation is armed while
+// the word says the last one is over. Replies to a generation that is
+// over (awaited, abandoned) or that no future has write nothing; one made
+// up for the generation a slot serves next is caught by NewFuture on host
+// memory, which moves the slot past it.
+func TestFutureGenerations(t *testing.T) {
+	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 1, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+		sys, err := newSystem(ctx, pe, systemConfig{futures: 1, replySize: 64}, true)
+		if err != nil {
+			return err
+		}
+		next := func() *Future[int64] {
+			f, err := NewFuture[int64](sys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+		f := next()
+		if err := Reply(sys, f.ReplyTo(), int64(1)); err != nil {
+			return err
+		}
+		if v, err := f.Await(ctx); err != nil || v != 1 {
+			return fmt.Errorf("first future: %d, %v", v, err)
+		}
+		abandoned := next()
+		abandoned.Abandon()
+		made := ReplyTo{PE: 0, Slot: 0, Gen: abandoned.ReplyTo().Gen + 1}
+		for _, c := range []struct {
+			name string
+			to   ReplyTo
+			want error
+		}{
+			{"awaited", f.ReplyTo(), ErrAbandoned},
+			{"abandoned", abandoned.ReplyTo(), ErrAbandoned},
+			{"generation 0", ReplyTo{PE: 0, Slot: 0, Gen: 0}, ErrAbandoned},
+			{"the next generation, made up", made, nil},
+			{"the same again", made, ErrAbandoned},
+		} {
+			if err := Reply(sys, c.to, int64(99)); !errors.Is(err, c.want) && err != c.want {
+				t.Errorf("reply to %s: %v, want %v", c.name, err, c.want)
+			}
+		}
+		g := next()
+		if g.ReplyTo().Gen != made.Gen+1 {
+			t.Errorf("after a made-up reply, the slot serves generation %d, want %d", g.ReplyTo().Gen, made.Gen+1)
+		}
+		if err := Reply(sys, g.ReplyTo(), int64(7)); err != nil {
+			return err
+		}
+		if v, err := g.Await(ctx); err != nil || v != 7 {
+			return fmt.Errorf("future after the made-up reply: %d, %v", v, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1580,7 +1580,7 @@ extern "C" __global__ void mailbox_echo_block(u64 heap_, u64 mb_, u64 out_, u64 
 // future_serve: on this PE, one thread takes count requests from PE peer
 // on the mailbox mb (struct ask: x, then a ReplyTo, 24 bytes) and replies
 // x·x (8 bytes) to each; then it asks PE peer itself, x = 40 with the
-// future mine (armed in Go on this PE), and waits for the reply. res[0]:
+// future mine (made in Go on this PE), and waits for the reply. res[0]:
 // 0, or the step that failed; res[1]: the reply it got; res[2]: how many
 // replies found their future abandoned.
 struct ask {

@@ -963,9 +963,10 @@ static __device__ int symchan_mailbox_recv_any_block(const symchan_heap *h, cons
 // --- futures (the reply slots of package actors) -------------------------
 //
 // A System's reply slots, from actors.System.Device: per PE, futures slots
-// of a uint64 word (generation << 2 | state: 0 abandoned, 1 armed, 2
-// writing, 3 done) and slot_bytes bytes (the reply's length, then the
-// reply). A ReplyTo (actors.ReplyTo, plain data) names a PE, a slot and a
+// of a uint64 word (generation << 2 | state: 0 over, replied to or
+// abandoned, 1 writing) and slot_bytes bytes (the reply's length, then
+// the reply). A slot whose word holds generation g - 1 over awaits the
+// reply of generation g. A ReplyTo (actors.ReplyTo, plain data) names a PE, a slot and a
 // generation.
 
 struct symchan_replies {
@@ -985,17 +986,20 @@ struct symchan_reply_to {
 
 // symchan_reply sends n bytes (the encoding Go's Reply would make: a
 // plain value's bytes) as the reply to the future at to, as actors.Reply
-// does: it claims the slot with a compare-and-swap from armed to writing,
-// so a reply to an abandoned future writes nothing, then writes the length
-// and the bytes and sets the word to done (release). One thread; it does
+// does: it claims the slot with a compare-and-swap from armed (g - 1
+// over) to writing, so a reply to an abandoned future (g over) writes
+// nothing, then writes the length and the bytes and sets the word to g
+// over (release). One thread; it does
 // not wait. It returns 0 or a SYMCHAN_REPLY_ error.
 static __device__ int symchan_reply(const symchan_heap *h, const symchan_replies *rs, symchan_reply_to to, const void *data, symchan_u64 n) {
 	if (to.pe < 0 || to.pe >= h->npes || to.slot >= rs->futures)
 		return SYMCHAN_REPLY_BAD;
 	if (n > rs->reply_size)
 		return SYMCHAN_REPLY_TOO_LARGE;
+	if (to.gen == 0)
+		return SYMCHAN_REPLY_ABANDONED; // no future has generation 0
 	const symchan_u64 off = rs->words_off + 8ull * to.slot;
-	const symchan_u64 armed = to.gen << 2 | 1, writing = to.gen << 2 | 2, done = to.gen << 2 | 3;
+	const symchan_u64 armed = (to.gen - 1) << 2, writing = to.gen << 2 | 1, done = to.gen << 2;
 	if (symchan_atomic_compare_swap(h, to.pe, off, armed, writing) != armed)
 		return SYMCHAN_REPLY_ABANDONED;
 	unsigned char *d = (unsigned char *)symchan_ptr(h, to.pe, rs->data_off + (symchan_u64)to.slot * rs->slot_bytes);
@@ -1006,13 +1010,13 @@ static __device__ int symchan_reply(const symchan_heap *h, const symchan_replies
 }
 
 // symchan_await_reply waits on this PE for the reply to the future at to
-// (armed in Go: actors.NewFuture, whose ReplyTo the kernel is given) and
+// (made in Go: actors.NewFuture, whose ReplyTo the kernel is given) and
 // copies up to cap bytes of it into buf; it returns the reply's length.
 // The Go side then still calls the Future's Await (which returns the same
 // reply) or Abandon, to give the slot back. One thread.
 static __device__ symchan_u64 symchan_await_reply(const symchan_heap *h, const symchan_replies *rs, symchan_reply_to to, void *buf,
                                                   symchan_u64 cap) {
-	symchan_wait_until((const volatile symchan_u64 *)symchan_ptr(h, h->pe, rs->words_off + 8ull * to.slot), SYMCHAN_CMP_EQ, to.gen << 2 | 3);
+	symchan_wait_until((const volatile symchan_u64 *)symchan_ptr(h, h->pe, rs->words_off + 8ull * to.slot), SYMCHAN_CMP_EQ, to.gen << 2);
 	const unsigned char *d = (const unsigned char *)symchan_ptr(h, h->pe, rs->data_off + (symchan_u64)to.slot * rs->slot_bytes);
 	const symchan_u64 n = *(const volatile symchan_u64 *)d;
 	symchan_copy_part(buf, d + 8, n < cap ? n : cap, 0, 1);
