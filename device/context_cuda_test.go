@@ -134,3 +134,92 @@ func TestPeerBandwidth(t *testing.T) {
 		cs[1].Free(dst)
 	}
 }
+
+// A copy cut across streams lands whole, in order with the work before
+// and after it on its stream: a memset before it is overwritten, one
+// after it overwrites the copy's last byte (the last part's, on another
+// stream). On one GPU the copy stays
+// within it.
+func TestCopyPeerSplit(t *testing.T) {
+	cs := contexts(t)
+	src, dst := cs[0], cs[len(cs)-1]
+	if src != dst {
+		if err := src.EnablePeer(dst); err != nil {
+			t.Fatal(err)
+		}
+		if err := dst.EnablePeer(src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := src.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Destroy()
+	var more []*Stream
+	for range 3 {
+		m, err := src.NewStream()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Destroy()
+		more = append(more, m)
+	}
+	for _, c := range []struct {
+		n     int64
+		parts int
+	}{{1, 2}, {4095, 2}, {8192, 2}, {1<<20 + 3, 2}, {9<<20 + 5, 3}, {16 << 20, 4}, {16 << 20, 1}} {
+		t.Run(fmt.Sprintf("n=%d/parts=%d", c.n, c.parts), func(t *testing.T) {
+			want := make([]byte, c.n)
+			for i := range want {
+				want[i] = byte(i*13 + int(c.n))
+			}
+			a, err := src.Alloc(c.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Free(a)
+			b, err := dst.Alloc(c.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer dst.Free(b)
+			if err := src.CopyIn(a, want); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Memset(b, 0xee, c.n); err != nil { // before: overwritten
+				t.Fatal(err)
+			}
+			if err := st.CopyPeerSplit(more[:c.parts-1], b, dst, a, src, c.n); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Memset(b+Ptr(c.n-1), 0x5a, 1); err != nil { // after: overwrites the last byte
+				t.Fatal(err)
+			}
+			if err := st.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, c.n)
+			if err := dst.CopyOut(got, b); err != nil {
+				t.Fatal(err)
+			}
+			want[c.n-1] = 0x5a
+			if i := firstDiff(got, want); i >= 0 {
+				t.Fatalf("byte %d: %#x, want %#x", i, got[i], want[i])
+			}
+		})
+	}
+}
+
+// firstDiff is the first index where a and b differ, or -1.
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
