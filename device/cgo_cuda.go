@@ -143,16 +143,6 @@ func eventCreate() (C.CUevent, error) {
 	return e, check("cuEventCreate", C.cuEventCreate(&e, C.CU_EVENT_DEFAULT))
 }
 
-// syncEventCreate makes an event for ordering streams, not timing.
-func syncEventCreate() (C.CUevent, error) {
-	var e C.CUevent
-	return e, check("cuEventCreate", C.cuEventCreate(&e, C.CU_EVENT_DISABLE_TIMING))
-}
-
-func streamWaitEvent(s C.CUstream, e C.CUevent) error {
-	return check("cuStreamWaitEvent", C.cuStreamWaitEvent(s, e, 0))
-}
-
 func eventRecord(e C.CUevent, s C.CUstream) error {
 	return check("cuEventRecord", C.cuEventRecord(e, s))
 }

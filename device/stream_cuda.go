@@ -20,7 +20,6 @@ import (
 type Stream struct {
 	ctx *Context
 	s   cu.Stream
-	ev  C.CUevent // see event; nil until used
 }
 
 // NewStream creates a non-blocking stream.
@@ -59,17 +58,7 @@ func (s *Stream) Done() (done bool, err error) {
 }
 
 // Destroy releases s once its work completes.
-func (s *Stream) Destroy() error {
-	return s.ctx.Do(func() error {
-		if s.ev != nil {
-			if err := eventDestroy(s.ev); err != nil {
-				return err
-			}
-			s.ev = nil
-		}
-		return s.s.Destroy()
-	})
-}
+func (s *Stream) Destroy() error { return s.ctx.Do(s.s.Destroy) }
 
 // CopyIn enqueues a host-to-device copy. From pageable memory (any Go
 // slice) the driver stages src before it returns, so src may be reused at
@@ -147,69 +136,6 @@ func (s *Stream) CopyPeer(dst Ptr, dc *Context, src Ptr, sc *Context, n int64) e
 	return s.ctx.Do(func() error {
 		return cu.MemcpyPeerAsync(cu.DevicePtr(dst), dc.ctx, cu.DevicePtr(src), sc.ctx, n, s.s)
 	})
-}
-
-// CopyPeerSplit is CopyPeer with the copy cut into len(more)+1 parts of
-// at most equal size, one on s and one on each of more, so that several
-// copy engines move it at once. The parts start after s's earlier work,
-// and s's later work starts after them all (each of more is ordered by
-// events in between), so on s it is one copy as CopyPeer's. more's
-// streams must be of s's context and used by nothing else meanwhile.
-func (s *Stream) CopyPeerSplit(more []*Stream, dst Ptr, dc *Context, src Ptr, sc *Context, n int64) error {
-	if len(more) == 0 || n < int64(len(more)+1)*4096 {
-		return s.CopyPeer(dst, dc, src, sc, n)
-	}
-	share := (n/int64(len(more)+1) + 4095) &^ 4095
-	return s.ctx.Do(func() error {
-		fork, err := s.event()
-		if err != nil {
-			return err
-		}
-		if err := eventRecord(fork, s.c()); err != nil {
-			return err
-		}
-		at := min(share, n) // s's part first, then one per stream of more
-		if err := cu.MemcpyPeerAsync(cu.DevicePtr(dst), dc.ctx, cu.DevicePtr(src), sc.ctx, at, s.s); err != nil {
-			return err
-		}
-		for _, m := range more {
-			if at >= n {
-				break
-			}
-			part := min(share, n-at)
-			if err := streamWaitEvent(m.c(), fork); err != nil {
-				return err
-			}
-			if err := cu.MemcpyPeerAsync(cu.DevicePtr(dst+Ptr(at)), dc.ctx, cu.DevicePtr(src+Ptr(at)), sc.ctx, part, m.s); err != nil {
-				return err
-			}
-			join, err := m.event()
-			if err != nil {
-				return err
-			}
-			if err := eventRecord(join, m.c()); err != nil {
-				return err
-			}
-			if err := streamWaitEvent(s.c(), join); err != nil {
-				return err
-			}
-			at += part
-		}
-		return nil
-	})
-}
-
-// event is s's ordering event (made on first use; s's context is
-// current): recorded on s, it is what other streams wait for.
-func (s *Stream) event() (C.CUevent, error) {
-	if s.ev == nil {
-		e, err := syncEventCreate()
-		if err != nil {
-			return nil, err
-		}
-		s.ev = e
-	}
-	return s.ev, nil
 }
 
 // Memset enqueues setting n bytes at dst to b.

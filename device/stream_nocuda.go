@@ -40,9 +40,6 @@ func (s *Stream) CopyOut2D([]byte, int64, Ptr, int64, int64, int64) error { retu
 // CopyPeer returns ErrNoCUDA.
 func (s *Stream) CopyPeer(Ptr, *Context, Ptr, *Context, int64) error { return ErrNoCUDA }
 
-// CopyPeerSplit returns ErrNoCUDA.
-func (s *Stream) CopyPeerSplit([]*Stream, Ptr, *Context, Ptr, *Context, int64) error { return ErrNoCUDA }
-
 // Memset returns ErrNoCUDA.
 func (s *Stream) Memset(Ptr, byte, int64) error { return ErrNoCUDA }
 

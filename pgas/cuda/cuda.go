@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"sync"
 
 	"github.com/symchan/symchan/device"
@@ -35,15 +34,11 @@ type gpu struct {
 	st    *device.Stream
 	agent *gpuop.Agent // its GPU's (shared by the PEs on one GPU)
 	lane  *gpuop.Lane  // this PE's lane of agent
-	// copiers are the streams beside st that a large copy is cut across
-	// (EnvCopyStreams), made on first use.
-	copiers []*device.Stream
 }
 
 type transport struct {
-	gpus        []*gpu
-	size        int64
-	copyStreams int // see EnvCopyStreams
+	gpus []*gpu
+	size int64
 }
 
 func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
@@ -55,12 +50,6 @@ func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, e
 		return nil, errors.New("cuda backend: no GPU visible")
 	}
 	share := os.Getenv(EnvShareGPUs) == "1"
-	copyStreams := 1
-	if v := os.Getenv(EnvCopyStreams); v != "" {
-		if copyStreams, err = strconv.Atoi(v); err != nil || copyStreams < 1 || copyStreams > 16 {
-			return nil, fmt.Errorf("cuda backend: %s=%q: want 1 to 16", EnvCopyStreams, v)
-		}
-	}
 	pes := cfg.PEs
 	switch {
 	case pes == 0:
@@ -90,7 +79,7 @@ func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, e
 	if err != nil {
 		return nil, err
 	}
-	t := &transport{size: cfg.HeapSize, copyStreams: copyStreams}
+	t := &transport{size: cfg.HeapSize}
 	fail := func(err error) (driver.Transport, error) {
 		t.Close()
 		return nil, fmt.Errorf("cuda backend: %w", err)
@@ -253,18 +242,7 @@ func (t *transport) Copy(from, dstPE int, dstOff int64, srcPE int, srcOff int64,
 		return t.lane(from, func(l *gpuop.Lane) error { return l.Copy(t.addr(dstPE, dstOff), t.addr(srcPE, srcOff), int(n)) })
 	}
 	return t.issue(from, true, func(g *gpu) error {
-		dst, dc, src, sc := t.addr(dstPE, dstOff), t.gpus[dstPE].ctx, t.addr(srcPE, srcOff), t.gpus[srcPE].ctx
-		if n < SplitCopyMin || t.copyStreams == 1 {
-			return g.st.CopyPeer(dst, dc, src, sc, n)
-		}
-		for len(g.copiers) < t.copyStreams-1 {
-			st, err := g.ctx.NewStream()
-			if err != nil {
-				return err
-			}
-			g.copiers = append(g.copiers, st)
-		}
-		return g.st.CopyPeerSplit(g.copiers, dst, dc, src, sc, n)
+		return g.st.CopyPeer(t.addr(dstPE, dstOff), t.gpus[dstPE].ctx, t.addr(srcPE, srcOff), t.gpus[srcPE].ctx, n)
 	})
 }
 
@@ -329,9 +307,6 @@ func (t *transport) Close() error {
 		}
 		if g.st != nil {
 			errs = append(errs, g.st.Sync(), g.st.Destroy())
-		}
-		for _, st := range g.copiers {
-			errs = append(errs, st.Destroy())
 		}
 		for _, p := range []device.Ptr{g.heap, g.desc} {
 			if p != 0 {

@@ -59,12 +59,3 @@ const MaxWaitWords = gpuop.MaxWords
 // to 64-PE worlds on a 2-GPU machine; programs that want speed run one PE
 // per GPU.
 const EnvShareGPUs = "SYMCHAN_CUDA_SHARE_GPUS"
-
-// EnvCopyStreams sets how many streams (so copy engines) a PE's copy of
-// at least SplitCopyMin bytes between GPUs is cut across (default 1: one
-// cuMemcpyPeerAsync on the PE's stream). Each extra stream is made on the
-// PE's first such copy.
-const EnvCopyStreams = "SYMCHAN_CUDA_COPY_STREAMS"
-
-// SplitCopyMin is the smallest copy that EnvCopyStreams cuts.
-const SplitCopyMin = 4 << 20
