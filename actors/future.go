@@ -428,16 +428,15 @@ func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
 	if s.doors != nil {
 		return s.replyLines(to, bp, n)
 	}
+	// The claim (armed → writing), then the reply and its word (→ over):
+	// on GPUs one routine of the agent, with no round trip in between.
 	slot, pe := int(to.Slot), int(to.PE)
-	w := s.word(slot)
-	old, err := pgas.AtomicCompareSwap(s.pe, w, armed(to.Gen), word(to.Gen, stateWriting), pe)
-	if err != nil {
-		return err
+	dst := s.data.Slice(slot*s.slotBytes(), slot*s.slotBytes()+len(buf))
+	old, err := pgas.PutSignalIf(s.pe, dst, buf, s.word(slot), armed(to.Gen), word(to.Gen, stateWriting), word(to.Gen, stateOver), pe)
+	if err == nil && old != armed(to.Gen) {
+		err = ErrAbandoned
 	}
-	if old != armed(to.Gen) {
-		return ErrAbandoned
-	}
-	return pgas.PutSignal(s.pe, s.data.Slice(slot*s.slotBytes(), slot*s.slotBytes()+len(buf)), buf, w, word(to.Gen, stateOver), pgas.SignalSet, pe)
+	return err
 }
 
 // replyLines writes the reply in *bp (its length, then n bytes) where

@@ -256,16 +256,20 @@ func testNilHandles(t *testing.T) {
 	var tm *pgas.Team
 	ctx := context.Background()
 	calls := map[string]error{
-		"Alloc":      func() error { _, err := pgas.Alloc[int64](ctx, pe, 1); return err }(),
-		"Barrier":    pe.Barrier(ctx),
-		"Quiet":      pe.Quiet(),
-		"Fence":      pe.Fence(),
-		"Team.Sync":  tm.Sync(ctx),
-		"Broadcast":  pgas.Broadcast(ctx, tm, pgas.Sym[int64]{}, pgas.Sym[int64]{}, 1, 0),
-		"ReduceAll":  pgas.ReduceAll(ctx, tm, pgas.Sum, pgas.Sym[int64]{}, pgas.Sym[int64]{}, 1),
-		"Put":        pgas.Put(pe, pgas.Sym[int64]{}, []int64{1}, 0),
-		"PutSignal":  pgas.PutSignal(pe, pgas.Sym[int64]{}, []int64{1}, pgas.Sym[uint64]{}, 1, pgas.SignalSet, 0),
-		"SignalOp":   pgas.SignalOp(pe, pgas.Sym[uint64]{}, 1, pgas.SignalSet, 0),
+		"Alloc":     func() error { _, err := pgas.Alloc[int64](ctx, pe, 1); return err }(),
+		"Barrier":   pe.Barrier(ctx),
+		"Quiet":     pe.Quiet(),
+		"Fence":     pe.Fence(),
+		"Team.Sync": tm.Sync(ctx),
+		"Broadcast": pgas.Broadcast(ctx, tm, pgas.Sym[int64]{}, pgas.Sym[int64]{}, 1, 0),
+		"ReduceAll": pgas.ReduceAll(ctx, tm, pgas.Sum, pgas.Sym[int64]{}, pgas.Sym[int64]{}, 1),
+		"Put":       pgas.Put(pe, pgas.Sym[int64]{}, []int64{1}, 0),
+		"PutSignal": pgas.PutSignal(pe, pgas.Sym[int64]{}, []int64{1}, pgas.Sym[uint64]{}, 1, pgas.SignalSet, 0),
+		"SignalOp":  pgas.SignalOp(pe, pgas.Sym[uint64]{}, 1, pgas.SignalSet, 0),
+		"PutSignalIf": func() error {
+			_, err := pgas.PutSignalIf(pe, pgas.Sym[int64]{}, []int64{1}, pgas.Sym[uint64]{}, 0, 1, 2, 0)
+			return err
+		}(),
 		"Team.Split": func() error { _, err := tm.Split(ctx, 0, 1, 1); return err }(),
 		"Wait": func() error {
 			_, err := pgas.Wait(ctx, pe, pgas.WaitAll, pgas.WaitSet[uint64]{Cmp: pgas.CmpEQ})

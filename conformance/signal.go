@@ -94,6 +94,69 @@ func testPutSignalDataVisible(t *testing.T) {
 	}
 }
 
+// PutSignalIf puts and signals only when its claim finds the word as
+// expected; a claim that does not writes nothing and reports what it
+// found. Sizes on both sides of what a GPU agent's lane entry carries
+// (192 bytes: one routine there; larger: a claim, then a put-with-signal).
+func testPutSignalIf(t *testing.T) {
+	for _, words := range []int{1, 24, 25, 1000} {
+		t.Run(fmt.Sprintf("words=%d", words), func(t *testing.T) {
+			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+				data := must(pgas.AllocZeroed[uint64](ctx, pe, words))
+				sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+				buf := make([]uint64, words)
+				for round := uint64(1); round <= 20; round++ {
+					cond, claim, val := (round-1)*4, round*4+1, round*4 // settled words are multiples of 4
+					if pe.ID() == 0 {
+						for i := range buf {
+							buf[i] = round<<32 | uint64(i)
+						}
+						old, err := pgas.PutSignalIf(pe, data, buf, sig, cond, claim, val, 1)
+						if err != nil {
+							return err
+						}
+						if old != cond {
+							return fmt.Errorf("round %d: claim found %d, want %d", round, old, cond)
+						}
+						for i := range buf {
+							buf[i] = 0xdead
+						}
+						if old, err = pgas.PutSignalIf(pe, data, buf, sig, cond, claim, val+2, 1); err != nil {
+							return err
+						}
+						if old != claim && old != val {
+							return fmt.Errorf("round %d: a stale claim found %d, want %d or %d", round, old, claim, val)
+						}
+						check(pe.Quiet())
+					}
+					check(pe.Barrier(ctx))
+					if pe.ID() == 1 {
+						if _, err := pgas.SignalWaitUntil(ctx, pe, sig, signals.EQ, val); err != nil {
+							return err
+						}
+						check(pgas.Get(pe, buf, data, 1))
+						for i, v := range buf {
+							if v != round<<32|uint64(i) {
+								return fmt.Errorf("round %d: word %d = %#x after the signal", round, i, v)
+							}
+						}
+					}
+					check(pe.Barrier(ctx))
+				}
+				if pe.ID() == 0 { // and the checks a put-with-signal makes
+					if _, err := pgas.PutSignalIf(pe, data, make([]uint64, words+1), sig, 0, 1, 2, 1); !errors.Is(err, pgas.ErrBadSize) {
+						return fmt.Errorf("PutSignalIf past the data: %v, want ErrBadSize", err)
+					}
+					if _, err := pgas.PutSignalIf(pe, data, buf, sig, 0, 1, 2, 2); !errors.Is(err, pgas.ErrBadPE) {
+						return fmt.Errorf("PutSignalIf to PE 2 of 2: %v, want ErrBadPE", err)
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
+
 // Many senders add to one signal; when it reaches the count, every
 // sender's slot is delivered.
 func testPutSignalAddFanIn(t *testing.T) {

@@ -43,6 +43,7 @@ var pgasTests = []test{
 	{"RingNeighbourExchange", testRingNeighbourExchange},
 	{"PutSignalDataVisible", testPutSignalDataVisible},
 	{"PutSignalAddFanIn", testPutSignalAddFanIn},
+	{"PutSignalIf", testPutSignalIf},
 	{"FenceOrdersDelivery", testFenceOrdersDelivery},
 	{"QuietCompletesNBI", testQuietCompletesNBI},
 	{"SignalOpAndFetch", testSignalOpAndFetch},

@@ -241,11 +241,11 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 //         line: [0] last sequence done, [1] epoch of the launch whose
 //         warp left, [2] reads done again (agent_fetch).
 //   entry: [0] sequence (written last by the host), [1] op | sigop<<8 |
-//         kind<<16 | atomic op<<24 | bytes<<32, [2] address, [3] signal
-//         address (a copy's source), [4] signal value or operand, [5]
-//         comparand, [7] hash of
-//         the other words (agent_fetch), [8..31] the payload (put data,
-//         get data, an atomic's old value).
+//         kind<<16 (a put: AGENT_CLAIM) | atomic op<<24 | bytes<<32, [2]
+//         address, [3] signal address (a copy's source), [4] signal
+//         value or operand, [5] comparand, [6] a claim's new value, [7]
+//         hash of the other words (agent_fetch), [8..31] the payload (put
+//         data, get data, an atomic's or a claim's old value).
 //   slot  (AGENT_SLOT_BYTES): request [0] sequence, [1] words, [2] n,
 //         [3] spec (as symchan_wait's), [4] value, [5] 1: values, 2: status,
 //         [6] start, [7] hash of words 0-6; [8] the sequence to abort;
@@ -274,6 +274,11 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 #define AGENT_COPY 4
 #define AGENT_SIG_SET 1
 #define AGENT_SIG_ADD 2
+// AGENT_CLAIM (in a put's kind byte): first compare-and-swap the signal
+// word from [5] to [6]; put and signal only if it held [5]; report its old
+// value in [8] (pgas.PutSignalIf: a Future's reply, without a round trip
+// to the host between its claim and its data).
+#define AGENT_CLAIM 1
 #define AGENT_SEALED_BYTES 1024
 #define PHI 0x9e3779b97f4a7c15ull
 #define FULL 0xffffffffu
@@ -444,7 +449,18 @@ static __device__ void agent_lane(u64 *lane, u64 epoch, const agent_ctl &c) {
 		const int op = code & 0xff, sigop = (code >> 8) & 0xff;
 		const int n = (int)(code >> 32);
 		const bool aligned = ((addr | (u64)n) & 7) == 0;
-		if (op == AGENT_PUT) {
+		bool put = op == AGENT_PUT;
+		if (put && ((code >> 16) & 0xff) == AGENT_CLAIM) {
+			const u64 swap = __shfl_sync(FULL, w, 6);
+			u64 old = 0;
+			if (l == 0)
+				old = atomicCAS_system((unsigned long long *)sig, cond, swap);
+			old = __shfl_sync(FULL, old, 0);
+			put = old == cond;
+			if (l == 0)
+				e[8] = old; // the payload is in registers (w) already
+		}
+		if (put) {
 			if (aligned) {
 				if (l >= 8 && (l - 8) * 8 < n)
 					((u64 *)addr)[l - 8] = w;

@@ -2,6 +2,7 @@ package pgas
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"unsafe"
@@ -11,6 +12,18 @@ import (
 
 // putSignal validates and issues a put-with-signal.
 func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, op SigOp, pe int, nbi bool) error {
+	if !op.valid() {
+		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
+	}
+	return holdPutSignal(p, "PutSignal", dst, src, sig, pe, func() error {
+		return p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, driver.SigOp(op), nbi)
+	})
+}
+
+// holdPutSignal checks the arguments of a put of src into dst with sig as
+// its signal word, and runs issue with both allocations held (one hold
+// when the signal lies in the data's allocation, as in mailboxes).
+func holdPutSignal[T any](p *PE, name string, dst Sym[T], src []T, sig Sym[uint64], pe int, issue func() error) error {
 	if err := p.checkRMA(dst.rec, pe); err != nil {
 		return err
 	}
@@ -20,18 +33,13 @@ func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, o
 	if sig.n < 1 {
 		return fmt.Errorf("%w: empty signal Sym", ErrBadSize)
 	}
-	if !op.valid() {
-		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
-	}
-	if err := checkFits("PutSignal", len(src), dst.n); err != nil {
+	if err := checkFits(name, len(src), dst.n); err != nil {
 		return err
 	}
 	n := int64(len(src)) * sizeOf[T]()
 	if sig.off < dst.off+n && dst.off < sig.off+8 {
 		return fmt.Errorf("%w: signal word at offset %d overlaps the data [%d, %d)", ErrBadArg, sig.off, dst.off, dst.off+n)
 	}
-	// Both allocations are held while the operation is issued (one hold
-	// when the signal lies in the data's allocation, as in mailboxes).
 	if err := dst.rec.hold(); err != nil {
 		return err
 	}
@@ -41,12 +49,44 @@ func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, o
 			return fmt.Errorf("signal: %w", err)
 		}
 	}
-	err := p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, driver.SigOp(op), nbi)
+	err := issue()
 	if sig.rec != dst.rec {
 		sig.rec.release()
 	}
 	dst.rec.release()
 	return err
+}
+
+// PutSignalIf claims sig's first word on PE pe with a compare-and-swap
+// from cond to claim and, only if the word held cond, copies src into dst
+// there and then sets the word to val: a PutSignal with SignalSet, whose
+// signal a PE that observes sees the data of the same call with. It
+// returns the word's old value (cond when it put) once src may be reused;
+// the put and its signal then complete as PutSignal's do (Quiet). Nothing
+// else should write the word between the claim and the signal but other
+// claims, which fail.
+//
+// A symchan extension, not OpenSHMEM's: it is a reply that must not land
+// once its requester gave up (actors.Reply), which the GPU backends run as
+// one routine on the GPU instead of a compare-and-swap, a round trip to
+// the host, and a put-with-signal. Elsewhere it is those two steps.
+func PutSignalIf[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], cond, claim, val uint64, pe int) (uint64, error) {
+	var old uint64
+	err := holdPutSignal(p, "PutSignalIf", dst, src, sig, pe, func() error {
+		if ct, ok := p.w.tr.(driver.ClaimTransport); ok {
+			var err error
+			old, err = ct.ClaimPutSignal(p.id, pe, dst.off, asBytes(src), sig.off, cond, claim, val)
+			if !errors.Is(err, errors.ErrUnsupported) {
+				return err
+			}
+		}
+		var err error
+		if old, err = p.w.tr.Atomic(p.id, pe, sig.off, driver.KindUint64, driver.OpCompareSwap, claim, cond); err != nil || old != cond {
+			return err
+		}
+		return p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, driver.SigOp(SignalSet), false)
+	})
+	return old, err
 }
 
 // PutSignal copies src into dst on PE pe, then updates sig's first word

@@ -276,6 +276,19 @@ func (t *transport) PutSignal(from, pe int, off int64, src []byte, sigOff int64,
 	})
 }
 
+var _ driver.ClaimTransport = (*transport)(nil)
+
+// ClaimPutSignal runs on from's lane: the claim, the data and the signal
+// in one routine of the agent.
+func (t *transport) ClaimPutSignal(from, pe int, off int64, src []byte, sigOff int64, cond, claim, v uint64) (uint64, error) {
+	var old uint64
+	err := t.lane(from, func(l *gpuop.Lane) (err error) {
+		old, err = l.ClaimPut(t.addr(pe, off), src, t.addr(pe, sigOff), cond, claim, v)
+		return err
+	})
+	return old, err
+}
+
 func (t *transport) Atomic(from, pe int, off int64, k driver.Kind, op driver.AtomicOp, operand, cond uint64) (uint64, error) {
 	var old uint64
 	err := t.lane(from, func(l *gpuop.Lane) (err error) {

@@ -11,7 +11,8 @@
 // the heap and aligned for their kind. Optional capabilities are optional
 // interfaces a Transport may also implement: [FailureNotifier] for backends
 // whose PEs run in several processes, [GPUTransport] for backends whose PEs
-// are GPUs, [StridedTransport] for backends that move strided data in one
+// are GPUs, [ClaimTransport] for a claim and a put-with-signal in one
+// routine, [StridedTransport] for backends that move strided data in one
 // operation.
 //
 // Package pgas/pgastest runs the conformance suite against a backend.
@@ -129,6 +130,20 @@ type StridedTransport interface {
 	// at off, off+stride, … into dst, packed. It returns when dst is
 	// filled.
 	GetStrided(from, pe int, off, stride, elem int64, n int, dst []byte) error
+}
+
+// ClaimTransport is implemented by transports that run pgas.PutSignalIf
+// as one routine where the memory is (the GPU backends' agent), rather
+// than a compare-and-swap, a round trip, and a put-with-signal.
+type ClaimTransport interface {
+	// ClaimPutSignal compare-and-swaps the 8-byte word at sigOff in pe's
+	// partition from cond to claim and, only if it held cond, copies src
+	// to off there and then sets the word to v, the data before the
+	// signal as PutSignal orders them. It returns the word's old value
+	// once all of it is done. An error wrapping errors.ErrUnsupported,
+	// having done nothing (src too large, a PE it cannot reach this way),
+	// makes pgas do it in two steps.
+	ClaimPutSignal(from, pe int, off int64, src []byte, sigOff int64, cond, claim, v uint64) (uint64, error)
 }
 
 // GPUTransport is implemented by transports whose PEs are GPUs. GPU returns

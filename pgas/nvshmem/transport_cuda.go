@@ -427,6 +427,19 @@ func sigOp(op driver.SigOp) C.int {
 	return nvSignalSet
 }
 
+var _ driver.ClaimTransport = (*transport)(nil)
+
+// ClaimPutSignal runs on the lane for a peer this process maps (one
+// routine of the agent); for others pgas takes two steps.
+func (t *transport) ClaimPutSignal(_, pe int, off int64, src []byte, sigOff int64, cond, claim, v uint64) (uint64, error) {
+	if !t.onLane(pe, len(src)) {
+		return 0, errors.ErrUnsupported
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lane.ClaimPut(t.peers[pe]+device.Ptr(off), src, t.peers[pe]+device.Ptr(sigOff), cond, claim, v)
+}
+
 func (t *transport) PutSignal(_, pe int, off int64, src []byte, sigOff int64, sig uint64, op driver.SigOp, _ bool) error {
 	if t.onLane(pe, len(src)) {
 		t.mu.Lock()

@@ -64,6 +64,7 @@ const (
 	opCopy   = 4
 	sigSet   = 1
 	sigAdd   = 2
+	putClaim = 1 // in a put's kind byte: AGENT_CLAIM
 )
 
 // Agent runs the small routines of the PEs on one GPU context in a
@@ -370,7 +371,7 @@ func (l *Lane) wait(seq uint64) error {
 
 // post hands the lane a routine (the header words after the sequence and
 // the payload) and returns its entry.
-func (l *Lane) post(code, addr, sig, operand, cond uint64, payload []byte) ([]uint64, uint64, error) {
+func (l *Lane) post(code, addr, sig, operand, cond, swap uint64, payload []byte) ([]uint64, uint64, error) {
 	if l.dirty {
 		if err := l.drain(); err != nil {
 			return nil, 0, err
@@ -384,7 +385,7 @@ func (l *Lane) post(code, addr, sig, operand, cond uint64, payload []byte) ([]ui
 		}
 	}
 	e := unsafe.Slice((*uint64)(unsafe.Pointer(&l.ring[int(seq%ringEntries)*entryBytes])), entryBytes/8)
-	e[1], e[2], e[3], e[4], e[5] = code|uint64(len(payload))<<32, addr, sig, operand, cond
+	e[1], e[2], e[3], e[4], e[5], e[6] = code|uint64(len(payload))<<32, addr, sig, operand, cond, swap
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&e[8])), LanePayload), payload)
 	// The hash covers the header and a put's payload words (agent_fetch).
 	hashed := 8
@@ -422,7 +423,7 @@ func (l *Lane) Put(dst device.Ptr, src []byte, signal bool, sig device.Ptr, v ui
 		if last {
 			code, s, sv = code|sigCode, uint64(sig), v
 		}
-		if _, _, err := l.post(code, uint64(dst)+uint64(at), s, sv, 0, src[at:at+n]); err != nil || last {
+		if _, _, err := l.post(code, uint64(dst)+uint64(at), s, sv, 0, 0, src[at:at+n]); err != nil || last {
 			return err
 		}
 	}
@@ -439,7 +440,7 @@ func (l *Lane) Get(dst []byte, src device.Ptr) error {
 	nent := 0
 	for at := 0; at < len(dst) || nent == 0; at += LanePayload {
 		n := min(LanePayload, len(dst)-at)
-		e, s, err := l.post(opGet|uint64(n)<<32, uint64(src)+uint64(at), 0, 0, 0, nil)
+		e, s, err := l.post(opGet|uint64(n)<<32, uint64(src)+uint64(at), 0, 0, 0, 0, nil)
 		if err != nil {
 			return err
 		}
@@ -463,17 +464,38 @@ func (l *Lane) Copy(dst, src device.Ptr, n int) error {
 	if n < 0 || n > LaneCopyMax {
 		return fmt.Errorf("gpuop: lane copy of %d bytes (0 … %d)", n, LaneCopyMax)
 	}
-	_, seq, err := l.post(opCopy|uint64(n)<<32, uint64(dst), uint64(src), 0, 0, nil)
+	_, seq, err := l.post(opCopy|uint64(n)<<32, uint64(dst), uint64(src), 0, 0, 0, nil)
 	if err == nil {
 		err = l.wait(seq)
 	}
 	return err
 }
 
+// ClaimPut compare-and-swaps the 8-byte word at sig from cond to claim
+// and, only if it held cond, writes src (at most LanePayload bytes) to dst
+// and then sets the word to v, the data before the signal: one routine on
+// the GPU, with no round trip to the host between the claim and the data.
+// It returns the word's old value once all of it is done. A larger src
+// is refused with an error wrapping errors.ErrUnsupported, having done
+// nothing.
+func (l *Lane) ClaimPut(dst device.Ptr, src []byte, sig device.Ptr, cond, claim, v uint64) (uint64, error) {
+	if len(src) > LanePayload {
+		return 0, fmt.Errorf("gpuop: claimed put of %d bytes (at most %d): %w", len(src), LanePayload, errors.ErrUnsupported)
+	}
+	e, seq, err := l.post(opPut|sigSet<<8|putClaim<<16, uint64(dst), uint64(sig), v, cond, claim, src)
+	if err == nil {
+		err = l.wait(seq)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return atomic.LoadUint64(&e[8]), nil
+}
+
 // Atomic performs op of kind k on the word at addr and returns the old
 // value.
 func (l *Lane) Atomic(addr device.Ptr, k driver.Kind, op driver.AtomicOp, operand, cond uint64) (uint64, error) {
-	e, seq, err := l.post(opAtomic|uint64(k)<<16|uint64(op)<<24, uint64(addr), 0, operand, cond, nil)
+	e, seq, err := l.post(opAtomic|uint64(k)<<16|uint64(op)<<24, uint64(addr), 0, operand, cond, 0, nil)
 	if err == nil {
 		err = l.wait(seq)
 	}

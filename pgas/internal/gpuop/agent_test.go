@@ -5,6 +5,7 @@ package gpuop
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"testing"
 	"time"
 
@@ -174,6 +175,59 @@ func TestLaneMultiEntry(t *testing.T) {
 	}
 	if err := l.Get(make([]byte, LaneMax+1), buf); err == nil {
 		t.Error("a get of LaneMax+1 bytes was taken")
+	}
+}
+
+// A claimed put writes its data and signal only when its compare-and-swap
+// finds the word as expected, and reports the word's old value either
+// way; a payload past one entry is refused, having done nothing.
+func TestLaneClaimPut(t *testing.T) {
+	a, buf := newAgent(t, 2, 4096)
+	l, reader := a.Lane(0), a.Lane(1)
+	const data = 64
+	for _, tc := range []struct {
+		name string
+		n    int
+		off  device.Ptr
+	}{{"8 bytes", 8, data}, {"one entry", LanePayload, data}, {"unaligned", 13, data + 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := l.Put(buf, make([]byte, 8), false, 0, 0, 0); err != nil { // the word: 0, before the claims on the same lane
+				t.Fatal(err)
+			}
+			for round := range uint64(10) {
+				cond, claim, v := round*4, round*4+1, round*4+4
+				src := make([]byte, tc.n)
+				for i := range src {
+					src[i] = byte(i*5 + int(round) + 1)
+				}
+				old, err := l.ClaimPut(buf+tc.off, src, buf, cond, claim, v)
+				if err != nil || old != cond {
+					t.Fatalf("round %d: claim: %v, old %d, want %d", round, err, old, cond)
+				}
+				junk := make([]byte, tc.n)
+				if old, err = l.ClaimPut(buf+tc.off, junk, buf, cond, claim, v+2); err != nil || old != v {
+					t.Fatalf("round %d: stale claim: %v, old %d, want %d", round, err, old, v)
+				}
+				got := make([]byte, 8+tc.n)
+				if err := reader.Get(got[:8], buf); err != nil {
+					t.Fatal(err)
+				}
+				if err := reader.Get(got[8:], buf+tc.off); err != nil {
+					t.Fatal(err)
+				}
+				if w := binary.LittleEndian.Uint64(got); w != v {
+					t.Fatalf("round %d: word %d, want %d", round, w, v)
+				}
+				for i, b := range got[8:] {
+					if b != src[i] {
+						t.Fatalf("round %d: byte %d is %d, want %d (a failed claim wrote?)", round, i, b, src[i])
+					}
+				}
+			}
+		})
+	}
+	if _, err := l.ClaimPut(buf+data, make([]byte, LanePayload+1), buf, 0, 1, 2); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("a claimed put of LanePayload+1 bytes: %v, want ErrUnsupported", err)
 	}
 }
 
