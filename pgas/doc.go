@@ -18,7 +18,9 @@
 //     float64; non-blocking fetching forms ([AtomicFetchAddNBI], …);
 //   - signals: [PutSignal] (data, then a signal word updated with
 //     [SignalSet] or [SignalAdd]), [SignalOp], [SignalFetch],
-//     [SignalWaitUntil];
+//     [SignalWaitUntil]; and an extension of ours, [PutSignalIf] (a
+//     put-with-signal only if a compare-and-swap on the signal word
+//     claims it first: one routine on GPUs);
 //   - ordering: [PE.Fence] orders delivery to each PE, [PE.Quiet] completes
 //     everything outstanding;
 //   - mutual exclusion: [Lock], a FIFO lock over the PEs ([NewLock]);
