@@ -473,13 +473,20 @@ static __device__ void agent_lane(u64 *lane, u64 epoch, const agent_ctl &c) {
 				}
 			}
 			if (sigop) {
-				fence_acq_rel_sys(); // the data before the signal
+				// The data before the signal. A signal alone needs no
+				// fence: the routines before it on this lane were fenced
+				// before their completion.
+				if (n > 0)
+					fence_acq_rel_sys();
 				__syncwarp();
+				// A store or a reduction: an atomic that returns the old
+				// value would hold the completion fence below for its
+				// answer from the peer.
 				if (l == 0) {
 					if (sigop == AGENT_SIG_SET)
-						atomicExch_system((u64 *)sig, operand);
+						asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(sig), "l"(operand) : "memory");
 					else
-						atomicAdd_system((u64 *)sig, operand);
+						asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(sig), "l"(operand) : "memory");
 				}
 			}
 		} else if (op == AGENT_GET) {
