@@ -99,7 +99,7 @@ func (d *doorbells) watched(ctx context.Context, pe, i int, changed <-chan struc
 // ring wakes the goroutine parked on spot i of PE pe, if one is, after
 // the word it waits for was stored.
 func (d *doorbells) ring(pe, i int) {
-	if s := d.spots[pe*d.per+i].Load(); s != nil && s.Armed() {
+	if s := d.spots[pe*d.per+i].Load(); s != nil {
 		s.Ring()
 	}
 }

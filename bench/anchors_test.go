@@ -77,9 +77,7 @@ type parkedWord struct {
 // store sets the word, then rings its reader if it is parked.
 func (p *parkedWord) store(v uint64) {
 	p.word.Store(v)
-	if p.spot.Armed() {
-		p.spot.Ring()
-	}
+	p.spot.Ring()
 }
 
 // await parks until the word holds v (handoff.Spot's steps).

@@ -58,9 +58,7 @@ func testPutSignalDataVisible(t *testing.T) {
 					buf := make([]uint64, words)
 					for round := uint64(1); round <= 200; round++ {
 						if pe.ID() == 0 {
-							for i := range buf {
-								buf[i] = round<<32 | uint64(i)
-							}
+							fillRound(buf, round)
 							val := round
 							if op == pgas.SignalAdd {
 								val = 1
@@ -76,14 +74,8 @@ func testPutSignalDataVisible(t *testing.T) {
 							}
 							continue
 						}
-						if _, err := pgas.SignalWaitUntil(ctx, pe, sig, signals.GE, round); err != nil {
+						if err := receivedRound(ctx, pe, data, buf, sig, signals.GE, round, round); err != nil {
 							return err
-						}
-						check(pgas.Get(pe, buf, data, 1))
-						for i, v := range buf {
-							if v != round<<32|uint64(i) {
-								return fmt.Errorf("round %d: word %d = %#x after the signal", round, i, v)
-							}
 						}
 						check(pgas.SignalOp(pe, ack, round, pgas.SignalSet, 0))
 					}
@@ -92,6 +84,31 @@ func testPutSignalDataVisible(t *testing.T) {
 			})
 		}
 	}
+}
+
+// fillRound fills buf with round's words: round<<32 | index.
+func fillRound(buf []uint64, round uint64) {
+	for i := range buf {
+		buf[i] = round<<32 | uint64(i)
+	}
+}
+
+// receivedRound waits until sig on pe satisfies cmp v, then reads data
+// there into buf and checks that it holds round's words (fillRound): a
+// signal seen means its put's data is seen.
+func receivedRound(ctx context.Context, pe *pgas.PE, data pgas.Sym[uint64], buf []uint64, sig pgas.Sym[uint64], cmp signals.Cmp, v, round uint64) error {
+	if _, err := pgas.SignalWaitUntil(ctx, pe, sig, cmp, v); err != nil {
+		return err
+	}
+	if err := pgas.Get(pe, buf, data, pe.ID()); err != nil {
+		return err
+	}
+	for i, w := range buf {
+		if w != round<<32|uint64(i) {
+			return fmt.Errorf("round %d: word %d = %#x after the signal", round, i, w)
+		}
+	}
+	return nil
 }
 
 // PutSignalIf puts and signals only when its claim finds the word as
@@ -108,9 +125,7 @@ func testPutSignalIf(t *testing.T) {
 				for round := uint64(1); round <= 20; round++ {
 					cond, claim, val := (round-1)*4, round*4+1, round*4 // settled words are multiples of 4
 					if pe.ID() == 0 {
-						for i := range buf {
-							buf[i] = round<<32 | uint64(i)
-						}
+						fillRound(buf, round)
 						old, err := pgas.PutSignalIf(pe, data, buf, sig, cond, claim, val, 1)
 						if err != nil {
 							return err
@@ -131,14 +146,8 @@ func testPutSignalIf(t *testing.T) {
 					}
 					check(pe.Barrier(ctx))
 					if pe.ID() == 1 {
-						if _, err := pgas.SignalWaitUntil(ctx, pe, sig, signals.EQ, val); err != nil {
+						if err := receivedRound(ctx, pe, data, buf, sig, signals.EQ, val, round); err != nil {
 							return err
-						}
-						check(pgas.Get(pe, buf, data, 1))
-						for i, v := range buf {
-							if v != round<<32|uint64(i) {
-								return fmt.Errorf("round %d: word %d = %#x after the signal", round, i, v)
-							}
 						}
 					}
 					check(pe.Barrier(ctx))

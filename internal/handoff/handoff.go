@@ -47,9 +47,11 @@ func (s *Spot) Armed() bool { return s.armed.Load() }
 
 // Ring wakes the goroutine parked on s, if one is. Each successful disarm
 // here puts one token in ch, which the holder takes before it arms again,
-// so the send never finds the slot full.
+// so the send never finds the slot full. A writer rings after every store
+// and mostly finds nobody parked: a load first spares it the locked
+// compare-and-swap then.
 func (s *Spot) Ring() {
-	if s.armed.CompareAndSwap(true, false) {
+	if s.armed.Load() && s.armed.CompareAndSwap(true, false) {
 		s.ch <- struct{}{}
 	}
 }

@@ -58,7 +58,7 @@ func TestSpotWakes(t *testing.T) {
 			c.wake(&flag, &s, cancel, abort)
 			select {
 			case err := <-done:
-				if !errors.Is(err, c.want) && err != c.want {
+				if !errors.Is(err, c.want) {
 					t.Fatalf("wait: %v, want %v", err, c.want)
 				}
 			case <-time.After(10 * time.Second):
