@@ -41,7 +41,8 @@ func Collect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) (int, 
 		counts[r] = int(c[0])
 		total += counts[r]
 	}
-	// dst is symmetric: every member reaches the same verdict here.
+	// dst may be shorter on some members than on others: the second
+	// synchronisation carries the verdict to all.
 	short := needLen("collect dst", dst.n, total)
 	if short == nil {
 		var buf []T
@@ -58,11 +59,8 @@ func Collect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) (int, 
 			}
 		}
 	}
-	if err := t.barrier(ctx, syncCollect, nil); err != nil {
+	if err := t.barrier(ctx, syncCollect, short); err != nil {
 		return 0, err
-	}
-	if short != nil {
-		return 0, short
 	}
 	return total, nil
 }

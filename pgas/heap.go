@@ -129,6 +129,9 @@ func (r *allocRec) refuse() error {
 
 func (r *allocRec) release() { r.use.Add(-1) }
 
+// revive undoes retire, for a Free that failed.
+func (r *allocRec) revive() { r.use.And(^int64(freedBit)) }
+
 // retire marks the allocation freed and waits for the operations under
 // way to finish.
 func (r *allocRec) retire() {
@@ -291,17 +294,22 @@ func Free[T any](ctx context.Context, p *PE, s Sym[T]) error {
 	defer p.mu.Unlock()
 	req := [4]uint64{opFree, ^uint64(0), 0, 0}
 	if bad == nil {
-		req = [4]uint64{opFree, uint64(s.rec.off), uint64(s.rec.size), 0}
+		// This PE's operations on the allocation (NBI ones included) end
+		// before the members agree, so that once they have, none is under
+		// way on any member: none can land in the next allocation of
+		// these bytes, which a member may hand out (and zero) as soon as
+		// its Free returns.
+		s.rec.retire()
+		if err := p.w.tr.Quiet(p.id); err != nil {
+			bad = err // sent as an invalid request: every member's Free fails
+		} else {
+			req = [4]uint64{opFree, uint64(s.rec.off), uint64(s.rec.size), 0}
+		}
 	}
-	if err := p.agree(ctx, req); err != nil {
-		return err
-	}
-	if bad != nil {
-		return bad
-	}
-	// Operations in flight into the allocation (NBI ones included) end
-	// before its bytes can be handed out again.
-	if err := p.w.tr.Quiet(p.id); err != nil {
+	if err := firstErr(p.agree(ctx, req), bad); err != nil {
+		if s.rec != nil && s.rec.w == p.w {
+			s.rec.revive() // still allocated on every member
+		}
 		return err
 	}
 	p.untrack(s.rec)
@@ -378,6 +386,11 @@ func Realloc[T any](ctx context.Context, p *PE, s Sym[T], n int) (Sym[T], error)
 // each compares every PE's request with PE 0's. All PEs read the same
 // requests, so all return the same verdict. Callers hold p.mu.
 func (p *PE) agree(ctx context.Context, req [4]uint64) error {
+	// A broken team synchronises no more, so a member may be any number of
+	// calls behind, still reading a descriptor slot: write none.
+	if b := p.world.broken.Load(); b != nil {
+		return b
+	}
 	p.allocN++
 	seq := p.allocN
 	req[0] |= seq << 8

@@ -110,18 +110,32 @@ func (t *Team) end(how int) {
 	delete(w.teams, sh.id)
 }
 
-// missing returns an error if a member has ended its part before entering
-// synchronisation e of t; sync calls it after entering e.
-func (t *Team) missing(e uint64, what string) error {
+// missing returns a *memberEnded if a member has ended its part before
+// entering synchronisation e of t; sync calls it after entering e.
+func (t *Team) missing(e uint64) error {
 	sh := t.shared
 	if sh == nil {
 		return nil
 	}
 	for r := range sh.ended {
 		if m := sh.ended[r].Load(); m != 0 && endEpoch(m) < e {
-			return fmt.Errorf("%w: %s: PE %d %s after %d synchronisations of this team of %d; this is #%d",
-				ErrCollectiveMismatch, what, t.members[r], endHow(m), endEpoch(m), len(t.members), e)
+			return &memberEnded{pe: t.members[r], how: endHow(m), after: endEpoch(m), size: len(t.members), e: e}
 		}
 	}
 	return nil
 }
+
+// memberEnded is why a member gives up a synchronisation that another
+// member, having ended its part in the team, will never join.
+type memberEnded struct {
+	pe       int
+	how      string
+	after, e uint64
+	size     int
+}
+
+func (m *memberEnded) Error() string {
+	return fmt.Sprintf("PE %d %s after %d synchronisations of this team of %d; this is #%d", m.pe, m.how, m.after, m.size, m.e)
+}
+
+func (m *memberEnded) Unwrap() error { return ErrCollectiveMismatch }

@@ -31,10 +31,18 @@ import (
 //   - The verdict word, on the team's rank 0: whoever finishes its rounds
 //     first, or gives up first, settles synchronisation e with one
 //     compare-and-swap from "e-1 completed"; everyone else reads what it
-//     settled. A member that gives up after e was settled as completed
-//     finishes its rounds instead (every member has arrived, so they end
-//     soon). One that settles e as failed wakes every member by Setting
-//     all their round words to the poison value.
+//     settled, and every member's outcome is the verdict's alone (a
+//     completed verdict says whether a member's arguments were invalid,
+//     and so does the next verdict for the one before it). A member that
+//     gives up after e was settled as completed sends the round words it
+//     still owes, without waiting, and takes that outcome. One that settles
+//     e as failed wakes every member by Setting all their round words to
+//     the poison value.
+//
+// A member that cannot go on — the run failed, another member has ended
+// its part in the team (returned or destroyed it) before entering e — does
+// not return an error of its own: it gives up through the verdict like a
+// cancelled one, so that every member gets the same *CollectiveError.
 
 const (
 	// syncRounds bounds a team's size to 2^syncRounds PEs (MaxPEs).
@@ -80,11 +88,18 @@ const (
 	maxEpoch = 1<<48 - 1
 )
 
-// The verdict word: e (mod 2^36) << 28 | info << 4 | state.
+// The verdict word: e (mod 2^36) << 28 | info << 4 | state, where state's
+// low two bits say how e ended and its flags carry the invalid-argument
+// outcome, which members that did not finish their rounds cannot read from
+// them.
 const (
 	stateOK = iota
 	stateAborted
 	stateMismatch
+
+	stateBadArg     = 1 << 2 // e completed, and a member's arguments were invalid
+	statePrevBadArg = 1 << 3 // e-1 completed with stateBadArg
+	stateHow        = 3
 
 	verdictEpochBits = 36
 	verdictEpochMask = 1<<verdictEpochBits - 1
@@ -96,6 +111,7 @@ const (
 	whyDeadline
 	whyFailed // a PE failed: the run is ending
 	whyError  // an operation failed
+	whyEnded  // the PE named had ended its part in the team before e
 )
 
 func verdict(e uint64, info uint64, state uint64) uint64 {
@@ -104,7 +120,12 @@ func verdict(e uint64, info uint64, state uint64) uint64 {
 
 func verdictEpoch(v uint64) uint64 { return v >> 28 }
 func verdictInfo(v uint64) uint64  { return v >> 4 & (1<<24 - 1) }
-func verdictState(v uint64) uint64 { return v & 0xf }
+func verdictState(v uint64) uint64 { return v & stateHow }
+
+// completedAs reports whether v settles synchronisation e as completed.
+func completedAs(v, e uint64) bool {
+	return verdictEpoch(v) == e&verdictEpochMask && verdictState(v) == stateOK
+}
 
 // laterThan reports whether verdict epoch a comes after e (mod 2^36).
 func laterThan(a, e uint64) bool {
@@ -139,9 +160,6 @@ func (t *Team) sync(ctx context.Context, kind syncKind, bad error) error {
 	}
 	e := t.epoch.Add(1)
 	defer t.left.Store(e)
-	if err := t.missing(e, kind.String()); err != nil {
-		return err
-	}
 	if e > maxEpoch {
 		return t.abort(kind, e, whyError, fmt.Errorf("team ran out of synchronisation numbers (%d)", uint64(maxEpoch)))
 	}
@@ -149,8 +167,14 @@ func (t *Team) sync(ctx context.Context, kind syncKind, bad error) error {
 	if bad != nil {
 		st.acc |= maskBadArg
 	}
+	// Ended before it arrived: the others must not complete without it.
+	if w := t.pe.w; isClosed(w.failed) {
+		return t.giveUp(ctx, kind, &st, bad, w.failErr)
+	}
+	if err := t.missing(e); err != nil {
+		return t.giveUp(ctx, kind, &st, bad, err)
+	}
 	if err := ctx.Err(); err != nil {
-		// Ended before it arrived: the others must not complete without it.
 		return t.giveUp(ctx, kind, &st, bad, err)
 	}
 	if err := t.rounds(ctx, t.pe.w.failed, &st); err != nil {
@@ -191,24 +215,42 @@ func (t *Team) settle(kind syncKind, st *syncState, bad error) error {
 	if len(t.members) == 1 {
 		return bad
 	}
+	// (After a poisoned word the verdict is settled already: want loses.)
 	want := verdict(st.e, 0, stateOK)
+	if st.acc&maskBadArg != 0 {
+		want |= stateBadArg
+	}
 	if kinds := st.acc & maskKinds; st.acc&maskPoison == 0 && kinds != 1<<kind {
 		want = verdict(st.e, kinds, stateMismatch)
 	}
-	v, err := t.decide(st.e, want)
+	v, _, err := t.decide(st.e, want)
 	if err != nil {
 		return t.broke(t.noVerdict(kind, st.e, err))
 	}
-	if laterThan(verdictEpoch(v), st.e) || verdictState(v) == stateOK {
-		if st.acc&maskBadArg == 0 || st.acc&maskPoison != 0 {
-			return nil
-		}
-		if bad != nil {
-			return bad
-		}
+	return t.outcome(kind, v, st.e, bad, nil)
+}
+
+// outcome is this member's result of synchronisation e, settled by v:
+// nil, an argument error, or the *CollectiveError of a failed one. cause
+// is this member's own reason to have given up, if any.
+func (t *Team) outcome(kind syncKind, v, e uint64, bad, cause error) error {
+	var argsBad bool
+	switch {
+	case completedAs(v, e):
+		argsBad = v&stateBadArg != 0
+	case laterThan(verdictEpoch(v), e):
+		// e completed; the verdict is of e+1 (e+2 needs this member).
+		argsBad = v&statePrevBadArg != 0
+	default:
+		return t.broke(t.verdictErr(v, e, cause))
+	}
+	switch {
+	case bad != nil:
+		return bad
+	case argsBad:
 		return fmt.Errorf("%w: %s: another member's arguments were invalid", ErrBadArg, kind)
 	}
-	return t.broke(t.verdictErr(v, st.e, nil))
+	return nil
 }
 
 // giveUp ends this member's part in synchronisation st.e, whose rounds
@@ -217,10 +259,13 @@ func (t *Team) settle(kind syncKind, st *syncState, bad error) error {
 // is as for sync.
 func (t *Team) giveUp(ctx context.Context, kind syncKind, st *syncState, bad, cause error) error {
 	w := t.pe.w
-	why := uint64(whyError)
+	why, who := uint64(whyError), t.pe.id
+	var ended *memberEnded
 	switch {
 	case isClosed(w.failed):
 		why, cause = whyFailed, w.abortErr(ctx, kind.String(), cause)
+	case errors.As(cause, &ended):
+		why, who = whyEnded, ended.pe
 	case errors.Is(cause, context.DeadlineExceeded):
 		why, cause = whyDeadline, fmt.Errorf("pgas: %s: %w", kind, context.Cause(ctx))
 	case errors.Is(cause, context.Canceled):
@@ -229,19 +274,31 @@ func (t *Team) giveUp(ctx context.Context, kind syncKind, st *syncState, bad, ca
 	if len(t.members) == 1 {
 		return cause
 	}
-	v, won, err := t.claimAbort(kind, st.e, why)
+	v, won, err := t.claimAbort(kind, st.e, why, who)
 	if err != nil {
 		return t.broke(t.noVerdict(kind, st.e, errors.Join(cause, err)))
 	}
-	if !won && (verdictState(v) == stateOK || laterThan(verdictEpoch(v), st.e)) {
-		// Completed on another member: every member has arrived, so the
-		// rest of the rounds end soon; only a failing PE ends them early.
-		if err := t.rounds(context.WithoutCancel(ctx), w.failed, st); err != nil {
-			return w.abortErr(ctx, kind.String(), err)
-		}
-		return t.settle(kind, st, bad)
+	if !won && (completedAs(v, st.e) || laterThan(verdictEpoch(v), st.e)) {
+		// Completed on another member: every member has arrived. The
+		// members still in their rounds need this one's words.
+		t.owe(st)
 	}
-	return t.broke(t.verdictErr(v, st.e, cause))
+	return t.outcome(kind, v, st.e, bad, cause)
+}
+
+// owe sends, without waiting, the round words of st.e this member has not
+// sent yet: st.e was settled as completed, so their receivers have arrived
+// and only wait for them.
+func (t *Team) owe(st *syncState) {
+	n := len(t.members)
+	tr, me := t.pe.w.tr, t.pe.id
+	for k := st.k; 1<<k < n; k++ {
+		if k == st.k && st.sent {
+			continue
+		}
+		off := t.roundOff(k, st.e)
+		_ = tr.PutSignal(me, t.members[(t.rank+1<<k)%n], off, nil, off, st.e<<16|st.acc, driver.SignalSet, false)
+	}
 }
 
 // abort settles synchronisation e, which this member never entered, as
@@ -252,7 +309,7 @@ func (t *Team) abort(kind syncKind, e uint64, why uint64, cause error) error {
 	if len(t.members) == 1 {
 		return cause
 	}
-	v, _, err := t.claimAbort(kind, e, why)
+	v, _, err := t.claimAbort(kind, e, why, t.pe.id)
 	if err != nil {
 		return t.broke(t.noVerdict(kind, e, errors.Join(cause, err)))
 	}
@@ -260,15 +317,14 @@ func (t *Team) abort(kind syncKind, e uint64, why uint64, cause error) error {
 }
 
 // claimAbort tries to settle synchronisation e as aborted by this
-// member's call of kind, for reason why; if it wins, it wakes every
-// member (poison). It returns the verdict that holds.
-func (t *Team) claimAbort(kind syncKind, e, why uint64) (v uint64, won bool, err error) {
-	want := verdict(e, uint64(t.pe.id)<<8|uint64(kind)<<4|why, stateAborted)
-	if v, err = t.decide(e, want); err != nil || v != want {
-		return v, false, err
+// member's call of kind, for reason why, naming PE who; if it wins, it
+// wakes every member (poison). It returns the verdict that holds.
+func (t *Team) claimAbort(kind syncKind, e, why uint64, who int) (v uint64, won bool, err error) {
+	v, won, err = t.decide(e, verdict(e, uint64(who)<<8|uint64(kind)<<4|why, stateAborted))
+	if won {
+		t.poison()
 	}
-	t.poison()
-	return v, true, nil
+	return v, won, err
 }
 
 // noVerdict is the error of a synchronisation whose verdict word could
@@ -286,8 +342,9 @@ func (t *Team) abortNext(kind syncKind, cause error) error {
 }
 
 // decide compare-and-swaps the verdict of e from "e-1 completed" to want
-// and returns the verdict that holds.
-func (t *Team) decide(e, want uint64) (uint64, error) {
+// (carrying e-1's invalid-argument flag) and returns the verdict that
+// holds, and whether it is this member's.
+func (t *Team) decide(e, want uint64) (v uint64, won bool, err error) {
 	old := verdict(e-1, 0, stateOK)
 	tr, root, off := t.pe.w.tr, t.members[0], t.verdictOff()
 	if tr.Heap(t.pe.id) != nil {
@@ -295,18 +352,28 @@ func (t *Team) decide(e, want uint64) (uint64, error) {
 		// leave the word's cache line shared rather than take it for a
 		// swap that fails. (On GPUs each is a round trip: swap at once.)
 		got, err := tr.Atomic(t.pe.id, root, off, driver.KindUint64, driver.OpFetch, 0, 0)
-		if err != nil || got != old {
-			return got, err
+		if err != nil || !completedAs(got, e-1) {
+			return got, false, err
+		}
+		old = got
+	}
+	for {
+		mine := want
+		if old&stateBadArg != 0 {
+			mine |= statePrevBadArg
+		}
+		got, err := tr.Atomic(t.pe.id, root, off, driver.KindUint64, driver.OpCompareSwap, mine, old)
+		switch {
+		case err != nil:
+			return 0, false, err
+		case got == old:
+			return mine, true, nil
+		case completedAs(got, e-1):
+			old = got // e-1 completed with other flags: swap from those
+		default:
+			return got, false, nil
 		}
 	}
-	got, err := tr.Atomic(t.pe.id, root, off, driver.KindUint64, driver.OpCompareSwap, want, old)
-	if err != nil {
-		return 0, err
-	}
-	if got == old {
-		return want, nil
-	}
-	return got, nil
 }
 
 // poison wakes every member from its rounds: their words become the
@@ -339,8 +406,11 @@ func (t *Team) broke(err *CollectiveError) error {
 func (t *Team) verdictErr(v uint64, e uint64, cause error) *CollectiveError {
 	info := verdictInfo(v)
 	ce := &CollectiveError{Seq: e, Size: len(t.members), PE: -1, Err: cause}
-	switch verdictState(v) {
-	case stateMismatch:
+	switch {
+	case verdictState(v) == stateAborted && info&0xf == whyEnded:
+		ce.PE, ce.Op, ce.Mismatch = int(info>>8), syncKind(info>>4&0xf).String(), true
+		ce.Reason = fmt.Sprintf("PE %d had returned from its function or destroyed the team before it", ce.PE)
+	case verdictState(v) == stateMismatch:
 		var kinds []string
 		for k := range syncKind(numSyncKinds) {
 			if info&(1<<k) != 0 {
