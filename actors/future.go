@@ -166,6 +166,9 @@ func newFuture[T any](sys *System, codec Codec[T]) (*Future[T], error) {
 		return nil, fmt.Errorf("%w: nil *System", ErrBadArg)
 	}
 	s := sys
+	if err := stillMapped(s.pe, s.words, s.localWords); err != nil {
+		return nil, err // spoiledLocked reads the words
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reclaimLocked()

@@ -570,6 +570,9 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 // (its own goroutine is the one receiving). Callers hold in.mu.
 func (m *Mailbox) senders() []int {
 	in, me := &m.in, m.pe.ID()
+	if in.from == nil {
+		in.from = make([]int, 0, m.n) // empty, not nil: a wait on no PE, not on any
+	}
 	in.from = in.from[:0]
 	for s := range m.n {
 		if (s != me || m.selfSent.Load()) && in.expect[s*m.k*m.stride] != ^uint64(0) {

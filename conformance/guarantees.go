@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/symchan/symchan/actors"
+	"github.com/symchan/symchan/actors/service"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -202,4 +206,172 @@ func testArgumentInvalidOnOneMember(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A Recv whose PE never sent to itself, once every other PE has closed its
+// sending side, can never get a message: it ends with ErrNoWriters at
+// once, whether the closed senders have returned or not.
+func testRecvAfterEverySenderClosed(t *testing.T) {
+	oneProcess(t)
+	for _, wait := range []string{"returned", "still running"} {
+		t.Run(wait, func(t *testing.T) {
+			received := make(chan struct{})
+			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+				ch := must(actors.NewChan[int64](ctx, pe))
+				check(pe.Barrier(ctx))
+				if pe.ID() == 1 {
+					check(ch.Close(ctx))
+					if wait == "still running" {
+						<-received
+					}
+					return nil
+				}
+				rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				defer cancel()
+				_, err := ch.Recv(rctx)
+				close(received)
+				if !errors.Is(err, pgas.ErrNoWriters) {
+					return fmt.Errorf("Recv with every other sender closed: %v, want ErrNoWriters", err)
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// Every exported method of every actors and pgas type, kept past the end of
+// its world, returns pgas.ErrClosed (or its documented zero answer) and
+// never touches the world's memory: on the host backend it is unmapped by
+// then.
+func testActorsAfterWorldEnded(t *testing.T) {
+	oneProcess(t)
+	type kept struct {
+		pe   *pgas.PE
+		ch   *actors.Chan[int64]
+		mb   *actors.Mailbox
+		sys  *actors.System
+		fut  *actors.Future[int64]
+		fut2 *actors.Future[int64]
+		lock *pgas.Lock
+		team *pgas.Team
+		sym  pgas.Sym[int64]
+		to   actors.ReplyTo
+	}
+	var k kept
+	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		ch := must(actors.NewChan[int64](ctx, pe))
+		mb := must(actors.NewMailbox(ctx, pe))
+		sys := must(actors.NewSystem(ctx, pe))
+		lock := must(pgas.NewLock(ctx, pe))
+		team := must(pe.TeamWorld().Split(ctx, 0, 1, 2))
+		sym := must(pgas.Alloc[int64](ctx, pe, 4))
+		fut := must(actors.NewFuture[int64](sys))
+		fut2 := must(actors.NewFuture[int64](sys))
+		check(pe.Barrier(ctx))
+		if pe.ID() == 0 {
+			k = kept{pe, ch, mb, sys, fut, fut2, lock, team, sym, fut.ReplyTo()}
+		}
+		return nil
+	})
+	ctx := context.Background()
+	errs := map[string]error{}
+	call := func(name string, fn func() error) {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Errorf("%s after the world ended panicked: %v", name, r)
+			}
+		}()
+		errs[name] = fn()
+	}
+	call("Chan.Send", func() error { return k.ch.Send(ctx, 1, 1) })
+	call("Chan.TrySend", func() error { return k.ch.TrySend(1, 1) })
+	call("Chan.Recv", func() error { _, err := k.ch.Recv(ctx); return err })
+	call("Chan.RecvFrom", func() error { _, _, err := k.ch.RecvFrom(ctx); return err })
+	call("Chan.TryRecv", func() error { _, _, err := k.ch.TryRecv(); return err })
+	call("Chan.Close", func() error { return k.ch.Close(ctx) })
+	call("Chan.C", func() error {
+		for range k.ch.C() {
+			return errors.New("C delivered a value")
+		}
+		return k.ch.Err()
+	})
+	call("Mailbox.Send", func() error { return k.mb.Send(ctx, 1, []byte("x")) })
+	call("Mailbox.TrySend", func() error { return k.mb.TrySend(1, []byte("x")) })
+	call("Mailbox.Recv", func() error { _, err := k.mb.Recv(ctx); return err })
+	call("Mailbox.TryRecv", func() error { _, _, err := k.mb.TryRecv(); return err })
+	call("Mailbox.Close", func() error { return k.mb.Close(ctx) })
+	call("NewFuture", func() error { _, err := actors.NewFuture[int64](k.sys); return err })
+	call("NewFutureCodec", func() error { _, err := actors.NewFutureCodec(k.sys, must(actors.PlainCodec[int64]())); return err })
+	call("Future.Await", func() error { _, err := k.fut.Await(ctx); return err })
+	call("Reply", func() error { return actors.Reply(k.sys, k.to, int64(1)) })
+	call("Fetch", func() error { return actors.Fetch(k.pe, actors.RefOf(k.pe, k.sym), k.sym) })
+	call("PE.Barrier", func() error { return k.pe.Barrier(ctx) })
+	call("PE.Sync", func() error { return k.pe.Sync(ctx) })
+	call("PE.Quiet", func() error { return k.pe.Quiet() })
+	call("PE.Fence", func() error { return k.pe.Fence() })
+	call("PE.Interrupted", func() error { _, err := k.pe.Interrupted(ctx, nil); return err })
+	call("Team.Barrier", func() error { return k.team.Barrier(ctx) })
+	call("Team.Sync", func() error { return k.team.Sync(ctx) })
+	call("Team.Split", func() error { _, err := k.team.Split(ctx, 0, 1, 1); return err })
+	call("Lock.Lock", func() error { return k.lock.Lock(ctx) })
+	call("Lock.TryLock", func() error { _, err := k.lock.TryLock(); return err })
+	call("Lock.Unlock", func() error { return k.lock.Unlock() })
+	call("Lock.Free", func() error { return k.lock.Free(ctx) })
+	call("Put", func() error { return pgas.Put(k.pe, k.sym, []int64{1}, 1) })
+	call("Get", func() error { return pgas.Get(k.pe, make([]int64, 1), k.sym, 1) })
+	call("Local", func() error { _, err := pgas.Local(k.pe, k.sym); return err })
+	call("Ptr", func() error { _, err := pgas.Ptr(k.pe, k.sym, 1); return err })
+	call("AtomicFetchAdd", func() error { _, err := pgas.AtomicFetchAdd(k.pe, k.sym, 1, 1); return err })
+	call("Free", func() error { return pgas.Free(ctx, k.pe, k.sym) })
+	call("Alloc", func() error { _, err := pgas.Alloc[int64](ctx, k.pe, 1); return err })
+	for name, err := range errs {
+		if !errors.Is(err, pgas.ErrClosed) {
+			t.Errorf("%s after the world ended: %v, want pgas.ErrClosed", name, err)
+		}
+	}
+	// Those with no error to return must not fault either.
+	for name, fn := range map[string]func(){
+		"Future.Abandon":  k.fut2.Abandon,
+		"Future.ReplyTo":  func() { _ = k.fut2.ReplyTo() },
+		"Mailbox.Stats":   func() { _ = k.mb.Stats() },
+		"Mailbox.Device":  func() { _ = k.mb.Device() },
+		"System.Device":   func() { _ = k.sys.Device() },
+		"Team.Destroy":    k.team.Destroy,
+		"PE.TeamWorld":    func() { _ = k.pe.TeamWorld().NumPEs() },
+		"PE.HostMemory":   func() { _ = k.pe.HostMemory() },
+		"World.LocalPEs":  func() { _ = k.pe.World().LocalPEs() },
+		"Sym.Valid":       func() { _ = k.sym.Valid() },
+		"PE.PEAccessible": func() { _ = k.pe.PEAccessible(1) },
+	} {
+		call(name, func() error { fn(); return nil })
+	}
+}
+
+// A Service kept past its Stop answers every method without touching its
+// world: calls fail with ErrStopped, the rest report the stopped state.
+func testServiceAfterStop(t *testing.T) {
+	oneProcess(t)
+	var dones atomic.Int64
+	s := startService(t, 2, &dones)
+	stopAll(t, s, &dones)
+	ctx := context.Background()
+	if _, err := s.Call(ctx, 0, 1); !errors.Is(err, service.ErrStopped) {
+		t.Errorf("Call after Stop: %v, want ErrStopped", err)
+	}
+	if _, err := s.CallAny(ctx, 1); !errors.Is(err, service.ErrStopped) {
+		t.Errorf("CallAny after Stop: %v, want ErrStopped", err)
+	}
+	if err := s.Stop(ctx); err != nil && !errors.Is(err, service.ErrStopped) {
+		t.Errorf("a second Stop: %v", err)
+	}
+	select {
+	case <-s.Done():
+	default:
+		t.Error("Done is open after Stop returned")
+	}
+	if s.Ready() || s.State() == service.Ready {
+		t.Errorf("after Stop: Ready %v, State %v", s.Ready(), s.State())
+	}
+	_, _, _ = s.Stats(), s.LocalPEs(), s.NumPEs()
+	_ = s.Err()
 }

@@ -87,6 +87,9 @@ var pgasTests = []test{
 }
 
 var actorsTests = []test{
+	{"RecvAfterEverySenderClosed", testRecvAfterEverySenderClosed},
+	{"ActorsAfterWorldEnded", testActorsAfterWorldEnded},
+	{"ServiceAfterStop", testServiceAfterStop},
 	{"ChanRing", testChanRing},
 	{"ChanBackpressureFIFO", testChanBackpressureFIFO},
 	{"ChanFanIn64", testChanFanIn64},

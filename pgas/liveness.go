@@ -34,10 +34,11 @@ func (w *World) finished(id int) {
 	w.bump()
 }
 
-// noWriters reports whether every PE in from has finished. The caller's
-// own PE is running; PEs of other processes are taken to be.
+// noWriters reports whether every PE in from has finished: true at once
+// for an empty from, which names no PE able to write. The caller's own PE
+// is running; PEs of other processes are taken to be.
 func (w *World) noWriters(self int, from []int) bool {
-	if w.nDone.Load() == 0 {
+	if len(from) > 0 && w.nDone.Load() == 0 {
 		return false
 	}
 	for _, q := range from {
@@ -78,7 +79,8 @@ func (p *PE) waitFrom(ctx context.Context, req *driver.WaitRequest, from []int) 
 // ended, ctx ended, or every PE in from has finished (ErrNoWriters) — or
 // nil and a channel that is closed at the next event that can change
 // that answer: a PE of this process finishing, or a PE failing. Watching
-// ctx is the caller's part. A nil from is a wait on any PE.
+// ctx is the caller's part. A nil from is a wait on any PE; an empty one,
+// a wait on none (ErrNoWriters at once).
 func (p *PE) Interrupted(ctx context.Context, from []int) (<-chan struct{}, error) {
 	if err := p.check(); err != nil {
 		return nil, err

@@ -142,6 +142,9 @@ func (l *Lock) Unlock() error {
 	if l == nil {
 		return fmt.Errorf("%w: nil *Lock", ErrBadArg)
 	}
+	if err := l.p.check(); err != nil {
+		return err
+	}
 	if len(l.turn) == 0 {
 		return fmt.Errorf("%w: %w", ErrBadArg, errNotLocked)
 	}

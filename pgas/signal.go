@@ -162,7 +162,9 @@ type WaitSet[T Word] struct {
 	// PE.Go goroutines included) and the set is still not satisfied, the
 	// wait ends with an error wrapping ErrNoWriters rather than wait
 	// forever. The calling PE counts as running, and so do PEs of other
-	// processes (only PEs of this process are seen to return).
+	// processes (only PEs of this process are seen to return). An empty,
+	// non-nil From names no PE: the wait ends so at once unless the set is
+	// satisfied already.
 	From []int
 	// Fetch, when not nil, also reads data beside the words a WaitAny or
 	// WaitSome (or their Test forms) reports; see WaitFetch.
