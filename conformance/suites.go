@@ -90,6 +90,7 @@ var actorsTests = []test{
 	{"RecvAfterEverySenderClosed", testRecvAfterEverySenderClosed},
 	{"ActorsAfterWorldEnded", testActorsAfterWorldEnded},
 	{"ServiceAfterStop", testServiceAfterStop},
+	{"RandomFaults", testRandomFaults},
 	{"ChanRing", testChanRing},
 	{"ChanBackpressureFIFO", testChanBackpressureFIFO},
 	{"ChanFanIn64", testChanFanIn64},
