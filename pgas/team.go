@@ -24,12 +24,13 @@ type Team struct {
 	cfg     TeamConfig
 }
 
+// newTeam makes p's handle of the team of members (world ids in
+// increasing order), which it may share with the other members' handles:
+// nobody writes it.
 func newTeam(p *PE, slot int, members []int) *Team {
 	t := &Team{pe: p, slot: slot, members: members, rank: -1}
-	for r, m := range members {
-		if m == p.id {
-			t.rank = r
-		}
+	if r, ok := slices.BinarySearch(members, p.id); ok {
+		t.rank = r
 	}
 	return t
 }

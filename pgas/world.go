@@ -32,6 +32,9 @@ type World struct {
 	nDone atomic.Int32
 	ev    atomic.Pointer[chan struct{}]
 
+	all   []int         // 0 … n-1: the world team's members
+	nodes map[int][]int // by node: the node team's members
+
 	teamsMu sync.Mutex
 	teams   map[uint64]*teamShare // live teams with members in this process
 	teamIDs atomic.Uint64         // proposals for team ids (newTeamID)
@@ -279,6 +282,14 @@ func open(ctx context.Context, cfg Config) (*World, error) {
 	w := &World{cfg: cfg, tr: tr, n: tr.NumPEs(), failed: make(chan struct{}), teams: map[uint64]*teamShare{}}
 	w.cfg.PEs = w.n
 	w.done = make([]atomic.Bool, w.n)
+	// The world and node teams' member lists, shared by the PEs' handles:
+	// per PE, a world costs O(1) of them, not O(N).
+	w.all, w.nodes = make([]int, w.n), map[int][]int{}
+	for i := range w.all {
+		w.all[i] = i
+		nd := tr.Node(i)
+		w.nodes[nd] = append(w.nodes[nd], i)
+	}
 	ev := make(chan struct{})
 	w.ev.Store(&ev)
 	return w, nil
@@ -368,16 +379,8 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 func newPE(w *World, id int) *PE {
 	p := &PE{w: w, id: id, labels: pprof.Labels("pe", strconv.Itoa(id))}
 	p.heap.init(ControlBytes, w.tr.HeapSize())
-	all := make([]int, w.n)
-	var node []int
-	for i := range all {
-		all[i] = i
-		if w.tr.Node(i) == w.tr.Node(id) {
-			node = append(node, i)
-		}
-	}
-	p.world = newTeam(p, worldTeamSlot, all)
-	p.node = newTeam(p, nodeTeamSlot, node)
+	p.world = newTeam(p, worldTeamSlot, w.all)
+	p.node = newTeam(p, nodeTeamSlot, w.nodes[w.tr.Node(id)])
 	p.world.share(worldTeamID)
 	p.node.share(nodeTeamID)
 	p.teams = []*Team{p.world, p.node}

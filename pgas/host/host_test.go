@@ -103,6 +103,8 @@ func TestCheckHostFits(t *testing.T) {
 		{8, 4 << 30, 24 << 30, false, "SYMCHAN_SYMMETRIC_SIZE"},
 		{65536, 1 << 20, 24 << 30, false, "SYMCHAN_PES"},
 		{3, math.MaxInt64 / 2, 0, false, "overflows"},
+		// The heaps alone (8 GiB) fit; with what each PE costs besides, not.
+		{65536, 128 << 10, 17 << 29, false, "per PE"},
 	}
 	for _, c := range cases {
 		err := checkHostFits(c.n, c.size, c.mem)
