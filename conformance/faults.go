@@ -134,6 +134,9 @@ func newFaultWorld(seed uint64, procs int) *faultWorld {
 		}
 		w.pe, w.step = rng.IntN(w.n), rng.IntN(len(w.ops))
 		w.during = time.Duration(rng.IntN(300)) * time.Microsecond
+		if w.kind == faultBadArg && w.ops[w.step] == fopBarrier {
+			w.ops[w.step] = fopReduce // a barrier has no argument to spoil
+		}
 		if w.kind == faultReturn || w.kind == faultCloseReturn {
 			// Waits end with ErrNoWriters once every PE that could satisfy
 			// them has returned; PEs blocked on each other in a ring that
@@ -229,10 +232,18 @@ func runFaultWorld(t *testing.T, w *faultWorld) (problems []error) {
 	if runErr != nil && !documented(runErr) {
 		bad("Run returned an undocumented error: %v", runErr)
 	}
-	// Every member of a collective got the same outcome.
+	// Every member of a collective got the same outcome; an argument
+	// invalid on one member failed every member's call.
 	for s, op := range w.ops {
 		if !op.collective() {
 			continue
+		}
+		if w.kind == faultBadArg && w.step == s {
+			for _, f := range pes {
+				if f != nil && f.reached > s && f.out[s] == nil {
+					bad("op %d (%v): PE %d succeeded, though PE %d's argument was invalid", s, op, f.pe.ID(), w.pe)
+				}
+			}
 		}
 		var first *faultPE
 		for _, f := range pes {
@@ -331,8 +342,14 @@ func (f *faultPE) program(ctx context.Context, bad func(string, ...any)) error {
 		if d, ok := callCtx.Deadline(); ok && callCtx != ctx && time.Since(d) > faultCallBound && time.Since(began) > faultCallBound {
 			bad("PE %d, op %d (%v) ended %v after its deadline", me, s, op, time.Since(d))
 		}
-		if op.collective() && isArgErr(err) && w.kind == faultBadArg && w.step == s {
+		switch {
+		case op.collective() && isArgErr(err) && w.kind == faultBadArg && w.step == s:
 			continue // every member failed, and the team is usable
+		case op.collective() && callCtx != ctx:
+			// The member whose context ended goes on: its next calls must
+			// not disturb the others. (After a failed point-to-point
+			// round it stops: its neighbours wait for it.)
+			continue
 		}
 		return err
 	}
@@ -351,7 +368,7 @@ func (f *faultPE) step(ctx context.Context, s int, op faultOp, badArg bool, bad 
 	}
 	switch op {
 	case fopBarrier:
-		return pe.Barrier(ctx) // no argument to spoil
+		return pe.Barrier(ctx)
 
 	case fopAlloc:
 		size := f.w.sizes[s]
