@@ -78,10 +78,10 @@ func TestRendezvousLimits(t *testing.T) {
 }
 
 // A client that connects and sends nothing is dropped after the request
-// timeout (RequestTimeout; shortened here).
+// timeouts (AuthTimeout, RequestTimeout; shortened here).
 func TestRendezvousSilentClientDropped(t *testing.T) {
 	srv, _ := NewServer(testSecret)
-	srv.timeout = 50 * time.Millisecond
+	srv.timeout, srv.authTimeout = 50*time.Millisecond, 50*time.Millisecond
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -159,4 +159,34 @@ func TestShareListensOnTheAddressGiven(t *testing.T) {
 	if _, err := Share(ctx, info, "uid", func() ([]byte, error) { return []byte("x"), nil }); err == nil || !strings.Contains(err.Error(), ln.Addr().String()) {
 		t.Fatalf("Share on a taken address: %v", err)
 	}
+}
+
+// Strangers that connect and never send the secret cannot keep the job's
+// ranks out: they hold a pending slot for AuthTimeout at most, and a rank
+// refused as busy tries again.
+func TestRendezvousIdleStrangersDoNotStarveRanks(t *testing.T) {
+	addr := serve(t)
+	var idle []net.Conn
+	defer func() {
+		for _, c := range idle {
+			c.Close()
+		}
+	}()
+	for range MaxPending + 88 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), AuthTimeout+5*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := Put(ctx, addr, testSecret, "uid", []byte{1}); err != nil {
+		t.Fatalf("a rank's Put behind %d idle strangers: %v", len(idle), err)
+	}
+	if v, err := Get(ctx, addr, testSecret, "uid"); err != nil || len(v) != 1 {
+		t.Fatalf("a rank's Get: %v, %v", v, err)
+	}
+	t.Logf("served after %v", time.Since(start))
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"net"
 	"strings"
 	"sync"
@@ -26,12 +27,21 @@ import (
 // set once: a second PUT of it is an error. A request line longer than a
 // PUT of MaxValue bytes, one not sent within RequestTimeout, or one
 // without the server's secret is refused.
+//
+// A connection holds one of MaxPending slots until it has sent the secret,
+// within AuthTimeout, and then one of MaxConns slots: strangers that
+// connect and send nothing hold only the first kind, briefly, so they
+// cannot keep the job's ranks out. A server with no free slot answers
+// "ERR busy", and clients try again with back-off until their context
+// ends.
 
 // Limits of a rendezvous server.
 const (
 	MaxValue       = 64 << 10         // largest value, in bytes
 	MaxKeys        = 1024             // keys set or awaited at once
-	MaxConns       = 512              // connections served at once; more are refused
+	MaxConns       = 512              // connections past the secret served at once
+	MaxPending     = 512              // connections not yet past the secret
+	AuthTimeout    = 2 * time.Second  // to send the secret, from the connection's start
 	RequestTimeout = 10 * time.Second // to send a request line
 	maxLine        = 2*MaxValue + 256
 	minSecret      = 16
@@ -102,9 +112,11 @@ func validKey(k string) bool {
 // Server is a rendezvous: a key-value store whose reads wait for the write,
 // for the clients that know its secret.
 type Server struct {
-	secret  string
-	conns   chan struct{} // a token per connection served
-	timeout time.Duration // to send a request line: RequestTimeout
+	secret      string
+	pending     chan struct{} // a token per connection yet to send the secret
+	conns       chan struct{} // a token per connection past the secret
+	authTimeout time.Duration // to send the secret: AuthTimeout
+	timeout     time.Duration // to send a request line: RequestTimeout
 
 	mu    sync.Mutex
 	vals  map[string][]byte
@@ -117,7 +129,8 @@ func NewServer(secret string) (*Server, error) {
 	if err := checkSecret(secret); err != nil {
 		return nil, err
 	}
-	return &Server{secret: secret, conns: make(chan struct{}, MaxConns), timeout: RequestTimeout, vals: map[string][]byte{}, ready: map[string]chan struct{}{}}, nil
+	return &Server{secret: secret, pending: make(chan struct{}, MaxPending), conns: make(chan struct{}, MaxConns),
+		authTimeout: AuthTimeout, timeout: RequestTimeout, vals: map[string][]byte{}, ready: map[string]chan struct{}{}}, nil
 }
 
 // readyCh returns key's channel, or nil when the server holds MaxKeys
@@ -162,27 +175,67 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			continue
 		}
 		backoff = 0
-		select {
-		case s.conns <- struct{}{}:
-		default:
-			fmt.Fprint(c, "ERR busy\n")
-			c.Close()
+		if !take(s.pending) {
+			busy(c)
 			continue
 		}
 		wg.Add(1)
 		go func() {
-			defer func() { <-s.conns; wg.Done() }()
+			defer wg.Done()
 			s.handle(ctx, c)
 		}()
 	}
 }
 
+// take takes a token of slots if one is free.
+func take(slots chan struct{}) bool {
+	select {
+	case slots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// busy refuses c: no slot is free (the client tries again).
+func busy(c net.Conn) {
+	fmt.Fprint(c, "ERR busy\n")
+	c.Close()
+}
+
+// handle serves c, which holds a pending slot: the secret within
+// authTimeout, then, holding a slot of conns instead, the rest of the
+// line within timeout.
 func (s *Server) handle(ctx context.Context, c net.Conn) {
+	pending := true
+	defer func() {
+		if pending {
+			<-s.pending
+		}
+	}()
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
-	c.SetReadDeadline(time.Now().Add(s.timeout))
-	line, err := bufio.NewReaderSize(c, maxLine).ReadSlice('\n')
+	start := time.Now()
+	c.SetReadDeadline(start.Add(s.authTimeout))
+	br := bufio.NewReaderSize(c, maxLine)
+	secret, err := br.ReadSlice(' ')
+	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+		return
+	}
+	if subtle.ConstantTimeCompare(secret, []byte(s.secret+" ")) != 1 {
+		fmt.Fprint(c, "ERR wrong secret\n")
+		return
+	}
+	<-s.pending
+	pending = false
+	if !take(s.conns) {
+		busy(c)
+		return
+	}
+	defer func() { <-s.conns }()
+	c.SetReadDeadline(start.Add(s.timeout))
+	line, err := br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		fmt.Fprintf(c, "ERR request line over %d bytes\n", maxLine)
 		return
@@ -190,12 +243,7 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 	if err != nil {
 		return
 	}
-	secret, rest, _ := strings.Cut(strings.TrimSuffix(string(line), "\n"), " ")
-	if subtle.ConstantTimeCompare([]byte(secret), []byte(s.secret)) != 1 {
-		fmt.Fprint(c, "ERR wrong secret\n")
-		return
-	}
-	r, err := parseRequest(rest)
+	r, err := parseRequest(strings.TrimSuffix(string(line), "\n"))
 	if err != nil {
 		fmt.Fprintf(c, "ERR %v\n", err)
 		return
@@ -233,22 +281,30 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 }
 
 // call sends one request to the rendezvous at addr and returns the reply
-// line, dialling again until ctx ends while nothing listens there (the
-// server may start after its clients).
+// line, trying again with back-off until ctx ends while nothing listens
+// there (the server may start after its clients) or the server is busy.
 func call(ctx context.Context, addr, secret, req string) (string, error) {
 	if err := checkSecret(secret); err != nil {
 		return "", err
 	}
 	var d net.Dialer
+	backoff := time.Duration(0)
+	retry := func(last error) error {
+		backoff = min(max(2*backoff, 20*time.Millisecond), time.Second)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("bootstrap: rendezvous %s: %w (last: %v)", addr, ctx.Err(), last)
+		case <-time.After(backoff/2 + mrand.N(backoff/2+1)):
+			return nil
+		}
+	}
 	for {
 		c, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
-			select {
-			case <-ctx.Done():
-				return "", fmt.Errorf("bootstrap: rendezvous %s: %w (last: %v)", addr, ctx.Err(), err)
-			case <-time.After(50 * time.Millisecond):
-				continue
+			if err := retry(err); err != nil {
+				return "", err
 			}
+			continue
 		}
 		stop := context.AfterFunc(ctx, func() { c.Close() })
 		_, err = fmt.Fprintf(c, "%s %s\n", secret, req)
@@ -265,6 +321,12 @@ func call(ctx context.Context, addr, secret, req string) (string, error) {
 			return "", fmt.Errorf("bootstrap: rendezvous %s: %w", addr, err)
 		}
 		line = strings.TrimSuffix(line, "\n")
+		if line == "ERR busy" {
+			if err := retry(errors.New("busy")); err != nil {
+				return "", err
+			}
+			continue
+		}
 		if msg, bad := strings.CutPrefix(line, "ERR "); bad {
 			return "", fmt.Errorf("bootstrap: rendezvous %s: %s", addr, msg)
 		}
