@@ -15,9 +15,11 @@
 //
 // Each process runs in a process group of its own, so a terminal's Ctrl-C
 // reaches it once (through symrun), and signals reach what it started too.
-// On Linux the processes die with symrun, even when symrun is killed with
-// SIGKILL (parent-death signal). When every process has ended, what their
-// groups still hold (a grandchild keeping the output open) is killed.
+// On Linux each process runs under a guard (symrun again) that leads its
+// group and learns of symrun's death, even by SIGKILL (parent-death
+// signal): the group dies with symrun, the PE and what it started. When
+// every process has ended, what their groups still hold (a grandchild
+// keeping the output open) is killed.
 // The rendezvous checks a secret symrun makes per job
 // (SYMCHAN_BOOTSTRAP_SECRET).
 //
@@ -48,7 +50,12 @@ import (
 	"github.com/symchan/symchan/pgas/bootstrap"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == guardArg {
+		os.Exit(guard(os.Args[2:]))
+	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("symrun", flag.ContinueOnError)
@@ -164,12 +171,14 @@ func launch(ctx context.Context, n int, env []string, grace time.Duration, argv 
 		}
 	}()
 	for pe := range n {
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = append(append(os.Environ(),
-			bootstrap.EnvRank+"="+strconv.Itoa(pe), bootstrap.EnvNRanks+"="+strconv.Itoa(n),
-			bootstrap.EnvLocalRank+"="+strconv.Itoa(pe), bootstrap.EnvLocalRanks+"="+strconv.Itoa(n)), env...)
-		cmd.SysProcAttr = procAttr()
-		so, se, err := startPiped(cmd)
+		cmd, err := peCommand(argv)
+		var so, se *os.File
+		if err == nil {
+			cmd.Env = append(append(os.Environ(),
+				bootstrap.EnvRank+"="+strconv.Itoa(pe), bootstrap.EnvNRanks+"="+strconv.Itoa(n),
+				bootstrap.EnvLocalRank+"="+strconv.Itoa(pe), bootstrap.EnvLocalRanks+"="+strconv.Itoa(n)), env...)
+			so, se, err = startPiped(cmd)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "symrun: start PE %d: %v\n", pe, err)
 			for _, p := range procs {

@@ -22,6 +22,9 @@ import (
 // The test binary is also the program symrun starts: with SYMRUN_CHILD set
 // it plays one PE.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == guardArg {
+		os.Exit(guard(os.Args[2:]))
+	}
 	if args := os.Getenv("SYMRUN_AS_LAUNCHER"); args != "" {
 		os.Unsetenv("SYMRUN_AS_LAUNCHER")
 		os.Exit(run(append(strings.Fields(args), os.Args[0]), os.Stdout, os.Stderr))
@@ -77,6 +80,15 @@ func child(mode string) int {
 		return 0
 	case "sleep":
 		time.Sleep(60 * time.Second)
+		return 0
+	case "pidchild": // starts a child, writes its pid where the test can find it, and waits for it
+		gc := exec.Command(os.Args[0])
+		gc.Env = append(os.Environ(), "SYMRUN_CHILD=sleep")
+		if err := gc.Start(); err != nil {
+			return 5
+		}
+		os.WriteFile(filepath.Join(os.Getenv("SYMRUN_PIDDIR"), strconv.Itoa(100+info.Rank)), []byte(strconv.Itoa(gc.Process.Pid)), 0o644)
+		gc.Wait()
 		return 0
 	case "longline":
 		w := bufio.NewWriter(os.Stdout)
@@ -319,6 +331,36 @@ func TestChildrenDieWithSymrun(t *testing.T) {
 	}
 	cmd, dir, _ := launcher(t, "pid", "-n", "2")
 	ps := pids(t, dir, 2)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	waitFor(t, func() bool {
+		for _, p := range ps {
+			if syscall.Kill(p, 0) == nil {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// kill -9 of symrun takes what the PEs started with it too (a PE's
+// child, still running).
+func TestGrandchildrenDieWithSymrun(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the parent-death signal is Linux's")
+	}
+	cmd, dir, _ := launcher(t, "pidchild", "-n", "2")
+	var ps []int
+	waitFor(t, func() bool {
+		ps = ps[:0]
+		for _, r := range []int{100, 101} {
+			b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(r)))
+			if p, perr := strconv.Atoi(string(b)); err == nil && perr == nil {
+				ps = append(ps, p)
+			}
+		}
+		return len(ps) == 2
+	})
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	waitFor(t, func() bool {
