@@ -51,7 +51,9 @@
 // (ErrTeamBroken), so no barrier returns early and no allocation hands out
 // different offsets. For the world team this means no more collective
 // allocations. Arguments that are invalid on some members only make every
-// member's call fail, and leave the team usable.
+// member's call fail, and leave the team usable. A member that will never
+// join (it returned or destroyed the team) ends the others' call with the
+// same *CollectiveError, wrapping ErrCollectiveMismatch.
 //
 // A wait that names the PEs able to satisfy it ([WaitSet.From]; actors'
 // Recv, Send on a full inbox and Future.Await do) ends with ErrNoWriters
@@ -69,10 +71,11 @@
 // must be made by one goroutine of a PE at a time, in the same order on
 // every PE.
 //
-// [Free] waits for operations on the allocation already under way, so an
-// operation racing Free from another goroutine either completes in the
-// old allocation or fails with ErrBadSym; it never lands in the next
-// allocation of the same bytes. A wait on an allocation freed meanwhile
+// [Free] returns on no member before every member's operations on the
+// allocation already under way are over, so an operation racing Free, from
+// any goroutine of any PE, either completes in the old allocation or fails
+// with ErrBadSym; it never lands in the next allocation of the same
+// bytes. A wait on an allocation freed meanwhile
 // fails too. What cannot be caught: a slice returned by [Local] is plain
 // memory, and writes through it after Free land in whatever allocation
 // takes those bytes next; after Run returns, the host backend's partitions
