@@ -176,10 +176,10 @@ func testRandomFaults(t *testing.T) {
 		worlds = *faultWorlds
 	case *longFaults:
 		worlds = 5000
-	case testing.Short():
-		worlds = 100
 	case backend() != "host":
 		worlds = 30 // a short run: every world starts a backend
+	case testing.Short():
+		worlds = 100
 	}
 	base := *faultSeed
 	if base == 0 {

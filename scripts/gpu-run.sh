@@ -46,11 +46,18 @@
 #                            # mixed actors, the kernel-actor ping-pong beside
 #                            # the device one (and NVSHMEM's on 2+ GPUs), the
 #                            # message rate of many warps to one receiver
+#   .gpu/gpu-run.sh guarantees # the guarantees issue: its regression tests
+#                            # and a short randomized fault run on cuda (PEs
+#                            # sharing the GPUs) and under nvshmem (MPS
+#                            # started when processes share a GPU)
+#   .gpu/gpu-run.sh guarantees-suites # both suites on cuda (PEs sharing
+#                            # the GPUs) and under nvshmem, as above
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
 # first and used through SYMCHAN_PTX (and copied to $OUT when set), so
-# kernel changes are tested before their PTX is committed.
+# kernel changes are tested before their PTX is committed;
+# SYMCHAN_EMBEDDED_PTX=1 keeps the PTX the binaries embed.
 set -uo pipefail
 cd "$(dirname "$0")"
 gpu=$(pwd)
@@ -65,7 +72,7 @@ ngpu=$(nvidia-smi -L | wc -l)
 np=$((ngpu < 2 ? 2 : ngpu))
 share=(SYMCHAN_CUDA_SHARE_GPUS=1)
 nvidia-smi --query-gpu=index,name,memory.total,memory.used --format=csv,noheader || true
-if [ -x /usr/local/cuda/bin/nvcc ] && [ -f "$repo/kernels/symchan.cu" ]; then
+if [ -z "${SYMCHAN_EMBEDDED_PTX:-}" ] && [ -x /usr/local/cuda/bin/nvcc ] && [ -f "$repo/kernels/symchan.cu" ]; then
 	"$repo/scripts/gpu-ptx.sh" "$gpu" && export SYMCHAN_PTX=$gpu/symchan.ptx
 	[ -n "${OUT:-}" ] && cp "$gpu/symchan.ptx" "$OUT/"
 fi
@@ -114,6 +121,31 @@ if [ "$what" = quick ]; then
 	nvshmem_suites 150
 	nvshmem_bench 120
 	suites suites-cuda-shared 150 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1
+fi
+# mps on|off: NVIDIA's MPS, which NVSHMEM processes sharing a GPU need.
+mps() {
+	[ "$ngpu" -ge "$np" ] && return
+	export CUDA_MPS_PIPE_DIRECTORY=/tmp/symchan-mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/symchan-mps-log
+	if [ "$1" = on ]; then
+		mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY" && nvidia-cuda-mps-control -d
+	else
+		echo quit | nvidia-cuda-mps-control
+	fi
+}
+if [ "$what" = guarantees ]; then
+	g='TestConformance/(PGAS/(PutRacingFree|PutFromPeerRacingFree|AllocCancelledThenNextCall|FailureMidLoopSameError|ArgumentInvalidOnOneMember)|Actors/(RecvAfterEverySenderClosed|ActorsAfterWorldEnded|ServiceAfterStop))$'
+	step guarantees-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$g" -test.timeout=140s
+	step faults-cuda 200 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/Actors/RandomFaults$' -faultworlds "${FAULT_WORLDS:-40}" -test.timeout=190s
+	mps on
+	step guarantees-nvshmem-${np}proc 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$g" -test.timeout=110s
+	step faults-nvshmem-${np}proc 150 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/Actors/RandomFaults$' -faultworlds "${FAULT_WORLDS_NVSHMEM:-20}" -test.timeout=140s
+	mps off
+fi
+if [ "$what" = guarantees-suites ]; then
+	suites suites-cuda-shared 330 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1
+	mps on
+	suites "suites-nvshmem-${np}proc" 230 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np"
+	mps off
 fi
 if [ "$what" = faults2 ]; then
 	suites suites-cuda-1gpu 200 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=1
