@@ -133,7 +133,7 @@ mps() {
 	fi
 }
 if [ "$what" = guarantees ]; then
-	g='TestConformance/(PGAS/(PutRacingFree|PutFromPeerRacingFree|AllocCancelledThenNextCall|FailureMidLoopSameError|ArgumentInvalidOnOneMember)|Actors/(RecvAfterEverySenderClosed|ActorsAfterWorldEnded|ServiceAfterStop))$'
+	g='TestConformance/(PGAS|Actors)/(PutRacingFree|PutFromPeerRacingFree|AllocCancelledThenNextCall|FailureMidLoopSameError|ArgumentInvalidOnOneMember|RecvAfterEverySenderClosed|ActorsAfterWorldEnded|ServiceAfterStop)$'
 	step guarantees-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$g" -test.timeout=140s
 	step faults-cuda 200 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/Actors/RandomFaults$' -faultworlds "${FAULT_WORLDS:-40}" -test.timeout=190s
 	mps on
