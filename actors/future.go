@@ -166,11 +166,16 @@ func newFuture[T any](sys *System, codec Codec[T]) (*Future[T], error) {
 		return nil, fmt.Errorf("%w: nil *System", ErrBadArg)
 	}
 	s := sys
-	// Kept past its world, a System answers ErrClosed on every backend
-	// (on host memory spoiledLocked would read unmapped words). Ptr checks
-	// without writing or allocating.
-	if _, err := pgas.Ptr(s.pe, s.words, s.pe.ID()); err != nil {
+	// Kept past its world, a System answers ErrClosed on every backend:
+	// on host memory spoiledLocked would read unmapped words; elsewhere
+	// nothing below calls pgas (Ptr checks without allocating).
+	if err := stillMapped(s.pe, s.words, s.localWords); err != nil {
 		return nil, err
+	}
+	if s.localWords == nil {
+		if _, err := pgas.Ptr(s.pe, s.words, s.pe.ID()); err != nil {
+			return nil, err
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
