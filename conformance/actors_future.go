@@ -22,7 +22,10 @@ type square struct {
 
 // A request on a Chan carries its future's ReplyTo; the server replies.
 func testFutureRequestReply(t *testing.T) {
-	const n = 4
+	n := 4
+	if p := procs(); p > 1 {
+		n = p
+	}
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		sys := must(actors.NewSystem(ctx, pe))
 		reqs := must(actors.NewChan[square](ctx, pe))

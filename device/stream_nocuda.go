@@ -99,3 +99,11 @@ func (e *Event) Destroy() error { return ErrNoCUDA }
 
 // Elapsed returns ErrNoCUDA.
 func Elapsed(*Event, *Event) (float32, error) { return 0, ErrNoCUDA }
+
+// LinkModule JIT-links ptx, compiled as relocatable device code (nvcc
+// -rdc), with the archives of device code libs names and loads the result
+// (with the cuda build tag; here it returns ErrNoCUDA).
+func (c *Context) LinkModule(ptx string, libs ...string) (*Module, error) { return nil, ErrNoCUDA }
+
+// Handle is the module's CUmodule (nil without the cuda build tag).
+func (m *Module) Handle() unsafe.Pointer { return nil }

@@ -7,6 +7,11 @@
 // work without rebuilding Go binaries, SYMCHAN_PTX names a PTX file to use
 // instead of the embedded one (regenerate with scripts/gpu-ptx.sh on the
 // GPU machine, point SYMCHAN_PTX at it, run the tests there).
+//
+// remote.cu holds the routines the nvshmem backend runs through NVSHMEM's
+// device library on PEs it cannot map; RemotePTX is its relocatable PTX,
+// which the backend links with libnvshmem_device.a (SYMCHAN_REMOTE_PTX
+// replaces it as SYMCHAN_PTX does symchan.ptx).
 package kernels
 
 import (
@@ -21,6 +26,9 @@ import (
 //go:embed symchan.ptx
 var symchanPTX string
 
+//go:embed remote.ptx
+var remotePTX string
+
 // Source is symchan.cu, and Header the device API symchan.cuh, for users
 // who build their kernels against the same definitions.
 var (
@@ -33,19 +41,34 @@ var (
 // EnvPTX names a PTX file that replaces the embedded one.
 const EnvPTX = "SYMCHAN_PTX"
 
+// EnvRemotePTX names a PTX file that replaces the embedded remote.ptx.
+const EnvRemotePTX = "SYMCHAN_REMOTE_PTX"
+
 // PTX returns the PTX of symchan.cu: the file named by SYMCHAN_PTX when
 // set, else the embedded one.
-func PTX() (string, error) {
-	path := os.Getenv(EnvPTX)
+func PTX() (string, error) { return ptxOf(EnvPTX, symchanPTX) }
+
+// RemotePTX returns the relocatable PTX of remote.cu (kernel
+// RemoteAtomic), to be linked with NVSHMEM's device library: the file
+// named by SYMCHAN_REMOTE_PTX when set, else the embedded one.
+func RemotePTX() (string, error) { return ptxOf(EnvRemotePTX, remotePTX) }
+
+func ptxOf(env, embedded string) (string, error) {
+	path := os.Getenv(env)
 	if path == "" {
-		return symchanPTX, nil
+		return embedded, nil
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("kernels: %s: %w", EnvPTX, err)
+		return "", fmt.Errorf("kernels: %s: %w", env, err)
 	}
 	return string(b), nil
 }
+
+// RemoteAtomic is remote.cu's kernel: one atomic of pgas/driver's kind
+// and op on a PE through NVSHMEM (arguments: symmetric address, kind, op,
+// operand, comparand, PE, and where the previous value goes).
+const RemoteAtomic = "symchan_remote_atomic"
 
 // Kernel names in symchan.cu.
 const (

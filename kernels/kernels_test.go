@@ -16,18 +16,29 @@ import (
 // The committed PTX must come from the committed sources: its first line
 // records their sha256 (scripts/gpu-ptx.sh writes it).
 func TestPTXMatchesSources(t *testing.T) {
-	h := sha256.New()
-	for _, f := range []string{"symchan.cuh", "symchan.cu"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range []struct {
+		ptx, name string
+		sources   []string
+	}{
+		{symchanPTX, "symchan.ptx", []string{"symchan.cuh", "symchan.cu"}},
+		{remotePTX, "remote.ptx", []string{"remote.cu"}},
+	} {
+		h := sha256.New()
+		for _, f := range c.sources {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Write(b)
 		}
-		h.Write(b)
+		want := hex.EncodeToString(h.Sum(nil))
+		first, _, _ := strings.Cut(c.ptx, "\n")
+		if !strings.Contains(first, "sources sha256 "+want) {
+			t.Errorf("%s is stale: sources hash %s, PTX header %q; run scripts/gpu-ptx.sh on a GPU machine", c.name, want, first)
+		}
 	}
-	want := hex.EncodeToString(h.Sum(nil))
-	first, _, _ := strings.Cut(symchanPTX, "\n")
-	if !strings.Contains(first, "sources sha256 "+want) {
-		t.Fatalf("symchan.ptx is stale: sources hash %s, PTX header %q; run scripts/gpu-ptx.sh on a GPU machine", want, first)
+	if !strings.Contains(remotePTX, ".entry "+RemoteAtomic+"(") {
+		t.Errorf("remote.ptx has no kernel %s", RemoteAtomic)
 	}
 }
 

@@ -20,6 +20,7 @@ const (
 	EnvPEs           = "SYMCHAN_PES"            // number of PEs, e.g. "8"
 	EnvSymmetricSize = "SYMCHAN_SYMMETRIC_SIZE" // heap bytes per PE, e.g. "512M"
 	EnvBlocking      = "SYMCHAN_BLOCKING"       // "spin" or "park" (see Blocking)
+	EnvForceRemote   = "SYMCHAN_FORCE_REMOTE"   // "1" or "true": Config.ForceRemote
 )
 
 // Defaults for fields that neither the Config nor the environment set.
@@ -29,7 +30,8 @@ const (
 )
 
 // Config says where and how a world runs. Zero fields are filled from the
-// environment (EnvBackend, EnvPEs, EnvSymmetricSize, EnvBlocking), then
+// environment (EnvBackend, EnvPEs, EnvSymmetricSize, EnvBlocking,
+// EnvForceRemote), then
 // from the defaults; a field set here wins over the environment. A
 // malformed environment value is an error even where the Config's own
 // field wins, so that a typo in a job script never goes unnoticed.
@@ -48,6 +50,14 @@ type Config struct {
 	// than GOMAXPROCS, or than CPUs if fewer) park, others spin. Backends
 	// whose waits run on a GPU ignore it. World.Config reports the choice.
 	Blocking Blocking
+	// ForceRemote makes a backend whose PEs may be on several hosts
+	// (nvshmem) treat every other PE as one this GPU cannot map, as if it
+	// were on another host: every operation on another PE then takes the
+	// remote path (NVSHMEM's own routines), never a peer pointer or
+	// symchan's agent on that PE's memory. It is a test mode, for proving
+	// the paths across hosts on one host. False leaves it to
+	// EnvForceRemote. Backends without such paths (host, cuda) refuse it.
+	ForceRemote bool
 }
 
 // Blocking is how a blocking wait on host memory passes the time.
@@ -145,6 +155,13 @@ func (c Config) Resolve() (Config, error) {
 	envBlocking, err := parseBlocking(os.Getenv(EnvBlocking))
 	if err != nil {
 		return c, err
+	}
+	if s := strings.TrimSpace(os.Getenv(EnvForceRemote)); s != "" {
+		on, err := strconv.ParseBool(s)
+		if err != nil {
+			return c, fmt.Errorf("pgas: %s=%q: want 1, true, 0 or false", EnvForceRemote, s)
+		}
+		c.ForceRemote = c.ForceRemote || on
 	}
 	if c.Backend == "" {
 		c.Backend = cmp.Or(envBackend, DefaultBackend)

@@ -91,10 +91,15 @@ func TestConfigResolve(t *testing.T) {
 		{"negative PEs", Config{PEs: -1}, nil, Config{}, "PEs = -1"},
 		{"negative heap", Config{HeapSize: -1}, nil, Config{}, "HeapSize = -1"},
 		{"heap below the minimum", Config{HeapSize: 1}, nil, Config{}, "below the minimum"},
+		{"force remote from the environment", Config{PEs: 2}, map[string]string{EnvForceRemote: " true "},
+			Config{Backend: DefaultBackend, PEs: 2, HeapSize: DefaultHeapSize, Blocking: autoBlocking(2, processors()), ForceRemote: true}, ""},
+		{"force remote: the field wins over 0", Config{PEs: 2, ForceRemote: true}, map[string]string{EnvForceRemote: "0"},
+			Config{Backend: DefaultBackend, PEs: 2, HeapSize: DefaultHeapSize, Blocking: autoBlocking(2, processors()), ForceRemote: true}, ""},
+		{"bad force remote", Config{}, map[string]string{EnvForceRemote: "yes please"}, Config{}, EnvForceRemote},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, k := range []string{EnvBackend, EnvPEs, EnvSymmetricSize, EnvBlocking} {
+			for _, k := range []string{EnvBackend, EnvPEs, EnvSymmetricSize, EnvBlocking, EnvForceRemote} {
 				t.Setenv(k, c.env[k]) // absent keys: "", which counts as unset
 			}
 			got, err := c.cfg.Resolve()

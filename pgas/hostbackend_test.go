@@ -2,6 +2,7 @@ package pgas
 
 import (
 	"context"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -106,5 +107,14 @@ func TestRunRejectsWhatCannotFit(t *testing.T) {
 		if err == nil {
 			t.Errorf("%+v: Run succeeded", cfg)
 		}
+	}
+}
+
+// The host backend has no remote path to force: asking for one is an
+// error, not a silent no-op.
+func TestHostRefusesForceRemote(t *testing.T) {
+	err := Run(context.Background(), Config{PEs: 2, ForceRemote: true}, func(context.Context, *PE) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "no remote path") {
+		t.Fatalf("Run with ForceRemote on the host backend: %v", err)
 	}
 }

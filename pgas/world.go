@@ -267,7 +267,7 @@ func open(ctx context.Context, cfg Config) (*World, error) {
 	if cfg.PEs > MaxPEs {
 		return nil, fmt.Errorf("pgas: %d PEs: a world has at most %d (%s or Config.PEs)", cfg.PEs, MaxPEs, EnvPEs)
 	}
-	tr, err := b.Open(ctx, driver.Config{Name: cfg.Backend, PEs: cfg.PEs, HeapSize: cfg.HeapSize, Park: cfg.Blocking == BlockPark})
+	tr, err := b.Open(ctx, driver.Config{Name: cfg.Backend, PEs: cfg.PEs, HeapSize: cfg.HeapSize, Park: cfg.Blocking == BlockPark, ForceRemote: cfg.ForceRemote})
 	if err != nil {
 		return nil, fmt.Errorf("pgas: open %s backend: %w", cfg.Backend, err)
 	}

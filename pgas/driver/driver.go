@@ -33,6 +33,10 @@ type Config struct {
 	// (pgas.BlockPark). Backends whose waits do not run on the host's
 	// cores may ignore it.
 	Park bool
+	// ForceRemote asks a backend to reach every other PE only by its
+	// remote path, as if it were on another host (pgas.Config.ForceRemote);
+	// a backend without one returns an error.
+	ForceRemote bool
 }
 
 // A Backend opens worlds.

@@ -27,8 +27,17 @@
 // NVSHMEM's putmem/getmem/putmem_signal/signal_op on stream (host data
 // through a symmetric staging buffer). The two paths keep program order;
 // Fence and Quiet also call quiet_on_stream. Waits on local words run on
-// the agent too. An atomic on a PE of another node is an error (NVSHMEM's
-// host-side atomics are not used yet). NVSHMEM calls are made one at a
+// the agent too. An atomic on a PE this GPU cannot map (another node) is
+// NVSHMEM's own device atomic: a kernel of kernels' remote.cu, linked at
+// first use with the libnvshmem_device.a beside the host library (or in
+// $NVSHMEM_HOME/lib) and initialised with nvshmemx_cumodule_init; with
+// it, PutSignalIf, locks and futures reach such PEs too.
+//
+// pgas.Config.ForceRemote (SYMCHAN_FORCE_REMOTE=1) treats every other PE
+// as unmapped, as if on another host, so that one host proves the remote
+// paths (NVSHMEM still carries the bytes over P2P underneath). Symchan's
+// device API (symchan.cuh: kernel actors, device mailboxes) does not yet
+// reach unmapped PEs. NVSHMEM calls are made one at a
 // time, each on a locked OS thread with the GPU's primary context current
 // (NVSHMEM_THREAD_SERIALIZED).
 // NVSHMEM is initialised once per

@@ -4,6 +4,7 @@ package nvshmem
 
 /*
 #cgo LDFLAGS: -ldl
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -36,6 +37,7 @@ static struct {
 	void (*signal_op_on_stream)(uint64_t *, uint64_t, int, int, void *);
 	void (*quiet_on_stream)(void *);
 	void (*barrier_all)(void);
+	int (*cumodule_init)(void *); // optional: only the remote routines need it
 } nv;
 
 const char *sc_missing;
@@ -67,7 +69,22 @@ static const char *sc_load(const char *path) {
 		SC_SYM(barrier_all, "nvshmem_barrier_all");
 	} while (0);
 	(void)ok;
+	*(void **)&nv.cumodule_init = dlsym(h, "nvshmemx_cumodule_init");
 	return NULL;
+}
+
+// sc_lib_path is the path the host library was loaded from.
+const char *sc_lib_path(void) {
+	Dl_info info;
+	if (!dladdr(*(void **)&nv.my_pe, &info) || !info.dli_fname) return "";
+	return info.dli_fname;
+}
+
+// sc_cumodule_init initialises NVSHMEM's device state in a module linked
+// with its device library (nvshmemx_cumodule_init).
+int sc_cumodule_init(void *mod) {
+	if (!nv.cumodule_init) return -1000;
+	return nv.cumodule_init(mod);
 }
 
 static int sc_load_ok(void) { return sc_missing == NULL; }
@@ -114,7 +131,6 @@ static void sc_preload(const char *path) { dlopen(path, RTLD_NOW | RTLD_GLOBAL);
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -186,5 +202,3 @@ func load() error {
 	})
 	return loadErr
 }
-
-var errNoPeer = errors.New("nvshmem backend: atomics need the target PE's memory mapped here (NVLink or PCIe peers of one node): they run symchan's atomic kernel on it")

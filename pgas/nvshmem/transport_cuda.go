@@ -157,10 +157,11 @@ type transport struct {
 	peers   []device.Ptr // nvshmem_ptr of the heap on each PE; 0 if not mapped
 	desc    device.Ptr   // struct symchan_heap for kernels (bases = peers)
 
-	mu    sync.Mutex // serialises this PE's routines
-	st    *device.Stream
-	agent *gpuop.Agent
-	lane  *gpuop.Lane // runs routines on mapped peers (see Put)
+	mu     sync.Mutex // serialises this PE's routines
+	st     *device.Stream
+	agent  *gpuop.Agent
+	lane   *gpuop.Lane     // runs routines on mapped peers (see Put)
+	result *device.HostMem // what the remote routines answer (remote.go)
 }
 
 func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
@@ -192,7 +193,9 @@ func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, e
 	t.peers = make([]device.Ptr, t.n)
 	call(func() {
 		for pe := range t.n {
-			t.peers[pe] = device.Ptr(C.sc_ptr(heap, C.int(pe)))
+			if pe == t.me || !cfg.ForceRemote {
+				t.peers[pe] = device.Ptr(C.sc_ptr(heap, C.int(pe)))
+			}
 		}
 	})
 	fail := func(err error) (driver.Transport, error) {
@@ -204,6 +207,9 @@ func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, e
 		return fail(err)
 	}
 	if t.desc, err = proc.ctx.Alloc(kernels.HeapDescriptorSize); err != nil {
+		return fail(err)
+	}
+	if t.result, err = proc.ctx.HostAlloc(8); err != nil {
 		return fail(err)
 	}
 	if err := t.st.CopyIn(t.desc, t.descriptor()); err != nil {
@@ -468,7 +474,7 @@ func (t *transport) PutSignal(_, pe int, off int64, src []byte, sigOff int64, si
 
 func (t *transport) Atomic(_, pe int, off int64, k driver.Kind, op driver.AtomicOp, operand, cond uint64) (uint64, error) {
 	if t.peers[pe] == 0 {
-		return 0, errNoPeer
+		return t.remoteAtomic(pe, off, k, op, operand, cond)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -496,6 +502,9 @@ func (t *transport) Close() error {
 	}
 	if t.desc != 0 {
 		errs = append(errs, proc.ctx.Free(t.desc))
+	}
+	if t.result != nil {
+		errs = append(errs, t.result.Free())
 	}
 	if t.st != nil {
 		errs = append(errs, t.st.Destroy())
