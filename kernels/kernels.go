@@ -8,10 +8,11 @@
 // instead of the embedded one (regenerate with scripts/gpu-ptx.sh on the
 // GPU machine, point SYMCHAN_PTX at it, run the tests there).
 //
-// remote.cu holds the routines the nvshmem backend runs through NVSHMEM's
-// device library on PEs it cannot map; RemotePTX is its relocatable PTX,
-// which the backend links with libnvshmem_device.a (SYMCHAN_REMOTE_PTX
-// replaces it as SYMCHAN_PTX does symchan.ptx).
+// The nvshmem backend loads a variant of the same sources, NVSHMEMPTX:
+// compiled relocatable with SYMCHAN_NVSHMEM, so that every routine of
+// symchan.cuh reaches a PE this GPU cannot map through NVSHMEM's device
+// library, which the backend links in when it loads it
+// (SYMCHAN_NVSHMEM_PTX replaces it as SYMCHAN_PTX does symchan.ptx).
 package kernels
 
 import (
@@ -26,8 +27,8 @@ import (
 //go:embed symchan.ptx
 var symchanPTX string
 
-//go:embed remote.ptx
-var remotePTX string
+//go:embed symchan_nvshmem.ptx
+var nvshmemPTX string
 
 // Source is symchan.cu, and Header the device API symchan.cuh, for users
 // who build their kernels against the same definitions.
@@ -41,17 +42,19 @@ var (
 // EnvPTX names a PTX file that replaces the embedded one.
 const EnvPTX = "SYMCHAN_PTX"
 
-// EnvRemotePTX names a PTX file that replaces the embedded remote.ptx.
-const EnvRemotePTX = "SYMCHAN_REMOTE_PTX"
+// EnvNVSHMEMPTX names a PTX file that replaces the embedded
+// symchan_nvshmem.ptx.
+const EnvNVSHMEMPTX = "SYMCHAN_NVSHMEM_PTX"
 
 // PTX returns the PTX of symchan.cu: the file named by SYMCHAN_PTX when
 // set, else the embedded one.
 func PTX() (string, error) { return ptxOf(EnvPTX, symchanPTX) }
 
-// RemotePTX returns the relocatable PTX of remote.cu (kernel
-// RemoteAtomic), to be linked with NVSHMEM's device library: the file
-// named by SYMCHAN_REMOTE_PTX when set, else the embedded one.
-func RemotePTX() (string, error) { return ptxOf(EnvRemotePTX, remotePTX) }
+// NVSHMEMPTX returns the nvshmem backend's PTX of symchan.cu (SYMCHAN_NVSHMEM
+// defined; relocatable, to be linked with NVSHMEM's device library; it
+// adds kernel RemoteAtomic): the file named by SYMCHAN_NVSHMEM_PTX when
+// set, else the embedded one.
+func NVSHMEMPTX() (string, error) { return ptxOf(EnvNVSHMEMPTX, nvshmemPTX) }
 
 func ptxOf(env, embedded string) (string, error) {
 	path := os.Getenv(env)
@@ -65,7 +68,7 @@ func ptxOf(env, embedded string) (string, error) {
 	return string(b), nil
 }
 
-// RemoteAtomic is remote.cu's kernel: one atomic of pgas/driver's kind
+// RemoteAtomic is NVSHMEMPTX's kernel of one atomic of pgas/driver's kind
 // and op on a PE through NVSHMEM (arguments: symmetric address, kind, op,
 // operand, comparand, PE, and where the previous value goes).
 const RemoteAtomic = "symchan_remote_atomic"

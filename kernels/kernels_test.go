@@ -21,7 +21,7 @@ func TestPTXMatchesSources(t *testing.T) {
 		sources   []string
 	}{
 		{symchanPTX, "symchan.ptx", []string{"symchan.cuh", "symchan.cu"}},
-		{remotePTX, "remote.ptx", []string{"remote.cu"}},
+		{nvshmemPTX, "symchan_nvshmem.ptx", []string{"symchan.cuh", "symchan.cu"}},
 	} {
 		h := sha256.New()
 		for _, f := range c.sources {
@@ -37,8 +37,8 @@ func TestPTXMatchesSources(t *testing.T) {
 			t.Errorf("%s is stale: sources hash %s, PTX header %q; run scripts/gpu-ptx.sh on a GPU machine", c.name, want, first)
 		}
 	}
-	if !strings.Contains(remotePTX, ".entry "+RemoteAtomic+"(") {
-		t.Errorf("remote.ptx has no kernel %s", RemoteAtomic)
+	if !strings.Contains(nvshmemPTX, ".entry "+RemoteAtomic+"(") {
+		t.Errorf("symchan_nvshmem.ptx has no kernel %s", RemoteAtomic)
 	}
 }
 

@@ -103,6 +103,42 @@ extern "C" __global__ void symchan_atomic(u64 ptr, u64 kindop, u64 operand, u64 
 		*(volatile u64 *)result = old;
 }
 
+#ifdef SYMCHAN_NVSHMEM
+// NVSHMEM's atomic of kind and op (as atomic_op's) on a word of type T:
+// the signed kinds' results are those of the unsigned routines of their
+// size (two's complement).
+#define SYMCHAN_NV_AMO(T, name)                                                                \
+	static __device__ T nv_amo_##name(T *p, int op, T v, T c, int pe) {                        \
+		switch (op) {                                                                         \
+		case OP_FETCH: return nvshmem_##name##_atomic_fetch(p, pe);                           \
+		case OP_SET:                                                                          \
+		case OP_SWAP: return nvshmem_##name##_atomic_swap(p, v, pe);                          \
+		case OP_CSWAP: return nvshmem_##name##_atomic_compare_swap(p, c, v, pe);              \
+		case OP_FADD: return nvshmem_##name##_atomic_fetch_add(p, v, pe);                     \
+		case OP_FAND: return nvshmem_##name##_atomic_fetch_and(p, v, pe);                     \
+		case OP_FOR: return nvshmem_##name##_atomic_fetch_or(p, v, pe);                       \
+		case OP_FXOR: return nvshmem_##name##_atomic_fetch_xor(p, v, pe);                     \
+		}                                                                                     \
+		return 0;                                                                             \
+	}
+SYMCHAN_NV_AMO(uint32_t, uint32)
+SYMCHAN_NV_AMO(uint64_t, uint64)
+
+// symchan_remote_atomic runs atomic_op's kind and op on the word at the
+// symmetric address addr on PE pe through NVSHMEM (a PE this GPU cannot
+// map; the nvshmem backend's Atomic) and stores the old value to result
+// (mapped pinned host memory). One thread.
+extern "C" __global__ void symchan_remote_atomic(u64 addr, u64 kind, u64 op, u64 operand, u64 cond, u64 pe, u64 result) {
+	u64 old;
+	if (kind == KIND_INT64 || kind == KIND_UINT64)
+		old = nv_amo_uint64((uint64_t *)addr, (int)op, operand, cond, (int)pe);
+	else
+		old = nv_amo_uint32((uint32_t *)addr, (int)op, (uint32_t)operand, (uint32_t)cond, (int)pe);
+	__threadfence_system();
+	*(volatile u64 *)result = old;
+}
+#endif
+
 // symchan_wait evaluates a wait set of n words of one kind at words (local
 // GPU memory) until it holds (or once, with the test bit), then reports into
 // out (mapped pinned host memory: out[1] the result, out[2] the word, int32
@@ -847,6 +883,27 @@ static __device__ __forceinline__ void jacobi_end(const jacobi_args &j, float d2
 	}
 }
 
+// jacobi_remote_halos: where a neighbour's partition is not mapped here
+// (the nvshmem backend's PEs on another host), the sweep left the block's
+// share of its boundary rows in this PE's an only; the block puts them into
+// the neighbour's halo rows through NVSHMEM (row 1 to top's row
+// top_chunk+1, row chunk to bottom's row 0) and completes the puts before
+// jacobi_end counts the block in. Columns [col0, col0+ncols).
+static __device__ __forceinline__ void jacobi_remote_halos(const jacobi_args &j, const float *an, u64 an_off, int col0, int ncols) {
+#ifdef SYMCHAN_NVSHMEM
+	const bool top = j.first && j.h->base[j.top] == 0, bot = j.last && j.h->base[j.bot] == 0;
+	if (!(top || bot) || ncols <= 0)
+		return;
+	__syncthreads();
+	if (top)
+		nvshmemx_putmem_block(symchan_sym(j.h, an_off + ((u64)(j.top_chunk + 1) * j.nx + col0) * 4), an + (u64)j.nx + col0, (u64)ncols * 4, j.top);
+	if (bot)
+		nvshmemx_putmem_block(symchan_sym(j.h, an_off + (u64)col0 * 4), an + (u64)j.chunk * j.nx + col0, (u64)ncols * 4, j.bot);
+	if (threadIdx.x == 0)
+		nvshmem_quiet();
+#endif
+}
+
 // jacobi_sweep: one thread per column (any nx).
 extern "C" __global__ void jacobi_sweep(u64 heap_, const float *__restrict__ a, float *__restrict__ an, u64 an_off, u64 nx_, u64 chunk_,
                                         u64 top_chunk_, u64 iter, u64 nbrs, u64 sig_off, u64 cnt_, u64 norm_) {
@@ -854,6 +911,8 @@ extern "C" __global__ void jacobi_sweep(u64 heap_, const float *__restrict__ a, 
 	const int nx = j.nx;
 	const int ix = blockIdx.x * blockDim.x + threadIdx.x + 1;
 	float d2 = 0.0f;
+	// A neighbour not mapped here gets its halo by jacobi_remote_halos.
+	const bool top_mapped = j.h->base[j.top] != 0, bot_mapped = j.h->base[j.bot] != 0;
 	if (ix < nx - 1 && j.y0 < j.y1) {
 		float *top_halo = (float *)symchan_ptr(j.h, j.top, an_off) + (size_t)(j.top_chunk + 1) * nx;
 		float *bot_halo = (float *)symchan_ptr(j.h, j.bot, an_off);
@@ -867,14 +926,16 @@ extern "C" __global__ void jacobi_sweep(u64 heap_, const float *__restrict__ a, 
 			an[row + ix] = v;
 			const float d = v - c;
 			d2 += d * d;
-			if (iy == 1)
+			if (iy == 1 && top_mapped)
 				top_halo[ix] = v;
-			if (iy == j.chunk)
+			if (iy == j.chunk && bot_mapped)
 				bot_halo[ix] = v;
 			up = c;
 			c = dn;
 		}
 	}
+	const int col0 = blockIdx.x * blockDim.x + 1;
+	jacobi_remote_halos(j, an, an_off, col0, min((int)blockDim.x, nx - 1 - col0));
 	jacobi_end(j, d2, cnt_, norm_);
 }
 
@@ -891,6 +952,7 @@ extern "C" __global__ void jacobi_sweep4(u64 heap_, const float *__restrict__ a,
 	const int lane = threadIdx.x & 31;
 	const bool store = q < nq;
 	float d2 = 0.0f;
+	const bool top_mapped = j.h->base[j.top] != 0, bot_mapped = j.h->base[j.bot] != 0;
 	if (j.y0 < j.y1) { // the same for the whole block: shuffles stay converged
 		float4 *top_halo = (float4 *)((float *)symchan_ptr(j.h, j.top, an_off) + (size_t)(j.top_chunk + 1) * nx);
 		float4 *bot_halo = (float4 *)symchan_ptr(j.h, j.bot, an_off);
@@ -915,15 +977,17 @@ extern "C" __global__ void jacobi_sweep4(u64 heap_, const float *__restrict__ a,
 				an4[row4 + qc] = v;
 				const float dx = v.x - c.x, dy = v.y - c.y, dz = v.z - c.z, dw = v.w - c.w;
 				d2 += (dx * dx + dy * dy) + (dz * dz + dw * dw);
-				if (iy == 1)
+				if (iy == 1 && top_mapped)
 					top_halo[qc] = v;
-				if (iy == j.chunk)
+				if (iy == j.chunk && bot_mapped)
 					bot_halo[qc] = v;
 			}
 			up = c;
 			c = dn;
 		}
 	}
+	const int q0 = blockIdx.x * blockDim.x;
+	jacobi_remote_halos(j, an, an_off, 4 * q0, 4 * min((int)blockDim.x, nq - q0));
 	jacobi_end(j, d2, cnt_, norm_);
 }
 
@@ -964,6 +1028,12 @@ static __device__ __forceinline__ u64 ring_share(u64 n, unsigned b, unsigned nb,
 // at dst_off with every block of the grid: block 0 (all its threads call
 // it) publishes the job, copies its share and waits for the others'.
 static __device__ void ring_fetch(const symchan_heap *h, ring_job *job, int from, u64 src_off, u64 dst_off, u64 n) {
+#ifdef SYMCHAN_NVSHMEM
+	if (h->base[from] == 0) { // not mapped here: block 0 gets it all through NVSHMEM
+		symchan_get_block(h, symchan_ptr(h, h->pe, dst_off), from, src_off, n);
+		return;
+	}
+#endif
 	const char *src = (const char *)symchan_ptr(h, from, src_off);
 	char *dst = (char *)symchan_ptr(h, h->pe, dst_off);
 	const unsigned tid = symchan_block_tid(), nb = gridDim.x;

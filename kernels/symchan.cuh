@@ -10,8 +10,27 @@
 // the signal update; fence orders puts to one PE; quiet completes them (our
 // puts are stores, so both are a system-scope fence); waits return only
 // after the update they observed is complete (acquire).
+//
+// Compiled with SYMCHAN_NVSHMEM defined (and linked with NVSHMEM's device
+// library, as the nvshmem backend links symchan.cu), every routine on a PE
+// whose base is 0 — a partition this GPU cannot map, on another host —
+// goes through NVSHMEM's device routines instead (symmetric address: this
+// PE's own base + offset); fence and quiet are then NVSHMEM's too. Mapped
+// PEs keep the load/store path.
 #ifndef SYMCHAN_CUH
 #define SYMCHAN_CUH
+
+#ifdef SYMCHAN_NVSHMEM
+#include <nvshmem.h>
+#include <nvshmemx.h>
+// SYMCHAN_REMOTE(h, pe, stmt) runs stmt where pe is not mapped here.
+#define SYMCHAN_REMOTE(h, pe, stmt) \
+	if ((h)->base[pe] == 0) {       \
+		stmt;                       \
+	}
+#else
+#define SYMCHAN_REMOTE(h, pe, stmt)
+#endif
 
 #define SYMCHAN_MAX_PES 64
 
@@ -39,10 +58,25 @@ static __device__ __forceinline__ void *symchan_ptr(const symchan_heap *h, int p
 	return (void *)(h->base[pe] + off);
 }
 
+// symchan_sym is byte off of the symmetric heap as NVSHMEM names it on
+// every PE: its address on this one.
+static __device__ __forceinline__ void *symchan_sym(const symchan_heap *h, symchan_u64 off) { return (void *)(h->base[h->pe] + off); }
+
 // --- ordering -------------------------------------------------------------
 
+#ifdef SYMCHAN_NVSHMEM
+static __device__ __forceinline__ void symchan_fence() {
+	__threadfence_system();
+	nvshmem_fence();
+}
+static __device__ __forceinline__ void symchan_quiet() {
+	__threadfence_system();
+	nvshmem_quiet();
+}
+#else
 static __device__ __forceinline__ void symchan_fence() { __threadfence_system(); }
 static __device__ __forceinline__ void symchan_quiet() { __threadfence_system(); }
+#endif
 
 // --- put ------------------------------------------------------------------
 
@@ -83,17 +117,20 @@ static __device__ __forceinline__ void symchan_copy_part(void *dst, const void *
 
 // symchan_put copies n bytes from local src to pe's partition at off (one thread).
 static __device__ __forceinline__ void symchan_put(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n) {
+	SYMCHAN_REMOTE(h, pe, nvshmem_putmem(symchan_sym(h, off), src, n, pe); return)
 	symchan_copy_part(symchan_ptr(h, pe, off), src, n, 0, 1);
 }
 
 // symchan_put_warp: every lane of the (full) warp calls it with the same arguments.
 static __device__ __forceinline__ void symchan_put_warp(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n) {
+	SYMCHAN_REMOTE(h, pe, nvshmemx_putmem_warp(symchan_sym(h, off), src, n, pe); return)
 	symchan_copy_part(symchan_ptr(h, pe, off), src, n, threadIdx.x & 31, 32);
 	__syncwarp();
 }
 
 // symchan_put_block: every thread of the block calls it with the same arguments.
 static __device__ __forceinline__ void symchan_put_block(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n) {
+	SYMCHAN_REMOTE(h, pe, nvshmemx_putmem_block(symchan_sym(h, off), src, n, pe); return)
 	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 	symchan_copy_part(symchan_ptr(h, pe, off), src, n, tid, blockDim.x * blockDim.y * blockDim.z);
 	__syncthreads();
@@ -106,17 +143,20 @@ static __device__ __forceinline__ void symchan_put_block(const symchan_heap *h, 
 // read as it is: a get that must see data a signal announced follows the
 // wait that saw the signal.
 static __device__ __forceinline__ void symchan_get(const symchan_heap *h, void *dst, int pe, symchan_u64 off, symchan_u64 n) {
+	SYMCHAN_REMOTE(h, pe, nvshmem_getmem(dst, symchan_sym(h, off), n, pe); return)
 	symchan_copy_part(dst, symchan_ptr(h, pe, off), n, 0, 1);
 }
 
 // symchan_get_warp and _block: every thread of the (full) warp or block
 // calls them with the same arguments; they return when the group is done.
 static __device__ __forceinline__ void symchan_get_warp(const symchan_heap *h, void *dst, int pe, symchan_u64 off, symchan_u64 n) {
+	SYMCHAN_REMOTE(h, pe, nvshmemx_getmem_warp(dst, symchan_sym(h, off), n, pe); return)
 	symchan_copy_part(dst, symchan_ptr(h, pe, off), n, threadIdx.x & 31, 32);
 	__syncwarp();
 }
 
 static __device__ __forceinline__ void symchan_get_block(const symchan_heap *h, void *dst, int pe, symchan_u64 off, symchan_u64 n) {
+	SYMCHAN_REMOTE(h, pe, nvshmemx_getmem_block(dst, symchan_sym(h, off), n, pe); return)
 	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 	symchan_copy_part(dst, symchan_ptr(h, pe, off), n, tid, blockDim.x * blockDim.y * blockDim.z);
 	__syncthreads();
@@ -128,6 +168,9 @@ static __device__ __forceinline__ void symchan_get_block(const symchan_heap *h, 
 // atomically and without ordering earlier stores (NVSHMEM's signal_op;
 // fence first, or use a put-with-signal, to publish data with it).
 static __device__ __forceinline__ void symchan_signal_op(const symchan_heap *h, int pe, symchan_u64 sig_off, symchan_u64 value, int op) {
+	SYMCHAN_REMOTE(h, pe,
+	               nvshmemx_signal_op((uint64_t *)symchan_sym(h, sig_off), value, op == SYMCHAN_SIGNAL_ADD ? NVSHMEM_SIGNAL_ADD : NVSHMEM_SIGNAL_SET, pe);
+	               return)
 	symchan_u64 *p = (symchan_u64 *)symchan_ptr(h, pe, sig_off);
 	if (op == SYMCHAN_SIGNAL_ADD)
 		asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
@@ -139,6 +182,7 @@ static __device__ __forceinline__ void symchan_signal_op(const symchan_heap *h, 
 // calling thread's earlier stores are visible to whoever observes the
 // update. Neither form waits for an answer from the peer.
 static __device__ __forceinline__ void symchan_signal_release(const symchan_heap *h, int pe, symchan_u64 sig_off, symchan_u64 value, int op) {
+	SYMCHAN_REMOTE(h, pe, symchan_fence(); symchan_signal_op(h, pe, sig_off, value, op); return)
 	symchan_u64 *p = (symchan_u64 *)symchan_ptr(h, pe, sig_off);
 	if (op == SYMCHAN_SIGNAL_ADD)
 		asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(value) : "memory");
@@ -161,6 +205,10 @@ static __device__ __forceinline__ symchan_u64 symchan_signal_fetch(const volatil
 // stores before it.
 static __device__ __forceinline__ void symchan_put_signal(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
                                                           symchan_u64 sig_off, symchan_u64 value, int op) {
+	SYMCHAN_REMOTE(h, pe,
+	               nvshmem_putmem_signal(symchan_sym(h, off), src, n, (uint64_t *)symchan_sym(h, sig_off), value,
+	                                     op == SYMCHAN_SIGNAL_ADD ? NVSHMEM_SIGNAL_ADD : NVSHMEM_SIGNAL_SET, pe);
+	               return)
 	symchan_put(h, pe, off, src, n);
 	symchan_signal_release(h, pe, sig_off, value, op);
 }
@@ -169,6 +217,10 @@ static __device__ __forceinline__ void symchan_put_signal(const symchan_heap *h,
 // fences at system scope (cumulative over the group's stores) and signals.
 static __device__ __forceinline__ void symchan_put_signal_warp(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
                                                                symchan_u64 sig_off, symchan_u64 value, int op) {
+	SYMCHAN_REMOTE(h, pe,
+	               nvshmemx_putmem_signal_warp(symchan_sym(h, off), src, n, (uint64_t *)symchan_sym(h, sig_off), value,
+	                                           op == SYMCHAN_SIGNAL_ADD ? NVSHMEM_SIGNAL_ADD : NVSHMEM_SIGNAL_SET, pe);
+	               return)
 	symchan_put_warp(h, pe, off, src, n);
 	if ((threadIdx.x & 31) == 0) {
 		__threadfence_system();
@@ -179,6 +231,10 @@ static __device__ __forceinline__ void symchan_put_signal_warp(const symchan_hea
 
 static __device__ __forceinline__ void symchan_put_signal_block(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
                                                                 symchan_u64 sig_off, symchan_u64 value, int op) {
+	SYMCHAN_REMOTE(h, pe,
+	               nvshmemx_putmem_signal_block(symchan_sym(h, off), src, n, (uint64_t *)symchan_sym(h, sig_off), value,
+	                                            op == SYMCHAN_SIGNAL_ADD ? NVSHMEM_SIGNAL_ADD : NVSHMEM_SIGNAL_SET, pe);
+	               return)
 	symchan_put_block(h, pe, off, src, n);
 	if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
 		__threadfence_system();
@@ -302,12 +358,49 @@ static __device__ __forceinline__ void symchan_strided_part(void *dst, symchan_u
 	}
 }
 
+#ifdef SYMCHAN_NVSHMEM
+// symchan_remote_strided is a strided put (or get) on an unmapped PE
+// through NVSHMEM: its sized iput/iget where elem is one of their sizes,
+// else one putmem (getmem) per element. remote_off is the symmetric side.
+static __device__ __forceinline__ void symchan_remote_strided(const symchan_heap *h, bool put, int pe, symchan_u64 remote_off, void *local,
+                                                              symchan_u64 rst, symchan_u64 lst, symchan_u64 elem, symchan_u64 n) {
+	void *r = symchan_sym(h, remote_off);
+#define SYMCHAN_ISTRIDED(bits)                                                 \
+	if (put)                                                                   \
+		nvshmem_iput##bits(r, local, (ptrdiff_t)rst, (ptrdiff_t)lst, n, pe);   \
+	else                                                                       \
+		nvshmem_iget##bits(local, r, (ptrdiff_t)lst, (ptrdiff_t)rst, n, pe);   \
+	return;
+	switch (elem) {
+	case 1: SYMCHAN_ISTRIDED(8)
+	case 2: SYMCHAN_ISTRIDED(16)
+	case 4: SYMCHAN_ISTRIDED(32)
+	case 8: SYMCHAN_ISTRIDED(64)
+	case 16: SYMCHAN_ISTRIDED(128)
+	}
+#undef SYMCHAN_ISTRIDED
+	for (symchan_u64 i = 0; i < n; i++) {
+		char *ri = (char *)r + i * rst * elem, *li = (char *)local + i * lst * elem;
+		if (put)
+			nvshmem_putmem(ri, li, elem, pe);
+		else
+			nvshmem_getmem(li, ri, elem, pe);
+	}
+}
+// A group's strided routine on an unmapped PE: its first thread moves it all.
+#define SYMCHAN_REMOTE_STRIDED_GROUP(h, put, pe, off, local, rst, lst, elem, n, first, sync) \
+	SYMCHAN_REMOTE(h, pe, if (first) symchan_remote_strided(h, put, pe, off, (void *)(local), rst, lst, elem, n); sync; return)
+#else
+#define SYMCHAN_REMOTE_STRIDED_GROUP(h, put, pe, off, local, rst, lst, elem, n, first, sync)
+#endif
+
 // symchan_iput copies n elements of elem bytes from local src (sst elements
 // apart) to pe's partition at off (tst elements apart); one thread. Like
 // symchan_put it is complete for the caller at once and visible to others
 // after symchan_fence/quiet or a signal release.
 static __device__ __forceinline__ void symchan_iput(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 tst,
                                                     symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
+	SYMCHAN_REMOTE_STRIDED_GROUP(h, true, pe, off, src, tst, sst, elem, n, true, (void)0)
 	symchan_strided_part(symchan_ptr(h, pe, off), tst, src, sst, elem, n, 0, 1);
 }
 
@@ -315,6 +408,7 @@ static __device__ __forceinline__ void symchan_iput(const symchan_heap *h, int p
 // (sst elements apart) into local dst (tst elements apart); one thread.
 static __device__ __forceinline__ void symchan_iget(const symchan_heap *h, void *dst, symchan_u64 tst, int pe, symchan_u64 off,
                                                     symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
+	SYMCHAN_REMOTE_STRIDED_GROUP(h, false, pe, off, dst, sst, tst, elem, n, true, (void)0)
 	symchan_strided_part(dst, tst, symchan_ptr(h, pe, off), sst, elem, n, 0, 1);
 }
 
@@ -322,6 +416,7 @@ static __device__ __forceinline__ void symchan_iget(const symchan_heap *h, void 
 // them with the same arguments; they return when the group is done.
 static __device__ __forceinline__ void symchan_iput_warp(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 tst,
                                                          symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
+	SYMCHAN_REMOTE_STRIDED_GROUP(h, true, pe, off, src, tst, sst, elem, n, (threadIdx.x & 31) == 0, __syncwarp())
 	symchan_strided_part(symchan_ptr(h, pe, off), tst, src, sst, elem, n, threadIdx.x & 31, 32);
 	__syncwarp();
 }
@@ -329,12 +424,14 @@ static __device__ __forceinline__ void symchan_iput_warp(const symchan_heap *h, 
 static __device__ __forceinline__ void symchan_iput_block(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 tst,
                                                           symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
 	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+	SYMCHAN_REMOTE_STRIDED_GROUP(h, true, pe, off, src, tst, sst, elem, n, tid == 0, __syncthreads())
 	symchan_strided_part(symchan_ptr(h, pe, off), tst, src, sst, elem, n, tid, blockDim.x * blockDim.y * blockDim.z);
 	__syncthreads();
 }
 
 static __device__ __forceinline__ void symchan_iget_warp(const symchan_heap *h, void *dst, symchan_u64 tst, int pe, symchan_u64 off,
                                                          symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
+	SYMCHAN_REMOTE_STRIDED_GROUP(h, false, pe, off, dst, sst, tst, elem, n, (threadIdx.x & 31) == 0, __syncwarp())
 	symchan_strided_part(dst, tst, symchan_ptr(h, pe, off), sst, elem, n, threadIdx.x & 31, 32);
 	__syncwarp();
 }
@@ -342,6 +439,7 @@ static __device__ __forceinline__ void symchan_iget_warp(const symchan_heap *h, 
 static __device__ __forceinline__ void symchan_iget_block(const symchan_heap *h, void *dst, symchan_u64 tst, int pe, symchan_u64 off,
                                                           symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
 	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+	SYMCHAN_REMOTE_STRIDED_GROUP(h, false, pe, off, dst, sst, tst, elem, n, tid == 0, __syncthreads())
 	symchan_strided_part(dst, tst, symchan_ptr(h, pe, off), sst, elem, n, tid, blockDim.x * blockDim.y * blockDim.z);
 	__syncthreads();
 }
@@ -353,42 +451,53 @@ static __device__ __forceinline__ void symchan_iget_block(const symchan_heap *h,
 // previous value. They order nothing else: fence first to publish data.
 
 static __device__ __forceinline__ symchan_u64 symchan_atomic_fetch_add(const symchan_heap *h, int pe, symchan_u64 off, symchan_u64 v) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint64_atomic_fetch_add((uint64_t *)symchan_sym(h, off), v, pe))
 	return atomicAdd_system((unsigned long long *)symchan_ptr(h, pe, off), v);
 }
 static __device__ __forceinline__ unsigned symchan_atomic_fetch_add32(const symchan_heap *h, int pe, symchan_u64 off, unsigned v) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint32_atomic_fetch_add((uint32_t *)symchan_sym(h, off), v, pe))
 	return atomicAdd_system((unsigned *)symchan_ptr(h, pe, off), v);
 }
 static __device__ __forceinline__ symchan_u64 symchan_atomic_compare_swap(const symchan_heap *h, int pe, symchan_u64 off, symchan_u64 cond,
                                                                        symchan_u64 v) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint64_atomic_compare_swap((uint64_t *)symchan_sym(h, off), cond, v, pe))
 	return atomicCAS_system((unsigned long long *)symchan_ptr(h, pe, off), cond, v);
 }
 static __device__ __forceinline__ unsigned symchan_atomic_compare_swap32(const symchan_heap *h, int pe, symchan_u64 off, unsigned cond,
                                                                       unsigned v) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint32_atomic_compare_swap((uint32_t *)symchan_sym(h, off), cond, v, pe))
 	return atomicCAS_system((unsigned *)symchan_ptr(h, pe, off), cond, v);
 }
 static __device__ __forceinline__ symchan_u64 symchan_atomic_swap(const symchan_heap *h, int pe, symchan_u64 off, symchan_u64 v) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint64_atomic_swap((uint64_t *)symchan_sym(h, off), v, pe))
 	return atomicExch_system((unsigned long long *)symchan_ptr(h, pe, off), v);
 }
 static __device__ __forceinline__ unsigned symchan_atomic_swap32(const symchan_heap *h, int pe, symchan_u64 off, unsigned v) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint32_atomic_swap((uint32_t *)symchan_sym(h, off), v, pe))
 	return atomicExch_system((unsigned *)symchan_ptr(h, pe, off), v);
 }
 static __device__ __forceinline__ symchan_u64 symchan_atomic_fetch(const symchan_heap *h, int pe, symchan_u64 off) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint64_atomic_fetch((uint64_t *)symchan_sym(h, off), pe))
 	symchan_u64 v;
 	asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(symchan_ptr(h, pe, off)) : "memory");
 	return v;
 }
 static __device__ __forceinline__ unsigned symchan_atomic_fetch32(const symchan_heap *h, int pe, symchan_u64 off) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint32_atomic_fetch((uint32_t *)symchan_sym(h, off), pe))
 	unsigned v;
 	asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(symchan_ptr(h, pe, off)) : "memory");
 	return v;
 }
 static __device__ __forceinline__ symchan_u64 symchan_atomic_fetch_and(const symchan_heap *h, int pe, symchan_u64 off, symchan_u64 v) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint64_atomic_fetch_and((uint64_t *)symchan_sym(h, off), v, pe))
 	return atomicAnd_system((unsigned long long *)symchan_ptr(h, pe, off), v);
 }
 static __device__ __forceinline__ symchan_u64 symchan_atomic_fetch_or(const symchan_heap *h, int pe, symchan_u64 off, symchan_u64 v) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint64_atomic_fetch_or((uint64_t *)symchan_sym(h, off), v, pe))
 	return atomicOr_system((unsigned long long *)symchan_ptr(h, pe, off), v);
 }
 static __device__ __forceinline__ symchan_u64 symchan_atomic_fetch_xor(const symchan_heap *h, int pe, symchan_u64 off, symchan_u64 v) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint64_atomic_fetch_xor((uint64_t *)symchan_sym(h, off), v, pe))
 	return atomicXor_system((unsigned long long *)symchan_ptr(h, pe, off), v);
 }
 // Floating-point words move as their bits (the spec's extended AMO types
@@ -414,7 +523,7 @@ static __device__ __forceinline__ float symchan_atomic_swap_float(const symchan_
 
 static __device__ __forceinline__ void symchan_collective_sync(const symchan_heap *h, symchan_u64 sync_off, symchan_u64 round, bool leader) {
 	if (leader) {
-		__threadfence_system();
+		symchan_quiet(); // the group's puts, NVSHMEM's to unmapped PEs included
 		for (int q = 0; q < h->npes; q++)
 			symchan_signal_op(h, q, sync_off, 1, SYMCHAN_SIGNAL_ADD);
 		symchan_wait_until((const volatile symchan_u64 *)symchan_ptr(h, h->pe, sync_off), SYMCHAN_CMP_GE, round * h->npes);
@@ -556,6 +665,32 @@ static __device__ void symchan_mailbox_put_slot(const symchan_heap *h, const sym
 		symchan_mailbox_credit(h, mb, out, to, seq, shared);
 	symchan_group_sync(scope);
 	const symchan_u64 slot = (symchan_u64)h->pe * mb->k + symchan_mailbox_ring(seq, mb->k);
+#ifdef SYMCHAN_NVSHMEM
+	if (h->base[to] == 0) { // through NVSHMEM: the header, the payload, a fence, the word
+		char *p = (char *)symchan_sym(h, mb->slots_off + slot * mb->slot_size);
+		if (tid == 0) { // the header as two words (_p: values in registers, as a proxy needs them)
+			nvshmem_uint64_p((uint64_t *)p, (symchan_u64)n << 32 | kind, to);
+			nvshmem_uint64_p((uint64_t *)(p + 8), v, to);
+		}
+		if (n > 0) {
+			if (scope == SYMCHAN_SCOPE_WARP)
+				nvshmemx_putmem_warp(p + 16, payload, n, to);
+			else if (scope == SYMCHAN_SCOPE_BLOCK)
+				nvshmemx_putmem_block(p + 16, payload, n, to);
+			else
+				nvshmem_putmem(p + 16, payload, n, to);
+		}
+		symchan_group_sync(scope);
+		if (tid == 0) {
+			nvshmem_quiet(); // the group's puts, before the word
+			nvshmemx_signal_op((uint64_t *)symchan_sym(h, mb->words_off + slot * 8), seq, NVSHMEM_SIGNAL_SET, to);
+			if (!shared)
+				out->sent = seq;
+		}
+		symchan_group_sync(scope);
+		return;
+	}
+#endif
 	unsigned char *p = (unsigned char *)symchan_ptr(h, to, mb->slots_off + slot * mb->slot_size);
 	if (tid == 0) {
 		((unsigned *)p)[0] = kind;
@@ -1002,6 +1137,9 @@ static __device__ int symchan_reply(const symchan_heap *h, const symchan_replies
 	const symchan_u64 armed = (to.gen - 1) << 2, writing = to.gen << 2 | 1, done = to.gen << 2;
 	if (symchan_atomic_compare_swap(h, to.pe, off, armed, writing) != armed)
 		return SYMCHAN_REPLY_ABANDONED;
+	SYMCHAN_REMOTE(h, to.pe, symchan_u64 *d = (symchan_u64 *)symchan_sym(h, rs->data_off + (symchan_u64)to.slot * rs->slot_bytes);
+	               nvshmem_uint64_p((uint64_t *)d, n, to.pe); nvshmem_putmem(d + 1, data, n, to.pe);
+	               symchan_signal_release(h, to.pe, off, done, SYMCHAN_SIGNAL_SET); return 0)
 	unsigned char *d = (unsigned char *)symchan_ptr(h, to.pe, rs->data_off + (symchan_u64)to.slot * rs->slot_bytes);
 	*(symchan_u64 *)d = n;
 	symchan_copy_part(d + 8, data, n, 0, 1);

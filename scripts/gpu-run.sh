@@ -53,8 +53,8 @@
 #   .gpu/gpu-run.sh guarantees-suites # both suites on cuda (PEs sharing
 #                            # the GPUs) and under nvshmem, as above
 #   .gpu/gpu-run.sh remote   # the forced-remote mode under nvshmem: the
-#                            # backend's tests, the PGAS and actors suites,
-#                            # the ring with Go actors
+#                            # backend's tests, the three suites, the ring
+#                            # with Go, kernel and mixed actors, Jacobi -verify
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
@@ -76,8 +76,8 @@ np=$((ngpu < 2 ? 2 : ngpu))
 share=(SYMCHAN_CUDA_SHARE_GPUS=1)
 nvidia-smi --query-gpu=index,name,memory.total,memory.used --format=csv,noheader || true
 if [ -z "${SYMCHAN_EMBEDDED_PTX:-}" ] && [ -x /usr/local/cuda/bin/nvcc ] && [ -f "$repo/kernels/symchan.cu" ]; then
-	"$repo/scripts/gpu-ptx.sh" "$gpu" && export SYMCHAN_PTX=$gpu/symchan.ptx SYMCHAN_REMOTE_PTX=$gpu/remote.ptx
-	[ -n "${OUT:-}" ] && cp "$gpu/symchan.ptx" "$gpu/remote.ptx" "$OUT/"
+	"$repo/scripts/gpu-ptx.sh" "$gpu" && export SYMCHAN_PTX=$gpu/symchan.ptx SYMCHAN_NVSHMEM_PTX=$gpu/symchan_nvshmem.ptx
+	[ -n "${OUT:-}" ] && cp "$gpu/symchan.ptx" "$gpu/symchan_nvshmem.ptx" "$OUT/"
 fi
 status=0
 rows=()
@@ -151,7 +151,11 @@ if [ "$what" = remote ]; then
 	rr='TestConformance/(PGAS|Actors)/'
 	step remote-nvshmem-unit 60 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./nvshmem.test -test.v -test.count=1
 	step remote-pgas-nvshmem 200 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.run "$rr" -test.timeout=190s
-	step remote-ring-go 60 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./ring -backend nvshmem -actors go -laps 20
+	step remote-gpu-nvshmem 200 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/GPU/' -test.timeout=190s
+	for a in go kernel mixed; do
+		step remote-ring-$a 60 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./ring -backend nvshmem -actors $a -laps 20
+	done
+	step remote-jacobi 120 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./jacobi -backend nvshmem -verify
 	mps off
 fi
 if [ "$what" = guarantees-suites ]; then

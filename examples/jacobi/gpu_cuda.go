@@ -32,12 +32,6 @@ func gpuEngine(ctx context.Context, pe *pgas.PE, s *state) error {
 	if err != nil {
 		return err
 	}
-	n := pe.NumPEs()
-	for _, q := range []int{(pe.ID() + n - 1) % n, (pe.ID() + 1) % n} {
-		if g.Addr(q, 0) == 0 {
-			return fmt.Errorf("jacobi: the GPU engine stores halos straight into the neighbours' memory, and PE %d cannot address PE %d's (on nvshmem every PE must be on one node: NVLink or PCIe peers)", pe.ID(), q)
-		}
-	}
 	return sweepOnGPU(ctx, pe, s, g)
 }
 

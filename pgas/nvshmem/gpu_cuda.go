@@ -18,8 +18,8 @@ import (
 // gpuAPI is a PE's GPU as pgas.PE.GPU returns it (pgas.GPU). Kernels
 // reach other PEs' partitions directly only where NVSHMEM maps them
 // (nvshmem_ptr: GPUs of one node joined by NVLink or PCIe; Addr is 0
-// elsewhere); symchan's PTX kernels cannot call NVSHMEM's device library,
-// which must be linked into the kernel at build time.
+// elsewhere); symchan.cuh's routines reach the others through NVSHMEM's
+// device library, which the backend links into symchan's kernels.
 type gpuAPI struct{ t *transport }
 
 // GPU implements driver.GPUTransport.
@@ -31,7 +31,8 @@ func (x *gpuAPI) Context() *device.Context { return proc.ctx }
 // Stream is the stream of the PE's routines.
 func (x *gpuAPI) Stream() *device.Stream { return x.t.st }
 
-// Module is symchan.cu loaded on this GPU.
+// Module is symchan.cu loaded on this GPU (the nvshmem variant, linked
+// with NVSHMEM's device library).
 func (x *gpuAPI) Module() *device.Module { return proc.mod }
 
 // HeapDescriptor is the device address of this PE's struct symchan_heap;

@@ -14,24 +14,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas/driver"
 )
 
-// The routines on PEs this GPU cannot map (nvshmem_ptr null: another
-// host, or every other PE under Config.ForceRemote) that NVSHMEM's host
-// API lacks run as kernels of remote.cu, linked at first use with the
-// device library beside NVSHMEM's host library.
-
-// remote is the process's linked remote module, made once.
-var remote struct {
-	once   sync.Once
-	atomic *device.Function
-	err    error
-}
+// The backend's kernels are symchan.cu compiled with SYMCHAN_NVSHMEM
+// (kernels.NVSHMEMPTX) and linked with NVSHMEM's device library when they
+// load, so that symchan.cuh's routines, ours and users' kernels alike,
+// reach PEs this GPU cannot map (nvshmem_ptr null: another host, or every
+// other PE under Config.ForceRemote) through NVSHMEM. Atomics on such PEs,
+// which NVSHMEM's host API lacks, are one of those kernels.
 
 // deviceLib is NVSHMEM's device library: NVSHMEM_HOME/lib's when that is
 // set, else the one beside the host library this process loaded.
@@ -44,54 +38,42 @@ func deviceLib() (string, error) {
 		dirs = append(dirs, filepath.Dir(p))
 	}
 	for _, d := range dirs {
-		if p := filepath.Join(d, "libnvshmem_device.a"); fileExists(p) {
+		p := filepath.Join(d, "libnvshmem_device.a")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("nvshmem backend: routines on unmapped PEs need NVSHMEM's device library, libnvshmem_device.a, beside its host library or in %s/lib; looked in %v", EnvHome, dirs)
+	return "", fmt.Errorf("nvshmem backend: symchan's kernels link NVSHMEM's device library, libnvshmem_device.a, which is neither beside its host library nor in %s/lib; looked in %v", EnvHome, dirs)
 }
 
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
-}
-
-// remoteKernels links remote.cu's PTX with NVSHMEM's device library into
-// the GPU's primary context and initialises NVSHMEM's state in it.
-func remoteKernels() error {
-	remote.once.Do(func() {
-		remote.err = func() error {
-			ptx, err := kernels.RemotePTX()
-			if err != nil {
-				return err
-			}
-			lib, err := deviceLib()
-			if err != nil {
-				return err
-			}
-			mod, err := proc.ctx.LinkModule(ptx, lib)
-			if err != nil {
-				return fmt.Errorf("nvshmem backend: %w", err)
-			}
-			var rc C.int
-			call(func() { rc = C.sc_cumodule_init(mod.Handle()) })
-			if rc != 0 {
-				return fmt.Errorf("nvshmem backend: nvshmemx_cumodule_init of the remote routines failed (%d)", int(rc))
-			}
-			remote.atomic, err = mod.Function(kernels.RemoteAtomic)
-			return err
-		}()
-	})
-	return remote.err
+// loadKernels links the backend's PTX with NVSHMEM's device library into
+// the GPU's primary context, initialises NVSHMEM's state in it, and finds
+// the remote atomic's kernel. NVSHMEM has started.
+func loadKernels() error {
+	ptx, err := kernels.NVSHMEMPTX()
+	if err != nil {
+		return err
+	}
+	lib, err := deviceLib()
+	if err != nil {
+		return err
+	}
+	if proc.mod, err = proc.ctx.LinkModule(ptx, lib); err != nil {
+		return fmt.Errorf("nvshmem backend: %w", err)
+	}
+	var rc C.int
+	call(func() { rc = C.sc_cumodule_init(proc.mod.Handle()) })
+	if rc != 0 {
+		return fmt.Errorf("nvshmem backend: nvshmemx_cumodule_init of symchan's kernels failed (%d)", int(rc))
+	}
+	proc.remoteAtomic, err = proc.mod.Function(kernels.RemoteAtomic)
+	return err
 }
 
 // remoteAtomic runs an atomic on unmapped PE pe's word at off with
 // NVSHMEM's device routine, after this PE's earlier operations on the
 // stream are complete.
 func (t *transport) remoteAtomic(pe int, off int64, k driver.Kind, op driver.AtomicOp, operand, cond uint64) (uint64, error) {
-	if err := remoteKernels(); err != nil {
-		return 0, err
-	}
 	unlock, err := t.stream()
 	if err != nil {
 		return 0, err
@@ -99,7 +81,7 @@ func (t *transport) remoteAtomic(pe int, off int64, k driver.Kind, op driver.Ato
 	defer unlock()
 	call(func() { C.sc_quiet_on_stream(t.handle()) })
 	one := device.D1(1)
-	if err := t.st.Launch(remote.atomic, one, one, 0, uint64(t.addr(off)), uint64(k), uint64(op), operand, cond, uint64(pe), uint64(t.result.Ptr())); err != nil {
+	if err := t.st.Launch(proc.remoteAtomic, one, one, 0, uint64(t.addr(off)), uint64(k), uint64(op), operand, cond, uint64(pe), uint64(t.result.Ptr())); err != nil {
 		return 0, err
 	}
 	if err := t.synced(); err != nil {

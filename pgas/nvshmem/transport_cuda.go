@@ -49,7 +49,9 @@ var proc struct {
 	err  error
 	info bootstrap.Info
 	ctx  *device.Context // the GPU's primary context (NVSHMEM's)
-	mod  *device.Module
+	mod  *device.Module  // symchan.cu, linked with NVSHMEM's device library (remote_cuda.go)
+
+	remoteAtomic *device.Function
 }
 
 // nvMu serialises NVSHMEM calls (NVSHMEM_THREAD_SERIALIZED: any thread,
@@ -141,12 +143,7 @@ func startOnce(ctx context.Context, heap int64) error {
 	if initErr != nil {
 		return initErr
 	}
-	ptx, err := kernels.PTX()
-	if err != nil {
-		return err
-	}
-	proc.mod, err = proc.ctx.LoadModule(ptx)
-	return err
+	return loadKernels()
 }
 
 type transport struct {
