@@ -56,7 +56,9 @@ type Config struct {
 	// remote path (NVSHMEM's own routines), never a peer pointer or
 	// symchan's agent on that PE's memory. It is a test mode, for proving
 	// the paths across hosts on one host. False leaves it to
-	// EnvForceRemote. Backends without such paths (host, cuda) refuse it.
+	// EnvForceRemote. Backends whose PEs all share one process (host,
+	// cuda) have no remote path and ignore it, so that one setting can
+	// cover a test run that also starts such worlds.
 	ForceRemote bool
 }
 

@@ -42,9 +42,6 @@ type transport struct {
 }
 
 func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
-	if cfg.ForceRemote {
-		return nil, errors.New("cuda backend: its PEs are the GPUs of one process, all mapped: there is no remote path to force (SYMCHAN_FORCE_REMOTE, Config.ForceRemote; the nvshmem backend has one)")
-	}
 	n, err := device.Count()
 	if err != nil {
 		return nil, err

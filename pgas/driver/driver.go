@@ -35,7 +35,7 @@ type Config struct {
 	Park bool
 	// ForceRemote asks a backend to reach every other PE only by its
 	// remote path, as if it were on another host (pgas.Config.ForceRemote);
-	// a backend without one returns an error.
+	// a backend without one ignores it.
 	ForceRemote bool
 }
 

@@ -33,10 +33,9 @@ const DefaultPEs = 8
 type Backend struct{}
 
 // Open maps cfg.PEs partitions of cfg.HeapSize bytes (rounded up to a word).
+// Every PE is in this process: there is no remote path, and
+// cfg.ForceRemote changes nothing.
 func (Backend) Open(_ context.Context, cfg driver.Config) (driver.Transport, error) {
-	if cfg.ForceRemote {
-		return nil, errNoRemote
-	}
 	n := cfg.PEs
 	if n == 0 {
 		n = DefaultPEs
@@ -63,8 +62,6 @@ func (Backend) Open(_ context.Context, cfg driver.Config) (driver.Transport, err
 	}
 	return h, nil
 }
-
-var errNoRemote = errors.New("host backend: every PE is in this process: there is no remote path to force (SYMCHAN_FORCE_REMOTE, Config.ForceRemote)")
 
 // checkHostFits checks that n partitions of size bytes fit in mem bytes
 // of memory (unknown when 0), and that their total does not overflow.

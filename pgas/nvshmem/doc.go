@@ -27,17 +27,23 @@
 // NVSHMEM's putmem/getmem/putmem_signal/signal_op on stream (host data
 // through a symmetric staging buffer). The two paths keep program order;
 // Fence and Quiet also call quiet_on_stream. Waits on local words run on
-// the agent too. An atomic on a PE this GPU cannot map (another node) is
-// NVSHMEM's own device atomic: a kernel of kernels' remote.cu, linked at
-// first use with the libnvshmem_device.a beside the host library (or in
-// $NVSHMEM_HOME/lib) and initialised with nvshmemx_cumodule_init; with
-// it, PutSignalIf, locks and futures reach such PEs too.
+// the agent too.
+//
+// Symchan's kernels are the SYMCHAN_NVSHMEM variant of kernels' symchan.cu
+// (kernels.NVSHMEMPTX), linked when the backend starts with the
+// libnvshmem_device.a beside the host library (or in $NVSHMEM_HOME/lib)
+// and initialised with nvshmemx_cumodule_init: every routine of
+// symchan.cuh — puts, gets, signals, atomics, strided, mailboxes, kernel
+// actors, replies, Jacobi's halos — reaches a PE this GPU cannot map
+// (another node) through NVSHMEM's device library, and a mapped one with
+// its own loads and stores. An atomic from the host on an unmapped PE is
+// one of those kernels (NVSHMEM's host API has none); with it,
+// PutSignalIf, locks, futures and service calls reach such PEs too.
 //
 // pgas.Config.ForceRemote (SYMCHAN_FORCE_REMOTE=1) treats every other PE
 // as unmapped, as if on another host, so that one host proves the remote
-// paths (NVSHMEM still carries the bytes over P2P underneath). Symchan's
-// device API (symchan.cuh: kernel actors, device mailboxes) does not yet
-// reach unmapped PEs. NVSHMEM calls are made one at a
+// paths (NVSHMEM still carries the bytes over P2P underneath). NVSHMEM
+// calls are made one at a
 // time, each on a locked OS thread with the GPU's primary context current
 // (NVSHMEM_THREAD_SERIALIZED).
 // NVSHMEM is initialised once per
