@@ -181,6 +181,9 @@ func testRandomFaults(t *testing.T) {
 	case testing.Short():
 		worlds = 100
 	}
+	if maxPEs() < 2 {
+		t.Skipf("needs 2 PEs; Options.MaxPEs is %d", maxPEs())
+	}
 	base := *faultSeed
 	if base == 0 {
 		base = uint64(time.Now().UnixNano())
@@ -196,14 +199,14 @@ func testRandomFaults(t *testing.T) {
 		if w.n > maxPEs() {
 			continue
 		}
-		if problems := runFaultWorld(t, w); len(problems) > 0 {
+		if problems := runFaultWorld(w); len(problems) > 0 {
 			t.Fatalf("world %d of %d, %v (replay: -faultseed=%d):\n%v", i+1, worlds, w, w.seed, errors.Join(problems...))
 		}
 	}
 }
 
 // runFaultWorld runs w and returns every broken promise it saw.
-func runFaultWorld(t *testing.T, w *faultWorld) (problems []error) {
+func runFaultWorld(w *faultWorld) (problems []error) {
 	var mu sync.Mutex
 	bad := func(format string, args ...any) {
 		mu.Lock()
