@@ -110,6 +110,16 @@ int sc_init(int rank, int nranks, void *uid) {
 	return nv.hostlib_init_attr(1 << 3, &attr); // NVSHMEMX_INIT_WITH_UNIQUEID
 }
 
+// sc_init_default starts NVSHMEM's host library with the bootstrap that
+// NVSHMEM_BOOTSTRAP names (a plugin: PMIx, PMI-2, …).
+int sc_init_default(void) {
+	sc_init_attr_t attr = {0};
+	attr.version = (1 << 16) + sizeof(sc_init_attr_t);
+	attr.args.version = (1 << 16) + sizeof(sc_init_args_t);
+	attr.args.uid_args.version = (1 << 16) + sizeof(sc_uid_args_t);
+	return nv.hostlib_init_attr(0, &attr);
+}
+
 int sc_my_pe(void) { return nv.my_pe(); }
 int sc_n_pes(void) { return nv.n_pes(); }
 uintptr_t sc_malloc(size_t n) { return (uintptr_t)nv.malloc(n); }
@@ -192,10 +202,13 @@ func load() error {
 				loadErr = fmt.Errorf("nvshmem backend: %s lacks %s (NVSHMEM 3.x is required)", p, C.GoString(C.sc_missing))
 				return
 			}
-			// The unique-id bootstrap plugin sits beside the library.
-			plugin := C.CString(filepath.Join(filepath.Dir(p), "nvshmem_bootstrap_uid.so.3"))
-			C.sc_preload(plugin)
-			C.free(unsafe.Pointer(plugin))
+			// The bootstrap plugins sit beside the library; those whose
+			// launcher library is missing simply do not load.
+			for _, name := range []string{"uid", "pmix", "pmi2", "pmi"} {
+				plugin := C.CString(filepath.Join(filepath.Dir(p), "nvshmem_bootstrap_"+name+".so.3"))
+				C.sc_preload(plugin)
+				C.free(unsafe.Pointer(plugin))
+			}
 			return
 		}
 		loadErr = fmt.Errorf("nvshmem backend: the NVSHMEM host library was not found; set %s to libnvshmem_host.so.3 or %s to NVSHMEM's install directory (tried: %v)", EnvLib, EnvHome, tried)

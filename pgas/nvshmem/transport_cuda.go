@@ -49,7 +49,9 @@ var proc struct {
 	err  error
 	info bootstrap.Info
 	ctx  *device.Context // the GPU's primary context (NVSHMEM's)
-	mod  *device.Module  // symchan.cu, linked with NVSHMEM's device library (remote_cuda.go)
+	// nodes[pe] is PE pe's node (launch.go).
+	nodes []int
+	mod   *device.Module // symchan.cu, linked with NVSHMEM's device library (remote_cuda.go)
 
 	remoteAtomic *device.Function
 }
@@ -107,6 +109,12 @@ func startOnce(ctx context.Context, heap int64) error {
 	if proc.ctx, err = device.PrimaryContext(gpu); err != nil {
 		return err
 	}
+	if boot := launcherBootstrap(info); boot != "" {
+		if err := initFromLauncher(info, boot); err != nil {
+			return err
+		}
+		return started(info)
+	}
 	// The unique id: rank 0 asks NVSHMEM for it, everyone gets it through
 	// the rendezvous (symrun's, or rank 0's own under mpirun or srun).
 	newUID := func() ([]byte, error) {
@@ -142,6 +150,15 @@ func startOnce(ctx context.Context, heap int64) error {
 	})
 	if initErr != nil {
 		return initErr
+	}
+	return started(info)
+}
+
+// started finishes the process's start once NVSHMEM runs: where each PE's
+// node is, and symchan's kernels.
+func started(info bootstrap.Info) error {
+	if err := findNodes(info.Size); err != nil {
+		return err
 	}
 	return loadKernels()
 }
@@ -251,13 +268,9 @@ func (t *transport) Fence(int) error        { return t.quiet(false) }
 func (t *transport) Quiet(int) error        { return t.quiet(true) }
 func (t *transport) addr(off int64) uintptr { return uintptr(t.heap) + uintptr(off) }
 
-// Node assumes blocks of LocalSize consecutive ranks per node.
-func (t *transport) Node(pe int) int {
-	if ls := proc.info.LocalSize; ls > 0 {
-		return pe / ls
-	}
-	return 0
-}
+// Node is pe's node, numbered in order of each node's lowest PE, for any
+// placement of ranks on nodes (launch.go).
+func (t *transport) Node(pe int) int { return proc.nodes[pe] }
 
 func (t *transport) handle() unsafe.Pointer { return t.st.Handle() }
 
