@@ -11,32 +11,42 @@ import (
 // are given symchan's rendezvous (bootstrap.EnvAddr), rank 0 makes
 // NVSHMEM's unique id and the others fetch it there. Under mpirun or srun
 // without it, NVSHMEM starts with its own bootstrap plugin on what the
-// launcher provides: PMIx where the launcher set PMIX_RANK (Open MPI 5,
-// srun --mpi=pmix), PMI-2 under Slurm otherwise; NVSHMEM_BOOTSTRAP, when
-// set, names the plugin instead. The plugins sit beside NVSHMEM's host
-// library (and need the launcher's PMIx or PMI library).
+// launcher provides: under Open MPI's mpirun its MPI plugin
+// (NVSHMEM_BOOTSTRAP=MPI: MPI_COMM_WORLD), under srun PMIx where the
+// launcher set PMIX_RANK (srun --mpi=pmix), else PMI-2, and under other
+// PMI launchers PMI (NVSHMEM_BOOTSTRAP=PMI, NVSHMEM_BOOTSTRAP_PMI=PMIX,
+// PMI-2 or PMI). NVSHMEM_BOOTSTRAP, when set, is NVSHMEM's to read as it
+// stands. The plugins sit beside NVSHMEM's host library and need the
+// launcher's library of the same ABI they were built against (Open MPI
+// 4's libmpi, PMIx 3's libpmix).
 
-// launcherBootstrap is the NVSHMEM bootstrap plugin to start with under
-// info's launcher ("PMIX", "PMI2", …), or "" for the unique id through
-// symchan's rendezvous.
-func launcherBootstrap(info bootstrap.Info) string {
+// launcherBootstrap returns the values of NVSHMEM_BOOTSTRAP and
+// NVSHMEM_BOOTSTRAP_PMI to start NVSHMEM with under info's launcher
+// (pmi "" leaves that variable as it is), or boot "" for the unique id
+// through symchan's rendezvous.
+func launcherBootstrap(info bootstrap.Info) (boot, pmi string) {
 	return bootstrapFor(info, os.LookupEnv)
 }
 
-func bootstrapFor(info bootstrap.Info, lookup func(string) (string, bool)) string {
+func bootstrapFor(info bootstrap.Info, lookup func(string) (string, bool)) (boot, pmi string) {
 	if info.Source == "symrun" || info.Addr != "" || info.Size == 1 {
-		return ""
+		return "", ""
 	}
 	if v, ok := lookup("NVSHMEM_BOOTSTRAP"); ok && v != "" {
-		return v
+		return v, ""
 	}
-	if _, ok := lookup("PMIX_RANK"); ok {
-		return "PMIX"
+	if v, ok := lookup("NVSHMEM_BOOTSTRAP_PMI"); ok && v != "" {
+		return "PMI", v
 	}
-	if info.Source == "slurm" {
-		return "PMI2"
+	switch _, pmix := lookup("PMIX_RANK"); {
+	case info.Source == "openmpi":
+		return "MPI", ""
+	case pmix:
+		return "PMI", "PMIX"
+	case info.Source == "slurm":
+		return "PMI", "PMI-2"
 	}
-	return "PMI"
+	return "PMI", "PMI"
 }
 
 // hostKey is the key findNodes publishes for a host.

@@ -6,6 +6,7 @@ package nvshmem
 #include <stdint.h>
 #include <stddef.h>
 int sc_init_default(void);
+int sc_mpi_initialized(void);
 int sc_my_pe(void);
 int sc_n_pes(void);
 uintptr_t sc_malloc(size_t n);
@@ -13,6 +14,9 @@ void sc_free(uintptr_t p);
 void sc_get(uintptr_t dst, uintptr_t src, size_t n, int pe, void *st);
 void sc_quiet_on_stream(void *st);
 void sc_barrier_all(void);
+const char *sc_lib_path(void);
+const char *sc_preload_pmix(const char *path);
+#include <stdlib.h>
 */
 import "C"
 
@@ -20,6 +24,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
+	"unsafe"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas/bootstrap"
@@ -27,17 +34,30 @@ import (
 
 func devPtr(p C.uintptr_t) device.Ptr { return device.Ptr(uintptr(p)) }
 
-// initFromLauncher starts NVSHMEM with its own bootstrap plugin boot
-// (launcherBootstrap), through what the launcher provides.
-func initFromLauncher(info bootstrap.Info, boot string) error {
-	if os.Getenv("NVSHMEM_BOOTSTRAP") == "" {
-		os.Setenv("NVSHMEM_BOOTSTRAP", boot)
+// initFromLauncher starts NVSHMEM with its own bootstrap (boot and pmi:
+// launcherBootstrap), through what the launcher provides.
+func initFromLauncher(info bootstrap.Info, boot, pmi string) error {
+	os.Setenv("NVSHMEM_BOOTSTRAP", boot)
+	if pmi != "" {
+		os.Setenv("NVSHMEM_BOOTSTRAP_PMI", pmi)
+	}
+	if strings.EqualFold(os.Getenv("NVSHMEM_BOOTSTRAP_PMI"), "PMIX") {
+		plugin := C.CString(filepath.Join(filepath.Dir(C.GoString(C.sc_lib_path())), "nvshmem_bootstrap_pmix.so.3"))
+		msg := C.sc_preload_pmix(plugin)
+		C.free(unsafe.Pointer(plugin))
+		if msg != nil {
+			return fmt.Errorf("nvshmem backend: NVSHMEM's PMIx bootstrap under %s: %s; give every rank %s (and %s) to use symchan's rendezvous instead",
+				info.Source, C.GoString(msg), bootstrap.EnvAddr, bootstrap.EnvSecret)
+		}
 	}
 	var err error
 	call(func() {
+		// NVSHMEM's MPI bootstrap initialises MPI unless the program did:
+		// then Finalize finalizes it.
+		proc.ownsMPI = boot == "MPI" && C.sc_mpi_initialized() == 0
 		if rc := C.sc_init_default(); rc != 0 {
-			err = fmt.Errorf("nvshmem backend: NVSHMEM init with its %s bootstrap under %s failed (%d); give every rank %s (and %s) to use symchan's rendezvous instead",
-				os.Getenv("NVSHMEM_BOOTSTRAP"), info.Source, rc, bootstrap.EnvAddr, bootstrap.EnvSecret)
+			err = fmt.Errorf("nvshmem backend: NVSHMEM init with its %s bootstrap (%s) under %s failed (%d); give every rank %s (and %s) to use symchan's rendezvous instead",
+				boot, pmi, info.Source, rc, bootstrap.EnvAddr, bootstrap.EnvSecret)
 			return
 		}
 		if me, np := int(C.sc_my_pe()), int(C.sc_n_pes()); me != info.Rank || np != info.Size {

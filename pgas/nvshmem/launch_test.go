@@ -42,22 +42,24 @@ func TestBootstrapFor(t *testing.T) {
 		}
 	}
 	cases := []struct {
-		name string
-		info bootstrap.Info
-		env  func(string) (string, bool)
-		want string
+		name      string
+		info      bootstrap.Info
+		env       func(string) (string, bool)
+		boot, pmi string
 	}{
-		{"symrun", bootstrap.Info{Source: "symrun", Size: 2}, env("PMIX_RANK", "0"), ""},
-		{"rendezvous given", bootstrap.Info{Source: "openmpi", Size: 2, Addr: "a:1"}, env("PMIX_RANK", "0"), ""},
-		{"one rank", bootstrap.Info{Source: "openmpi", Size: 1}, env("PMIX_RANK", "0"), ""},
-		{"mpirun with PMIx", bootstrap.Info{Source: "openmpi", Size: 2}, env("PMIX_RANK", "1"), "PMIX"},
-		{"srun without PMIx", bootstrap.Info{Source: "slurm", Size: 2}, env(), "PMI2"},
-		{"PMI", bootstrap.Info{Source: "pmi", Size: 2}, env(), "PMI"},
-		{"the user's choice", bootstrap.Info{Source: "slurm", Size: 2}, env("NVSHMEM_BOOTSTRAP", "MPI", "PMIX_RANK", "0"), "MPI"},
+		{"symrun", bootstrap.Info{Source: "symrun", Size: 2}, env("PMIX_RANK", "0"), "", ""},
+		{"rendezvous given", bootstrap.Info{Source: "openmpi", Size: 2, Addr: "a:1"}, env("PMIX_RANK", "0"), "", ""},
+		{"one rank", bootstrap.Info{Source: "openmpi", Size: 1}, env("PMIX_RANK", "0"), "", ""},
+		{"mpirun", bootstrap.Info{Source: "openmpi", Size: 2}, env("PMIX_RANK", "1"), "MPI", ""},
+		{"srun with PMIx", bootstrap.Info{Source: "slurm", Size: 2}, env("PMIX_RANK", "1"), "PMI", "PMIX"},
+		{"srun without PMIx", bootstrap.Info{Source: "slurm", Size: 2}, env(), "PMI", "PMI-2"},
+		{"PMI", bootstrap.Info{Source: "pmi", Size: 2}, env(), "PMI", "PMI"},
+		{"the user's PMI", bootstrap.Info{Source: "slurm", Size: 2}, env("NVSHMEM_BOOTSTRAP_PMI", "PMIX"), "PMI", "PMIX"},
+		{"the user's bootstrap", bootstrap.Info{Source: "slurm", Size: 2}, env("NVSHMEM_BOOTSTRAP", "MPI", "PMIX_RANK", "0"), "MPI", ""},
 	}
 	for _, c := range cases {
-		if got := bootstrapFor(c.info, c.env); got != c.want {
-			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		if boot, pmi := bootstrapFor(c.info, c.env); boot != c.boot || pmi != c.pmi {
+			t.Errorf("%s: %q, %q; want %q, %q", c.name, boot, pmi, c.boot, c.pmi)
 		}
 	}
 }

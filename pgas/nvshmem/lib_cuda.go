@@ -37,7 +37,8 @@ static struct {
 	void (*signal_op_on_stream)(uint64_t *, uint64_t, int, int, void *);
 	void (*quiet_on_stream)(void *);
 	void (*barrier_all)(void);
-	int (*cumodule_init)(void *); // optional: only the remote routines need it
+	int (*cumodule_init)(void *);
+	void (*finalize)(void);
 } nv;
 
 const char *sc_missing;
@@ -70,6 +71,7 @@ static const char *sc_load(const char *path) {
 	} while (0);
 	(void)ok;
 	*(void **)&nv.cumodule_init = dlsym(h, "nvshmemx_cumodule_init");
+	*(void **)&nv.finalize = dlsym(h, "nvshmemx_hostlib_finalize");
 	return NULL;
 }
 
@@ -121,6 +123,28 @@ int sc_init_default(void) {
 }
 
 int sc_my_pe(void) { return nv.my_pe(); }
+int sc_finalize(void) {
+	if (!nv.finalize) return -1;
+	nv.finalize();
+	return 0;
+}
+
+// sc_mpi_initialized reports whether MPI is initialised in this process
+// (0 where no MPI library is loaded).
+int sc_mpi_initialized(void) {
+	int (*initialized)(int *) = (int (*)(int *))dlsym(RTLD_DEFAULT, "MPI_Initialized");
+	int (*finalized)(int *) = (int (*)(int *))dlsym(RTLD_DEFAULT, "MPI_Finalized");
+	int in = 0, fin = 0;
+	if (!initialized || !finalized || initialized(&in) != 0 || finalized(&fin) != 0) return 0;
+	return in && !fin;
+}
+
+// sc_mpi_finalize finalizes MPI (which NVSHMEM's MPI bootstrap
+// initialised).
+int sc_mpi_finalize(void) {
+	int (*fin)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "MPI_Finalize");
+	return fin ? fin() : -1;
+}
 int sc_n_pes(void) { return nv.n_pes(); }
 uintptr_t sc_malloc(size_t n) { return (uintptr_t)nv.malloc(n); }
 void sc_free(uintptr_t p) { nv.free((void *)p); }
@@ -137,6 +161,15 @@ void sc_barrier_all(void) { nv.barrier_all(); }
 // sc_preload loads a bootstrap plugin by path so that NVSHMEM's own
 // dlopen by name finds it without LD_LIBRARY_PATH.
 static void sc_preload(const char *path) { dlopen(path, RTLD_NOW | RTLD_GLOBAL); }
+
+// sc_preload_pmix loads the launcher's PMIx library, whose symbols
+// NVSHMEM's PMIx plugin uses without naming the library, then the plugin
+// (at path). It returns dlerror's text, or NULL.
+const char *sc_preload_pmix(const char *path) {
+	if (!dlopen("libpmix.so.2", RTLD_NOW | RTLD_GLOBAL) && !dlopen("libpmix.so", RTLD_NOW | RTLD_GLOBAL)) return dlerror();
+	if (!dlopen(path, RTLD_NOW | RTLD_GLOBAL)) return dlerror();
+	return NULL;
+}
 */
 import "C"
 

@@ -50,8 +50,10 @@ var proc struct {
 	info bootstrap.Info
 	ctx  *device.Context // the GPU's primary context (NVSHMEM's)
 	// nodes[pe] is PE pe's node (launch.go).
-	nodes []int
-	mod   *device.Module // symchan.cu, linked with NVSHMEM's device library (remote_cuda.go)
+	nodes     []int
+	finalized bool           // Finalize ran: proc.err is errFinalized
+	ownsMPI   bool           // NVSHMEM's MPI bootstrap initialised MPI (launch_cuda.go)
+	mod       *device.Module // symchan.cu, linked with NVSHMEM's device library (remote_cuda.go)
 
 	remoteAtomic *device.Function
 }
@@ -109,8 +111,8 @@ func startOnce(ctx context.Context, heap int64) error {
 	if proc.ctx, err = device.PrimaryContext(gpu); err != nil {
 		return err
 	}
-	if boot := launcherBootstrap(info); boot != "" {
-		if err := initFromLauncher(info, boot); err != nil {
+	if boot, pmi := launcherBootstrap(info); boot != "" {
+		if err := initFromLauncher(info, boot, pmi); err != nil {
 			return err
 		}
 		return started(info)

@@ -1,0 +1,49 @@
+//go:build cuda
+
+package nvshmem
+
+/*
+int sc_finalize(void);
+int sc_mpi_initialized(void);
+int sc_mpi_finalize(void);
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+)
+
+var errFinalized = errors.New("nvshmem backend: NVSHMEM was finalized in this process (Finalize)")
+
+// Finalize ends NVSHMEM in this process (nvshmemx_hostlib_finalize), for
+// a program about to exit: every process of the job calls it, after its
+// last world has ended. Under Open MPI's mpirun without symchan's
+// rendezvous, where NVSHMEM's MPI bootstrap initialised MPI, it also
+// finalizes MPI, which lets the process exit as mpirun expects; elsewhere
+// it is optional. NVSHMEM cannot start again in the process: later worlds fail.
+// A process that never started NVSHMEM has nothing to finalize.
+func Finalize() error {
+	proc.mu.Lock()
+	defer proc.mu.Unlock()
+	if !proc.done || proc.err != nil {
+		return nil
+	}
+	if proc.finalized {
+		return errFinalized
+	}
+	var rc, mpi C.int
+	call(func() {
+		if rc = C.sc_finalize(); rc == 0 && proc.ownsMPI && C.sc_mpi_initialized() != 0 {
+			mpi = C.sc_mpi_finalize()
+		}
+	})
+	if rc != 0 {
+		return fmt.Errorf("nvshmem backend: this NVSHMEM has no nvshmemx_hostlib_finalize")
+	}
+	proc.finalized, proc.err = true, errFinalized
+	if mpi != 0 {
+		return fmt.Errorf("nvshmem backend: MPI_Finalize after NVSHMEM's MPI bootstrap: %d", int(mpi))
+	}
+	return nil
+}
