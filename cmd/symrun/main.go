@@ -24,10 +24,12 @@
 // (SYMCHAN_BOOTSTRAP_SECRET).
 //
 // Across hosts, start the same binary with mpirun or srun instead: it reads
-// its rank from their variables, and rank 0 serves the rendezvous at
-// SYMCHAN_BOOTSTRAP, which every rank must be given, with the job's secret
-// (mpirun -H a,b -n 16 -x SYMCHAN_BOOTSTRAP=a:29500
-// -x SYMCHAN_BOOTSTRAP_SECRET=$(openssl rand -hex 16) ./app).
+// its rank from their variables, and NVSHMEM starts with its own bootstrap
+// on what the launcher provides, or, where every rank is given
+// SYMCHAN_BOOTSTRAP and the job's secret, rank 0 serves the rendezvous
+// there (mpirun -H a,b -n 16 -x SYMCHAN_BOOTSTRAP=a:29500
+// -x SYMCHAN_BOOTSTRAP_SECRET=$(openssl rand -hex 16) ./app). See
+// docs/many-hosts.md.
 package main
 
 import (

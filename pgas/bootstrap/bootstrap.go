@@ -10,10 +10,13 @@
 // SYMCHAN_BOOTSTRAP_SECRET the job's secret, which every request carries
 // and the server checks, so that no other process can read or plant the
 // job's startup data. symrun runs the server and makes the secret itself;
-// under mpirun or srun, rank 0 serves it, listening on the address given
-// (not on every interface), and every rank needs both variables, e.g.
+// under mpirun or srun, where the ranks are given both variables, rank 0
+// serves it, listening on the address given (not on every interface), e.g.
 //
 //	mpirun -x SYMCHAN_BOOTSTRAP=node0:29500 -x SYMCHAN_BOOTSTRAP_SECRET=$(openssl rand -hex 16) ...
+//
+// Without them the nvshmem backend starts NVSHMEM with its own bootstrap
+// plugin on what the launcher provides (see pgas/nvshmem).
 package bootstrap
 
 import (

@@ -56,8 +56,11 @@
 // listens for that during the world's life. A process that dies without
 // saying so (killed, crashed) is left to the launcher, which stops the
 // rest. A context cancelled in one process ends only that process's PE.
-// Node(pe) assumes ranks are placed on nodes in blocks of the launcher's
-// local size. Processes that share a GPU (more ranks than GPUs on a node)
+// Node(pe) comes from the processes' host names, gathered through NVSHMEM
+// at start: right for any placement of ranks on nodes. Under mpirun or
+// srun without symchan's rendezvous NVSHMEM starts with its own bootstrap
+// plugin (launch.go; docs/many-hosts.md), and a program calls Finalize
+// before it exits. Processes that share a GPU (more ranks than GPUs on a node)
 // work but are slow: CUDA time-slices their contexts, so one process's
 // agent or Jacobi kernels wait for the other's slice (hops of about 2 ms
 // with 4 processes on 2 GPUs); run one process per GPU, or use MPS.
