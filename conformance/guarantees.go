@@ -375,3 +375,56 @@ func testServiceAfterStop(t *testing.T) {
 	_, _, _ = s.Stats(), s.LocalPEs(), s.NumPEs()
 	_ = s.Err()
 }
+
+// What a caller of a Service gets wrong stays with the caller: a nil
+// context, a zero Service and an absurd QueueDepth are errors before
+// anything reaches a PE, and the service goes on serving. Cancelling the
+// context given to Start after it returned does not stop the service.
+func testServiceCallerFaults(t *testing.T) {
+	oneProcess(t)
+	if _, err := service.Start(context.Background(), pgas.Config{Backend: backend(), PEs: 2, HeapSize: testHeap},
+		func(ctx context.Context, pe *pgas.PE) (service.Actor[int64, int64], error) { return svcActor{}, nil },
+		service.QueueDepth(1<<40)); !errors.Is(err, service.ErrBadArg) {
+		t.Errorf("Start with QueueDepth(1<<40): %v, want ErrBadArg", err)
+	}
+	var zero service.Service[int64, int64]
+	zctx, zcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer zcancel()
+	if _, err := zero.Call(zctx, 0, 1); !errors.Is(err, service.ErrBadArg) {
+		t.Errorf("Call on a zero Service: %v, want ErrBadArg at once", err)
+	}
+	if err := zero.Stop(zctx); !errors.Is(err, service.ErrBadArg) {
+		t.Errorf("Stop of a zero Service: %v, want ErrBadArg", err)
+	}
+	select {
+	case <-zero.Done():
+	default:
+		t.Error("Done of a zero Service is open")
+	}
+
+	var dones atomic.Int64
+	startCtx, cancelStart := context.WithCancel(context.Background())
+	s, err := service.Start(startCtx, pgas.Config{Backend: backend(), PEs: 2, HeapSize: testHeap},
+		func(ctx context.Context, pe *pgas.PE) (service.Actor[int64, int64], error) {
+			return svcActor{pe: int64(pe.ID()), dones: &dones}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelStart() // not a stop
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.Call(nil, 0, 1); !errors.Is(err, service.ErrBadArg) { // a nil context on purpose
+		t.Errorf("Call with a nil context: %v, want ErrBadArg", err)
+	}
+	if _, err := s.CallAny(nil, 1); !errors.Is(err, service.ErrBadArg) {
+		t.Errorf("CallAny with a nil context: %v, want ErrBadArg", err)
+	}
+	if got, err := s.Call(ctx, 1, 4); err != nil || got != 41 {
+		t.Errorf("a call after the caller faults and Start's context ended: %v, %v; want 41", got, err)
+	}
+	if st := s.Stats(); st.Restarts != 0 || s.State() != service.Ready {
+		t.Errorf("after the caller faults: %d restarts, %v; want none, Ready", st.Restarts, s.State())
+	}
+	stopAll(t, s, &dones)
+}

@@ -90,6 +90,7 @@ var actorsTests = []test{
 	{"RecvAfterEverySenderClosed", testRecvAfterEverySenderClosed},
 	{"ActorsAfterWorldEnded", testActorsAfterWorldEnded},
 	{"ServiceAfterStop", testServiceAfterStop},
+	{"ServiceCallerFaults", testServiceCallerFaults},
 	{"RandomFaults", testRandomFaults},
 	{"ChanRing", testChanRing},
 	{"ChanBackpressureFIFO", testChanBackpressureFIFO},

@@ -42,6 +42,9 @@ func (c *peCounters) answered(err error) {
 // *pgas.PEError; after Stop began, calls fail with ErrStopped.
 func (s *Service[Req, Resp]) Call(ctx context.Context, pe int, req Req) (Resp, error) {
 	var zero Resp
+	if err := s.check(ctx); err != nil {
+		return zero, err
+	}
 	g, err := s.enter(ctx)
 	if err != nil {
 		return zero, err
@@ -58,12 +61,27 @@ func (s *Service[Req, Resp]) Call(ctx context.Context, pe int, req Req) (Resp, e
 // QueueDepth calls per local PE), as jobs wait for a pool of workers.
 func (s *Service[Req, Resp]) CallAny(ctx context.Context, req Req) (Resp, error) {
 	var zero Resp
+	if err := s.check(ctx); err != nil {
+		return zero, err
+	}
 	g, err := s.enter(ctx)
 	if err != nil {
 		return zero, err
 	}
 	defer g.calls.Done()
 	return g.send(ctx, g.anyq, nil, -1, req)
+}
+
+// check refuses what a caller got wrong before it reaches any PE: a nil
+// or zero Service (one Start did not make), a nil context.
+func (s *Service[Req, Resp]) check(ctx context.Context) error {
+	switch {
+	case s == nil || s.done == nil:
+		return fmt.Errorf("%w: a nil or zero Service (Start makes one)", ErrBadArg)
+	case ctx == nil:
+		return fmt.Errorf("%w: nil context", ErrBadArg)
+	}
+	return nil
 }
 
 // enter waits until the service takes calls and counts the caller in the

@@ -91,9 +91,16 @@ func Restart(p RestartPolicy) Option {
 func QueueDepth(n int) Option {
 	return func(o *options) error {
 		o.queue = n
+		if n > MaxQueueDepth {
+			return fmt.Errorf("%w: QueueDepth(%d): at most %d", ErrBadArg, n, MaxQueueDepth)
+		}
 		return positive("QueueDepth", n)
 	}
 }
+
+// MaxQueueDepth bounds QueueDepth: a queue slot is a pointer per local PE
+// and per CallAny inbox, allocated at Start.
+const MaxQueueDepth = 1 << 20
 
 // Forwarders sets how many calls to other processes' PEs this process has
 // under way at once (default 32); each holds a reply slot of MaxReply

@@ -109,7 +109,8 @@ type Service[Req, Resp any] struct {
 // arrays and structs of them: see actors.NewChan); other types need
 // [StartCodec]. It returns once the first world is up (every local PE's
 // actor made), or with the error that kept it from starting; ctx bounds
-// that start and gives the PEs' contexts its values.
+// that start and gives the PEs' contexts its values. Once Start has
+// returned, ctx's end does not stop the service: Stop does.
 func Start[Req, Resp any](ctx context.Context, cfg pgas.Config, newActor NewActor[Req, Resp], opts ...Option) (*Service[Req, Resp], error) {
 	rq, err := actors.PlainCodec[Req]()
 	if err != nil {
@@ -180,7 +181,14 @@ func (s *Service[Req, Resp]) LocalPEs() []int {
 
 // Done is closed when the service has stopped: after Stop, or when the
 // restart policy gave up.
-func (s *Service[Req, Resp]) Done() <-chan struct{} { return s.done }
+func (s *Service[Req, Resp]) Done() <-chan struct{} {
+	if s == nil || s.done == nil {
+		return closedChan // a Service Start did not make never runs
+	}
+	return s.done
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // Err is why the service stopped once Done is closed (nil before, and nil
 // after a Stop that found every PE well): the world's errors, or
@@ -210,6 +218,9 @@ func (s *Service[Req, Resp]) Err() error {
 // A call forwarded to a PE whose process has stopped is answered by
 // nobody and ends with its deadline.
 func (s *Service[Req, Resp]) Stop(ctx context.Context) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	first := s.state != Stopping && s.state != Stopped
 	g := s.gen
