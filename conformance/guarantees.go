@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -427,4 +428,32 @@ func testServiceCallerFaults(t *testing.T) {
 		t.Errorf("after the caller faults: %d restarts, %v; want none, Ready", st.Restarts, s.State())
 	}
 	stopAll(t, s, &dones)
+}
+
+// A PE's panic reaches the others as one line of text: its stack is for
+// whoever asks for it ((*pgas.PEError).Stack), not in every error message
+// and every HTTP body that quotes one.
+func testPanicErrorIsOneLine(t *testing.T) {
+	oneProcess(t)
+	err := runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		if pe.ID() == 1 {
+			panic("on purpose")
+		}
+		_ = pe.Barrier(ctx) // fails, naming PE 1
+		return nil
+	})
+	var pe *pgas.PEError
+	if !errors.As(err, &pe) || pe.PE != 1 {
+		t.Fatalf("Run: %v, want PE 1's *PEError", err)
+	}
+	if msg := pe.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "panic: on purpose") {
+		t.Errorf("the failure's text is %q; want one line naming the panic", msg)
+	}
+	if !strings.Contains(string(pe.Stack()), "goroutine") {
+		t.Errorf("(*PEError).Stack() = %q; want the panicking goroutine's stack", pe.Stack())
+	}
+	var pp *pgas.PanicError
+	if !errors.As(err, &pp) || pp.Value != "on purpose" {
+		t.Errorf("no *pgas.PanicError with the panic's value in %v", err)
+	}
 }

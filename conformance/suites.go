@@ -39,6 +39,7 @@ var pgasTests = []test{
 	{"AllocCancelledThenNextCall", testAllocCancelledThenNextCall},
 	{"FailureMidLoopSameError", testFailureMidLoopSameError},
 	{"ArgumentInvalidOnOneMember", testArgumentInvalidOnOneMember},
+	{"PanicErrorIsOneLine", testPanicErrorIsOneLine},
 	{"PutGet", testPutGet},
 	{"PutIntoSlice", testPutIntoSlice},
 	{"Atomics", testAtomics},

@@ -3,6 +3,7 @@ package pgas
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 )
 
 // Errors a caller can test for with errors.Is. Returned errors wrap them
@@ -51,6 +52,47 @@ func (e *PEError) Error() string { return fmt.Sprintf("pgas: PE %d failed: %v", 
 
 // Unwrap returns the PE's own error.
 func (e *PEError) Unwrap() error { return e.Err }
+
+// Stack is the stack of the goroutine whose panic failed the PE (a
+// *PanicError in Err's chain), or nil: error texts stay one line, and a
+// log that wants the stack asks for it once.
+func (e *PEError) Stack() []byte {
+	var pe *PanicError
+	if errors.As(e.Err, &pe) {
+		return pe.Stack
+	}
+	return nil
+}
+
+// PanicError is a panic recovered in a PE's function or one of its
+// goroutines: its text is the panic's value, on one line; Stack is the
+// panicking goroutine's stack (debug.Stack).
+type PanicError struct {
+	Value any
+	Where string // "" (the PE's function), or where else it panicked
+	Stack []byte
+}
+
+// NewPanicError records a panic's value r and the current goroutine's
+// stack; where, if not empty, says where it happened. Call it from the
+// deferred function that recovered r.
+func NewPanicError(r any, where string) *PanicError {
+	return &PanicError{Value: r, Where: where, Stack: debug.Stack()}
+}
+
+// Error is "panic: value" (or "panic in where: value").
+func (e *PanicError) Error() string {
+	if e.Where != "" {
+		return fmt.Sprintf("panic in %s: %v", e.Where, e.Value)
+	}
+	return fmt.Sprintf("panic: %v", e.Value)
+}
+
+// Unwrap returns the panic's value when it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
 
 // RemoteError is the error of a PE of another process, as its process
 // reported it (driver.FailureNotifier): its text only.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -127,7 +126,7 @@ func (p *PE) Go(fn func(ctx context.Context)) {
 		defer p.bg.Done()
 		defer func() {
 			if r := recover(); r != nil {
-				err := fmt.Errorf("panic in a goroutine of PE.Go: %v\n%s", r, debug.Stack())
+				var err error = NewPanicError(r, "a goroutine of PE.Go")
 				p.helperErr.CompareAndSwap(nil, &err)
 				p.w.fail(&PEError{PE: p.id, Err: err}) // cancels every PE's context
 			}
@@ -334,7 +333,7 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 			var err error
 			defer func() {
 				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+					err = NewPanicError(r, "")
 				}
 				// The PE's helpers end with it.
 				pe.bgCancel()

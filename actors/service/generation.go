@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 
 	"github.com/symchan/symchan/actors"
@@ -95,7 +94,11 @@ func (g *generation[Req, Resp]) fail(cause error) {
 				if cs := g.s.counters.Load(); cs != nil && uint(pe.PE) < uint(len(*cs)) {
 					(*cs)[pe.PE].failures.Add(1)
 				}
-				g.s.o.log.Error("symchan: PE failed", "generation", g.id, "pe", pe.PE, "err", pe.Err)
+				if stack := pe.Stack(); stack != nil { // the one place a failure's stack goes
+					g.s.o.log.Error("symchan: PE failed", "generation", g.id, "pe", pe.PE, "err", pe.Err, "stack", string(stack))
+				} else {
+					g.s.o.log.Error("symchan: PE failed", "generation", g.id, "pe", pe.PE, "err", pe.Err)
+				}
 			} else {
 				g.s.o.log.Error("symchan: world failed", "generation", g.id, "err", cause)
 			}
@@ -131,7 +134,7 @@ func (g *generation[Req, Resp]) runPE(ctx context.Context, pe *pgas.PE) (err err
 	cnt := &s.peCounters(pe.NumPEs())[id]
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+			err = pgas.NewPanicError(r, "")
 		}
 		if err != nil && ctx.Err() != nil && !isFatal(err) {
 			err = nil // the world ended under it: another PE's failure or a stop
