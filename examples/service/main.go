@@ -67,6 +67,10 @@ func run(addr, backend string, pes int, timeout time.Duration, maxN int64, grace
 	case err = <-served:
 	case <-ctx.Done():
 		log.Info("shutting down")
+	case <-srv.Done():
+		// Supervision gave up: exit non-zero, so that the process manager
+		// starts a fresh one.
+		err = fmt.Errorf("the world stopped for good: %w", srv.Err())
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()

@@ -154,6 +154,12 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-s.Done(): // supervision gave up, or the world was closed: restart the process
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "stopped"})
+		return
+	default:
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 

@@ -105,3 +105,5 @@ func (p *pool) state() string {
 }
 
 func (p *pool) close(ctx context.Context) error { return p.h.Stop(ctx) }
+func (p *pool) done() <-chan struct{}           { return p.h.Done() }
+func (p *pool) err() error                      { return p.h.Err() }

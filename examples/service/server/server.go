@@ -123,7 +123,7 @@ func newHTTP(cfg Config, exec executor) *Server {
 //
 //	POST /v1/jacobi  {"n": 256, "iters": 1000, "pe": 1, "timeout_ms": 500}
 //	                 → {"pe": 1, "n": 256, "iters": 1000, "norm": …, "solve_seconds": …}
-//	GET  /healthz    200 while the process serves
+//	GET  /healthz    200 while the process serves, 503 once the world stopped for good
 //	GET  /readyz     200 while the world is up, 503 otherwise
 //	GET  /metrics    Prometheus text format, symchan_* metrics
 func (s *Server) Handler() http.Handler { return s.mux }
@@ -138,12 +138,23 @@ func (s *Server) NumPEs() int { return s.exec.numPEs() }
 // the requests in flight.
 func (s *Server) Close(ctx context.Context) error { return s.exec.close(ctx) }
 
+// Done is closed once the world has stopped for good: after Close, or
+// when supervision gave up (the restart policy was exhausted). A process
+// should then exit; /healthz answers 503 from then on.
+func (s *Server) Done() <-chan struct{} { return s.exec.done() }
+
+// Err is why the world stopped, once Done is closed (nil after a clean
+// Close).
+func (s *Server) Err() error { return s.exec.err() }
+
 // An executor runs jobs: the symchan service, or the anchor's pool.
 type executor interface {
 	call(ctx context.Context, pe int, j Job) (Result, error) // pe < 0: any
 	numPEs() int
 	state() string // "ready" while it takes jobs
 	close(ctx context.Context) error
+	done() <-chan struct{} // closed once it stopped for good
+	err() error            // why, once done
 }
 
 type serviceExec struct{ svc *service.Service[Job, Result] }
@@ -158,6 +169,8 @@ func (e serviceExec) call(ctx context.Context, pe int, j Job) (Result, error) {
 func (e serviceExec) numPEs() int                     { return e.svc.NumPEs() }
 func (e serviceExec) state() string                   { return e.svc.State().String() }
 func (e serviceExec) close(ctx context.Context) error { return e.svc.Stop(ctx) }
+func (e serviceExec) done() <-chan struct{}           { return e.svc.Done() }
+func (e serviceExec) err() error                      { return e.svc.Err() }
 
 // instrument counts and times route's requests.
 func (s *Server) instrument(route string, h http.Handler) http.Handler {

@@ -374,3 +374,44 @@ func TestPool(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Once supervision gives up (here: no restart allowed), Done closes and
+// /healthz answers 503, so that a process manager restarts the process.
+func TestHealthzWhenSupervisionGivesUp(t *testing.T) {
+	var f faulty
+	cfg := testConfig()
+	cfg.Restart = service.RestartPolicy{Window: time.Minute} // MaxRestarts 0: the first failure stops the service
+	s, err := newServer(context.Background(), cfg, f.engine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	get := func() int {
+		resp, err := http.Get(hs.URL + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get(); code != 200 {
+		t.Fatalf("healthz before the fault: %d", code)
+	}
+	f.armed.Store(true)
+	resp, err := http.Post(hs.URL+"/v1/jacobi", "application/json", strings.NewReader(`{"n": 64, "iters": 20}`))
+	if err == nil {
+		resp.Body.Close()
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("Done did not close after the world failed with no restart allowed")
+	}
+	if s.Err() == nil {
+		t.Error("Err is nil after supervision gave up")
+	}
+	if code := get(); code != 503 {
+		t.Errorf("healthz after supervision gave up: %d, want 503", code)
+	}
+}
