@@ -237,6 +237,10 @@ func testFreedForeignAndZeroSym(t *testing.T) {
 		if err := pgas.Free(ctx, pe, s); !errors.Is(err, pgas.ErrBadSym) {
 			return fmt.Errorf("double Free: %v", err)
 		}
+		// and leaves s freed.
+		if err := pgas.P(pe, s, 1, 0); s.Valid() || !errors.Is(err, pgas.ErrBadSym) {
+			return fmt.Errorf("after a double Free: Valid %v, P: %v", s.Valid(), err)
+		}
 		// So is freeing a Slice.
 		s2 := must(pgas.Alloc[int64](ctx, pe, 4))
 		if err := pgas.Free(ctx, pe, s2.Slice(1, 3)); !errors.Is(err, pgas.ErrBadArg) {

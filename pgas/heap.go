@@ -293,7 +293,8 @@ func Free[T any](ctx context.Context, p *PE, s Sym[T]) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	req := [4]uint64{opFree, ^uint64(0), 0, 0}
-	if bad == nil {
+	retired := bad == nil
+	if retired {
 		// This PE's operations on the allocation (NBI ones included) end
 		// before the members agree, so that once they have, none is under
 		// way on any member: none can land in the next allocation of
@@ -307,7 +308,7 @@ func Free[T any](ctx context.Context, p *PE, s Sym[T]) error {
 		}
 	}
 	if err := firstErr(p.agree(ctx, req), bad); err != nil {
-		if s.rec != nil && s.rec.w == p.w {
+		if retired {
 			s.rec.revive() // still allocated on every member
 		}
 		return err
@@ -388,8 +389,8 @@ func Realloc[T any](ctx context.Context, p *PE, s Sym[T], n int) (Sym[T], error)
 func (p *PE) agree(ctx context.Context, req [4]uint64) error {
 	// A broken team synchronises no more, so a member may be any number of
 	// calls behind, still reading a descriptor slot: write none.
-	if b := p.world.broken.Load(); b != nil {
-		return b
+	if err := p.world.check(); err != nil {
+		return err
 	}
 	p.allocN++
 	seq := p.allocN
