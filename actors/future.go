@@ -166,16 +166,12 @@ func newFuture[T any](sys *System, codec Codec[T]) (*Future[T], error) {
 		return nil, fmt.Errorf("%w: nil *System", ErrBadArg)
 	}
 	s := sys
-	// Kept past its world, a System answers ErrClosed on every backend:
-	// on host memory spoiledLocked would read unmapped words; elsewhere
-	// nothing below calls pgas (Ptr checks without allocating).
-	if err := stillMapped(s.pe, s.words, s.localWords); err != nil {
-		return nil, err
-	}
-	if s.localWords == nil {
-		if _, err := pgas.Ptr(s.pe, s.words, s.pe.ID()); err != nil {
-			return nil, err
-		}
+	// Kept past its world, a System answers ErrClosed on every backend (on
+	// host memory spoiledLocked would read unmapped words; elsewhere
+	// nothing below calls pgas). Its words are never freed, so only the
+	// world's end makes them inaccessible.
+	if !pgas.AddrAccessible(s.pe, s.words, s.pe.ID()) {
+		return nil, pgas.ErrClosed
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -399,10 +399,7 @@ func testActorsBadInput(t *testing.T) {
 // A PE that fails ends the others' blocked Sends and Recvs with an error
 // naming it.
 func testActorsPeerFailure(t *testing.T) {
-	n := 3
-	if p := procs(); p > 1 { // one PE per process: the failure crosses processes
-		n = p
-	}
+	n := perProcess(3) // one PE per process: the failure crosses processes
 	failing := n - 1
 	wrong := make([]error, n) // a blocked call's result, if it does not name the failed PE
 	err := runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {

@@ -22,10 +22,7 @@ type square struct {
 
 // A request on a Chan carries its future's ReplyTo; the server replies.
 func testFutureRequestReply(t *testing.T) {
-	n := 4
-	if p := procs(); p > 1 {
-		n = p
-	}
+	n := perProcess(4)
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		sys := must(actors.NewSystem(ctx, pe))
 		reqs := must(actors.NewChan[square](ctx, pe))
@@ -147,10 +144,7 @@ func testFuturePeerFailure(t *testing.T) {
 // checks order, integrity and the count. SYMCHAN_SOAK=1 runs the full 10
 // million messages.
 func testActorsSoak(t *testing.T) {
-	n := 8
-	if p := procs(); p > 1 {
-		n = p // one PE per process
-	}
+	n := perProcess(8) // one PE per process
 	total := 200_000
 	if os.Getenv("SYMCHAN_SOAK") != "" {
 		total = 10_000_000

@@ -82,10 +82,7 @@ func testRunBadConfig(t *testing.T) {
 }
 
 func testRunEnvironment(t *testing.T) {
-	n := min(3, maxPEs())
-	if p := procs(); p > 1 {
-		n = p
-	}
+	n := perProcess(min(3, maxPEs()))
 	t.Setenv(pgas.EnvPEs, strconv.Itoa(n))
 	t.Setenv(pgas.EnvSymmetricSize, "1M")
 	t.Setenv(pgas.EnvBackend, backend())

@@ -61,10 +61,7 @@ var collectives = []struct {
 // broken, so that later calls fail rather than return early or hand out
 // different offsets; one that completed leaves it fully usable.
 func testCollectiveCancelledOnOneMember(t *testing.T) {
-	n := 4
-	if p := procs(); p > 1 {
-		n = p
-	}
+	n := perProcess(4)
 	const quitter = 1
 	timings := []struct {
 		name string
@@ -190,10 +187,7 @@ func swapCodes(ctx context.Context, pe *pgas.PE, box pgas.Sym[uint64], code uint
 // against a barrier) fails there, and so do the others, with the same
 // error; the team is broken.
 func testCollectiveKindsMismatch(t *testing.T) {
-	n := 3
-	if p := procs(); p > 1 {
-		n = p
-	}
+	n := perProcess(3)
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		box := must(pgas.AllocZeroed[uint64](ctx, pe, n))
 		check(pe.Barrier(ctx))
@@ -228,10 +222,7 @@ func testCollectiveKindsMismatch(t *testing.T) {
 // member with its own error), no one waits forever, and the team stays
 // usable.
 func testCollectiveBadArgumentOnOneMember(t *testing.T) {
-	n := 3
-	if p := procs(); p > 1 {
-		n = p
-	}
+	n := perProcess(3)
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		tm := pe.TeamWorld()
 		s := must(pgas.AllocZeroed[int64](ctx, pe, 4))
@@ -290,10 +281,7 @@ func testNilHandles(t *testing.T) {
 // Deadlines that end just as the last member arrives, many times over:
 // whichever way each race goes, every member's barrier ends the same way.
 func testCollectiveCancelRace(t *testing.T) {
-	n := 3
-	if p := procs(); p > 1 {
-		n = p
-	}
+	n := perProcess(3)
 	const rounds = 200
 	var failed atomic.Int32
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {

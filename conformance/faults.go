@@ -450,74 +450,13 @@ func (f *faultPE) step(ctx context.Context, s int, op faultOp, badArg bool, bad 
 		}
 		return err
 	case fopFreeRacingPut:
-		return f.freeRacingPut(ctx, badArg, bad)
+		broken, err := putRacingFree(ctx, pe, right, 64, badArg)
+		if broken != nil {
+			bad("%v", broken)
+		}
+		return err
 	}
 	return fmt.Errorf("unknown op %v", op)
-}
-
-// freeRacingPut frees an allocation while this PE's helper keeps putting
-// into the right neighbour's copy of it, then allocates the same size
-// zeroed: no Put may land there.
-func (f *faultPE) freeRacingPut(ctx context.Context, badArg bool, bad func(string, ...any)) error {
-	pe, n := f.pe, f.w.n
-	right := (pe.ID() + 1) % n
-	x, err := pgas.AllocZeroed[int64](ctx, pe, 64)
-	if err != nil {
-		return err
-	}
-	if err := pe.Barrier(ctx); err != nil {
-		return err
-	}
-	ones := make([]int64, 64)
-	for i := range ones {
-		ones[i] = -1
-	}
-	stop, done := make(chan struct{}), make(chan error, 1)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				done <- nil
-				return
-			default:
-			}
-			if err := pgas.Put(pe, x, ones, right); err != nil {
-				done <- err
-				return
-			}
-		}
-	}()
-	freed := x
-	if badArg {
-		freed = x.Slice(0, 1)
-	}
-	err = pgas.Free(ctx, pe, freed)
-	if err != nil {
-		close(stop)
-		<-done
-		return err
-	}
-	if perr := <-done; !errors.Is(perr, pgas.ErrBadSym) {
-		bad("PE %d: a Put racing Free ended with %v, want ErrBadSym", pe.ID(), perr)
-	}
-	y, err := pgas.AllocZeroed[int64](ctx, pe, 64)
-	if err != nil {
-		return err
-	}
-	if err := pe.Barrier(ctx); err != nil {
-		return err
-	}
-	got := make([]int64, 64)
-	if err := pgas.Get(pe, got, y, pe.ID()); err != nil {
-		return err
-	}
-	for i, v := range got {
-		if v != 0 {
-			bad("PE %d: the allocation after Free holds %d at %d: a Put racing Free landed in it", pe.ID(), v, i)
-			break
-		}
-	}
-	return pgas.Free(ctx, pe, y)
 }
 
 // documented reports whether err is one of the errors the Guarantees name.

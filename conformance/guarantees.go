@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,42 +25,80 @@ import (
 // stay.
 func testPutFromPeerRacingFree(t *testing.T) {
 	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		peer := 1 - pe.ID()
-		ones := make([]int64, 512)
-		for i := range ones {
-			ones[i] = -1
-		}
-		got := make([]int64, 512)
 		for round := range 100 {
-			old := must(pgas.AllocZeroed[int64](ctx, pe, 512))
-			check(pe.Barrier(ctx))
-			done := make(chan error, 1)
-			go func() {
-				for {
-					if err := pgas.Put(pe, old, ones, peer); err != nil {
-						done <- err
-						return
-					}
-				}
-			}()
-			// PE 1 frees at once; PE 0 a little later, so that PE 1's
-			// Free and next allocation overlap PE 0's puts into PE 1.
-			check(pgas.Free(ctx, pe, old))
-			fresh := must(pgas.AllocZeroed[int64](ctx, pe, 512))
-			if err := <-done; !errors.Is(err, pgas.ErrBadSym) {
-				return fmt.Errorf("round %d: the racing Put ended with %v, want ErrBadSym", round, err)
+			broken, err := putRacingFree(ctx, pe, 1-pe.ID(), 512, false)
+			if broken != nil {
+				return fmt.Errorf("round %d: %w", round, broken)
 			}
-			check(pe.Barrier(ctx))
-			check(pgas.Get(pe, got, fresh, pe.ID()))
-			for i, v := range got {
-				if v != 0 {
-					return fmt.Errorf("round %d: the new allocation (offset %d, the old one's %d) holds %d at %d: PE %d's Put after Free landed in it", round, fresh.Offset(), old.Offset(), v, i, peer)
-				}
-			}
-			check(pgas.Free(ctx, pe, fresh))
+			check(err)
 		}
 		return nil
 	})
+}
+
+// putRacingFree allocates n zeroed words, lets a goroutine Put into PE
+// to's copy until a Put fails while this PE frees them (with badFree, a
+// Slice of them: an invalid Free), then allocates n zeroed words again
+// and reads this PE's copy. broken is a promise it saw broken (the racing
+// Put did not end with ErrBadSym, or landed in the new allocation); err
+// is a call that failed on the way.
+func putRacingFree(ctx context.Context, pe *pgas.PE, to, n int, badFree bool) (broken, err error) {
+	old, err := pgas.AllocZeroed[int64](ctx, pe, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := pe.Barrier(ctx); err != nil {
+		return nil, err
+	}
+	ones := make([]int64, n)
+	for i := range ones {
+		ones[i] = -1
+	}
+	stop, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if err := pgas.Put(pe, old, ones, to); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	freed := old
+	if badFree {
+		freed = old.Slice(0, 1)
+	}
+	if err := pgas.Free(ctx, pe, freed); err != nil {
+		close(stop)
+		<-done
+		return nil, err
+	}
+	if perr := <-done; !errors.Is(perr, pgas.ErrBadSym) {
+		return fmt.Errorf("PE %d: the Put racing Free ended with %v, want ErrBadSym", pe.ID(), perr), nil
+	}
+	fresh, err := pgas.AllocZeroed[int64](ctx, pe, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := pe.Barrier(ctx); err != nil {
+		return nil, err
+	}
+	got := make([]int64, n)
+	if err := pgas.Get(pe, got, fresh, pe.ID()); err != nil {
+		return nil, err
+	}
+	for i, v := range got {
+		if v != 0 {
+			return fmt.Errorf("PE %d: the new allocation (offset %d, the old one's %d) holds %d at %d: a Put racing Free landed in it",
+				pe.ID(), fresh.Offset(), old.Offset(), v, i), nil
+		}
+	}
+	return nil, pgas.Free(ctx, pe, fresh)
 }
 
 // A collective allocation that one member enters with a context already
@@ -155,10 +194,7 @@ func testFailureMidLoopSameError(t *testing.T) {
 // An argument invalid on one member only (a destination too short on
 // it) fails every member's call, and the team stays usable.
 func testArgumentInvalidOnOneMember(t *testing.T) {
-	n := 3
-	if p := procs(); p > 1 {
-		n = p
-	}
+	n := perProcess(3)
 	const k = 4
 	calls := []struct {
 		name string
@@ -276,14 +312,18 @@ func testActorsAfterWorldEnded(t *testing.T) {
 	})
 	ctx := context.Background()
 	errs := map[string]error{}
-	call := func(name string, fn func() error) {
+	// A read of unmapped memory is a panic here, not the end of the test
+	// binary, so that each method's fault is reported by name.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	survive := func(name string, fn func()) {
 		defer func() {
 			if r := recover(); r != nil {
-				t.Errorf("%s after the world ended panicked: %v", name, r)
+				t.Errorf("%s after the world ended panicked or faulted: %v", name, r)
 			}
 		}()
-		errs[name] = fn()
+		fn()
 	}
+	call := func(name string, fn func() error) { survive(name, func() { errs[name] = fn() }) }
 	call("Chan.Send", func() error { return k.ch.Send(ctx, 1, 1) })
 	call("Chan.TrySend", func() error { return k.ch.TrySend(1, 1) })
 	call("Chan.Recv", func() error { _, err := k.ch.Recv(ctx); return err })
@@ -344,7 +384,7 @@ func testActorsAfterWorldEnded(t *testing.T) {
 		"Sym.Valid":       func() { _ = k.sym.Valid() },
 		"PE.PEAccessible": func() { _ = k.pe.PEAccessible(1) },
 	} {
-		call(name, func() error { fn(); return nil })
+		survive(name, fn)
 	}
 }
 

@@ -38,6 +38,15 @@ func needPEs(t testing.TB, n int) {
 // (Options.Procs); 1 for backends whose PEs share one process.
 func procs() int { return max(current.Procs, 1) }
 
+// perProcess is the size of a test's world: n where PEs share a process,
+// else one PE per process of the run.
+func perProcess(n int) int {
+	if p := procs(); p > 1 {
+		return p
+	}
+	return n
+}
+
 // oneProcess skips t when its PEs run in several processes: a context
 // cancelled in one process ends only that process's PEs. (A PE's failure
 // does reach the others: driver.FailureNotifier.)

@@ -107,10 +107,7 @@ func testPutIntoSlice(t *testing.T) {
 
 // atomicSuite checks every AMO on one word type against its spec.
 func atomicSuite[T pgas.Word](t *testing.T) {
-	n := 4
-	if p := procs(); p > 1 {
-		n = p // one PE per process: the others' atomics cross processes
-	}
+	n := perProcess(4) // one PE per process: the others' atomics cross processes
 	const per = 200
 	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[T](ctx, pe, 4))

@@ -164,12 +164,17 @@ static __device__ __forceinline__ void symchan_get_block(const symchan_heap *h, 
 
 // --- signals --------------------------------------------------------------
 
+#ifdef SYMCHAN_NVSHMEM
+// symchan_nv_sigop is NVSHMEM's signal operation for ours.
+static __device__ __forceinline__ int symchan_nv_sigop(int op) { return op == SYMCHAN_SIGNAL_ADD ? NVSHMEM_SIGNAL_ADD : NVSHMEM_SIGNAL_SET; }
+#endif
+
 // symchan_signal_op updates the uint64 signal word at pe's sig_off,
 // atomically and without ordering earlier stores (NVSHMEM's signal_op;
 // fence first, or use a put-with-signal, to publish data with it).
 static __device__ __forceinline__ void symchan_signal_op(const symchan_heap *h, int pe, symchan_u64 sig_off, symchan_u64 value, int op) {
 	SYMCHAN_REMOTE(h, pe,
-	               nvshmemx_signal_op((uint64_t *)symchan_sym(h, sig_off), value, op == SYMCHAN_SIGNAL_ADD ? NVSHMEM_SIGNAL_ADD : NVSHMEM_SIGNAL_SET, pe);
+	               nvshmemx_signal_op((uint64_t *)symchan_sym(h, sig_off), value, symchan_nv_sigop(op), pe);
 	               return)
 	symchan_u64 *p = (symchan_u64 *)symchan_ptr(h, pe, sig_off);
 	if (op == SYMCHAN_SIGNAL_ADD)
@@ -207,7 +212,7 @@ static __device__ __forceinline__ void symchan_put_signal(const symchan_heap *h,
                                                           symchan_u64 sig_off, symchan_u64 value, int op) {
 	SYMCHAN_REMOTE(h, pe,
 	               nvshmem_putmem_signal(symchan_sym(h, off), src, n, (uint64_t *)symchan_sym(h, sig_off), value,
-	                                     op == SYMCHAN_SIGNAL_ADD ? NVSHMEM_SIGNAL_ADD : NVSHMEM_SIGNAL_SET, pe);
+	                                     symchan_nv_sigop(op), pe);
 	               return)
 	symchan_put(h, pe, off, src, n);
 	symchan_signal_release(h, pe, sig_off, value, op);
@@ -219,7 +224,7 @@ static __device__ __forceinline__ void symchan_put_signal_warp(const symchan_hea
                                                                symchan_u64 sig_off, symchan_u64 value, int op) {
 	SYMCHAN_REMOTE(h, pe,
 	               nvshmemx_putmem_signal_warp(symchan_sym(h, off), src, n, (uint64_t *)symchan_sym(h, sig_off), value,
-	                                           op == SYMCHAN_SIGNAL_ADD ? NVSHMEM_SIGNAL_ADD : NVSHMEM_SIGNAL_SET, pe);
+	                                           symchan_nv_sigop(op), pe);
 	               return)
 	symchan_put_warp(h, pe, off, src, n);
 	if ((threadIdx.x & 31) == 0) {
@@ -233,7 +238,7 @@ static __device__ __forceinline__ void symchan_put_signal_block(const symchan_he
                                                                 symchan_u64 sig_off, symchan_u64 value, int op) {
 	SYMCHAN_REMOTE(h, pe,
 	               nvshmemx_putmem_signal_block(symchan_sym(h, off), src, n, (uint64_t *)symchan_sym(h, sig_off), value,
-	                                            op == SYMCHAN_SIGNAL_ADD ? NVSHMEM_SIGNAL_ADD : NVSHMEM_SIGNAL_SET, pe);
+	                                            symchan_nv_sigop(op), pe);
 	               return)
 	symchan_put_block(h, pe, off, src, n);
 	if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {

@@ -186,17 +186,15 @@ func (t *Team) sync(ctx context.Context, kind syncKind, bad error) error {
 // rounds runs st's rounds from where they stopped; it stops early at a
 // poisoned word (the verdict then says why).
 func (t *Team) rounds(ctx context.Context, abort <-chan struct{}, st *syncState) error {
-	n := len(t.members)
 	tr, me := t.pe.w.tr, t.pe.id
-	for ; 1<<st.k < n; st.k++ {
-		off := t.roundOff(st.k, st.e)
+	for ; 1<<st.k < len(t.members); st.k++ {
 		if !st.sent {
-			to := t.members[(t.rank+1<<st.k)%n]
-			if err := tr.PutSignal(me, to, off, nil, off, st.e<<16|st.acc, driver.SignalSet, false); err != nil {
+			if err := t.send(st, st.k); err != nil {
 				return err
 			}
 			st.sent = true
 		}
+		off := t.roundOff(st.k, st.e)
 		r, err := tr.Wait(ctx, me, abort, driver.WaitRequest{Mode: driver.WaitAll, Kind: driver.KindUint64, Off: off, N: 1, Cmp: driver.CmpGE, Value: st.e << 16})
 		if err != nil {
 			return err
@@ -290,15 +288,19 @@ func (t *Team) giveUp(ctx context.Context, kind syncKind, st *syncState, bad, ca
 // sent yet: st.e was settled as completed, so their receivers have arrived
 // and only wait for them.
 func (t *Team) owe(st *syncState) {
-	n := len(t.members)
-	tr, me := t.pe.w.tr, t.pe.id
-	for k := st.k; 1<<k < n; k++ {
-		if k == st.k && st.sent {
-			continue
+	for k := st.k; 1<<k < len(t.members); k++ {
+		if k != st.k || !st.sent {
+			_ = t.send(st, k)
 		}
-		off := t.roundOff(k, st.e)
-		_ = tr.PutSignal(me, t.members[(t.rank+1<<k)%n], off, nil, off, st.e<<16|st.acc, driver.SignalSet, false)
 	}
+}
+
+// send Sets round k's word of synchronisation st.e at the member 2^k
+// ranks ahead to st.e<<16 | st.acc.
+func (t *Team) send(st *syncState, k int) error {
+	off := t.roundOff(k, st.e)
+	to := t.members[(t.rank+1<<k)%len(t.members)]
+	return t.pe.w.tr.PutSignal(t.pe.id, to, off, nil, off, st.e<<16|st.acc, driver.SignalSet, false)
 }
 
 // abort settles synchronisation e, which this member never entered, as

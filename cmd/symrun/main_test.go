@@ -308,13 +308,16 @@ func launcher(t *testing.T, mode string, args ...string) (*exec.Cmd, string, *te
 }
 
 // pids waits for n PEs to write their pids into dir.
-func pids(t *testing.T, dir string, n int) []int {
+func pids(t *testing.T, dir string, n int) []int { return pidsFrom(t, dir, 0, n) }
+
+// pidsFrom waits for the pids written into dir as files first … first+n-1.
+func pidsFrom(t *testing.T, dir string, first, n int) []int {
 	t.Helper()
 	var got []int
 	waitFor(t, func() bool {
 		got = got[:0]
-		for pe := range n {
-			b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(pe)))
+		for i := first; i < first+n; i++ {
+			b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)))
 			if p, perr := strconv.Atoi(string(b)); err == nil && perr == nil {
 				got = append(got, p)
 			}
@@ -322,6 +325,19 @@ func pids(t *testing.T, dir string, n int) []int {
 		return len(got) == n
 	})
 	return got
+}
+
+// waitGone waits until none of the processes ps is left.
+func waitGone(t *testing.T, ps []int) {
+	t.Helper()
+	waitFor(t, func() bool {
+		for _, p := range ps {
+			if syscall.Kill(p, 0) == nil {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // kill -9 of symrun takes its PEs with it (Linux: parent-death signal).
@@ -333,14 +349,7 @@ func TestChildrenDieWithSymrun(t *testing.T) {
 	ps := pids(t, dir, 2)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	waitFor(t, func() bool {
-		for _, p := range ps {
-			if syscall.Kill(p, 0) == nil {
-				return false
-			}
-		}
-		return true
-	})
+	waitGone(t, ps)
 }
 
 // kill -9 of symrun takes what the PEs started with it too (a PE's
@@ -350,27 +359,10 @@ func TestGrandchildrenDieWithSymrun(t *testing.T) {
 		t.Skip("the parent-death signal is Linux's")
 	}
 	cmd, dir, _ := launcher(t, "pidchild", "-n", "2")
-	var ps []int
-	waitFor(t, func() bool {
-		ps = ps[:0]
-		for _, r := range []int{100, 101} {
-			b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(r)))
-			if p, perr := strconv.Atoi(string(b)); err == nil && perr == nil {
-				ps = append(ps, p)
-			}
-		}
-		return len(ps) == 2
-	})
+	ps := pidsFrom(t, dir, 100, 2) // the children's pids
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	waitFor(t, func() bool {
-		for _, p := range ps {
-			if syscall.Kill(p, 0) == nil {
-				return false
-			}
-		}
-		return true
-	})
+	waitGone(t, ps)
 }
 
 // A terminal's Ctrl-C (SIGINT to symrun's whole process group) reaches

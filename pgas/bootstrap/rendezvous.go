@@ -166,7 +166,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			if errors.Is(err, net.ErrClosed) {
 				return err
 			}
-			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			backoff = nextBackoff(backoff, 5*time.Millisecond)
 			select {
 			case <-ctx.Done():
 				return nil
@@ -186,6 +186,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		}()
 	}
 }
+
+// nextBackoff doubles a wait from floor up to a second.
+func nextBackoff(d, floor time.Duration) time.Duration { return min(max(2*d, floor), time.Second) }
 
 // take takes a token of slots if one is free.
 func take(slots chan struct{}) bool {
@@ -290,7 +293,7 @@ func call(ctx context.Context, addr, secret, req string) (string, error) {
 	var d net.Dialer
 	backoff := time.Duration(0)
 	retry := func(last error) error {
-		backoff = min(max(2*backoff, 20*time.Millisecond), time.Second)
+		backoff = nextBackoff(backoff, 20*time.Millisecond)
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("bootstrap: rendezvous %s: %w (last: %v)", addr, ctx.Err(), last)

@@ -21,16 +21,14 @@ var errFinalized = errors.New("nvshmem backend: NVSHMEM was finalized in this pr
 // last world has ended. Under Open MPI's mpirun without symchan's
 // rendezvous, where NVSHMEM's MPI bootstrap initialised MPI, it also
 // finalizes MPI, which lets the process exit as mpirun expects; elsewhere
-// it is optional. NVSHMEM cannot start again in the process: later worlds fail.
-// A process that never started NVSHMEM has nothing to finalize.
+// it is optional. NVSHMEM cannot start again in the process: later worlds
+// fail. A process that never started NVSHMEM (or finalized it already) has
+// nothing to finalize.
 func Finalize() error {
 	proc.mu.Lock()
 	defer proc.mu.Unlock()
 	if !proc.done || proc.err != nil {
 		return nil
-	}
-	if proc.finalized {
-		return errFinalized
 	}
 	var rc, mpi C.int
 	call(func() {
@@ -41,7 +39,7 @@ func Finalize() error {
 	if rc != 0 {
 		return fmt.Errorf("nvshmem backend: this NVSHMEM has no nvshmemx_hostlib_finalize")
 	}
-	proc.finalized, proc.err = true, errFinalized
+	proc.err = errFinalized
 	if mpi != 0 {
 		return fmt.Errorf("nvshmem backend: MPI_Finalize after NVSHMEM's MPI bootstrap: %d", int(mpi))
 	}

@@ -100,11 +100,16 @@ int sc_get_uniqueid(void *out) {
 // sc_init starts NVSHMEM's host library with the unique-id bootstrap
 // (nvshmemx_hostlib_init_attr: we use no NVSHMEM device code), the
 // structures' versions set as the header's initialisers set them.
+static void sc_attr_init(sc_init_attr_t *attr) {
+	*attr = (sc_init_attr_t){0};
+	attr->version = (1 << 16) + sizeof(sc_init_attr_t);
+	attr->args.version = (1 << 16) + sizeof(sc_init_args_t);
+	attr->args.uid_args.version = (1 << 16) + sizeof(sc_uid_args_t);
+}
+
 int sc_init(int rank, int nranks, void *uid) {
-	sc_init_attr_t attr = {0};
-	attr.version = (1 << 16) + sizeof(sc_init_attr_t);
-	attr.args.version = (1 << 16) + sizeof(sc_init_args_t);
-	attr.args.uid_args.version = (1 << 16) + sizeof(sc_uid_args_t);
+	sc_init_attr_t attr;
+	sc_attr_init(&attr);
 	attr.args.uid_args.myrank = -1;
 	attr.args.uid_args.nranks = -1;
 	int rc = nv.set_attr_uniqueid_args(rank, nranks, (sc_uid_t *)uid, &attr);
@@ -115,10 +120,8 @@ int sc_init(int rank, int nranks, void *uid) {
 // sc_init_default starts NVSHMEM's host library with the bootstrap that
 // NVSHMEM_BOOTSTRAP names (a plugin: PMIx, PMI-2, …).
 int sc_init_default(void) {
-	sc_init_attr_t attr = {0};
-	attr.version = (1 << 16) + sizeof(sc_init_attr_t);
-	attr.args.version = (1 << 16) + sizeof(sc_init_args_t);
-	attr.args.uid_args.version = (1 << 16) + sizeof(sc_uid_args_t);
+	sc_init_attr_t attr;
+	sc_attr_init(&attr);
 	return nv.hostlib_init_attr(0, &attr);
 }
 

@@ -50,10 +50,9 @@ var proc struct {
 	info bootstrap.Info
 	ctx  *device.Context // the GPU's primary context (NVSHMEM's)
 	// nodes[pe] is PE pe's node (launch.go).
-	nodes     []int
-	finalized bool           // Finalize ran: proc.err is errFinalized
-	ownsMPI   bool           // NVSHMEM's MPI bootstrap initialised MPI (launch_cuda.go)
-	mod       *device.Module // symchan.cu, linked with NVSHMEM's device library (remote_cuda.go)
+	nodes   []int
+	ownsMPI bool           // NVSHMEM's MPI bootstrap initialised MPI (launch_cuda.go)
+	mod     *device.Module // symchan.cu, linked with NVSHMEM's device library (remote_cuda.go)
 
 	remoteAtomic *device.Function
 }
@@ -144,10 +143,6 @@ func startOnce(ctx context.Context, heap int64) error {
 		defer C.free(cuid)
 		if rc := C.sc_init(C.int(info.Rank), C.int(info.Size), cuid); rc != 0 {
 			initErr = fmt.Errorf("nvshmem backend: NVSHMEM init failed (%d)", rc)
-			return
-		}
-		if me, np := int(C.sc_my_pe()), int(C.sc_n_pes()); me != info.Rank || np != info.Size {
-			initErr = fmt.Errorf("nvshmem backend: NVSHMEM says PE %d of %d, the launcher rank %d of %d", me, np, info.Rank, info.Size)
 		}
 	})
 	if initErr != nil {
@@ -159,6 +154,11 @@ func startOnce(ctx context.Context, heap int64) error {
 // started finishes the process's start once NVSHMEM runs: where each PE's
 // node is, and symchan's kernels.
 func started(info bootstrap.Info) error {
+	var me, np int
+	call(func() { me, np = int(C.sc_my_pe()), int(C.sc_n_pes()) })
+	if me != info.Rank || np != info.Size {
+		return fmt.Errorf("nvshmem backend: NVSHMEM says PE %d of %d, the launcher rank %d of %d", me, np, info.Rank, info.Size)
+	}
 	if err := findNodes(info.Size); err != nil {
 		return err
 	}
@@ -205,12 +205,12 @@ func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, e
 		})
 		return nil, fmt.Errorf("nvshmem backend: nvshmem_malloc of %d bytes failed; lower SYMCHAN_SYMMETRIC_SIZE (NVSHMEM_SYMMETRIC_SIZE must hold it too)", cfg.HeapSize)
 	}
-	t.heap, t.staging = device.Ptr(uintptr(heap)), device.Ptr(uintptr(staging))
+	t.heap, t.staging = devPtr(heap), devPtr(staging)
 	t.peers = make([]device.Ptr, t.n)
 	call(func() {
 		for pe := range t.n {
 			if pe == t.me || !cfg.ForceRemote {
-				t.peers[pe] = device.Ptr(C.sc_ptr(heap, C.int(pe)))
+				t.peers[pe] = devPtr(C.sc_ptr(heap, C.int(pe)))
 			}
 		}
 	})
