@@ -22,15 +22,16 @@ type DeviceMailbox struct {
 // DeviceMailboxSize is the size of struct symchan_mailbox.
 const DeviceMailboxSize = 40
 
-// The device side's state of a Mailbox (kernels/symchan.cuh), which
-// kernels keep in device memory they allocate: a receiver's struct
-// symchan_mbox_in, and a sender's struct symchan_mbox_out towards one
-// destination (a kernel that sends keeps one for each of DevicePEs).
-const (
-	DevicePEs        = 64 // SYMCHAN_MAX_PES, kernels.MaxPEs
-	DeviceInboxSize  = 16 * DevicePEs
-	DeviceOutboxSize = 16
-)
+// DeviceOutboxSize is the size of struct symchan_mbox_out
+// (kernels/symchan.cuh): a device sender's state towards one destination,
+// which kernels keep in device memory they allocate (a kernel that sends
+// to every PE keeps an array of one per PE).
+const DeviceOutboxSize = 16
+
+// DeviceInboxSize is the size of a device receiver's state, struct
+// symchan_mbox_in, in a world of n PEs (SYMCHAN_MBOX_IN_SIZE): two words
+// per sender. Nothing bounds n but the memory.
+func DeviceInboxSize(n int) int64 { return 16 * int64(n) }
 
 // Device returns the mailbox's layout for kernels. It describes mailboxes
 // on backends whose partitions are device memory (the GPU backends); on

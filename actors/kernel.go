@@ -13,26 +13,35 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
-// Layout of struct symchan_actor (kernels/symchan.cuh).
+// Layout of struct symchan_actor (kernels/symchan.cuh), and of the arrays
+// launch places after it, one entry per PE of the world: the receiving
+// state (symchan_mbox_in), the sending state towards each PE
+// (symchan_mbox_out), and the closed senders' bits.
 const (
 	actorMailboxOff = 0
 	actorSystemOff  = 48
 	actorErrorOff   = 80
-	actorClosedOff  = 88
-	actorInOff      = 104 // symchan_mbox_in: next[64], unpaid[64]
-	actorOutOff     = actorInOff + DeviceInboxSize
-
-	// DeviceActorSize is the size of struct symchan_actor.
-	DeviceActorSize = actorOutOff + DeviceOutboxSize*DevicePEs
+	actorInPtrOff   = 96
+	actorOutPtrOff  = 104
+	actorClosedPtr  = 112
+	actorHeaderSize = 128 // sizeof(struct symchan_actor), rounded up
 )
 
-// Where struct symchan_actor keeps sender s's state: the receiver's next
-// sequence number and unpaid count, and the sender's struct
-// symchan_mbox_out towards s (sent, then freed 8 bytes later). launch
-// writes them and handBack reads them back.
-func inNextOff(s int) int   { return actorInOff + 8*s }
-func inUnpaidOff(s int) int { return actorInOff + 8*(DevicePEs+s) }
-func outOff(s int) int      { return actorOutOff + DeviceOutboxSize*s }
+// actorLayout places the kernel actor's state for a world of n PEs.
+type actorLayout struct{ n int }
+
+func (l actorLayout) inOff() int     { return actorHeaderSize }
+func (l actorLayout) outOff() int    { return l.inOff() + int(DeviceInboxSize(l.n)) }
+func (l actorLayout) closedOff() int { return l.outOff() + DeviceOutboxSize*l.n }
+func (l actorLayout) size() int      { return l.closedOff() + 8*((l.n+63)/64) }
+
+// Where the state of sender s lies: the receiver's next sequence number
+// and unpaid count, and the sender's struct symchan_mbox_out towards s
+// (sent, then freed 8 bytes later). launch writes them and handBack reads
+// them back.
+func (l actorLayout) inNext(s int) int   { return l.inOff() + 8*s }
+func (l actorLayout) inUnpaid(s int) int { return l.inOff() + 8*(l.n+s) }
+func (l actorLayout) out(s int) int      { return l.outOff() + DeviceOutboxSize*s }
 
 // KernelError is how a kernel actor failed: the code it gave
 // symchan_actor_fail.
@@ -77,11 +86,12 @@ func (e *KernelError) Error() string {
 // may wait for it to return. A Go PE's messaging stays off its stream for
 // that reason: the GPU backends put and get up to 1536 bytes through
 // their agent (a default 1 KiB slot whole; larger slots take stream
-// copies), and the agent runs two waits per PE of its GPU beyond 16
-// before a wait launches a kernel. So 64 PEs sharing two GPUs fan in to
-// one kernel actor (a conformance test); with slots of more than 1536
-// bytes and PEs sharing a GPU, a PE's copy can queue behind the actor it
-// is sending to and never run.
+// copies), and the agent runs two waits per PE of its GPU beyond 16,
+// however many words each (a mailbox of 1024 PEs waits on thousands),
+// before a wait launches a kernel. So 64 PEs sharing two GPUs, and 1024
+// sharing one, fan in to one kernel actor (conformance tests); with
+// slots of more than 1536 bytes and PEs sharing a GPU, a PE's copy can
+// queue behind the actor it is sending to and never run.
 type KernelActor struct {
 	mb  *Mailbox
 	pe  *pgas.PE
@@ -115,9 +125,6 @@ func StartKernel(ctx context.Context, mb *Mailbox, sys *System, fn *device.Funct
 	pe := mb.pe
 	if sys != nil && sys.pe != pe {
 		return nil, fmt.Errorf("%w: System of PE %d for a Mailbox of PE %d", ErrBadArg, sys.pe.ID(), pe.ID())
-	}
-	if mb.n > DevicePEs {
-		return nil, fmt.Errorf("%w: a kernel actor serves at most %d PEs, the world has %d", ErrBadArg, DevicePEs, mb.n)
 	}
 	g, err := pe.GPU()
 	if err != nil {
@@ -219,21 +226,24 @@ func residentEnd(c *device.Context, free func()) {
 
 // launch writes the actor's state to device memory and starts fn.
 func (a *KernelActor) launch(g pgas.GPU, sys *System, fn *device.Function, grid, block device.Dim3, args []uint64) error {
-	m := a.mb
-	b := make([]byte, DeviceActorSize)
+	m, l := a.mb, actorLayout{a.mb.n}
+	var err error
+	if a.mem, err = a.ctx.Alloc(int64(l.size())); err != nil {
+		return err
+	}
+	b := make([]byte, l.size())
 	copy(b[actorMailboxOff:], m.Device().Bytes())
 	if sys != nil {
 		copy(b[actorSystemOff:], sys.Device().Bytes())
 	}
+	binary.LittleEndian.PutUint64(b[actorInPtrOff:], uint64(a.mem)+uint64(l.inOff()))
+	binary.LittleEndian.PutUint64(b[actorOutPtrOff:], uint64(a.mem)+uint64(l.outOff()))
+	binary.LittleEndian.PutUint64(b[actorClosedPtr:], uint64(a.mem)+uint64(l.closedOff()))
 	for s := range m.n {
-		binary.LittleEndian.PutUint64(b[inNextOff(s):], m.in.next[s])
-		binary.LittleEndian.PutUint64(b[inUnpaidOff(s):], m.in.unpaid[s])
-		binary.LittleEndian.PutUint64(b[outOff(s):], m.out[s].sent)
-		binary.LittleEndian.PutUint64(b[outOff(s)+8:], m.out[s].freed)
-	}
-	var err error
-	if a.mem, err = a.ctx.Alloc(DeviceActorSize); err != nil {
-		return err
+		binary.LittleEndian.PutUint64(b[l.inNext(s):], m.in.next[s])
+		binary.LittleEndian.PutUint64(b[l.inUnpaid(s):], m.in.unpaid[s])
+		binary.LittleEndian.PutUint64(b[l.out(s):], m.out[s].sent)
+		binary.LittleEndian.PutUint64(b[l.out(s)+8:], m.out[s].freed)
 	}
 	if a.st, err = a.ctx.NewStream(); err != nil {
 		return err
@@ -315,7 +325,8 @@ func (a *KernelActor) handBack() error {
 	// The state is read once the stream is idle, and used once the read
 	// has landed: a device-to-host copy into pageable memory was seen to
 	// return before its bytes were there.
-	b := make([]byte, DeviceActorSize)
+	l := actorLayout{m.n}
+	b := make([]byte, l.size())
 	err := a.st.Sync()
 	if err == nil {
 		err = a.st.CopyOut(b, a.mem)
@@ -327,18 +338,17 @@ func (a *KernelActor) handBack() error {
 		return fmt.Errorf("actors: the kernel actor on PE %d: reading its state back: %w", a.pe.ID(), err)
 	}
 	in, me := &m.in, a.pe.ID()
-	closed := binary.LittleEndian.Uint64(b[actorClosedOff:])
 	for s := range m.n {
-		in.next[s] = max(binary.LittleEndian.Uint64(b[inNextOff(s):]), 1)
-		in.unpaid[s] = binary.LittleEndian.Uint64(b[inUnpaidOff(s):])
+		in.next[s] = max(binary.LittleEndian.Uint64(b[l.inNext(s):]), 1)
+		in.unpaid[s] = binary.LittleEndian.Uint64(b[l.inUnpaid(s):])
 		if s != me { // Go keeps its own sends to itself: the stop marker
-			m.out[s].sent = binary.LittleEndian.Uint64(b[outOff(s):])
-			m.out[s].freed = binary.LittleEndian.Uint64(b[outOff(s)+8:])
+			m.out[s].sent = binary.LittleEndian.Uint64(b[l.out(s):])
+			m.out[s].freed = binary.LittleEndian.Uint64(b[l.out(s)+8:])
 		}
 		if in.expect[s*m.k*m.stride] == ^uint64(0) {
 			continue // closed before the kernel started
 		}
-		nowClosed := closed&(1<<s) != 0
+		nowClosed := binary.LittleEndian.Uint64(b[l.closedOff()+8*(s/64):])&(1<<(s%64)) != 0
 		if nowClosed {
 			in.open--
 		}

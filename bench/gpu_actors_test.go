@@ -217,7 +217,8 @@ func messageRate(b *testing.B, warps int, impl rateImpl) float64 {
 		// receiver's inbox or the sender's outboxes), then the receiver's
 		// log.
 		desc := mb.Device().Bytes()
-		const state, logBytes = max(actors.DeviceInboxSize, actors.DeviceOutboxSize*actors.DevicePEs), 32
+		const logBytes = 32
+		state := max(actors.DeviceInboxSize(pe.NumPEs()), actors.DeviceOutboxSize*int64(pe.NumPEs()))
 		mem, err := c.Alloc(int64(len(desc)) + state + logBytes)
 		if err != nil {
 			return err
@@ -229,7 +230,7 @@ func messageRate(b *testing.B, warps int, impl rateImpl) float64 {
 		if err := st.CopyIn(mem, desc); err != nil {
 			return err
 		}
-		stateAt, logAt := mem+device.Ptr(len(desc)), mem+device.Ptr(len(desc)+state)
+		stateAt, logAt := mem+device.Ptr(len(desc)), mem+device.Ptr(int64(len(desc))+state)
 		rawArg := uint64(0)
 		if impl.who == rateRaw {
 			rawArg = 1

@@ -158,3 +158,26 @@ func BenchmarkAllToAll(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWorldBarrier: a barrier of 2 PEs on the configured backend, one
+// round of symchan's dissemination barrier (docs/scale.md multiplies it
+// by the rounds of larger worlds).
+func BenchmarkWorldBarrier(b *testing.B) {
+	runDefault(b, 2, func(ctx context.Context, pe *pgas.PE) error {
+		if err := pe.Barrier(ctx); err != nil {
+			return err
+		}
+		if pe.ID() == 0 {
+			b.StartTimer()
+		}
+		for range b.N {
+			if err := pe.Barrier(ctx); err != nil {
+				return err
+			}
+		}
+		if pe.ID() == 0 {
+			b.StopTimer()
+		}
+		return nil
+	})
+}

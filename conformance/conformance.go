@@ -36,6 +36,11 @@ type Options struct {
 	// world sizes, or every PE in one process, are skipped. Zero or one:
 	// the PEs share this process.
 	Procs int
+	// LargeWorlds adds worlds of 128 and 1024 PEs to the GPU tests of
+	// device mailboxes and kernel actors (PEs sharing the GPUs on the
+	// cuda backend): nothing on the device side is bounded by a PE count.
+	// Such a world takes about 4 GiB of GPU memory.
+	LargeWorlds bool
 }
 
 // A test is one test of a suite.

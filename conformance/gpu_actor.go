@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -85,12 +86,21 @@ func echoed(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox, count, seed in
 
 // A kernel actor on PE 0 echoes every other PE's messages (Go senders),
 // each sender's in order and exactly once, messages of several slots
-// included; Stop then ends it.
+// included; Stop then ends it. In the large worlds every sender's
+// message sizes come round once, and the senders' Recv calls are as many
+// waits at once.
 func testKernelActorEcho(t *testing.T) {
-	for _, n := range []int{3, 8, 64} {
+	for _, n := range worldSizes(3, 8, 64) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			needGPUs(t, n)
-			const count = 60
+			count := 60
+			if large(n) {
+				count = 5
+			}
+			var echoedBy atomic.Int64 // senders done, for the log of a slow large world
+			start := time.Now()
+			stop := progress(t, large(n), func() string { return fmt.Sprintf("%d of %d senders echoed", echoedBy.Load(), n-1) })
+			defer stop()
 			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 				mb := must(actors.NewMailbox(ctx, pe, actorSlots...))
 				if pe.ID() == 0 {
@@ -103,8 +113,10 @@ func testKernelActorEcho(t *testing.T) {
 					return a.Stop(ctx)
 				}
 				check(echoed(ctx, pe, mb, count, pe.ID()))
+				echoedBy.Add(1)
 				return pe.Barrier(ctx)
 			})
+			t.Logf("%d PEs: %d messages echoed in %v", n, (n-1)*count, time.Since(start).Round(time.Millisecond))
 		})
 	}
 }

@@ -101,7 +101,7 @@ func runFutureServe(pe *pgas.PE, ch *actors.Chan[ask], sys *actors.System, mine 
 	binary.LittleEndian.PutUint64(rt[8:], mine.Gen)
 	b, err := runKernel(pe, kernels.FutureServe, 1, []region{
 		{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {actors.DeviceSystemSize, sys.Device().Bytes()},
-		{mboxOutBytes, nil}, {mboxInBytes, nil}, {32, nil}, {16, rt},
+		{mboxOutBytes(pe.NumPEs()), nil}, {mboxInBytes(pe.NumPEs()), nil}, {32, nil}, {16, rt},
 	}, func(at []device.Ptr) []uint64 {
 		return []uint64{uint64(at[0]), uint64(at[1]), uint64(at[2]), uint64(at[3]), 0, uint64(count), uint64(at[5]), uint64(at[4])}
 	}, 4)

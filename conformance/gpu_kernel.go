@@ -16,12 +16,11 @@ type region struct {
 	init []byte
 }
 
-// Sizes of the device-side mailbox state a test kernel keeps: struct
-// symchan_mbox_out for every destination, struct symchan_mbox_in.
-const (
-	mboxOutBytes = actors.DeviceOutboxSize * actors.DevicePEs
-	mboxInBytes  = actors.DeviceInboxSize
-)
+// Sizes of the device-side mailbox state a test kernel keeps in a world
+// of n PEs: struct symchan_mbox_out for every destination, struct
+// symchan_mbox_in.
+func mboxOutBytes(n int) int64 { return actors.DeviceOutboxSize * int64(n) }
+func mboxInBytes(n int) int64  { return actors.DeviceInboxSize(n) }
 
 // runKernel runs kernel name, one block of threads threads, on pe's GPU
 // over device memory laid out as regions: its arguments are the PE's heap

@@ -28,7 +28,7 @@ func testDeviceMailboxEcho(t *testing.T) {
 		}
 		if pe.ID() == 1 {
 			b, err := runKernel(pe, kernels.MailboxEcho, 1,
-				[]region{{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {mboxOutBytes, nil}, {mboxInBytes, nil}, {8, nil}},
+				[]region{{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {mboxOutBytes(pe.NumPEs()), nil}, {mboxInBytes(pe.NumPEs()), nil}, {8, nil}},
 				func(at []device.Ptr) []uint64 {
 					return []uint64{uint64(at[0]), uint64(at[1]), uint64(at[2]), 0, count, 1000, uint64(at[3])}
 				}, 3)
@@ -57,18 +57,21 @@ func testDeviceMailboxEcho(t *testing.T) {
 	})
 }
 
-// A warp (3 PEs) or a block of 128 threads (8 and 64 PEs) on PE 0
-// receives from every other PE's Go Chan[uint64] at once with
-// symchan_mailbox_recv_any_warp / _block: each sender's values arrive
-// once, in order, reported with the right sender, through more messages
-// than there are slots, until every sender's close marker.
+// A warp (3 PEs) or a block of 128 threads (8, 64 PEs and the large
+// worlds) on PE 0 receives from every other PE's Go Chan[uint64] at once
+// with symchan_mailbox_recv_any_warp / _block: each sender's values
+// arrive once, in order, reported with the right sender, through more
+// messages than there are slots, until every sender's close marker.
 func testDeviceMailboxFanIn(t *testing.T) {
-	for _, n := range []int{3, 8, 64} {
+	for _, n := range worldSizes(3, 8, 64) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			needGPUs(t, n)
-			const count = 100
+			count, opts := 100, []actors.MailboxOption(nil)
+			if large(n) {
+				count, opts = 12, []actors.MailboxOption{actors.Slots(4), actors.SlotSize(64)}
+			}
 			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
-				ch, err := actors.NewChan[uint64](ctx, pe)
+				ch, err := actors.NewChan[uint64](ctx, pe, opts...)
 				if err != nil {
 					return err
 				}
@@ -94,7 +97,7 @@ func testDeviceMailboxFanIn(t *testing.T) {
 // against ch's inbox and reports its verdict.
 func runFanIn(pe *pgas.PE, ch *actors.Chan[uint64], count, threads int) error {
 	b, err := runKernel(pe, kernels.MailboxFanIn, threads,
-		[]region{{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {mboxInBytes, nil}, {8 * 64, nil}, {8, nil}},
+		[]region{{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {mboxInBytes(pe.NumPEs()), nil}, {8 * int64(pe.NumPEs()), nil}, {8, nil}},
 		func(at []device.Ptr) []uint64 {
 			return []uint64{uint64(at[0]), uint64(at[1]), uint64(count), uint64(at[3]), uint64(at[2])}
 		}, 3)
@@ -153,7 +156,7 @@ func testDeviceMailboxChunks(t *testing.T) {
 // mb towards PE 0, with a buffer of cap bytes.
 func runEchoBlock(pe *pgas.PE, mb *actors.Mailbox, cap int) error {
 	b, err := runKernel(pe, kernels.MailboxEchoBlock, 128,
-		[]region{{actors.DeviceMailboxSize, mb.Device().Bytes()}, {mboxOutBytes, nil}, {mboxInBytes, nil}, {8, nil}, {int64(cap), nil}},
+		[]region{{actors.DeviceMailboxSize, mb.Device().Bytes()}, {mboxOutBytes(pe.NumPEs()), nil}, {mboxInBytes(pe.NumPEs()), nil}, {8, nil}, {int64(cap), nil}},
 		func(at []device.Ptr) []uint64 {
 			return []uint64{uint64(at[0]), uint64(at[1]), uint64(at[2]), 0, uint64(at[4]), uint64(cap), uint64(at[3])}
 		}, 3)
@@ -216,7 +219,7 @@ func testDeviceMailboxManySenders(t *testing.T) {
 						warp = 1
 					}
 					_, err := runKernel(pe, kernels.MailboxSendMP, c.threads,
-						[]region{desc, {mboxOutBytes, nil}, {int64(608 * senders), nil}},
+						[]region{desc, {mboxOutBytes(pe.NumPEs()), nil}, {int64(608 * senders), nil}},
 						func(at []device.Ptr) []uint64 {
 							return []uint64{uint64(at[0]), uint64(at[1]), 0, uint64(c.count), warp, uint64(at[2])}
 						}, 1)
@@ -240,7 +243,7 @@ func testDeviceMailboxManySenders(t *testing.T) {
 					return err
 				}
 				b, err := runKernel(pe, kernels.MailboxRecvManyCheck, c.recvThreads,
-					[]region{desc, {mboxInBytes, nil}, {8, nil}, {int64(8 * senders), nil}, {int64(c.recvThreads * 608), nil}},
+					[]region{desc, {mboxInBytes(pe.NumPEs()), nil}, {8, nil}, {int64(8 * senders), nil}, {int64(c.recvThreads * 608), nil}},
 					func(at []device.Ptr) []uint64 {
 						return []uint64{uint64(at[0]), uint64(at[1]), uint64(senders), uint64(c.count), uint64(at[2]), uint64(at[3]), uint64(at[4])}
 					}, 2)

@@ -34,6 +34,19 @@ func needPEs(t testing.TB, n int) {
 	}
 }
 
+// worldSizes is sizes, and with Options.LargeWorlds the large worlds too.
+func worldSizes(sizes ...int) []int {
+	if current.LargeWorlds {
+		sizes = append(sizes, 128, 1024)
+	}
+	return sizes
+}
+
+// large reports whether a world of n PEs is one of the large ones, whose
+// tests send fewer messages through smaller mailboxes: the mailbox of a
+// 1024-PE world holds n·k slots on every PE.
+func large(n int) bool { return n > 64 }
+
 // procs is the number of processes the suite runs in at once, one PE each
 // (Options.Procs); 1 for backends whose PEs share one process.
 func procs() int { return max(current.Procs, 1) }
@@ -73,7 +86,11 @@ func run(t testing.TB, n int, fn func(ctx context.Context, pe *pgas.PE) error) {
 func runErr(t testing.TB, n int, fn func(ctx context.Context, pe *pgas.PE) error) error {
 	t.Helper()
 	needPEs(t, n)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	limit := 60 * time.Second
+	if large(n) {
+		limit = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	return pgas.Run(ctx, pgas.Config{Backend: backend(), PEs: n, HeapSize: testHeap}, fn)
 }
@@ -97,4 +114,26 @@ func check(err error) {
 // contains reports whether err's text holds text.
 func contains(err error, text string) bool {
 	return err != nil && strings.Contains(err.Error(), text)
+}
+
+// progress logs what every 10 s while a test runs, when on: a large
+// world's test that runs out of time then shows how far it got. The
+// returned func stops it.
+func progress(t testing.TB, on bool, what func() string) (stop func()) {
+	if !on {
+		return func() {}
+	}
+	done := make(chan struct{})
+	tick := time.NewTicker(10 * time.Second)
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				t.Logf("progress: %s", what())
+			}
+		}
+	}()
+	return func() { tick.Stop(); close(done) }
 }

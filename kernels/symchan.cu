@@ -839,7 +839,7 @@ static __device__ __forceinline__ jacobi_args jacobi_begin(u64 heap_, u64 nx_, u
 	j.y0 = 1 + blockIdx.y * rps;
 	j.y1 = min(j.chunk + 1, j.y0 + rps);
 	if (j.first || j.last) {
-		volatile u64 *sig = (volatile u64 *)symchan_ptr(j.h, j.h->pe, sig_off);
+		volatile u64 *sig = (volatile u64 *)symchan_sym(j.h, sig_off);
 		if (threadIdx.x == 0 && iter > 1) {
 			if (j.first)
 				symchan_wait_until(&sig[0], SYMCHAN_CMP_GE, iter - 1);
@@ -1030,12 +1030,12 @@ static __device__ __forceinline__ u64 ring_share(u64 n, unsigned b, unsigned nb,
 static __device__ void ring_fetch(const symchan_heap *h, ring_job *job, int from, u64 src_off, u64 dst_off, u64 n) {
 #ifdef SYMCHAN_NVSHMEM
 	if (h->base[from] == 0) { // not mapped here: block 0 gets it all through NVSHMEM
-		symchan_get_block(h, symchan_ptr(h, h->pe, dst_off), from, src_off, n);
+		symchan_get_block(h, symchan_sym(h, dst_off), from, src_off, n);
 		return;
 	}
 #endif
 	const char *src = (const char *)symchan_ptr(h, from, src_off);
-	char *dst = (char *)symchan_ptr(h, h->pe, dst_off);
+	char *dst = (char *)symchan_sym(h, dst_off);
 	const unsigned tid = symchan_block_tid(), nb = gridDim.x;
 	__shared__ u64 gen;
 	volatile ring_job *vj = job;
@@ -1217,8 +1217,8 @@ extern "C" __global__ void bench_pingpong(u64 heap_, u64 peer, u64 iters, u64 si
 	const int mode = (int)((flags >> 8) & 0xff);
 	const int poll = (flags >> 16) & 1 ? 1 : (flags >> 18) & 1 ? 2 : 0;
 	const bool fence_signal = (flags >> 17) & 1;
-	volatile u64 *my_sig = (volatile u64 *)symchan_ptr(h, h->pe, sig_off);
-	const void *src = symchan_ptr(h, h->pe, data_off);
+	volatile u64 *my_sig = (volatile u64 *)symchan_sym(h, sig_off);
+	const void *src = symchan_sym(h, data_off);
 	for (u64 i = 1; i <= iters; i++) {
 		const u64 v = base + i;
 		if (!initiator) {
@@ -1257,7 +1257,7 @@ extern "C" __global__ void bench_put_block(u64 heap_, u64 peer, u64 dst_off, u64
 	if (lo < size) {
 		const u64 n = min(share, size - lo);
 		for (u64 r = 0; r < reps; r++)
-			symchan_copy_part(symchan_ptr(h, (int)peer, dst_off + lo), symchan_ptr(h, h->pe, src_off + lo), n, threadIdx.x, blockDim.x);
+			symchan_copy_part(symchan_ptr(h, (int)peer, dst_off + lo), symchan_sym(h, src_off + lo), n, threadIdx.x, blockDim.x);
 	}
 	__threadfence_system();
 }
@@ -1387,7 +1387,7 @@ extern "C" __global__ void __launch_bounds__(1024) bench_rate_recv(u64 heap_, u6
 		start = 0;
 	__syncthreads();
 	if (raw) {
-		const volatile u64 *sig = (const volatile u64 *)symchan_ptr(h, h->pe, sig_off);
+		const volatile u64 *sig = (const volatile u64 *)symchan_sym(h, sig_off);
 		u64 seen = 0;
 		rate_take(total, log, [&] { // the messages that arrived since the last look
 			u64 sum;
@@ -1827,7 +1827,7 @@ extern "C" __global__ void actor_ring(u64 heap_, u64 actor_, u64 buf_, u64 cap, 
 extern "C" __global__ void test_put_signal_variants(u64 heap_, u64 peer, u64 src_off, u64 dst_off, u64 n, u64 sig_off) {
 	const symchan_heap *h = (const symchan_heap *)heap_;
 	const int p = (int)peer;
-	const char *src = (const char *)symchan_ptr(h, h->pe, src_off);
+	const char *src = (const char *)symchan_sym(h, src_off);
 	if (threadIdx.x < 32)
 		symchan_put_signal_warp(h, p, dst_off, src, n, sig_off, 1, SYMCHAN_SIGNAL_SET);
 	__syncthreads();
@@ -1843,7 +1843,7 @@ extern "C" __global__ void test_put_signal_variants(u64 heap_, u64 peer, u64 src
 // out[2] = the some count, out[3], out[4] = its first two indices.
 extern "C" __global__ void test_waits(u64 heap_, u64 sig_off, u64 out_) {
 	const symchan_heap *h = (const symchan_heap *)heap_;
-	const volatile symchan_u64 *w = (const volatile symchan_u64 *)symchan_ptr(h, h->pe, sig_off);
+	const volatile symchan_u64 *w = (const volatile symchan_u64 *)symchan_sym(h, sig_off);
 	symchan_u64 *out = (symchan_u64 *)out_;
 	const symchan_u64 want[3] = {1, 1, 3};
 	symchan_wait_until_all(w, 3, NULL, SYMCHAN_CMP_GE, 0, want);

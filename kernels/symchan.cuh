@@ -5,6 +5,9 @@
 // (pgas/cuda: HeapDescriptor): the device address of each PE's partition
 // of the symmetric heap, so a symmetric address is (PE, byte offset) and a
 // peer pointer is base[pe] + offset (peer access is enabled pairwise).
+// Nothing here bounds the number of PEs: the descriptor's base array, a
+// receiver's state and a kernel actor's hold one entry per PE of the
+// world, sized when the Go side allocates them.
 //
 // Semantics follow NVSHMEM: a put-with-signal makes its data visible before
 // the signal update; fence orders puts to one PE; quiet completes them (our
@@ -32,8 +35,6 @@
 #define SYMCHAN_REMOTE(h, pe, stmt)
 #endif
 
-#define SYMCHAN_MAX_PES 64
-
 // Signal operations and comparisons: the values of pgas.SigOp and pgas.Cmp.
 #define SYMCHAN_SIGNAL_SET 1
 #define SYMCHAN_SIGNAL_ADD 2
@@ -44,11 +45,13 @@
 #define SYMCHAN_CMP_LT 5
 #define SYMCHAN_CMP_LE 6
 
-// symchan_heap is laid out exactly as pgas/cuda's heapDescriptor.
+// symchan_heap is laid out exactly as kernels.HeapDescriptor encodes it:
+// this header, then (at base) the npes partition addresses.
 struct symchan_heap {
-	unsigned long long base[SYMCHAN_MAX_PES]; // partition of each PE
-	unsigned long long size;                  // bytes per partition
-	int pe;                                   // the PE this descriptor belongs to
+	const unsigned long long *base; // npes entries: the partition of each PE (0: not mapped here)
+	unsigned long long local;       // base[pe]: this PE's partition, the one read most
+	unsigned long long size;        // bytes per partition
+	int pe;                         // the PE this descriptor belongs to
 	int npes;
 };
 
@@ -60,7 +63,7 @@ static __device__ __forceinline__ void *symchan_ptr(const symchan_heap *h, int p
 
 // symchan_sym is byte off of the symmetric heap as NVSHMEM names it on
 // every PE: its address on this one.
-static __device__ __forceinline__ void *symchan_sym(const symchan_heap *h, symchan_u64 off) { return (void *)(h->base[h->pe] + off); }
+static __device__ __forceinline__ void *symchan_sym(const symchan_heap *h, symchan_u64 off) { return (void *)(h->local + off); }
 
 // --- ordering -------------------------------------------------------------
 
@@ -531,7 +534,7 @@ static __device__ __forceinline__ void symchan_collective_sync(const symchan_hea
 		symchan_quiet(); // the group's puts, NVSHMEM's to unmapped PEs included
 		for (int q = 0; q < h->npes; q++)
 			symchan_signal_op(h, q, sync_off, 1, SYMCHAN_SIGNAL_ADD);
-		symchan_wait_until((const volatile symchan_u64 *)symchan_ptr(h, h->pe, sync_off), SYMCHAN_CMP_GE, round * h->npes);
+		symchan_wait_until((const volatile symchan_u64 *)symchan_sym(h, sync_off), SYMCHAN_CMP_GE, round * h->npes);
 	}
 }
 
@@ -590,14 +593,23 @@ struct symchan_mailbox {
 	unsigned npes, k, slot_size, pad;
 };
 
-// Sending state of one device sender towards one destination, and the
-// receiving state of one device receiver; zeroed before first use.
+// Sending state of one device sender towards one destination (an array
+// of npes of them for a sender that sends to every PE), and the receiving
+// state of one device receiver: SYMCHAN_MBOX_IN_SIZE(npes) bytes, per
+// sender the next sequence number due and the slots not yet credited
+// back. Both are zeroed before first use.
 struct symchan_mbox_out {
 	symchan_u64 sent, freed;
 };
-struct symchan_mbox_in {
-	symchan_u64 next[SYMCHAN_MAX_PES], unpaid[SYMCHAN_MAX_PES];
-};
+struct symchan_mbox_in; // next[npes], then unpaid[npes]
+#define SYMCHAN_MBOX_IN_SIZE(npes) (16ull * (npes))
+
+static __device__ __forceinline__ symchan_u64 *symchan_in_next(const symchan_mailbox *, const symchan_mbox_in *in) {
+	return (symchan_u64 *)in;
+}
+static __device__ __forceinline__ symchan_u64 *symchan_in_unpaid(const symchan_mailbox *mb, const symchan_mbox_in *in) {
+	return (symchan_u64 *)in + mb->npes;
+}
 
 #define SYMCHAN_MBOX_DATA 1
 #define SYMCHAN_MBOX_MORE 2
@@ -648,7 +660,7 @@ static __device__ __forceinline__ void symchan_mailbox_credit(const symchan_heap
 		freed = out->freed;
 	if (seq <= freed + mb->k)
 		return;
-	const volatile symchan_u64 *credit = (const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->credit_off + 8ull * to);
+	const volatile symchan_u64 *credit = (const volatile symchan_u64 *)symchan_sym(h, mb->credit_off + 8ull * to);
 	do
 		freed = symchan_load_acquire(credit);
 	while (seq > freed + mb->k);
@@ -806,30 +818,30 @@ static __device__ void symchan_mailbox_close(const symchan_heap *h, const symcha
 // payload.
 static __device__ __forceinline__ const unsigned char *symchan_mailbox_slot(const symchan_heap *h, const symchan_mailbox *mb,
                                                                           const symchan_mbox_in *in, int from) {
-	const symchan_u64 seq = in->next[from] ? in->next[from] : 1;
+	const symchan_u64 seq = symchan_in_next(mb, in)[from] ? symchan_in_next(mb, in)[from] : 1;
 	const symchan_u64 slot = (symchan_u64)from * mb->k + symchan_mailbox_ring(seq, mb->k);
-	return (const unsigned char *)symchan_ptr(h, h->pe, mb->slots_off + slot * mb->slot_size);
+	return (const unsigned char *)symchan_sym(h, mb->slots_off + slot * mb->slot_size);
 }
 
 // symchan_mailbox_due reports whether from's next slot has arrived (an
 // acquire: the slot is then seen whole).
 static __device__ __forceinline__ bool symchan_mailbox_due(const symchan_heap *h, const symchan_mailbox *mb, const symchan_mbox_in *in,
                                                            int from) {
-	const symchan_u64 seq = in->next[from] ? in->next[from] : 1;
+	const symchan_u64 seq = symchan_in_next(mb, in)[from] ? symchan_in_next(mb, in)[from] : 1;
 	const symchan_u64 slot = (symchan_u64)from * mb->k + symchan_mailbox_ring(seq, mb->k);
-	return symchan_load_acquire((const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->words_off + slot * 8)) >= seq;
+	return symchan_load_acquire((const volatile symchan_u64 *)symchan_sym(h, mb->words_off + slot * 8)) >= seq;
 }
 
 // symchan_mailbox_done retires from's due slot (of kind kind) and credits
 // freed slots back in batches of k/2, as the Go receiver does.
 static __device__ __forceinline__ void symchan_mailbox_done(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int from,
                                                             unsigned kind) {
-	const symchan_u64 seq = in->next[from] ? in->next[from] : 1;
-	in->next[from] = seq + 1;
-	in->unpaid[from]++;
-	if (kind == SYMCHAN_MBOX_CLOSE || 2 * in->unpaid[from] >= mb->k) {
-		symchan_signal_release(h, from, mb->credit_off + 8ull * h->pe, in->unpaid[from], SYMCHAN_SIGNAL_ADD);
-		in->unpaid[from] = 0;
+	const symchan_u64 seq = symchan_in_next(mb, in)[from] ? symchan_in_next(mb, in)[from] : 1;
+	symchan_in_next(mb, in)[from] = seq + 1;
+	symchan_in_unpaid(mb, in)[from]++;
+	if (kind == SYMCHAN_MBOX_CLOSE || 2 * symchan_in_unpaid(mb, in)[from] >= mb->k) {
+		symchan_signal_release(h, from, mb->credit_off + 8ull * h->pe, symchan_in_unpaid(mb, in)[from], SYMCHAN_SIGNAL_ADD);
+		symchan_in_unpaid(mb, in)[from] = 0;
 	}
 }
 
@@ -837,11 +849,21 @@ static __device__ __forceinline__ void symchan_mailbox_done(const symchan_heap *
 // arrived and returns that sender, scanning from *start and leaving *start
 // after it, so that under load every sender is served in turn (none
 // starves). Senders whose side is closed never have a next message.
+// The scan peeks at each word with a relaxed load and takes the acquire
+// only for a sender found ready: an acquire at system scope costs a pass
+// over the L1 cache, and a receiver of 1024 senders pays the scan's loads
+// for each message it takes.
+static __device__ __forceinline__ bool symchan_mailbox_peek(const symchan_heap *h, const symchan_mailbox *mb, const symchan_mbox_in *in, int from) {
+	const symchan_u64 next = symchan_in_next(mb, in)[from], seq = next ? next : 1;
+	const symchan_u64 slot = (symchan_u64)from * mb->k + symchan_mailbox_ring(seq, mb->k);
+	return *(const volatile symchan_u64 *)symchan_sym(h, mb->words_off + slot * 8) >= seq;
+}
+
 static __device__ __forceinline__ int symchan_mailbox_next_sender(const symchan_heap *h, const symchan_mailbox *mb, const symchan_mbox_in *in,
                                                                   int *start) {
 	const int n = (int)mb->npes;
 	for (int s = *start % n;; s = (s + 1) % n)
-		if (symchan_mailbox_due(h, mb, in, s)) {
+		if (symchan_mailbox_peek(h, mb, in, s) && symchan_mailbox_due(h, mb, in, s)) {
 			*start = (s + 1) % n;
 			return s;
 		}
@@ -969,8 +991,8 @@ static __device__ int symchan_mailbox_recv_any_warp(const symchan_heap *h, const
 static __device__ __forceinline__ bool symchan_mailbox_probe(const symchan_heap *h, const symchan_mailbox *mb, int s, symchan_u64 seq0, unsigned j,
                                                              const unsigned char **p, symchan_slot_head *hd) {
 	const symchan_u64 seq = seq0 + j, slot = (symchan_u64)s * mb->k + symchan_mailbox_ring(seq, mb->k);
-	const volatile symchan_u64 *w = (const volatile symchan_u64 *)symchan_ptr(h, h->pe, mb->words_off + slot * 8);
-	*p = (const unsigned char *)symchan_ptr(h, h->pe, mb->slots_off + slot * mb->slot_size);
+	const volatile symchan_u64 *w = (const volatile symchan_u64 *)symchan_sym(h, mb->words_off + slot * 8);
+	*p = (const unsigned char *)symchan_sym(h, mb->slots_off + slot * mb->slot_size);
 	if (symchan_load_acquire(w) < seq)
 		return false;
 	*hd = symchan_mailbox_head(*p, true);
@@ -982,11 +1004,11 @@ static __device__ __forceinline__ bool symchan_mailbox_probe(const symchan_heap 
 // symchan_mailbox_done does. One thread.
 static __device__ __forceinline__ void symchan_mailbox_retire_run(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int s,
                                                                   unsigned run) {
-	in->next[s] = (in->next[s] ? in->next[s] : 1) + run;
-	in->unpaid[s] += run;
-	if (2 * in->unpaid[s] >= mb->k) {
-		symchan_signal_release(h, s, mb->credit_off + 8ull * h->pe, in->unpaid[s], SYMCHAN_SIGNAL_ADD);
-		in->unpaid[s] = 0;
+	symchan_in_next(mb, in)[s] = (symchan_in_next(mb, in)[s] ? symchan_in_next(mb, in)[s] : 1) + run;
+	symchan_in_unpaid(mb, in)[s] += run;
+	if (2 * symchan_in_unpaid(mb, in)[s] >= mb->k) {
+		symchan_signal_release(h, s, mb->credit_off + 8ull * h->pe, symchan_in_unpaid(mb, in)[s], SYMCHAN_SIGNAL_ADD);
+		symchan_in_unpaid(mb, in)[s] = 0;
 	}
 }
 
@@ -1013,7 +1035,7 @@ static __device__ int symchan_mailbox_recv_many_warp(const symchan_heap *h, cons
 	*len = 0;
 	const unsigned char *p;
 	symchan_slot_head hd;
-	const bool ok = lane < mb->k && symchan_mailbox_probe(h, mb, s, in->next[s] ? in->next[s] : 1, lane, &p, &hd);
+	const bool ok = lane < mb->k && symchan_mailbox_probe(h, mb, s, symchan_in_next(mb, in)[s] ? symchan_in_next(mb, in)[s] : 1, lane, &p, &hd);
 	const unsigned ready = __ballot_sync(0xffffffffu, ok);
 	const unsigned run = ready == 0xffffffffu ? 32 : __ffs(~ready) - 1; // lanes 0 … run-1 hold one
 	if (run == 0) { // the head alone: several slots, or a marker
@@ -1059,7 +1081,7 @@ static __device__ int symchan_mailbox_recv_many_block(const symchan_heap *h, con
 	*len = 0;
 	const unsigned char *p;
 	symchan_slot_head hd;
-	if (tid < mb->k && !symchan_mailbox_probe(h, mb, s, in->next[s] ? in->next[s] : 1, tid, &p, &hd))
+	if (tid < mb->k && !symchan_mailbox_probe(h, mb, s, symchan_in_next(mb, in)[s] ? symchan_in_next(mb, in)[s] : 1, tid, &p, &hd))
 		atomicMin(&run, tid); // threads 0 … run-1 hold one
 	__syncthreads();
 	const unsigned r = run;
@@ -1159,8 +1181,8 @@ static __device__ int symchan_reply(const symchan_heap *h, const symchan_replies
 // reply) or Abandon, to give the slot back. One thread.
 static __device__ symchan_u64 symchan_await_reply(const symchan_heap *h, const symchan_replies *rs, symchan_reply_to to, void *buf,
                                                   symchan_u64 cap) {
-	symchan_wait_until((const volatile symchan_u64 *)symchan_ptr(h, h->pe, rs->words_off + 8ull * to.slot), SYMCHAN_CMP_EQ, to.gen << 2);
-	const unsigned char *d = (const unsigned char *)symchan_ptr(h, h->pe, rs->data_off + (symchan_u64)to.slot * rs->slot_bytes);
+	symchan_wait_until((const volatile symchan_u64 *)symchan_sym(h, rs->words_off + 8ull * to.slot), SYMCHAN_CMP_EQ, to.gen << 2);
+	const unsigned char *d = (const unsigned char *)symchan_sym(h, rs->data_off + (symchan_u64)to.slot * rs->slot_bytes);
 	const symchan_u64 n = *(const volatile symchan_u64 *)d;
 	symchan_copy_part(buf, d + 8, n < cap ? n : cap, 0, 1);
 	return n;
@@ -1181,11 +1203,11 @@ struct symchan_actor {
 	symchan_mailbox mb;
 	unsigned pad0[2];
 	symchan_replies rs;
-	symchan_u64 error;  // nonzero: the kernel failed with this code (symchan_actor_fail)
-	symchan_u64 closed; // bit s: sender s closed its side
-	int start, pad1;    // the receive's fairness cursor
-	symchan_mbox_in in;
-	symchan_mbox_out out[SYMCHAN_MAX_PES];
+	symchan_u64 error;     // nonzero: the kernel failed with this code (symchan_actor_fail)
+	int start, pad1;       // the receive's fairness cursor
+	symchan_mbox_in *in;   // the receiving state (SYMCHAN_MBOX_IN_SIZE(npes) bytes)
+	symchan_mbox_out *out; // npes: the sending state towards each PE
+	symchan_u64 *closed;   // (npes+63)/64 words: bit s%64 of word s/64, sender s closed its side
 };
 
 #define SYMCHAN_ACTOR_STOP -5 // the Go side asked the actor to stop: return
@@ -1198,7 +1220,7 @@ static __device__ __forceinline__ int symchan_actor_note(const symchan_heap *h, 
 	if (from == h->pe)
 		return SYMCHAN_ACTOR_STOP;
 	if (leader)
-		a->closed |= 1ull << from;
+		a->closed[from / 64] |= 1ull << (from % 64);
 	return r;
 }
 
@@ -1209,19 +1231,19 @@ static __device__ __forceinline__ int symchan_actor_note(const symchan_heap *h, 
 // _warp and _block forms take it with the whole group (every thread calls
 // them with the same arguments; *from and buf shared).
 static __device__ int symchan_actor_recv(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap) {
-	const int r = symchan_mailbox_recv_any(h, &a->mb, &a->in, from, &a->start, buf, cap);
+	const int r = symchan_mailbox_recv_any(h, &a->mb, a->in, from, &a->start, buf, cap);
 	return symchan_actor_note(h, a, *from, r, true);
 }
 
 static __device__ int symchan_actor_recv_warp(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap) {
-	const int r = symchan_mailbox_recv_any_warp(h, &a->mb, &a->in, from, &a->start, buf, cap);
+	const int r = symchan_mailbox_recv_any_warp(h, &a->mb, a->in, from, &a->start, buf, cap);
 	const int s = *from;
 	__syncwarp();
 	return symchan_actor_note(h, a, s, r, (threadIdx.x & 31) == 0);
 }
 
 static __device__ int symchan_actor_recv_block(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap) {
-	const int r = symchan_mailbox_recv_any_block(h, &a->mb, &a->in, from, &a->start, buf, cap);
+	const int r = symchan_mailbox_recv_any_block(h, &a->mb, a->in, from, &a->start, buf, cap);
 	const int s = *from;
 	__syncthreads();
 	return symchan_actor_note(h, a, s, r, symchan_block_tid() == 0);
@@ -1234,7 +1256,7 @@ static __device__ int symchan_actor_recv_block(const symchan_heap *h, symchan_ac
 // sender closed its side, SYMCHAN_ACTOR_STOP when the actor must return,
 // or a SYMCHAN_MBOX_ error.
 static __device__ int symchan_actor_recv_many_warp(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap, int *len) {
-	const int r = symchan_mailbox_recv_many_warp(h, &a->mb, &a->in, from, &a->start, buf, cap, len);
+	const int r = symchan_mailbox_recv_many_warp(h, &a->mb, a->in, from, &a->start, buf, cap, len);
 	const int s = *from;
 	__syncwarp();
 	return symchan_actor_note(h, a, s, r, (threadIdx.x & 31) == 0);
@@ -1244,7 +1266,7 @@ static __device__ int symchan_actor_recv_many_warp(const symchan_heap *h, symcha
 // whole block, as symchan_mailbox_recv_many_block: up to blockDim
 // messages at once.
 static __device__ int symchan_actor_recv_many_block(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap, int *len) {
-	const int r = symchan_mailbox_recv_many_block(h, &a->mb, &a->in, from, &a->start, buf, cap, len);
+	const int r = symchan_mailbox_recv_many_block(h, &a->mb, a->in, from, &a->start, buf, cap, len);
 	const int s = *from;
 	__syncthreads();
 	return symchan_actor_note(h, a, s, r, symchan_block_tid() == 0);
@@ -1289,20 +1311,49 @@ static __device__ int symchan_actor_reply(const symchan_heap *h, symchan_actor *
 // &l->h and &l->a in place of the originals, and symchan_actor_leave,
 // which the kernel must call before it returns, copies the state back for
 // the Go side. Every thread of the block calls both; one block per actor.
+// The per-PE arrays (partition addresses, receiving and sending state)
+// are copied for worlds of up to SYMCHAN_LOCAL_PES PEs; in larger worlds
+// they stay in global memory, and the copies hold the rest.
+#define SYMCHAN_LOCAL_PES 64
 struct symchan_actor_local {
 	symchan_heap h;
 	symchan_actor a;
+	symchan_u64 base[SYMCHAN_LOCAL_PES];
+	symchan_u64 in[2 * SYMCHAN_LOCAL_PES];
+	symchan_mbox_out out[SYMCHAN_LOCAL_PES];
 };
 
 static __device__ void symchan_actor_enter(symchan_actor_local *l, const symchan_heap *h, const symchan_actor *a) {
-	symchan_copy_part(&l->h, h, sizeof *h, symchan_block_tid(), symchan_block_size());
-	symchan_copy_part(&l->a, a, sizeof *a, symchan_block_tid(), symchan_block_size());
+	const unsigned tid = symchan_block_tid(), nth = symchan_block_size();
+	const int n = h->npes;
+	symchan_copy_part(&l->h, h, sizeof *h, tid, nth);
+	symchan_copy_part(&l->a, a, sizeof *a, tid, nth);
+	if (n <= SYMCHAN_LOCAL_PES) {
+		symchan_copy_part(l->base, h->base, 8ull * n, tid, nth);
+		symchan_copy_part(l->in, a->in, SYMCHAN_MBOX_IN_SIZE(n), tid, nth);
+		symchan_copy_part(l->out, a->out, sizeof(symchan_mbox_out) * n, tid, nth);
+	}
+	__syncthreads();
+	if (tid == 0 && n <= SYMCHAN_LOCAL_PES) {
+		l->h.base = l->base;
+		l->a.in = (symchan_mbox_in *)l->in;
+		l->a.out = l->out;
+	}
 	__syncthreads();
 }
 
 static __device__ void symchan_actor_leave(symchan_actor_local *l, symchan_actor *a) {
 	__syncthreads();
-	symchan_copy_part(a, &l->a, sizeof *a, symchan_block_tid(), symchan_block_size());
+	const unsigned tid = symchan_block_tid(), nth = symchan_block_size();
+	const int n = l->h.npes;
+	if (n <= SYMCHAN_LOCAL_PES) {
+		symchan_copy_part(a->in, l->in, SYMCHAN_MBOX_IN_SIZE(n), tid, nth);
+		symchan_copy_part(a->out, l->out, sizeof(symchan_mbox_out) * n, tid, nth);
+	}
+	if (tid == 0) { // the scalars; a's pointers stay its own
+		a->error = l->a.error;
+		a->start = l->a.start;
+	}
 	__threadfence_system();
 	__syncthreads();
 }

@@ -58,6 +58,16 @@
 #   .gpu/gpu-run.sh launch   # nvshmem under mpirun: NVSHMEM's PMIx bootstrap
 #                            # (no rendezvous given), with the forced-remote
 #                            # mode, and the rendezvous; the suites under symrun
+#   .gpu/gpu-run.sh worlds   # worlds past 64 PEs on cuda: the agent's and
+#                            # the backend's tests, the waits and the GPU
+#                            # suite (PEs sharing the GPUs), the
+#                            # device-mailbox and kernel-actor tests with
+#                            # 128 and 1024 PEs
+#   .gpu/gpu-run.sh worlds-nvshmem # the same under nvshmem: the GPU suite,
+#                            # those tests with 8 processes (mapped and
+#                            # forced-remote); AllToAll forced-remote and
+#                            # mapped; the kernel-actor ping-pong before
+#                            # (old/) and after
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
@@ -160,6 +170,55 @@ if [ "$what" = remote ]; then
 	done
 	step remote-jacobi 120 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./jacobi -backend nvshmem -verify
 	mps off
+fi
+if [ "$what" = worlds ]; then
+	big='TestConformance/GPU/(DeviceMailboxFanIn|KernelActorEcho)'
+	step worlds-gpuop 90 ./gpuop.test -test.v -test.count=1
+	step worlds-pgas-cuda 90 ./cuda.test -test.v -test.count=1
+	step worlds-waits-cuda 120 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/PGAS/(Wait|Test|Signal)' -test.timeout=110s
+	step worlds-gpu-suite-cuda 200 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=190s
+	step worlds-large-cuda 200 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" SYMCHAN_TEST_LARGE_WORLDS=1 ./tests.test -test.v -test.count=1 -test.run "$big/(128|1024)\$" -test.timeout=190s
+fi
+# service_across PES: examples/service under symrun, one process per PE in
+# the forced-remote mode; PE 0's HTTP server is asked for a solve on every
+# PE (a call into each process), then all are stopped with SIGTERM.
+service_across() {
+	local n=$1 log=/tmp/symchan-service-across.out
+	SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$n" ./service -backend nvshmem -addr 127.0.0.1:0 > "$log" 2>&1 &
+	local pid=$! addr="" pe
+	for _ in $(seq 100); do
+		addr=$(grep -h '^\[PE 0\].*"listening"' "$log" | sed 's/.*"addr":"\([^"]*\)".*/\1/' | head -1)
+		[ -n "$addr" ] && break
+		sleep 0.2
+	done
+	[ -n "$addr" ] || { cat "$log"; kill "$pid"; return 1; }
+	for pe in $(seq 0 $((n - 1))); do
+		curl -sf -d "{\"n\":64,\"iters\":50,\"pe\":$pe}" "http://$addr/v1/jacobi" | tee -a /dev/stderr | grep -q "\"pe\":$pe" || { kill "$pid"; cat "$log"; return 1; }
+	done
+	kill -TERM "$pid"
+	wait "$pid"
+}
+if [ "$what" = worlds-nvshmem ]; then
+	big='TestConformance/GPU/(DeviceMailboxFanIn|KernelActorEcho)'
+	mps on
+	step remote-service 90 bash -c "$(declare -f service_across); service_across $np"
+	step remote-soak 150 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/Actors/ActorsSoak' -test.timeout=140s
+	step worlds-gpu-suite-nvshmem-${np}proc 150 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=140s
+	for f in 0 1; do
+		step worlds-nvshmem-8proc-remote$f 150 env SYMCHAN_FORCE_REMOTE=$f SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS=8 ./symrun -n 8 ./tests.test -test.v -test.count=1 -test.run "$big" -test.timeout=140s
+	done
+	step worlds-strided-remote 120 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/PGAS/(Strided|AllToAll|TeamSplitStrided|FCollect)' -test.timeout=110s
+	for f in 1 0; do
+		step worlds-alltoall-remote$f 120 env SYMCHAN_FORCE_REMOTE=$f SYMCHAN_BACKEND=nvshmem ./symrun -n 2 ./bench.test -test.run '^$' -test.bench 'AllToAll|WorldBarrier' -test.benchtime 50x -test.count 3
+	done
+	mps off
+	for round in 1 2; do
+		for v in old new; do
+			[ -d old ] || [ "$v" = new ] || continue
+			version "$v"
+			step "worlds-$v-$round-actor" 90 env "${ptx[@]}" "${share[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPUActorPingPong' -test.benchtime 1x
+		done
+	done
 fi
 if [ "$what" = launch ]; then
 	# Under mpirun: without SYMCHAN_BOOTSTRAP NVSHMEM starts with its MPI

@@ -22,6 +22,7 @@ func options(t *testing.T) conformance.Options {
 	}
 	o.MaxPEs = envCount(t, "SYMCHAN_TEST_MAX_PES", math.MaxInt)
 	o.Procs = envCount(t, "SYMCHAN_TEST_PROCS", 1)
+	o.LargeWorlds = os.Getenv("SYMCHAN_TEST_LARGE_WORLDS") == "1"
 	return o
 }
 

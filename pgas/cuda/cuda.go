@@ -57,9 +57,6 @@ func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, e
 	case pes > n && !share:
 		return nil, fmt.Errorf("cuda backend: %d PEs asked for, but only %d GPUs are visible (one PE per GPU; %s=1 shares them, for tests)", pes, n, EnvShareGPUs)
 	}
-	if pes > kernels.MaxPEs {
-		return nil, fmt.Errorf("cuda backend: %d PEs, at most %d", pes, kernels.MaxPEs)
-	}
 	ngpu := min(pes, n)
 	for a := range ngpu {
 		for b := range ngpu {
@@ -118,7 +115,7 @@ func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, e
 		if g.heap, err = g.ctx.Alloc(cfg.HeapSize); err != nil {
 			return fail(err)
 		}
-		if g.desc, err = g.ctx.Alloc(kernels.HeapDescriptorSize); err != nil {
+		if g.desc, err = g.ctx.Alloc(kernels.HeapDescriptorSize(pes)); err != nil {
 			return fail(err)
 		}
 		if g.st, err = g.ctx.NewStream(); err != nil {
@@ -157,7 +154,7 @@ func (t *transport) descriptor(pe int) []byte {
 	for i, g := range t.gpus {
 		bases[i] = uint64(g.heap)
 	}
-	return kernels.HeapDescriptor(bases, t.size, pe)
+	return kernels.HeapDescriptor(uint64(t.gpus[pe].desc), bases, t.size, pe)
 }
 
 func (t *transport) NumPEs() int { return len(t.gpus) }

@@ -30,10 +30,11 @@
 //
 // Waits on GPU-resident words also run on the agent, a warp per wait,
 // which reports into mapped pinned host memory that the host polls: no
-// device-to-host copies, however many words. Sets of more than 1024 words,
-// or more than 16 waits at once per GPU plus two per PE on it, launch a
-// waiting kernel each. A
-// wait set holds at most MaxWaitWords words.
+// device-to-host copies, however many words. A set of more than 1024
+// words runs on its warp a window of 1024 at a time (pgas/internal/gpuop:
+// waitWindows); more than 16 waits at once per GPU plus two per PE on it
+// launch a waiting kernel each. A wait set holds at most MaxWaitWords
+// words.
 //
 // Nothing of ours runs for long: the agent's launches end after 5 ms (or
 // when idle) and the host launches it again when it has work, and a

@@ -222,7 +222,7 @@ func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, e
 	if t.st, err = proc.ctx.NewStream(); err != nil {
 		return fail(err)
 	}
-	if t.desc, err = proc.ctx.Alloc(kernels.HeapDescriptorSize); err != nil {
+	if t.desc, err = proc.ctx.Alloc(kernels.HeapDescriptorSize(len(t.peers))); err != nil {
 		return fail(err)
 	}
 	if t.result, err = proc.ctx.HostAlloc(8); err != nil {
@@ -255,11 +255,11 @@ func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, e
 // descriptor is this PE's struct symchan_heap: the partitions of the PEs
 // this GPU can address (nvshmem_ptr), 0 for the others.
 func (t *transport) descriptor() []byte {
-	bases := make([]uint64, min(len(t.peers), kernels.MaxPEs))
+	bases := make([]uint64, len(t.peers))
 	for pe := range bases {
 		bases[pe] = uint64(t.peers[pe])
 	}
-	return kernels.HeapDescriptor(bases, t.size, t.me)
+	return kernels.HeapDescriptor(uint64(t.desc), bases, t.size, t.me)
 }
 
 func (t *transport) NumPEs() int            { return t.n }
@@ -344,7 +344,9 @@ var _ driver.StridedTransport = (*transport)(nil)
 // NVSHMEM's host API has no strided put or get (its iput and iget are
 // device routines), so where pe's partition is mapped here (nvshmem_ptr)
 // a strided transfer is one 2-D copy on the PE's stream, straight from or
-// to the peer's memory; elsewhere pgas moves it element by element.
+// to the peer's memory. Where it is not, a strided get reads the block's
+// whole span (getStaged) and a strided put is left to pgas, element by
+// element: writing the span would overwrite the gaps.
 func (t *transport) PutStrided(from, pe int, off, stride, elem int64, n int, src []byte, _ bool) error {
 	return t.mapped2D(pe, stride, func(peer device.Ptr) error {
 		return t.st.CopyIn2D(peer+device.Ptr(off), stride, src, elem, elem, int64(n))
@@ -352,9 +354,38 @@ func (t *transport) PutStrided(from, pe int, off, stride, elem int64, n int, src
 }
 
 func (t *transport) GetStrided(from, pe int, off, stride, elem int64, n int, dst []byte) error {
+	if t.peers[pe] == 0 && stride <= device.MaxPitch {
+		return t.getStaged(pe, off, stride, elem, n, dst)
+	}
 	return t.mapped2D(pe, stride, func(peer device.Ptr) error {
 		return t.st.CopyOut2D(dst, elem, peer+device.Ptr(off), stride, elem, int64(n))
 	})
+}
+
+// getStaged reads n elements of elem bytes, stride bytes apart from off,
+// of pe's partition, which is not mapped here: one NVSHMEM get of their
+// span (the gaps too) into the staging buffer and one 2-D copy out of it
+// per stagingSize of span, where element by element an AllToAlls of 4096
+// elements took 86 ms in the forced-remote mode.
+func (t *transport) getStaged(pe int, off, stride, elem int64, n int, dst []byte) error {
+	unlock, err := t.stream()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	rows := int((stagingSize-elem)/stride) + 1 // elements per piece
+	for i := 0; i < n; i += rows {
+		m := min(rows, n-i)
+		span := stride*int64(m-1) + elem
+		call(func() {
+			C.sc_get(C.uintptr_t(t.staging), C.uintptr_t(t.addr(off+int64(i)*stride)), C.size_t(span), C.int(pe), t.handle())
+			C.sc_quiet_on_stream(t.handle())
+		})
+		if err := t.st.CopyOut2D(dst[int64(i)*elem:], elem, t.staging, stride, elem, int64(m)); err != nil {
+			return err
+		}
+	}
+	return t.synced()
 }
 
 // mapped2D runs do, a 2-D copy with pe's mapped partition at peer, on

@@ -214,27 +214,121 @@ func (a *Agent) Close() error {
 }
 
 // Wait runs req over the words at address words on the agent, or on the
-// fallback Waiter when the set is larger than the agent's or every slot is
-// busy; as Waiter.Wait.
+// fallback Waiter when every slot is busy; as Waiter.Wait. A set larger
+// than a slot holds runs in windows (waitWindows).
 func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Ptr, req driver.WaitRequest) (driver.WaitResult, error) {
-	if req.N > agentWords {
-		return a.waitFallback(ctx, abort, words, req)
-	}
 	var k int
 	select {
 	case k = <-a.slots:
 	default:
 		return a.waitFallback(ctx, abort, words, req)
 	}
+	run := a.onSlot
+	if req.N > agentWords {
+		run = a.waitWindows
+	}
+	r, reusable, err := run(ctx, abort, k, words, req)
 	// The slot goes back once its request is answered; after an error
 	// (a launch that failed, a faulted kernel) it is not used again, as
 	// its warp may still be on the request.
-	done := true
-	defer func() {
-		if done {
-			a.slots <- k
+	if reusable {
+		a.slots <- k
+	}
+	return r, err
+}
+
+// waitWindows runs req, a wait over more words than a slot holds, on slot
+// k a window of at most agentWords words at a time, so that a wait over a
+// large world's words (a mailbox of 1024 PEs × 16 slots waits on 16384)
+// stays on the agent: the fallback Waiter's launches can queue behind a
+// resident kernel actor. An all-wait waits for each window in turn (as
+// NVSHMEM's wait_until_all loops over its words: the words a wait is for
+// only move towards the condition); an any- or some-wait tests every
+// window in a pass, an any-wait's from Start round to Start, until a pass
+// finds some, pausing between passes (1 µs, doubling up to 64 µs) and
+// ending with ctx or abort. It reports as onSlot.
+func (a *Agent) waitWindows(ctx context.Context, abort <-chan struct{}, k int, words device.Ptr, req driver.WaitRequest) (driver.WaitResult, bool, error) {
+	size, f := req.Kind.Size(), req.Fetch
+	// The windows in pass order: [lo, hi) ranges.
+	var wins [][2]int
+	split := func(lo, hi int) {
+		for ; lo < hi; lo += agentWords {
+			wins = append(wins, [2]int{lo, min(lo+agentWords, hi)})
 		}
-	}()
+	}
+	start := 0
+	if req.Mode == driver.WaitAny && req.Start > 0 && req.Start < req.N {
+		start = req.Start
+	}
+	split(start, req.N)
+	split(0, start)
+	// window is the request for words [lo, hi); reported indices and
+	// fetched bytes go after the first got.
+	window := func(lo, hi, got int, test bool) (device.Ptr, driver.WaitRequest) {
+		sub := req
+		sub.Test, sub.Off, sub.N, sub.Start = test, req.Off+int64(lo)*size, hi-lo, 0
+		if req.Status != nil {
+			sub.Status = req.Status[lo:hi]
+		}
+		if req.Values != nil {
+			sub.Values = req.Values[lo:hi]
+		}
+		if req.Mode == driver.WaitSome {
+			sub.Indices = req.Indices[got:]
+		}
+		if f.Bytes > 0 {
+			sub.Fetch = driver.Fetch{Off: f.Off + int64(lo)*f.Stride, Stride: f.Stride, Bytes: f.Bytes, Into: f.Into[got*f.Bytes:]}
+		}
+		return words + device.Ptr(int64(lo)*size), sub
+	}
+	if req.Mode == driver.WaitAll {
+		for _, w := range wins {
+			at, sub := window(w[0], w[1], 0, req.Test)
+			r, reusable, err := a.onSlot(ctx, abort, k, at, sub)
+			if err != nil || r.N == 0 { // failed, or a test that found the window unsatisfied
+				return driver.WaitResult{}, reusable, err
+			}
+		}
+		return driver.WaitResult{N: 1}, true, nil
+	}
+	for pause := time.Microsecond; ; pause = min(2*pause, 64*time.Microsecond) {
+		got := 0
+		for _, w := range wins {
+			at, sub := window(w[0], w[1], got, true)
+			r, reusable, err := a.onSlot(ctx, abort, k, at, sub)
+			if err != nil {
+				return driver.WaitResult{}, reusable, err
+			}
+			if req.Mode == driver.WaitAny && r.N != driver.NoIndex {
+				return driver.WaitResult{N: w[0] + r.N, Word: r.Word}, true, nil
+			}
+			if req.Mode == driver.WaitSome {
+				for i := range r.N {
+					req.Indices[got+i] += w[0]
+				}
+				got += r.N
+			}
+		}
+		if got > 0 || req.Test {
+			if req.Mode == driver.WaitAny {
+				got = driver.NoIndex
+			}
+			return driver.WaitResult{N: got}, true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return driver.WaitResult{}, true, ctx.Err()
+		case <-abort:
+			return driver.WaitResult{}, true, ErrAborted
+		case <-time.After(pause):
+		}
+	}
+}
+
+// onSlot runs req (at most agentWords words) on wait slot k. It also
+// reports whether the slot may be used again: not after an error that
+// may leave its warp on the request.
+func (a *Agent) onSlot(ctx context.Context, abort <-chan struct{}, k int, words device.Ptr, req driver.WaitRequest) (driver.WaitResult, bool, error) {
 	slot := a.mem.Bytes()[len(a.lanes)*laneBytes+k*slotBytes:][:slotBytes]
 	rq := unsafe.Slice((*uint64)(unsafe.Pointer(&slot[0])), 16)
 	out := unsafe.Slice((*uint64)(unsafe.Pointer(&slot[slotOut])), 8)
@@ -276,24 +370,22 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 		seq := a.slotSeq[k]
 		rq[7] = entryHash(rq[:8], seq)
 		atomic.StoreUint64(&rq[0], seq)
-		done = false
 		if err := a.ensure(&out[4]); err != nil {
-			return driver.WaitResult{}, err
+			return driver.WaitResult{}, false, err
 		}
 		err := a.spin(func() bool { return answered(seq) }, &out[4],
 			interrupt(ctx, abort, &cause, func() { atomic.StoreUint64(&rq[8], seq) }))
 		if err != nil {
-			return driver.WaitResult{}, err
+			return driver.WaitResult{}, false, err
 		}
-		done = true
 		switch got.state {
 		case 3: // the launch ended first: hand the wait to the next one
 			if cause != nil {
-				return driver.WaitResult{}, cause
+				return driver.WaitResult{}, true, cause
 			}
 			continue
 		case 2:
-			return driver.WaitResult{}, cause
+			return driver.WaitResult{}, true, cause
 		}
 		r := result(req, got.res, got.word, slot[slotIdx:])
 		if f := req.Fetch; f.Bytes > 0 {
@@ -301,7 +393,7 @@ func (a *Agent) Wait(ctx context.Context, abort <-chan struct{}, words device.Pt
 				copy(f.Into[k*f.Bytes:(k+1)*f.Bytes], slot[slotFetch+k*f.Bytes:])
 			})
 		}
-		return r, nil
+		return r, true, nil
 	}
 }
 

@@ -284,3 +284,122 @@ func TestLaneCopy(t *testing.T) {
 		t.Error("a copy of LaneCopyMax+1 bytes was taken")
 	}
 }
+
+// A wait over more words than a slot holds runs in windows and reports as
+// one wait over all of them: indices and fetched bytes of every window
+// (global indices), an any-wait's index from Start on, an all-wait that
+// needs every window, the _vector and status forms, and a blocking
+// some-wait that a later put in the last window ends.
+func TestAgentWaitWindows(t *testing.T) {
+	const n = 2*agentWords + 500 // three windows, the last short
+	a, buf := newAgent(t, 1, 16*n)
+	words, data := buf, buf+8*n // data: 8 bytes per word
+	l := a.Lane(0)
+	set := func(i int, v uint64) {
+		t.Helper()
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], 1000+uint64(i))
+		if err := l.Put(data+device.Ptr(8*i), b[:], true, words+device.Ptr(8*i), v, driver.SignalSet); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Quiet(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, i := range []int{5, agentWords + 7, 2*agentWords + 499} {
+		set(i, 1)
+	}
+	some := func(test bool, status []int, values []uint64) ([]int, []byte) {
+		t.Helper()
+		idx, into := make([]int, n), make([]byte, 8*n)
+		r, err := a.Wait(context.Background(), nil, words, driver.WaitRequest{Mode: driver.WaitSome, Test: test, Kind: driver.KindUint64, N: n,
+			Cmp: driver.CmpGE, Value: 1, Values: values, Status: status, Indices: idx, Fetch: driver.Fetch{Off: 8 * n, Stride: 8, Bytes: 8, Into: into}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idx[:r.N], into[:8*r.N]
+	}
+	checkSome := func(name string, got []int, fetched []byte, want ...int) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: indices %v, want %v", name, got, want)
+		}
+		for k, i := range got {
+			if i != want[k] || binary.LittleEndian.Uint64(fetched[8*k:]) != 1000+uint64(i) {
+				t.Fatalf("%s: index %d = %d (fetched %d), want %d", name, k, i, binary.LittleEndian.Uint64(fetched[8*k:]), want[k])
+			}
+		}
+	}
+	got, fetched := some(true, nil, nil)
+	checkSome("test-some", got, fetched, 5, agentWords+7, 2*agentWords+499)
+	status := make([]int, n)
+	status[agentWords+7] = 1
+	values := make([]uint64, n)
+	for i := range values {
+		values[i] = 1
+	}
+	values[5] = 2 // not yet reached
+	got, fetched = some(true, status, values)
+	checkSome("test-some with status and values", got, fetched, 2*agentWords+499)
+
+	lastOut := make([]int, n)
+	lastOut[n-1] = 1
+	for _, tc := range []struct {
+		start, want int
+		status      []int
+	}{{0, 5, nil}, {6, agentWords + 7, nil}, {agentWords + 8, n - 1, nil}, {n - 1, n - 1, nil}, {agentWords + 8, 5, lastOut}} {
+		into := make([]byte, 8)
+		r, err := a.Wait(context.Background(), nil, words, driver.WaitRequest{Mode: driver.WaitAny, Kind: driver.KindUint64, N: n, Cmp: driver.CmpGE,
+			Value: 1, Start: tc.start, Status: tc.status, Fetch: driver.Fetch{Off: 8 * n, Stride: 8, Bytes: 8, Into: into}})
+		if err != nil || r.N != tc.want || r.Word != 1 || binary.LittleEndian.Uint64(into) != 1000+uint64(tc.want) {
+			t.Fatalf("any from %d: index %d word %d fetched %d, %v; want %d", tc.start, r.N, r.Word, binary.LittleEndian.Uint64(into), err, tc.want)
+		}
+	}
+
+	all := func() int {
+		t.Helper()
+		r, err := a.Wait(context.Background(), nil, words, driver.WaitRequest{Mode: driver.WaitAll, Test: true, Kind: driver.KindUint64, N: n, Cmp: driver.CmpLE, Value: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.N
+	}
+	if all() != 1 {
+		t.Fatal("test-all over words ≤ 1: not satisfied")
+	}
+	set(2*agentWords+100, 2)
+	if all() != 0 {
+		t.Fatal("test-all with a word of the last window > 1: satisfied")
+	}
+
+	// Blocking: nothing new satisfies until a put lands in the last window.
+	status = make([]int, n)
+	for _, i := range []int{5, agentWords + 7, 2*agentWords + 100, 2*agentWords + 499} {
+		status[i] = 1
+	}
+	done := make(chan error, 1)
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], 1000+2*agentWords+300)
+		err := a.Lane(0).Put(data+8*(2*agentWords+300), b[:], true, words+8*(2*agentWords+300), 1, driver.SignalSet)
+		if err == nil {
+			err = a.Lane(0).Quiet()
+		}
+		done <- err
+	}()
+	got, fetched = some(false, status, nil)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	checkSome("blocking some", got, fetched, 2*agentWords+300)
+
+	// A blocking wait ends with its context.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+	defer cancel()
+	status[2*agentWords+300] = 1
+	_, err := a.Wait(ctx, nil, words, driver.WaitRequest{Mode: driver.WaitSome, Kind: driver.KindUint64, N: n, Cmp: driver.CmpGE, Value: 1, Status: status, Indices: make([]int, n)})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a wait whose context ended: %v", err)
+	}
+}
