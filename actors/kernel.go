@@ -16,7 +16,9 @@ import (
 // Layout of struct symchan_actor (kernels/symchan.cuh), and of the arrays
 // launch places after it, one entry per PE of the world: the receiving
 // state (symchan_mbox_in), the sending state towards each PE
-// (symchan_mbox_out), and the closed senders' bits.
+// (symchan_mbox_out), and the closed senders' bits. The first two have
+// room for at least actorLocalPEs (SYMCHAN_LOCAL_PES): up to that many
+// PEs the kernels find them at fixed offsets from the struct.
 const (
 	actorMailboxOff = 0
 	actorSystemOff  = 48
@@ -24,15 +26,17 @@ const (
 	actorInPtrOff   = 96
 	actorOutPtrOff  = 104
 	actorClosedPtr  = 112
-	actorHeaderSize = 128 // sizeof(struct symchan_actor), rounded up
+	actorHeaderSize = 128 // sizeof(struct symchan_actor)
+	actorLocalPEs   = 64
 )
 
 // actorLayout places the kernel actor's state for a world of n PEs.
 type actorLayout struct{ n int }
 
+func (l actorLayout) room() int      { return max(l.n, actorLocalPEs) }
 func (l actorLayout) inOff() int     { return actorHeaderSize }
-func (l actorLayout) outOff() int    { return l.inOff() + int(DeviceInboxSize(l.n)) }
-func (l actorLayout) closedOff() int { return l.outOff() + DeviceOutboxSize*l.n }
+func (l actorLayout) outOff() int    { return l.inOff() + int(DeviceInboxSize(l.room())) }
+func (l actorLayout) closedOff() int { return l.outOff() + DeviceOutboxSize*l.room() }
 func (l actorLayout) size() int      { return l.closedOff() + 8*((l.n+63)/64) }
 
 // Where the state of sender s lies: the receiver's next sequence number

@@ -1526,7 +1526,7 @@ extern "C" __global__ void actor_send_mp(u64 heap_, u64 actor_, u64 to, u64 coun
 		    else
 			    symchan_actor_send_mp(h, a, (int)to, buf, n);
 	    },
-	    [&] { symchan_mailbox_close(h, &a->mb, &a->out[to], (int)to); });
+	    [&] { symchan_mailbox_close(h, &a->mb, &symchan_actor_out(a)[to], (int)to); });
 }
 
 // mailbox_recv_many_check takes, with one warp and

@@ -28,7 +28,7 @@
 #include <nvshmemx.h>
 // SYMCHAN_REMOTE(h, pe, stmt) runs stmt where pe is not mapped here.
 #define SYMCHAN_REMOTE(h, pe, stmt) \
-	if ((h)->base[pe] == 0) {       \
+	if (symchan_bases(h)[pe] == 0) { \
 		stmt;                       \
 	}
 #else
@@ -45,6 +45,12 @@
 #define SYMCHAN_CMP_LT 5
 #define SYMCHAN_CMP_LE 6
 
+// Worlds of up to SYMCHAN_LOCAL_PES PEs keep their per-PE arrays where
+// their address is computed rather than loaded (symchan_bases,
+// symchan_actor_in): a kernel actor reads them several times a message.
+// It is no bound on a world's size.
+#define SYMCHAN_LOCAL_PES 64
+
 // symchan_heap is laid out exactly as kernels.HeapDescriptor encodes it:
 // this header, then (at base) the npes partition addresses.
 struct symchan_heap {
@@ -57,8 +63,14 @@ struct symchan_heap {
 
 typedef unsigned long long symchan_u64;
 
+// symchan_bases is h's base array. Up to SYMCHAN_LOCAL_PES PEs it follows
+// the header in every descriptor and in symchan_actor_local's copy alike.
+static __device__ __forceinline__ const symchan_u64 *symchan_bases(const symchan_heap *h) {
+	return h->npes <= SYMCHAN_LOCAL_PES ? (const symchan_u64 *)(h + 1) : h->base;
+}
+
 static __device__ __forceinline__ void *symchan_ptr(const symchan_heap *h, int pe, symchan_u64 off) {
-	return (void *)(h->base[pe] + off);
+	return (void *)(symchan_bases(h)[pe] + off);
 }
 
 // symchan_sym is byte off of the symmetric heap as NVSHMEM names it on
@@ -849,10 +861,12 @@ static __device__ __forceinline__ void symchan_mailbox_done(const symchan_heap *
 // arrived and returns that sender, scanning from *start and leaving *start
 // after it, so that under load every sender is served in turn (none
 // starves). Senders whose side is closed never have a next message.
-// The scan peeks at each word with a relaxed load and takes the acquire
-// only for a sender found ready: an acquire at system scope costs a pass
-// over the L1 cache, and a receiver of 1024 senders pays the scan's loads
-// for each message it takes.
+// In a world of more than SYMCHAN_LOCAL_PES PEs the scan peeks at each
+// word with a relaxed load and takes the acquire only for a sender found
+// ready: an acquire at system scope costs a pass over the L1 cache, and a
+// receiver of 1024 senders pays the scan's loads for each message it
+// takes. In smaller worlds the acquire is the load that sees the word
+// (a second load of it cost a kernel-actor hop 0.1 µs).
 static __device__ __forceinline__ bool symchan_mailbox_peek(const symchan_heap *h, const symchan_mailbox *mb, const symchan_mbox_in *in, int from) {
 	const symchan_u64 next = symchan_in_next(mb, in)[from], seq = next ? next : 1;
 	const symchan_u64 slot = (symchan_u64)from * mb->k + symchan_mailbox_ring(seq, mb->k);
@@ -863,7 +877,7 @@ static __device__ __forceinline__ int symchan_mailbox_next_sender(const symchan_
                                                                   int *start) {
 	const int n = (int)mb->npes;
 	for (int s = *start % n;; s = (s + 1) % n)
-		if (symchan_mailbox_peek(h, mb, in, s) && symchan_mailbox_due(h, mb, in, s)) {
+		if ((n <= SYMCHAN_LOCAL_PES || symchan_mailbox_peek(h, mb, in, s)) && symchan_mailbox_due(h, mb, in, s)) {
 			*start = (s + 1) % n;
 			return s;
 		}
@@ -1208,7 +1222,19 @@ struct symchan_actor {
 	symchan_mbox_in *in;   // the receiving state (SYMCHAN_MBOX_IN_SIZE(npes) bytes)
 	symchan_mbox_out *out; // npes: the sending state towards each PE
 	symchan_u64 *closed;   // (npes+63)/64 words: bit s%64 of word s/64, sender s closed its side
+	symchan_u64 pad2;
 };
+
+// The receiving and sending state of a kernel actor. Up to
+// SYMCHAN_LOCAL_PES PEs the receiving state follows the struct (room for
+// SYMCHAN_LOCAL_PES senders) and the sending state follows that, where
+// the Go side allocates it and in symchan_actor_local's copy alike.
+static __device__ __forceinline__ symchan_mbox_in *symchan_actor_in(const symchan_actor *a) {
+	return a->mb.npes <= SYMCHAN_LOCAL_PES ? (symchan_mbox_in *)(a + 1) : a->in;
+}
+static __device__ __forceinline__ symchan_mbox_out *symchan_actor_out(const symchan_actor *a) {
+	return a->mb.npes <= SYMCHAN_LOCAL_PES ? (symchan_mbox_out *)((symchan_u64 *)(a + 1) + 2 * SYMCHAN_LOCAL_PES) : a->out;
+}
 
 #define SYMCHAN_ACTOR_STOP -5 // the Go side asked the actor to stop: return
 
@@ -1231,19 +1257,19 @@ static __device__ __forceinline__ int symchan_actor_note(const symchan_heap *h, 
 // _warp and _block forms take it with the whole group (every thread calls
 // them with the same arguments; *from and buf shared).
 static __device__ int symchan_actor_recv(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap) {
-	const int r = symchan_mailbox_recv_any(h, &a->mb, a->in, from, &a->start, buf, cap);
+	const int r = symchan_mailbox_recv_any(h, &a->mb, symchan_actor_in(a), from, &a->start, buf, cap);
 	return symchan_actor_note(h, a, *from, r, true);
 }
 
 static __device__ int symchan_actor_recv_warp(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap) {
-	const int r = symchan_mailbox_recv_any_warp(h, &a->mb, a->in, from, &a->start, buf, cap);
+	const int r = symchan_mailbox_recv_any_warp(h, &a->mb, symchan_actor_in(a), from, &a->start, buf, cap);
 	const int s = *from;
 	__syncwarp();
 	return symchan_actor_note(h, a, s, r, (threadIdx.x & 31) == 0);
 }
 
 static __device__ int symchan_actor_recv_block(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap) {
-	const int r = symchan_mailbox_recv_any_block(h, &a->mb, a->in, from, &a->start, buf, cap);
+	const int r = symchan_mailbox_recv_any_block(h, &a->mb, symchan_actor_in(a), from, &a->start, buf, cap);
 	const int s = *from;
 	__syncthreads();
 	return symchan_actor_note(h, a, s, r, symchan_block_tid() == 0);
@@ -1256,7 +1282,7 @@ static __device__ int symchan_actor_recv_block(const symchan_heap *h, symchan_ac
 // sender closed its side, SYMCHAN_ACTOR_STOP when the actor must return,
 // or a SYMCHAN_MBOX_ error.
 static __device__ int symchan_actor_recv_many_warp(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap, int *len) {
-	const int r = symchan_mailbox_recv_many_warp(h, &a->mb, a->in, from, &a->start, buf, cap, len);
+	const int r = symchan_mailbox_recv_many_warp(h, &a->mb, symchan_actor_in(a), from, &a->start, buf, cap, len);
 	const int s = *from;
 	__syncwarp();
 	return symchan_actor_note(h, a, s, r, (threadIdx.x & 31) == 0);
@@ -1266,7 +1292,7 @@ static __device__ int symchan_actor_recv_many_warp(const symchan_heap *h, symcha
 // whole block, as symchan_mailbox_recv_many_block: up to blockDim
 // messages at once.
 static __device__ int symchan_actor_recv_many_block(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap, int *len) {
-	const int r = symchan_mailbox_recv_many_block(h, &a->mb, a->in, from, &a->start, buf, cap, len);
+	const int r = symchan_mailbox_recv_many_block(h, &a->mb, symchan_actor_in(a), from, &a->start, buf, cap, len);
 	const int s = *from;
 	__syncthreads();
 	return symchan_actor_note(h, a, s, r, symchan_block_tid() == 0);
@@ -1275,15 +1301,15 @@ static __device__ int symchan_actor_recv_many_block(const symchan_heap *h, symch
 // symchan_actor_send sends n bytes to PE to (not the actor's own PE), in
 // the Go wire format; the _warp and _block forms send with the group.
 static __device__ void symchan_actor_send(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
-	symchan_mailbox_send(h, &a->mb, &a->out[to], to, data, n);
+	symchan_mailbox_send(h, &a->mb, &symchan_actor_out(a)[to], to, data, n);
 }
 
 static __device__ void symchan_actor_send_warp(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
-	symchan_mailbox_send_warp(h, &a->mb, &a->out[to], to, data, n);
+	symchan_mailbox_send_warp(h, &a->mb, &symchan_actor_out(a)[to], to, data, n);
 }
 
 static __device__ void symchan_actor_send_block(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
-	symchan_mailbox_send_block(h, &a->mb, &a->out[to], to, data, n);
+	symchan_mailbox_send_block(h, &a->mb, &symchan_actor_out(a)[to], to, data, n);
 }
 
 // symchan_actor_send_mp and _mp_warp send as symchan_mailbox_send_mp and
@@ -1291,11 +1317,11 @@ static __device__ void symchan_actor_send_block(const symchan_heap *h, symchan_a
 // at once. The actor's state must then be in global memory, or all the
 // senders in one block (see symchan_actor_enter).
 static __device__ void symchan_actor_send_mp(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
-	symchan_mailbox_send_mp(h, &a->mb, &a->out[to], to, data, n);
+	symchan_mailbox_send_mp(h, &a->mb, &symchan_actor_out(a)[to], to, data, n);
 }
 
 static __device__ void symchan_actor_send_mp_warp(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
-	symchan_mailbox_send_mp_warp(h, &a->mb, &a->out[to], to, data, n);
+	symchan_mailbox_send_mp_warp(h, &a->mb, &symchan_actor_out(a)[to], to, data, n);
 }
 
 // symchan_actor_reply replies to a future (see symchan_reply).
@@ -1312,13 +1338,13 @@ static __device__ int symchan_actor_reply(const symchan_heap *h, symchan_actor *
 // which the kernel must call before it returns, copies the state back for
 // the Go side. Every thread of the block calls both; one block per actor.
 // The per-PE arrays (partition addresses, receiving and sending state)
-// are copied for worlds of up to SYMCHAN_LOCAL_PES PEs; in larger worlds
-// they stay in global memory, and the copies hold the rest.
-#define SYMCHAN_LOCAL_PES 64
+// are copied for worlds of up to SYMCHAN_LOCAL_PES PEs, each right after
+// the struct it belongs to (symchan_bases, symchan_actor_in); in larger
+// worlds they stay in global memory, and the copies hold the rest.
 struct symchan_actor_local {
 	symchan_heap h;
-	symchan_actor a;
 	symchan_u64 base[SYMCHAN_LOCAL_PES];
+	symchan_actor a;
 	symchan_u64 in[2 * SYMCHAN_LOCAL_PES];
 	symchan_mbox_out out[SYMCHAN_LOCAL_PES];
 };
@@ -1329,9 +1355,9 @@ static __device__ void symchan_actor_enter(symchan_actor_local *l, const symchan
 	symchan_copy_part(&l->h, h, sizeof *h, tid, nth);
 	symchan_copy_part(&l->a, a, sizeof *a, tid, nth);
 	if (n <= SYMCHAN_LOCAL_PES) {
-		symchan_copy_part(l->base, h->base, 8ull * n, tid, nth);
-		symchan_copy_part(l->in, a->in, SYMCHAN_MBOX_IN_SIZE(n), tid, nth);
-		symchan_copy_part(l->out, a->out, sizeof(symchan_mbox_out) * n, tid, nth);
+		symchan_copy_part(l->base, symchan_bases(h), 8ull * n, tid, nth);
+		symchan_copy_part(l->in, symchan_actor_in(a), sizeof l->in, tid, nth);
+		symchan_copy_part(l->out, symchan_actor_out(a), sizeof(symchan_mbox_out) * n, tid, nth);
 	}
 	__syncthreads();
 	if (tid == 0 && n <= SYMCHAN_LOCAL_PES) {
@@ -1345,10 +1371,9 @@ static __device__ void symchan_actor_enter(symchan_actor_local *l, const symchan
 static __device__ void symchan_actor_leave(symchan_actor_local *l, symchan_actor *a) {
 	__syncthreads();
 	const unsigned tid = symchan_block_tid(), nth = symchan_block_size();
-	const int n = l->h.npes;
-	if (n <= SYMCHAN_LOCAL_PES) {
-		symchan_copy_part(a->in, l->in, SYMCHAN_MBOX_IN_SIZE(n), tid, nth);
-		symchan_copy_part(a->out, l->out, sizeof(symchan_mbox_out) * n, tid, nth);
+	if (l->h.npes <= SYMCHAN_LOCAL_PES) {
+		symchan_copy_part(symchan_actor_in(a), l->in, sizeof l->in, tid, nth);
+		symchan_copy_part(symchan_actor_out(a), l->out, sizeof(symchan_mbox_out) * l->h.npes, tid, nth);
 	}
 	if (tid == 0) { // the scalars; a's pointers stay its own
 		a->error = l->a.error;

@@ -21,19 +21,26 @@ function median(list,   n, a, i, j, t) {
 	v[key] = v[key] " " ns; seen[name] = 1; calls[call] = 1
 }
 END {
-	print "| benchmark (µs, median of PE 0) | mapped A | mapped B | forced A | forced B | forced B ÷ mapped B |"
-	print "| --- | ---: | ---: | ---: | ---: | ---: |"
+	nc = 0
+	for (c in calls) cl[++nc] = c
+	for (i = 2; i <= nc; i++) for (j = i; j > 1 && cl[j-1] > cl[j]; j--) { t = cl[j]; cl[j] = cl[j-1]; cl[j-1] = t }
 	n = 0
 	for (b in seen) names[++n] = b
 	for (i = 2; i <= n; i++) for (j = i; j > 1 && names[j-1] > names[j]; j--) { t = names[j]; names[j] = names[j-1]; names[j-1] = t }
+	for (k in v) { split(k, p, SUBSEP); if (p[2] !~ /ActorPingPong/) used[p[1]] = 1 }
+	hdr = "| benchmark (µs, median of PE 0) |"; sep = "| --- |"
+	for (m = 0; m < 2; m++) for (c = 1; c <= nc; c++) if (cl[c] in used) { hdr = hdr " " (m ? "forced " : "mapped ") cl[c] " |"; sep = sep " ---: |" }
+	print hdr " forced ÷ mapped, last call |"; print sep " ---: |"
 	for (i = 1; i <= n; i++) {
 		b = names[i]; if (b ~ /ActorPingPong/) continue
-		row = "| `" b "`"
-		for (m = 0; m < 2; m++) for (c = 0; c < 2; c++) {
-			mode = m ? "forced" : "mapped"; call = c ? "B" : "A"; k = call SUBSEP b SUBSEP mode
+		row = "| `" b "`"; last = ""
+		for (m = 0; m < 2; m++) for (c = 1; c <= nc; c++) {
+			if (!(cl[c] in used)) continue
+			k = cl[c] SUBSEP b SUBSEP (m ? "forced" : "mapped")
 			row = row " | " (k in v ? sprintf("%.1f", median(v[k]) / 1000) : "—")
+			if (k in v) last = cl[c]
 		}
-		fb = "B" SUBSEP b SUBSEP "forced"; mb = "B" SUBSEP b SUBSEP "mapped"
+		fb = last SUBSEP b SUBSEP "forced"; mb = last SUBSEP b SUBSEP "mapped"
 		row = row " | " ((fb in v) && (mb in v) ? sprintf("%.2f×", median(v[fb]) / median(v[mb])) : "—") " |"
 		print row
 	}
@@ -42,10 +49,10 @@ END {
 	print "| --- | --- | ---: | ---: | ---: |"
 	for (i = 1; i <= n; i++) {
 		b = names[i]; if (b !~ /ActorPingPong/) continue
-		for (c = 1; c <= 3; c++) {
-			call = substr("PAB", c, 1); ko = call SUBSEP b SUBSEP "old"; kn = call SUBSEP b SUBSEP "new"
+		for (c = 1; c <= nc; c++) {
+			ko = cl[c] SUBSEP b SUBSEP "old"; kn = cl[c] SUBSEP b SUBSEP "new"
 			if (!(kn in v)) continue
-			printf "| `%s` | %s | %s | %.3f | %s |\n", b, call, (ko in v ? sprintf("%.3f", median(v[ko]) / 1000) : "—"),
+			printf "| `%s` | %s | %s | %.3f | %s |\n", b, cl[c], (ko in v ? sprintf("%.3f", median(v[ko]) / 1000) : "—"),
 				median(v[kn]) / 1000, (ko in v ? sprintf("%.2f×", median(v[kn]) / median(v[ko])) : "—")
 		}
 	}
