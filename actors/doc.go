@@ -68,7 +68,7 @@
 //     first message to itself from another of its goroutines, sent after
 //     the other PEs returned, comes too late for a Recv already waiting.
 //   - After the world: a Mailbox, Chan or Future kept past the end of its
-//     world returns pgas.ErrClosed from its sends, receives (C's Err
+//     world returns pgas.ErrWorldEnded from its sends, receives (C's Err
 //     included), Close and Await; Stats still reads.
 //
 // # Channels and futures

@@ -12,7 +12,6 @@ import (
 
 	"github.com/symchan/symchan/internal/racesync"
 	"github.com/symchan/symchan/pgas"
-	"github.com/symchan/symchan/signals"
 )
 
 // System is a PE's actor runtime state: for now, the table of reply slots
@@ -171,7 +170,7 @@ func newFuture[T any](sys *System, codec Codec[T]) (*Future[T], error) {
 	// nothing below calls pgas). Its words are never freed, so only the
 	// world's end makes them inaccessible.
 	if !pgas.AddrAccessible(s.pe, s.words, s.pe.ID()) {
-		return nil, pgas.ErrClosed
+		return nil, pgas.ErrWorldEnded
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -258,7 +257,7 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 		n := min(pgas.MaxFetchBytes, s.slotBytes())
 		head = slices.Grow((*bp)[:0], n)[:n]
 		base := f.slot * s.slotBytes()
-		ws := pgas.WaitSet[uint64]{Ivars: s.word(f.slot), Cmp: signals.EQ, Value: done, From: s.others,
+		ws := pgas.WaitSet[uint64]{Ivars: s.word(f.slot), Cmp: pgas.CmpEQ, Value: done, From: s.others,
 			Fetch: &pgas.WaitFetch{Data: s.data.Slice(base, base+n), Stride: n, Bytes: n, Into: head}}
 		if _, err := pgas.Wait(ctx, s.pe, pgas.WaitAny, ws); err != nil {
 			f.abandon()
@@ -371,7 +370,7 @@ func (f *Future[T]) abandon() {
 		s.free = append(s.free, f.slot) // no reply can be written any more
 		return
 	}
-	if errors.Is(err, pgas.ErrClosed) {
+	if errors.Is(err, pgas.ErrWorldEnded) {
 		return
 	}
 	// A reply is being written (or has landed): reuse the slot only once

@@ -324,7 +324,7 @@ func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
 	freed, err := pgas.SignalFetch(m.pe, m.credit.Index(to))
 	if err == nil && need > freed+uint64(m.k) {
 		// Only to can free slots: if it has returned, this wait ends.
-		ws := pgas.WaitSet[uint64]{Ivars: m.credit.Index(to), Cmp: signals.GE, Value: need - uint64(m.k), From: []int{to}}
+		ws := pgas.WaitSet[uint64]{Ivars: m.credit.Index(to), Cmp: pgas.CmpGE, Value: need - uint64(m.k), From: []int{to}}
 		var r pgas.WaitResult
 		t0 := m.stats.now()
 		r, err = pgas.Wait(ctx, m.pe, pgas.WaitAll, ws)
@@ -526,13 +526,13 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		var n int
 		var err error
 		if wait && in.open > 0 {
-			ws := pgas.WaitSet[uint64]{Ivars: m.words, Status: in.status, Cmp: signals.GE, Values: in.expect, Indices: in.idx, From: m.senders(), Fetch: in.fetch}
+			ws := pgas.WaitSet[uint64]{Ivars: m.words, Status: in.status, Cmp: pgas.CmpGE, Values: in.expect, Indices: in.idx, From: m.senders(), Fetch: in.fetch}
 			var r pgas.WaitResult
 			r, err = pgas.Wait(ctx, m.pe, pgas.WaitSome, ws)
 			n = r.N
 			m.stats.waited(n > 0)
 		} else {
-			n, err = signals.TestSomeVector(m.pe, m.words, in.idx, in.status, signals.GE, in.expect)
+			n, err = signals.TestSomeVector(m.pe, m.words, in.idx, in.status, pgas.CmpGE, in.expect)
 		}
 		if err != nil {
 			return false, err

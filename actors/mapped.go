@@ -7,7 +7,7 @@ import (
 )
 
 // stillMapped returns pgas's error for words once their world has ended
-// (pgas.ErrClosed) or they were freed, where this PE reads them directly
+// (pgas.ErrWorldEnded) or they were freed, where this PE reads them directly
 // (local non-nil: host memory). pgas checks its own calls, but a direct
 // read of a partition unmapped at the world's end faults the process, so
 // the receive paths ask before they read. Elsewhere it costs nothing: the

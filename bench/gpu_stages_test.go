@@ -10,7 +10,6 @@ import (
 
 	"github.com/symchan/symchan/actors"
 	"github.com/symchan/symchan/pgas"
-	"github.com/symchan/symchan/signals"
 )
 
 // BenchmarkGPUHopStages: where the time of one hop of a Chan between the
@@ -105,12 +104,12 @@ func (h *hopStages) run(ctx context.Context, pe *pgas.PE, fetch bool) error {
 			if keep {
 				h.post.add(time.Since(h.start)-t0, 1)
 			}
-			if _, err := pgas.SignalWaitUntil(ctx, pe, echo, signals.GE, seq); err != nil {
+			if _, err := pgas.SignalWaitUntil(ctx, pe, echo, pgas.CmpGE, seq); err != nil {
 				return err
 			}
 			continue
 		}
-		ws := pgas.WaitSet[uint64]{Ivars: words, Cmp: signals.GE, Values: due, Indices: idx, Fetch: wf}
+		ws := pgas.WaitSet[uint64]{Ivars: words, Cmp: pgas.CmpGE, Values: due, Indices: idx, Fetch: wf}
 		if _, err := pgas.Wait(ctx, pe, pgas.WaitSome, ws); err != nil {
 			return err
 		}

@@ -489,7 +489,7 @@ func BenchmarkGPUWaitAnyWakeup(b *testing.B) {
 					return err
 				}
 			} else {
-				if _, err := signals.WaitUntilAny(ctx, pe, words, nil, signals.EQ, v); err != nil {
+				if _, err := signals.WaitUntilAny(ctx, pe, words, nil, pgas.CmpEQ, v); err != nil {
 					return err
 				}
 				if err := pgas.SignalOp(pe, echo, v, pgas.SignalSet, 0); err != nil {

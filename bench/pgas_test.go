@@ -53,7 +53,7 @@ func BenchmarkPingPong(b *testing.B) {
 						return err
 					}
 				}
-				if _, err := pgas.SignalWaitUntil(ctx, pe, sig, signals.GE, i); err != nil {
+				if _, err := pgas.SignalWaitUntil(ctx, pe, sig, pgas.CmpGE, i); err != nil {
 					return err
 				}
 				if me == 1 {
@@ -84,7 +84,7 @@ func BenchmarkWaitAny1024(b *testing.B) {
 		}
 		b.StartTimer()
 		for range b.N {
-			if i, err := signals.WaitUntilAny(ctx, pe, w, nil, signals.EQ, 1); err != nil || i != 777 {
+			if i, err := signals.WaitUntilAny(ctx, pe, w, nil, pgas.CmpEQ, 1); err != nil || i != 777 {
 				return fmt.Errorf("WaitUntilAny = %d, %v", i, err)
 			}
 		}

@@ -390,8 +390,8 @@ func testActorsBadInput(t *testing.T) {
 		"Await":   awaitErr,
 		"C's Err": ch.Err(),
 	} {
-		if !errors.Is(err, pgas.ErrClosed) {
-			t.Errorf("%s after the world ended: %v, want pgas.ErrClosed", name, err)
+		if !errors.Is(err, pgas.ErrWorldEnded) {
+			t.Errorf("%s after the world ended: %v, want pgas.ErrWorldEnded", name, err)
 		}
 	}
 }

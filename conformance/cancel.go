@@ -40,7 +40,7 @@ var collectives = []struct {
 		return pgas.Broadcast(ctx, tm, x.a, x.b, 8, 0)
 	}},
 	{"reduce", false, func(ctx context.Context, _ *pgas.PE, tm *pgas.Team, x collArgs) error {
-		return pgas.ReduceAll(ctx, tm, pgas.Sum, x.a, x.b, 8)
+		return pgas.ReduceAll(ctx, tm, pgas.ReduceSum, x.a, x.b, 8)
 	}},
 	{"fcollect", false, func(ctx context.Context, _ *pgas.PE, tm *pgas.Team, x collArgs) error {
 		return pgas.FCollect(ctx, tm, x.a, x.b, 8)
@@ -176,7 +176,7 @@ func swapCodes(ctx context.Context, pe *pgas.PE, box pgas.Sym[uint64], code uint
 			return nil, err
 		}
 	}
-	if err := signals.WaitUntilAll(ctx, pe, box, nil, signals.NE, 0); err != nil {
+	if err := signals.WaitUntilAll(ctx, pe, box, nil, pgas.CmpNE, 0); err != nil {
 		return nil, err
 	}
 	codes := make([]uint64, pe.NumPEs())
@@ -237,7 +237,7 @@ func testCollectiveBadArgumentOnOneMember(t *testing.T) {
 		case pe.ID() != 1 && !errors.Is(err, pgas.ErrBadArg):
 			return fmt.Errorf("a good member got %v, want ErrBadArg", err)
 		}
-		return pgas.ReduceAll(ctx, tm, pgas.Sum, s, s, 4)
+		return pgas.ReduceAll(ctx, tm, pgas.ReduceSum, s, s, 4)
 	})
 }
 
@@ -253,7 +253,7 @@ func testNilHandles(t *testing.T) {
 		"Fence":     pe.Fence(),
 		"Team.Sync": tm.Sync(ctx),
 		"Broadcast": pgas.Broadcast(ctx, tm, pgas.Sym[int64]{}, pgas.Sym[int64]{}, 1, 0),
-		"ReduceAll": pgas.ReduceAll(ctx, tm, pgas.Sum, pgas.Sym[int64]{}, pgas.Sym[int64]{}, 1),
+		"ReduceAll": pgas.ReduceAll(ctx, tm, pgas.ReduceSum, pgas.Sym[int64]{}, pgas.Sym[int64]{}, 1),
 		"Put":       pgas.Put(pe, pgas.Sym[int64]{}, []int64{1}, 0),
 		"PutSignal": pgas.PutSignal(pe, pgas.Sym[int64]{}, []int64{1}, pgas.Sym[uint64]{}, 1, pgas.SignalSet, 0),
 		"SignalOp":  pgas.SignalOp(pe, pgas.Sym[uint64]{}, 1, pgas.SignalSet, 0),
@@ -272,7 +272,7 @@ func testNilHandles(t *testing.T) {
 			t.Errorf("%s with a nil handle: %v, want ErrBadArg", name, err)
 		}
 	}
-	if pe.ID() != -1 || pe.NumPEs() != 0 || tm.MyPE() != -1 || tm.NumPEs() != 0 || tm.WorldPE(0) != -1 || tm.TeamPE(0) != -1 || tm.TranslatePE(0, nil) != -1 {
+	if pe.ID() != -1 || pe.NumPEs() != 0 || tm.ID() != -1 || tm.NumPEs() != 0 || tm.WorldPE(0) != -1 || tm.TeamPE(0) != -1 || tm.TranslatePE(0, nil) != -1 {
 		t.Error("the accessors of nil handles do not report an invalid PE")
 	}
 	tm.Destroy() // no panic

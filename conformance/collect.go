@@ -25,7 +25,7 @@ func collect(t *testing.T, n int) {
 		if tm == nil {
 			return nil
 		}
-		me, size := tm.MyPE(), tm.NumPEs()
+		me, size := tm.ID(), tm.NumPEs()
 		count := func(r int) int { return (r * 3) % 5 } // 0, 3, 1, 4, 2, 0 …
 		mine := seq(8, func(i int) int32 { return int32(me*100 + i) })
 		check(pgas.Put(pe, src, mine, pe.ID()))
@@ -79,7 +79,7 @@ func allToAlls(t *testing.T, npes, tst, sst int) {
 		if tm == nil {
 			return nil
 		}
-		me, size := tm.MyPE(), tm.NumPEs()
+		me, size := tm.ID(), tm.NumPEs()
 		check(pgas.Put(pe, src, seq(src.Len(), func(i int) int64 { return int64(me*1000 + i) }), pe.ID()))
 		check(pgas.Put(pe, dst, seq(dst.Len(), func(int) int64 { return -1 }), pe.ID()))
 		check(pgas.AllToAlls(ctx, tm, dst, src, tst, sst, blk))
@@ -115,8 +115,8 @@ func testReduceAllComplex(t *testing.T) {
 		check(pgas.Put(pe, c64, []complex64{complex(float32(me), 1), complex(0, float32(me))}, pe.ID()))
 		check(pgas.Put(pe, c128, []complex128{complex(me, -me), 2i}, pe.ID()))
 		world := pe.TeamWorld()
-		check(pgas.ReduceAllComplex(ctx, world, pgas.Sum, c64, c64, 2))
-		check(pgas.ReduceAllComplex(ctx, world, pgas.Prod, c128, c128, 2))
+		check(pgas.ReduceAllComplex(ctx, world, pgas.ReduceSum, c64, c64, 2))
+		check(pgas.ReduceAllComplex(ctx, world, pgas.ReduceProd, c128, c128, 2))
 		got64 := make([]complex64, 2)
 		check(pgas.Get(pe, got64, c64, pe.ID()))
 		if got64[0] != complex(3, 2) || got64[1] != complex(0, 3) {
@@ -128,7 +128,7 @@ func testReduceAllComplex(t *testing.T) {
 		if got128[0] != -4i || got128[1] != -4 {
 			return fmt.Errorf("complex128 product = %v", got128)
 		}
-		if err := pgas.ReduceAllComplex(ctx, world, pgas.Max, c64, c64, 2); !errors.Is(err, pgas.ErrBadArg) {
+		if err := pgas.ReduceAllComplex(ctx, world, pgas.ReduceMax, c64, c64, 2); !errors.Is(err, pgas.ErrBadArg) {
 			return fmt.Errorf("Max of complex: %v", err)
 		}
 		return world.Barrier(ctx)

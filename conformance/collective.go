@@ -34,7 +34,7 @@ func testBroadcast(t *testing.T) {
 			return nil
 		}
 		for root := range tm.NumPEs() {
-			mine := seq(100, func(i int) float64 { return float64(i) + 0.5*float64(tm.MyPE()) })
+			mine := seq(100, func(i int) float64 { return float64(i) + 0.5*float64(tm.ID()) })
 			check(pgas.Put(pe, src, mine, pe.ID()))
 			check(pgas.Broadcast(ctx, tm, dst, src, 90, root))
 			got := make([]float64, 100)
@@ -65,7 +65,7 @@ func reduceCase[T pgas.Number](ctx context.Context, pe *pgas.PE, tm *pgas.Team, 
 	if tm == nil {
 		return nil
 	}
-	check(pgas.Put(pe, src, seq(n, func(i int) T { return val(tm.MyPE(), i) }), pe.ID()))
+	check(pgas.Put(pe, src, seq(n, func(i int) T { return val(tm.ID(), i) }), pe.ID()))
 	if err := pgas.ReduceAll(ctx, tm, op, dst, src, n); err != nil {
 		return err
 	}
@@ -76,17 +76,17 @@ func reduceCase[T pgas.Number](ctx context.Context, pe *pgas.PE, tm *pgas.Team, 
 		for r := 1; r < tm.NumPEs(); r++ {
 			v := val(r, i)
 			switch op {
-			case pgas.Sum:
+			case pgas.ReduceSum:
 				want += v
-			case pgas.Prod:
+			case pgas.ReduceProd:
 				want *= v
-			case pgas.Min:
+			case pgas.ReduceMin:
 				want = min(want, v)
-			case pgas.Max:
+			case pgas.ReduceMax:
 				want = max(want, v)
 			}
 		}
-		if op >= pgas.And {
+		if op >= pgas.ReduceAnd {
 			want = bitRef(op, tm.NumPEs(), i, val)
 		}
 		if got[i] != want {
@@ -103,11 +103,11 @@ func bitRef[T pgas.Number](op pgas.ReduceOp, n, i int, val func(rank, i int) T) 
 	for r := 1; r < n; r++ {
 		v := int64(val(r, i))
 		switch op {
-		case pgas.And:
+		case pgas.ReduceAnd:
 			acc &= v
-		case pgas.Or:
+		case pgas.ReduceOr:
 			acc |= v
-		case pgas.Xor:
+		case pgas.ReduceXor:
 			acc ^= v
 		}
 	}
@@ -118,7 +118,7 @@ func testReduceAll(t *testing.T) {
 	ints := func(rank, i int) int64 { return int64((rank+1)*(i+3)) ^ int64(rank<<i%60) }
 	floats := func(rank, i int) float64 { return float64(rank+1) * (float64(i) - 10.25) }
 	u8 := func(rank, i int) uint8 { return uint8(rank*37 + i) }
-	for _, op := range []pgas.ReduceOp{pgas.Sum, pgas.Prod, pgas.Min, pgas.Max, pgas.And, pgas.Or, pgas.Xor} {
+	for _, op := range []pgas.ReduceOp{pgas.ReduceSum, pgas.ReduceProd, pgas.ReduceMin, pgas.ReduceMax, pgas.ReduceAnd, pgas.ReduceOr, pgas.ReduceXor} {
 		t.Run(op.String(), func(t *testing.T) {
 			teamCases(t, 6, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
 				if err := reduceCase(ctx, pe, tm, op, ints, false); err != nil {
@@ -127,7 +127,7 @@ func testReduceAll(t *testing.T) {
 				if err := reduceCase(ctx, pe, tm, op, u8, true); err != nil {
 					return fmt.Errorf("uint8 in place: %w", err)
 				}
-				if op >= pgas.And {
+				if op >= pgas.ReduceAnd {
 					err := reduceCase(ctx, pe, tm, op, floats, false)
 					if tm != nil && !errors.Is(err, pgas.ErrBadArg) {
 						return fmt.Errorf("float64 %v: %v, want ErrBadArg", op, err)
@@ -151,7 +151,7 @@ func testFCollectAndAllToAll(t *testing.T) {
 		if tm == nil {
 			return nil
 		}
-		n, me := tm.NumPEs(), tm.MyPE()
+		n, me := tm.NumPEs(), tm.ID()
 		check(pgas.Put(pe, src, seq(n*blk, func(i int) int32 { return int32(me*1000 + i) }), pe.ID()))
 		check(pgas.FCollect(ctx, tm, dst, src, blk))
 		got := make([]int32, n*blk)
@@ -186,7 +186,7 @@ func testReduceAllRepeated(t *testing.T) {
 		s := must(pgas.AllocZeroed[float64](ctx, pe, 1))
 		for it := range 200 {
 			check(pgas.P(pe, s, float64(pe.ID()+it), pe.ID()))
-			check(pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.Max, s, s, 1))
+			check(pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.ReduceMax, s, s, 1))
 			if v := must(pgas.G(pe, s, pe.ID())); v != float64(3+it) {
 				return fmt.Errorf("iteration %d: max = %v", it, v)
 			}

@@ -27,10 +27,10 @@ func testPEFailurePropagates(t *testing.T) {
 	}
 	blockers := map[string]func(ctx context.Context, pe *pgas.PE, w pgas.Sym[uint64]) error{
 		"wait": func(ctx context.Context, pe *pgas.PE, w pgas.Sym[uint64]) error {
-			return signals.WaitUntil(ctx, pe, w, signals.EQ, 1)
+			return signals.WaitUntil(ctx, pe, w, pgas.CmpEQ, 1)
 		},
 		"wait some": func(ctx context.Context, pe *pgas.PE, w pgas.Sym[uint64]) error {
-			_, err := signals.WaitUntilSome(ctx, pe, w, make([]int, w.Len()), nil, signals.EQ, 1)
+			_, err := signals.WaitUntilSome(ctx, pe, w, make([]int, w.Len()), nil, pgas.CmpEQ, 1)
 			return err
 		},
 		"barrier": func(ctx context.Context, pe *pgas.PE, _ pgas.Sym[uint64]) error { return pe.Barrier(ctx) },
@@ -39,7 +39,7 @@ func testPEFailurePropagates(t *testing.T) {
 			return err
 		},
 		"reduce": func(ctx context.Context, pe *pgas.PE, w pgas.Sym[uint64]) error {
-			return pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.Sum, w, w, 1)
+			return pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.ReduceSum, w, w, 1)
 		},
 	}
 	for wname, fail := range ways {
@@ -94,7 +94,7 @@ func testNoGoroutineOutlivesRun(t *testing.T) {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		check(pgas.SignalOp(pe, w, 1, pgas.SignalAdd, 0))
 		if pe.ID() == 0 {
-			_, err := pgas.SignalWaitUntil(ctx, pe, w, signals.EQ, 16)
+			_, err := pgas.SignalWaitUntil(ctx, pe, w, pgas.CmpEQ, 16)
 			return err
 		}
 		return nil
@@ -113,7 +113,7 @@ func testRunContextCancelled(t *testing.T) {
 			// than a fixed delay).
 			time.AfterFunc(20*time.Millisecond, cancel)
 		}
-		return signals.WaitUntil(ctx, pe, w, signals.EQ, 1) // never set
+		return signals.WaitUntil(ctx, pe, w, pgas.CmpEQ, 1) // never set
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v, want context.Canceled", err)
@@ -136,7 +136,7 @@ func testUseAfterWorldEnded(t *testing.T) {
 		"quiet":   kept.Quiet(),
 		"alloc":   func() error { _, err := pgas.Alloc[int64](ctx, kept, 1); return err }(),
 	} {
-		if !errors.Is(err, pgas.ErrClosed) {
+		if !errors.Is(err, pgas.ErrWorldEnded) {
 			t.Errorf("%s after the world ended: %v", name, err)
 		}
 	}
@@ -150,7 +150,7 @@ func testPEGoEndsWithPE(t *testing.T) {
 		ran[pe.ID()] = true
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		pe.Go(func(ctx context.Context) {
-			err := signals.WaitUntil(ctx, pe, w, signals.EQ, 1) // never set
+			err := signals.WaitUntil(ctx, pe, w, pgas.CmpEQ, 1) // never set
 			ended[pe.ID()] = errors.Is(err, context.Canceled)
 		})
 		return pe.Barrier(ctx)
@@ -208,7 +208,7 @@ func testPEFailFromHelper(t *testing.T) {
 			<-ctx.Done() // the PE's function returns once its context ends
 			return nil
 		}
-		err := signals.WaitUntil(context.Background(), pe, w, signals.EQ, 1)
+		err := signals.WaitUntil(context.Background(), pe, w, pgas.CmpEQ, 1)
 		var pf *pgas.PEError
 		if !errors.As(err, &pf) || pf.PE != 1 || !errors.Is(err, boom) {
 			return errors.New("blocked wait ended with " + errString(err))

@@ -274,7 +274,7 @@ func runFaultWorld(w *faultWorld) (problems []error) {
 			"Put":          pgas.Put(f.pe, f.a, []int64{1}, 0),
 			"Barrier":      f.pe.Barrier(context.Background()),
 		} {
-			if !errors.Is(err, pgas.ErrClosed) {
+			if !errors.Is(err, pgas.ErrWorldEnded) {
 				bad("PE %d: %s after the world ended: %v, want ErrClosed", f.pe.ID(), name, err)
 			}
 		}
@@ -394,7 +394,7 @@ func (f *faultPE) step(ctx context.Context, s int, op faultOp, badArg bool, bad 
 		}
 		return err
 	case fopReduce:
-		return pgas.ReduceAll(ctx, tm, pgas.Sum, short(f.a, 8), f.b, 8)
+		return pgas.ReduceAll(ctx, tm, pgas.ReduceSum, short(f.a, 8), f.b, 8)
 	case fopFCollect:
 		return pgas.FCollect(ctx, tm, short(f.a, 8*n), f.b, 8)
 	case fopAllToAll:
@@ -467,7 +467,7 @@ func documented(err error) bool {
 		return true
 	}
 	for _, e := range []error{context.Canceled, context.DeadlineExceeded, pgas.ErrTeamBroken, pgas.ErrCollectiveMismatch,
-		pgas.ErrNoWriters, pgas.ErrClosed, actors.ErrClosed, actors.ErrAbandoned, pgas.ErrBadSym} {
+		pgas.ErrNoWriters, pgas.ErrWorldEnded, actors.ErrClosed, actors.ErrAbandoned, pgas.ErrBadSym} {
 		if errors.Is(err, e) {
 			return true
 		}

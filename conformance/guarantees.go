@@ -213,7 +213,7 @@ func testArgumentInvalidOnOneMember(t *testing.T) {
 			return pgas.Broadcast(ctx, tm, dst.Slice(0, l), src, k, 0)
 		}, k},
 		{"reduce", func(ctx context.Context, tm *pgas.Team, dst, src pgas.Sym[int64], l int) error {
-			return pgas.ReduceAll(ctx, tm, pgas.Sum, dst.Slice(0, l), src, k)
+			return pgas.ReduceAll(ctx, tm, pgas.ReduceSum, dst.Slice(0, l), src, k)
 		}, k},
 		{"alltoall", func(ctx context.Context, tm *pgas.Team, dst, src pgas.Sym[int64], l int) error {
 			return pgas.AllToAll(ctx, tm, dst.Slice(0, l), src, 1)
@@ -277,7 +277,7 @@ func testRecvAfterEverySenderClosed(t *testing.T) {
 }
 
 // Every exported method of every actors and pgas type, kept past the end of
-// its world, returns pgas.ErrClosed (or its documented zero answer) and
+// its world, returns pgas.ErrWorldEnded (or its documented zero answer) and
 // never touches the world's memory: on the host backend it is unmapped by
 // then.
 func testActorsAfterWorldEnded(t *testing.T) {
@@ -366,8 +366,8 @@ func testActorsAfterWorldEnded(t *testing.T) {
 	call("Free", func() error { return pgas.Free(ctx, k.pe, k.sym) })
 	call("Alloc", func() error { _, err := pgas.Alloc[int64](ctx, k.pe, 1); return err })
 	for name, err := range errs {
-		if !errors.Is(err, pgas.ErrClosed) {
-			t.Errorf("%s after the world ended: %v, want pgas.ErrClosed", name, err)
+		if !errors.Is(err, pgas.ErrWorldEnded) {
+			t.Errorf("%s after the world ended: %v, want pgas.ErrWorldEnded", name, err)
 		}
 	}
 	// Those with no error to return must not fault either.
@@ -410,7 +410,7 @@ func testServiceAfterStop(t *testing.T) {
 	default:
 		t.Error("Done is open after Stop returned")
 	}
-	if s.Ready() || s.State() == service.Ready {
+	if s.Ready() || s.State() == service.StateReady {
 		t.Errorf("after Stop: Ready %v, State %v", s.Ready(), s.State())
 	}
 	_, _, _ = s.Stats(), s.LocalPEs(), s.NumPEs()
@@ -464,7 +464,7 @@ func testServiceCallerFaults(t *testing.T) {
 	if got, err := s.Call(ctx, 1, 4); err != nil || got != 41 {
 		t.Errorf("a call after the caller faults and Start's context ended: %v, %v; want 41", got, err)
 	}
-	if st := s.Stats(); st.Restarts != 0 || s.State() != service.Ready {
+	if st := s.Stats(); st.Restarts != 0 || s.State() != service.StateReady {
 		t.Errorf("after the caller faults: %d restarts, %v; want none, Ready", st.Restarts, s.State())
 	}
 	stopAll(t, s, &dones)

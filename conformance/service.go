@@ -89,7 +89,7 @@ func testServiceCalls(t *testing.T) {
 	needPEs(t, n)
 	var dones atomic.Int64
 	s := startService(t, n, &dones)
-	if s.NumPEs() != n || s.State() != service.Ready {
+	if s.NumPEs() != n || s.State() != service.StateReady {
 		t.Fatalf("%d PEs, %v", s.NumPEs(), s.State())
 	}
 	var wg sync.WaitGroup

@@ -24,7 +24,7 @@ func testRingNeighbourExchange(t *testing.T) {
 					check(pgas.P(pe, dst, int64(me)*1000+int64(round), right))
 					check(pe.Quiet())
 					check(pgas.SignalOp(pe, sig, round, pgas.SignalSet, right))
-					v, err := pgas.SignalWaitUntil(ctx, pe, sig, signals.GE, round)
+					v, err := pgas.SignalWaitUntil(ctx, pe, sig, pgas.CmpGE, round)
 					if err != nil {
 						return err
 					}
@@ -69,12 +69,12 @@ func testPutSignalDataVisible(t *testing.T) {
 							} else {
 								check(pgas.PutSignal(pe, data, buf, sig, val, op, 1))
 							}
-							if _, err := pgas.SignalWaitUntil(ctx, pe, ack, signals.EQ, round); err != nil {
+							if _, err := pgas.SignalWaitUntil(ctx, pe, ack, pgas.CmpEQ, round); err != nil {
 								return err
 							}
 							continue
 						}
-						if err := receivedRound(ctx, pe, data, buf, sig, signals.GE, round, round); err != nil {
+						if err := receivedRound(ctx, pe, data, buf, sig, pgas.CmpGE, round, round); err != nil {
 							return err
 						}
 						check(pgas.SignalOp(pe, ack, round, pgas.SignalSet, 0))
@@ -96,7 +96,7 @@ func fillRound(buf []uint64, round uint64) {
 // receivedRound waits until sig on pe satisfies cmp v, then reads data
 // there into buf and checks that it holds round's words (fillRound): a
 // signal seen means its put's data is seen.
-func receivedRound(ctx context.Context, pe *pgas.PE, data pgas.Sym[uint64], buf []uint64, sig pgas.Sym[uint64], cmp signals.Cmp, v, round uint64) error {
+func receivedRound(ctx context.Context, pe *pgas.PE, data pgas.Sym[uint64], buf []uint64, sig pgas.Sym[uint64], cmp pgas.Cmp, v, round uint64) error {
 	if _, err := pgas.SignalWaitUntil(ctx, pe, sig, cmp, v); err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func testPutSignalIf(t *testing.T) {
 					}
 					check(pe.Barrier(ctx))
 					if pe.ID() == 1 {
-						if err := receivedRound(ctx, pe, data, buf, sig, signals.EQ, val, round); err != nil {
+						if err := receivedRound(ctx, pe, data, buf, sig, pgas.CmpEQ, val, round); err != nil {
 							return err
 						}
 					}
@@ -178,7 +178,7 @@ func testPutSignalAddFanIn(t *testing.T) {
 		if pe.ID() != 0 {
 			return nil
 		}
-		if _, err := pgas.SignalWaitUntil(ctx, pe, sig, signals.EQ, n); err != nil {
+		if _, err := pgas.SignalWaitUntil(ctx, pe, sig, pgas.CmpEQ, n); err != nil {
 			return err
 		}
 		got := make([]int64, n*64)
@@ -205,7 +205,7 @@ func testFenceOrdersDelivery(t *testing.T) {
 				check(pgas.AtomicSet(pe, flag, uint64(round), 1))
 				check(pe.Quiet())
 			} else {
-				if err := signals.WaitUntil(ctx, pe, flag, signals.EQ, uint64(round)); err != nil {
+				if err := signals.WaitUntil(ctx, pe, flag, pgas.CmpEQ, uint64(round)); err != nil {
 					return err
 				}
 				got := make([]int64, 1024)
@@ -236,7 +236,7 @@ func testQuietCompletesNBI(t *testing.T) {
 		for q := range n {
 			check(pgas.SignalOp(pe, flags.Index(pe.ID()), 1, pgas.SignalSet, q))
 		}
-		check(signals.WaitUntilAll(ctx, pe, flags, nil, signals.EQ, 1))
+		check(signals.WaitUntilAll(ctx, pe, flags, nil, pgas.CmpEQ, 1))
 		for q := range n {
 			got := make([]int32, 256)
 			check(pgas.Get(pe, got, s.Slice(q*256, q*256+256), pe.ID()))

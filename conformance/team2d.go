@@ -27,9 +27,9 @@ func testTeamSplit2D(t *testing.T) {
 				row, col := me/xr, me%xr
 				rowLen := min(xr, c.n-row*xr)
 				colLen := (c.n - col + xr - 1) / xr
-				if x.NumPEs() != rowLen || x.MyPE() != col || y.NumPEs() != colLen || y.MyPE() != row {
+				if x.NumPEs() != rowLen || x.ID() != col || y.NumPEs() != colLen || y.ID() != row {
 					return fmt.Errorf("PE %d: x team %d/%d, y team %d/%d; want %d/%d, %d/%d",
-						me, x.MyPE(), x.NumPEs(), y.MyPE(), y.NumPEs(), col, rowLen, row, colLen)
+						me, x.ID(), x.NumPEs(), y.ID(), y.NumPEs(), col, rowLen, row, colLen)
 				}
 				for r := range rowLen {
 					if x.WorldPE(r) != row*xr+r {
@@ -47,7 +47,7 @@ func testTeamSplit2D(t *testing.T) {
 				// Sum of world ids along the row and the column.
 				s := must(pgas.AllocZeroed[int64](ctx, pe, 1))
 				check(pgas.P(pe, s, int64(me), me))
-				check(pgas.ReduceAll(ctx, x, pgas.Sum, s, s, 1))
+				check(pgas.ReduceAll(ctx, x, pgas.ReduceSum, s, s, 1))
 				if want := int64(rowLen*row*xr + rowLen*(rowLen-1)/2); must(pgas.G(pe, s, me)) != want {
 					return fmt.Errorf("row sum = %d, want %d", must(pgas.G(pe, s, me)), want)
 				}

@@ -34,7 +34,7 @@ func testCollectiveNeverJoined(t *testing.T) {
 			return pe.Barrier(ctx)
 		}, nil},
 		{"reduction", func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
-			return pgas.ReduceAll(ctx, tm, pgas.Sum, sums[pe.ID()], sums[pe.ID()], 1)
+			return pgas.ReduceAll(ctx, tm, pgas.ReduceSum, sums[pe.ID()], sums[pe.ID()], 1)
 		}, nil},
 		{"barrier of a destroyed team", func(ctx context.Context, _ *pgas.PE, tm *pgas.Team) error {
 			return tm.Barrier(ctx)
@@ -86,7 +86,7 @@ func testCollectivesJoinedNoAlarm(t *testing.T) {
 		for range 20 {
 			check(tm.Barrier(ctx))
 		}
-		check(pgas.ReduceAll(ctx, tm, pgas.Max, w, w, 1))
+		check(pgas.ReduceAll(ctx, tm, pgas.ReduceMax, w, w, 1))
 		switch pe.ID() {
 		case 2:
 			tm.Destroy()
@@ -95,7 +95,7 @@ func testCollectivesJoinedNoAlarm(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 			check(pgas.SignalOp(pe, flag, 7, pgas.SignalSet, 1))
 		case 1:
-			if err := signals.WaitUntil(ctx, pe, flag, signals.EQ, 7); err != nil {
+			if err := signals.WaitUntil(ctx, pe, flag, pgas.CmpEQ, 7); err != nil {
 				return fmt.Errorf("point-to-point wait after PE 2 left: %w", err)
 			}
 		}

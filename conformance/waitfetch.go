@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/symchan/symchan/pgas"
-	"github.com/symchan/symchan/signals"
 )
 
 // fetchPattern is the bytes PE 1 puts for word i in round r.
@@ -37,7 +36,7 @@ func testWaitFetch(t *testing.T) {
 			sh := shapes[r%len(shapes)]
 			sent := func(i int) bool { return (i+r)%3 != 0 }
 			if pe.ID() == 1 {
-				if _, err := pgas.SignalWaitUntil(ctx, pe, ack, signals.GE, uint64(r-1)); err != nil {
+				if _, err := pgas.SignalWaitUntil(ctx, pe, ack, pgas.CmpGE, uint64(r-1)); err != nil {
 					return err
 				}
 				for i := range words {
@@ -62,7 +61,7 @@ func testWaitFetch(t *testing.T) {
 			nsent := left
 			f := &pgas.WaitFetch{Data: data, Stride: sh.stride, Bytes: sh.bytes, Into: into}
 			for left > 0 {
-				ws := pgas.WaitSet[uint64]{Ivars: w, Status: status, Cmp: signals.GE, Value: uint64(r), Indices: idx, Fetch: f}
+				ws := pgas.WaitSet[uint64]{Ivars: w, Status: status, Cmp: pgas.CmpGE, Value: uint64(r), Indices: idx, Fetch: f}
 				var got []int
 				if r%2 == 0 {
 					res, err := pgas.Wait(ctx, pe, pgas.WaitAny, ws)
@@ -87,7 +86,7 @@ func testWaitFetch(t *testing.T) {
 			}
 			// Test forms fetch too: every sent word is set now.
 			clear(into)
-			res, err := pgas.Test(pe, pgas.WaitSome, pgas.WaitSet[uint64]{Ivars: w, Status: mask, Cmp: signals.GE, Value: uint64(r), Indices: idx, Fetch: f})
+			res, err := pgas.Test(pe, pgas.WaitSome, pgas.WaitSet[uint64]{Ivars: w, Status: mask, Cmp: pgas.CmpGE, Value: uint64(r), Indices: idx, Fetch: f})
 			if err != nil {
 				return err
 			}
@@ -112,7 +111,7 @@ func testWaitFetchBadArguments(t *testing.T) {
 		data := must(pgas.AllocZeroed[byte](ctx, pe, 64))
 		idx := make([]int, 4)
 		wait := func(mode pgas.WaitMode, f pgas.WaitFetch) error {
-			_, err := pgas.Test(pe, mode, pgas.WaitSet[uint64]{Ivars: w, Cmp: signals.EQ, Indices: idx, Fetch: &f})
+			_, err := pgas.Test(pe, mode, pgas.WaitSet[uint64]{Ivars: w, Cmp: pgas.CmpEQ, Indices: idx, Fetch: &f})
 			return err
 		}
 		cases := map[string]error{
@@ -135,7 +134,7 @@ func testWaitFetchBadArguments(t *testing.T) {
 		// bytes for each).
 		check(pgas.Put(pe, data.Slice(0, 3), []byte{7, 8, 9}, 0))
 		into := make([]byte, 12)
-		res := must(pgas.Test(pe, pgas.WaitSome, pgas.WaitSet[uint64]{Ivars: w, Cmp: signals.EQ, Indices: idx, Fetch: &pgas.WaitFetch{Data: data, Bytes: 3, Into: into}}))
+		res := must(pgas.Test(pe, pgas.WaitSome, pgas.WaitSet[uint64]{Ivars: w, Cmp: pgas.CmpEQ, Indices: idx, Fetch: &pgas.WaitFetch{Data: data, Bytes: 3, Into: into}}))
 		if res.N != 4 || !bytes.Equal(into, []byte{7, 8, 9, 7, 8, 9, 7, 8, 9, 7, 8, 9}) {
 			return fmt.Errorf("a stride of 0: %d reported, fetched %v", res.N, into)
 		}

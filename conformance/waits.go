@@ -15,18 +15,18 @@ import (
 // Comparisons follow the word's type: signed words compare as signed.
 func testCompareOperators(t *testing.T) {
 	type c struct {
-		cmp         signals.Cmp
+		cmp         pgas.Cmp
 		word, value int64
 		want        bool
 	}
 	cases := []c{
-		{signals.EQ, 3, 3, true}, {signals.EQ, 3, 4, false},
-		{signals.NE, 3, 4, true}, {signals.NE, 3, 3, false},
-		{signals.GT, 4, 3, true}, {signals.GT, 3, 3, false},
-		{signals.GE, 3, 3, true}, {signals.GE, 2, 3, false},
-		{signals.LT, 2, 3, true}, {signals.LT, 3, 3, false},
-		{signals.LE, 3, 3, true}, {signals.LE, 4, 3, false},
-		{signals.LT, -1, 0, true}, {signals.GT, -5, -6, true},
+		{pgas.CmpEQ, 3, 3, true}, {pgas.CmpEQ, 3, 4, false},
+		{pgas.CmpNE, 3, 4, true}, {pgas.CmpNE, 3, 3, false},
+		{pgas.CmpGT, 4, 3, true}, {pgas.CmpGT, 3, 3, false},
+		{pgas.CmpGE, 3, 3, true}, {pgas.CmpGE, 2, 3, false},
+		{pgas.CmpLT, 2, 3, true}, {pgas.CmpLT, 3, 3, false},
+		{pgas.CmpLE, 3, 3, true}, {pgas.CmpLE, 4, 3, false},
+		{pgas.CmpLT, -1, 0, true}, {pgas.CmpGT, -5, -6, true},
 	}
 	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		i32 := must(pgas.AllocZeroed[int32](ctx, pe, 1))
@@ -44,10 +44,10 @@ func testCompareOperators(t *testing.T) {
 		}
 		// Unsigned: all ones is the largest value, not -1.
 		check(pgas.AtomicSet(pe, u32, ^uint32(0), 0))
-		if !must(signals.Test(pe, u32, signals.GT, 0)) {
+		if !must(signals.Test(pe, u32, pgas.CmpGT, 0)) {
 			t.Errorf("uint32 max > 0 is false")
 		}
-		if _, err := signals.Test(pe, u32, signals.Cmp(0), 0); !errors.Is(err, pgas.ErrBadArg) {
+		if _, err := signals.Test(pe, u32, pgas.Cmp(0), 0); !errors.Is(err, pgas.ErrBadArg) {
 			t.Errorf("bad comparison: %v", err)
 		}
 		return nil
@@ -64,7 +64,7 @@ func testWaitUntilAllAnySome(t *testing.T) {
 		if pe.ID() == 1 {
 			// Phase 1: set words one by one, each after PE 0 asks.
 			for i := range words {
-				if _, err := pgas.SignalWaitUntil(ctx, pe, go1, signals.GE, uint64(i+1)); err != nil {
+				if _, err := pgas.SignalWaitUntil(ctx, pe, go1, pgas.CmpGE, uint64(i+1)); err != nil {
 					return err
 				}
 				check(pgas.SignalOp(pe, w.Index(i), 1, pgas.SignalSet, 0))
@@ -84,24 +84,24 @@ func testWaitUntilAllAnySome(t *testing.T) {
 			status[i] = 0
 			switch i % 3 {
 			case 0:
-				got, err := signals.WaitUntilAny(ctx, pe, w, status, signals.EQ, 1)
+				got, err := signals.WaitUntilAny(ctx, pe, w, status, pgas.CmpEQ, 1)
 				if err != nil || got != i {
 					return fmt.Errorf("step %d: WaitUntilAny = %d, %v", i, got, err)
 				}
 			case 1:
-				n, err := signals.WaitUntilSome(ctx, pe, w, idx, status, signals.EQ, 1)
+				n, err := signals.WaitUntilSome(ctx, pe, w, idx, status, pgas.CmpEQ, 1)
 				if err != nil || n != 1 || idx[0] != i {
 					return fmt.Errorf("step %d: WaitUntilSome = %v, %v", i, idx[:n], err)
 				}
 			default:
-				if err := signals.WaitUntilAll(ctx, pe, w, status, signals.EQ, 1); err != nil {
+				if err := signals.WaitUntilAll(ctx, pe, w, status, pgas.CmpEQ, 1); err != nil {
 					return fmt.Errorf("step %d: WaitUntilAll: %v", i, err)
 				}
 				if v := must(pgas.SignalFetch(pe, w.Index(i))); v != 1 {
 					return fmt.Errorf("step %d: WaitUntilAll returned with word %d at %d", i, i, v)
 				}
 			}
-			n, err := signals.WaitUntilSome(ctx, pe, w, idx, nil, signals.EQ, 1)
+			n, err := signals.WaitUntilSome(ctx, pe, w, idx, nil, pgas.CmpEQ, 1)
 			if err != nil || n != i+1 {
 				return fmt.Errorf("step %d: WaitUntilSome = %d, %v", i, n, err)
 			}
@@ -112,7 +112,7 @@ func testWaitUntilAllAnySome(t *testing.T) {
 				}
 			}
 		}
-		return signals.WaitUntilAll(ctx, pe, w, nil, signals.EQ, 1)
+		return signals.WaitUntilAll(ctx, pe, w, nil, pgas.CmpEQ, 1)
 	})
 }
 
@@ -133,9 +133,9 @@ func testWaitUntilAnyFairness(t *testing.T) {
 		}
 		seen := map[int]int{}
 		for range 4 * words {
-			i := must(signals.WaitUntilAny(ctx, pe, w, status, signals.EQ, 7))
+			i := must(signals.WaitUntilAny(ctx, pe, w, status, pgas.CmpEQ, 7))
 			seen[i]++
-			j := must(signals.TestAny(pe, w, status, signals.EQ, 7))
+			j := must(signals.TestAny(pe, w, status, pgas.CmpEQ, 7))
 			seen[j]++
 		}
 		for i := range words {
@@ -161,30 +161,30 @@ func testEmptyWaitSets(t *testing.T) {
 			if ivars.Len() > 0 {
 				status = all
 			}
-			if err := signals.WaitUntilAll(ctx, pe, ivars, status, signals.EQ, 1); err != nil {
+			if err := signals.WaitUntilAll(ctx, pe, ivars, status, pgas.CmpEQ, 1); err != nil {
 				return fmt.Errorf("%s: WaitUntilAll: %v", name, err)
 			}
-			if i, err := signals.WaitUntilAny(ctx, pe, ivars, status, signals.EQ, 1); i != signals.NoIndex || err != nil {
+			if i, err := signals.WaitUntilAny(ctx, pe, ivars, status, pgas.CmpEQ, 1); i != pgas.NoIndex || err != nil {
 				return fmt.Errorf("%s: WaitUntilAny = %d, %v; want NoIndex", name, i, err)
 			}
-			if n, err := signals.WaitUntilSome(ctx, pe, ivars, idx, status, signals.EQ, 1); n != 0 || err != nil {
+			if n, err := signals.WaitUntilSome(ctx, pe, ivars, idx, status, pgas.CmpEQ, 1); n != 0 || err != nil {
 				return fmt.Errorf("%s: WaitUntilSome = %d, %v; want 0", name, n, err)
 			}
-			if i, err := signals.WaitUntilAnyVector(ctx, pe, ivars, status, signals.EQ, make([]uint64, ivars.Len())); i != signals.NoIndex || err != nil {
+			if i, err := signals.WaitUntilAnyVector(ctx, pe, ivars, status, pgas.CmpEQ, make([]uint64, ivars.Len())); i != pgas.NoIndex || err != nil {
 				return fmt.Errorf("%s: WaitUntilAnyVector = %d, %v", name, i, err)
 			}
-			if i := must(signals.TestAny(pe, ivars, status, signals.EQ, 1)); i != signals.NoIndex {
+			if i := must(signals.TestAny(pe, ivars, status, pgas.CmpEQ, 1)); i != pgas.NoIndex {
 				return fmt.Errorf("%s: TestAny = %d", name, i)
 			}
-			if n := must(signals.TestSome(pe, ivars, idx, status, signals.EQ, 1)); n != 0 {
+			if n := must(signals.TestSome(pe, ivars, idx, status, pgas.CmpEQ, 1)); n != 0 {
 				return fmt.Errorf("%s: TestSome = %d", name, n)
 			}
-			if ok := must(signals.TestAll(pe, ivars, status, signals.EQ, 1)); !ok {
+			if ok := must(signals.TestAll(pe, ivars, status, pgas.CmpEQ, 1)); !ok {
 				return fmt.Errorf("%s: TestAll = false", name)
 			}
 		}
 		// A single wait on an empty Sym is an error, not an empty set.
-		if err := signals.WaitUntil(ctx, pe, w.Slice(0, 0), signals.EQ, 0); !errors.Is(err, pgas.ErrBadSize) {
+		if err := signals.WaitUntil(ctx, pe, w.Slice(0, 0), pgas.CmpEQ, 0); !errors.Is(err, pgas.ErrBadSize) {
 			return fmt.Errorf("WaitUntil on an empty Sym: %v", err)
 		}
 		return nil
@@ -203,25 +203,25 @@ func testVectorWaits(t *testing.T) {
 			}
 			return nil
 		}
-		check(signals.WaitUntilAllVector(ctx, pe, w, nil, signals.EQ, want))
-		if i := must(signals.WaitUntilAnyVector(ctx, pe, w, []int{1, 1, 0, 1}, signals.GE, []int64{0, 0, 30, 0})); i != 2 {
+		check(signals.WaitUntilAllVector(ctx, pe, w, nil, pgas.CmpEQ, want))
+		if i := must(signals.WaitUntilAnyVector(ctx, pe, w, []int{1, 1, 0, 1}, pgas.CmpGE, []int64{0, 0, 30, 0})); i != 2 {
 			return fmt.Errorf("WaitUntilAnyVector = %d, want 2", i)
 		}
-		n := must(signals.WaitUntilSomeVector(ctx, pe, w, idx, nil, signals.LT, []int64{11, -19, 30, 41}))
+		n := must(signals.WaitUntilSomeVector(ctx, pe, w, idx, nil, pgas.CmpLT, []int64{11, -19, 30, 41}))
 		slices.Sort(idx[:n])
 		if !slices.Equal(idx[:n], []int{0, 1, 3}) {
 			return fmt.Errorf("WaitUntilSomeVector indices %v", idx[:n])
 		}
-		if ok := must(signals.TestAllVector(pe, w, nil, signals.NE, []int64{0, 0, 0, 0})); !ok {
+		if ok := must(signals.TestAllVector(pe, w, nil, pgas.CmpNE, []int64{0, 0, 0, 0})); !ok {
 			return fmt.Errorf("TestAllVector NE 0 = false")
 		}
-		if ok := must(signals.TestAllVector(pe, w, []int{0, 0, 0, 1}, signals.LE, []int64{10, -20, 30, 0})); !ok {
+		if ok := must(signals.TestAllVector(pe, w, []int{0, 0, 0, 1}, pgas.CmpLE, []int64{10, -20, 30, 0})); !ok {
 			return fmt.Errorf("TestAllVector with a mask = false")
 		}
-		if i := must(signals.TestAnyVector(pe, w, nil, signals.GT, []int64{10, -20, 30, 40})); i != signals.NoIndex {
+		if i := must(signals.TestAnyVector(pe, w, nil, pgas.CmpGT, []int64{10, -20, 30, 40})); i != pgas.NoIndex {
 			return fmt.Errorf("TestAnyVector = %d, want NoIndex", i)
 		}
-		if n := must(signals.TestSomeVector(pe, w, idx, nil, signals.EQ, []int64{10, 0, 30, 0})); n != 2 {
+		if n := must(signals.TestSomeVector(pe, w, idx, nil, pgas.CmpEQ, []int64{10, 0, 30, 0})); n != 2 {
 			return fmt.Errorf("TestSomeVector = %d, want 2", n)
 		}
 		return nil
@@ -232,12 +232,12 @@ func testWaitBadArguments(t *testing.T) {
 	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
 		cases := map[string]error{
-			"short status": signals.WaitUntilAll(ctx, pe, w, []int{0}, signals.EQ, 0),
-			"short values": signals.WaitUntilAllVector(ctx, pe, w, nil, signals.EQ, []uint64{1}),
-			"nil values":   signals.WaitUntilAllVector(ctx, pe, w, nil, signals.EQ, nil),
-			"bad cmp":      signals.WaitUntilAll(ctx, pe, w, nil, signals.Cmp(99), 0),
+			"short status": signals.WaitUntilAll(ctx, pe, w, []int{0}, pgas.CmpEQ, 0),
+			"short values": signals.WaitUntilAllVector(ctx, pe, w, nil, pgas.CmpEQ, []uint64{1}),
+			"nil values":   signals.WaitUntilAllVector(ctx, pe, w, nil, pgas.CmpEQ, nil),
+			"bad cmp":      signals.WaitUntilAll(ctx, pe, w, nil, pgas.Cmp(99), 0),
 			"short indices": func() error {
-				_, err := signals.WaitUntilSome(ctx, pe, w, make([]int, 3), nil, signals.EQ, 0)
+				_, err := signals.WaitUntilSome(ctx, pe, w, make([]int, 3), nil, pgas.CmpEQ, 0)
 				return err
 			}(),
 		}
@@ -259,18 +259,18 @@ func testWaitCancellation(t *testing.T) {
 			return pe.Barrier(ctx)
 		}
 		waits := map[string]func(context.Context) error{
-			"WaitUntil":    func(c context.Context) error { return signals.WaitUntil(c, pe, w, signals.EQ, 1) },
-			"WaitUntilAll": func(c context.Context) error { return signals.WaitUntilAll(c, pe, w, nil, signals.EQ, 1) },
+			"WaitUntil":    func(c context.Context) error { return signals.WaitUntil(c, pe, w, pgas.CmpEQ, 1) },
+			"WaitUntilAll": func(c context.Context) error { return signals.WaitUntilAll(c, pe, w, nil, pgas.CmpEQ, 1) },
 			"WaitUntilAny": func(c context.Context) error {
-				_, err := signals.WaitUntilAny(c, pe, w, nil, signals.NE, 0)
+				_, err := signals.WaitUntilAny(c, pe, w, nil, pgas.CmpNE, 0)
 				return err
 			},
 			"WaitUntilSome": func(c context.Context) error {
-				_, err := signals.WaitUntilSome(c, pe, w, make([]int, 8), nil, signals.GT, 5)
+				_, err := signals.WaitUntilSome(c, pe, w, make([]int, 8), nil, pgas.CmpGT, 5)
 				return err
 			},
 			"SignalWaitUntil": func(c context.Context) error {
-				_, err := pgas.SignalWaitUntil(c, pe, w, signals.EQ, 9)
+				_, err := pgas.SignalWaitUntil(c, pe, w, pgas.CmpEQ, 9)
 				return err
 			},
 		}
@@ -309,10 +309,10 @@ func testWaitAnyFairPerWaitSet(t *testing.T) {
 		check(pgas.Put(pe, small, ones[:2], 0))
 		seenBig, seenSmall := map[int]bool{}, map[int]bool{}
 		for range 2 * 64 {
-			i, err := signals.WaitUntilAny(ctx, pe, big, nil, signals.EQ, 1)
+			i, err := signals.WaitUntilAny(ctx, pe, big, nil, pgas.CmpEQ, 1)
 			check(err)
 			seenBig[i] = true
-			j, err := signals.WaitUntilAny(ctx, pe, small, nil, signals.EQ, 1)
+			j, err := signals.WaitUntilAny(ctx, pe, small, nil, pgas.CmpEQ, 1)
 			check(err)
 			seenSmall[j] = true
 		}

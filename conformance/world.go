@@ -20,11 +20,11 @@ func testWorldIdentity(t *testing.T) {
 					return fmt.Errorf("NumPEs = %d, want %d", pe.NumPEs(), n)
 				}
 				w := pe.TeamWorld()
-				if w.NumPEs() != n || w.MyPE() != pe.ID() {
-					return fmt.Errorf("world team: size %d rank %d, want %d %d", w.NumPEs(), w.MyPE(), n, pe.ID())
+				if w.NumPEs() != n || w.ID() != pe.ID() {
+					return fmt.Errorf("world team: size %d rank %d, want %d %d", w.NumPEs(), w.ID(), n, pe.ID())
 				}
-				if nd := pe.TeamNode(); nd.NumPEs() < 1 || nd.TeamPE(pe.ID()) != nd.MyPE() {
-					return fmt.Errorf("node team: size %d rank %d", nd.NumPEs(), nd.MyPE())
+				if nd := pe.TeamNode(); nd.NumPEs() < 1 || nd.TeamPE(pe.ID()) != nd.ID() {
+					return fmt.Errorf("node team: size %d rank %d", nd.NumPEs(), nd.ID())
 				}
 				// Every PE marks its id on PE 0: ids are distinct and cover 0..n-1.
 				check(pgas.AtomicAdd(pe, seen.Index(pe.ID()), 1, 0))
@@ -57,7 +57,7 @@ func testTeamSplitStrided(t *testing.T) {
 				return fmt.Errorf("PE %d not a member but got a team", pe.ID())
 			}
 		} else {
-			if odd == nil || odd.NumPEs() != 4 || odd.MyPE() != pe.ID()/2 {
+			if odd == nil || odd.NumPEs() != 4 || odd.ID() != pe.ID()/2 {
 				return fmt.Errorf("odd team on PE %d: %+v", pe.ID(), odd)
 			}
 			for r := range 4 {
@@ -158,8 +158,8 @@ func testTeamSlotsReused(t *testing.T) {
 					return fmt.Errorf("split %d %v, barrier %d: %d of %d members had arrived", i, sh, b, got, sh[2])
 				}
 			}
-			check(pgas.P(pe, src, int64(tm.MyPE()+1), pe.ID()))
-			check(pgas.ReduceAll(ctx, tm, pgas.Sum, dst, src, 1))
+			check(pgas.P(pe, src, int64(tm.ID()+1), pe.ID()))
+			check(pgas.ReduceAll(ctx, tm, pgas.ReduceSum, dst, src, 1))
 			if got, want := must(pgas.G(pe, dst, pe.ID())), int64(sh[2]*(sh[2]+1)/2); got != want {
 				return fmt.Errorf("split %d %v: sum of ranks+1 = %d, want %d", i, sh, got, want)
 			}

@@ -85,21 +85,22 @@ func Broadcast[T any](ctx context.Context, t *Team, dst, src Sym[T], n, root int
 // ReduceOp is a reduction operator of ReduceAll.
 type ReduceOp uint8
 
-// Reduction operators. And, Or and Xor apply to integer types only.
+// Reduction operators. ReduceAnd, ReduceOr and ReduceXor apply to integer
+// types only.
 const (
-	Sum ReduceOp = iota + 1
-	Prod
-	Min
-	Max
-	And
-	Or
-	Xor
+	ReduceSum ReduceOp = iota + 1
+	ReduceProd
+	ReduceMin
+	ReduceMax
+	ReduceAnd
+	ReduceOr
+	ReduceXor
 )
 
-// String returns the constant's name ("Sum", "Max", …).
+// String returns the constant's name ("ReduceSum", "ReduceMax", …).
 func (op ReduceOp) String() string {
-	if op >= Sum && op <= Xor {
-		return [...]string{"Sum", "Prod", "Min", "Max", "And", "Or", "Xor"}[op-1]
+	if op >= ReduceSum && op <= ReduceXor {
+		return [...]string{"ReduceSum", "ReduceProd", "ReduceMin", "ReduceMax", "ReduceAnd", "ReduceOr", "ReduceXor"}[op-1]
 	}
 	return fmt.Sprintf("ReduceOp(%d)", uint8(op))
 }
@@ -123,9 +124,9 @@ func isFloat[T Number]() bool {
 func ReduceAll[T Number](ctx context.Context, t *Team, op ReduceOp, dst, src Sym[T], n int) error {
 	var bad error
 	switch {
-	case op < Sum || op > Xor:
+	case op < ReduceSum || op > ReduceXor:
 		bad = fmt.Errorf("%w: reduction %v", ErrBadArg, op)
-	case op >= And && isFloat[T]():
+	case op >= ReduceAnd && isFloat[T]():
 		bad = fmt.Errorf("%w: %v reduction of a floating-point type", ErrBadArg, op)
 	}
 	return reduceAll(ctx, t, dst, src, n, bad, func(acc, v []T) { combine(op, acc, v) })
@@ -137,17 +138,17 @@ type Complex interface {
 }
 
 // ReduceAllComplex is ReduceAll for complex numbers (the spec's complexf
-// and complexd reductions), with Sum or Prod, the only operators the spec
-// defines on them. It is a function of its own because Go's Min and Max do
-// not apply to complex types.
+// and complexd reductions), with ReduceSum or ReduceProd, the only
+// operators the spec defines on them. It is a function of its own because
+// Go's ordering (min and max) does not apply to complex types.
 func ReduceAllComplex[T Complex](ctx context.Context, t *Team, op ReduceOp, dst, src Sym[T], n int) error {
 	var bad error
-	if op != Sum && op != Prod {
-		bad = fmt.Errorf("%w: %v reduction of a complex type (Sum and Prod only)", ErrBadArg, op)
+	if op != ReduceSum && op != ReduceProd {
+		bad = fmt.Errorf("%w: %v reduction of a complex type (ReduceSum and ReduceProd only)", ErrBadArg, op)
 	}
 	return reduceAll(ctx, t, dst, src, n, bad, func(acc, v []T) {
 		for i := range acc {
-			if op == Sum {
+			if op == ReduceSum {
 				acc[i] += v[i]
 			} else {
 				acc[i] *= v[i]
@@ -192,19 +193,19 @@ func reduceAll[T any](ctx context.Context, t *Team, dst, src Sym[T], n int, bad 
 
 func combine[T Number](op ReduceOp, acc, v []T) {
 	switch op {
-	case Sum:
+	case ReduceSum:
 		for i := range acc {
 			acc[i] += v[i]
 		}
-	case Prod:
+	case ReduceProd:
 		for i := range acc {
 			acc[i] *= v[i]
 		}
-	case Min:
+	case ReduceMin:
 		for i := range acc {
 			acc[i] = min(acc[i], v[i])
 		}
-	case Max:
+	case ReduceMax:
 		for i := range acc {
 			acc[i] = max(acc[i], v[i])
 		}
@@ -215,17 +216,18 @@ func combine[T Number](op ReduceOp, acc, v []T) {
 	}
 }
 
-// bitwise applies And/Or/Xor to integer values through their bits (Go
-// has no bitwise operators on a type set that includes floats).
+// bitwise applies ReduceAnd/ReduceOr/ReduceXor to integer values through
+// their bits (Go has no bitwise operators on a type set that includes
+// floats).
 func bitwise[T Number](op ReduceOp, a, b T) T {
 	x, y := toBits(a), toBits(b)
 	var r uint64
 	switch op {
-	case And:
+	case ReduceAnd:
 		r = x & y
-	case Or:
+	case ReduceOr:
 		r = x | y
-	case Xor:
+	case ReduceXor:
 		r = x ^ y
 	}
 	return fromBits[T](r)

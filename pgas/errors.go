@@ -9,8 +9,8 @@ import (
 // Errors a caller can test for with errors.Is. Returned errors wrap them
 // with the details (which PE, which sizes).
 var (
-	// ErrClosed: the world has ended (its Run returned).
-	ErrClosed = errors.New("pgas: world has ended")
+	// ErrWorldEnded: the world has ended (its Run returned).
+	ErrWorldEnded = errors.New("pgas: world has ended")
 	// ErrBadPE: a PE id outside the world or team.
 	ErrBadPE = errors.New("pgas: PE out of range")
 	// ErrBadSym: a zero, freed, or foreign (another world's) Sym.

@@ -26,7 +26,7 @@ func ExampleRun() {
 		if err := pgas.PutSignal(pe, data, msg, sig, 1, pgas.SignalSet, right); err != nil {
 			return err
 		}
-		if err := signals.WaitUntil(ctx, pe, sig, signals.EQ, 1); err != nil {
+		if err := signals.WaitUntil(ctx, pe, sig, pgas.CmpEQ, 1); err != nil {
 			return err
 		}
 		got, err := pgas.G(pe, data, pe.ID())
@@ -53,7 +53,7 @@ func ExampleReduceAll() {
 		if err := pgas.P(pe, x, float64(pe.ID()+1), pe.ID()); err != nil {
 			return err
 		}
-		if err := pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.Sum, x, x, 1); err != nil {
+		if err := pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.ReduceSum, x, x, 1); err != nil {
 			return err
 		}
 		if pe.ID() == 0 {

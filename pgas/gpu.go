@@ -88,7 +88,7 @@ func (g checkedGPU) PutSignalOnStream(s *device.Stream, pe int, off int64, src d
 	if err := g.p.checkPE(pe); err != nil {
 		return err
 	}
-	if s == nil || src == 0 || !op.valid() {
+	if s == nil || src == 0 || !op.Valid() {
 		return fmt.Errorf("%w: PutSignalOnStream: stream %p, source %#x, %v", ErrBadArg, s, src, op)
 	}
 	if err := g.checkBytes(off, n); err != nil {

@@ -10,7 +10,7 @@ import (
 
 // Interrupted answers as a wait with From would end: not while the
 // writers run (its channel closes when one finishes), ErrNoWriters once
-// they all have, the context's error once it ends, ErrClosed after the
+// they all have, the context's error once it ends, ErrWorldEnded after the
 // world.
 func TestInterrupted(t *testing.T) {
 	var kept *PE
@@ -55,8 +55,8 @@ func TestInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kept.Interrupted(context.Background(), nil); !errors.Is(err, ErrClosed) {
-		t.Errorf("after the world ended: %v, want ErrClosed", err)
+	if _, err := kept.Interrupted(context.Background(), nil); !errors.Is(err, ErrWorldEnded) {
+		t.Errorf("after the world ended: %v, want ErrWorldEnded", err)
 	}
 }
 

@@ -24,69 +24,61 @@ func checkFits(op string, n, room int) error {
 // It returns once src may be reused; delivery is complete at the latest
 // after Quiet or a barrier.
 func Put[T any](p *PE, dst Sym[T], src []T, pe int) error {
-	if err := p.checkRMA(dst.rec, pe); err != nil {
-		return err
-	}
-	if err := checkFits("Put", len(src), dst.n); err != nil || len(src) == 0 {
-		return err
-	}
-	if err := dst.rec.hold(); err != nil {
-		return err
-	}
-	err := p.w.tr.Put(p.id, pe, dst.off, asBytes(src))
-	dst.rec.release()
-	return err
+	return rma(p, opPut, dst, src, pe)
 }
 
 // PutNBI is Put that may return before src may be reused: src must stay
 // unchanged until p.Quiet returns (shmem_put_nbi).
 func PutNBI[T any](p *PE, dst Sym[T], src []T, pe int) error {
-	if err := p.checkRMA(dst.rec, pe); err != nil {
-		return err
-	}
-	if err := checkFits("PutNBI", len(src), dst.n); err != nil || len(src) == 0 {
-		return err
-	}
-	if err := dst.rec.hold(); err != nil {
-		return err
-	}
-	err := p.w.tr.PutNBI(p.id, pe, dst.off, asBytes(src))
-	dst.rec.release()
-	return err
+	return rma(p, opPutNBI, dst, src, pe)
 }
 
 // Get copies the first len(dst) elements of src on PE pe into dst
 // (shmem_get). It returns when dst holds them.
 func Get[T any](p *PE, dst []T, src Sym[T], pe int) error {
-	if err := p.checkRMA(src.rec, pe); err != nil {
-		return err
-	}
-	if err := checkFits("Get", len(dst), src.n); err != nil || len(dst) == 0 {
-		return err
-	}
-	if err := src.rec.hold(); err != nil {
-		return err
-	}
-	err := p.w.tr.Get(p.id, pe, src.off, asBytes(dst))
-	src.rec.release()
-	return err
+	return rma(p, opGet, src, dst, pe)
 }
 
 // GetNBI is Get that may return before dst is filled: dst is valid after
 // p.Quiet returns (shmem_get_nbi).
 func GetNBI[T any](p *PE, dst []T, src Sym[T], pe int) error {
-	if err := p.checkRMA(src.rec, pe); err != nil {
+	return rma(p, opGetNBI, src, dst, pe)
+}
+
+// The contiguous RMA routines, named as errors name them.
+type rmaOp string
+
+const (
+	opPut    rmaOp = "Put"
+	opPutNBI rmaOp = "PutNBI"
+	opGet    rmaOp = "Get"
+	opGetNBI rmaOp = "GetNBI"
+)
+
+// rma is the one path of Put, PutNBI, Get and GetNBI: the checks, then
+// the transport's routine between sym's hold and release.
+func rma[T any](p *PE, op rmaOp, sym Sym[T], local []T, pe int) error {
+	if err := p.checkRMA(sym.rec, pe); err != nil {
 		return err
 	}
-	if err := checkFits("GetNBI", len(dst), src.n); err != nil || len(dst) == 0 {
+	if err := checkFits(string(op), len(local), sym.n); err != nil || len(local) == 0 {
 		return err
 	}
-	if err := src.rec.hold(); err != nil {
+	if err := sym.rec.hold(); err != nil {
 		return err
 	}
-	err := p.w.tr.GetNBI(p.id, pe, src.off, asBytes(dst))
-	src.rec.release()
-	return err
+	defer sym.rec.release()
+	tr, b := p.w.tr, asBytes(local)
+	switch op {
+	case opPut:
+		return tr.Put(p.id, pe, sym.off, b)
+	case opPutNBI:
+		return tr.PutNBI(p.id, pe, sym.off, b)
+	case opGet:
+		return tr.Get(p.id, pe, sym.off, b)
+	default:
+		return tr.GetNBI(p.id, pe, sym.off, b)
+	}
 }
 
 // P stores v into dst's first element on PE pe (shmem_p).

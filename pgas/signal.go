@@ -12,11 +12,11 @@ import (
 
 // putSignal validates and issues a put-with-signal.
 func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, op SigOp, pe int, nbi bool) error {
-	if !op.valid() {
+	if !op.Valid() {
 		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
 	}
 	return holdPutSignal(p, "PutSignal", dst, src, sig, pe, func() error {
-		return p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, driver.SigOp(op), nbi)
+		return p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, op, nbi)
 	})
 }
 
@@ -84,7 +84,7 @@ func PutSignalIf[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], cond, claim
 		if old, err = p.w.tr.Atomic(p.id, pe, sig.off, driver.KindUint64, driver.OpCompareSwap, claim, cond); err != nil || old != cond {
 			return err
 		}
-		return p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, driver.SigOp(SignalSet), false)
+		return p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, SignalSet, false)
 	})
 	return old, err
 }
@@ -110,7 +110,7 @@ func PutSignalNBI[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64
 // land after SignalOp returns (on GPUs it is queued, not waited for):
 // Quiet or a barrier completes it, Fence orders it.
 func SignalOp(p *PE, sig Sym[uint64], val uint64, op SigOp, pe int) error {
-	if !op.valid() {
+	if !op.Valid() {
 		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
 	}
 	if err := p.checkRMA(sig.rec, pe); err != nil {
@@ -122,7 +122,7 @@ func SignalOp(p *PE, sig Sym[uint64], val uint64, op SigOp, pe int) error {
 	if err := sig.rec.hold(); err != nil {
 		return err
 	}
-	err := p.w.tr.PutSignal(p.id, pe, sig.off, nil, sig.off, val, driver.SigOp(op), false)
+	err := p.w.tr.PutSignal(p.id, pe, sig.off, nil, sig.off, val, op, false)
 	sig.rec.release()
 	return err
 }
@@ -220,7 +220,7 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 	switch {
 	case mode < WaitAll || mode > WaitSome:
 		return WaitResult{}, fmt.Errorf("%w: wait mode %d", ErrBadArg, mode)
-	case !ws.Cmp.valid():
+	case !ws.Cmp.Valid():
 		return WaitResult{}, fmt.Errorf("%w: comparison %v", ErrBadArg, ws.Cmp)
 	case ws.Status != nil && len(ws.Status) != n:
 		return WaitResult{}, fmt.Errorf("%w: status mask has %d entries for %d words", ErrBadArg, len(ws.Status), n)
@@ -248,8 +248,8 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 		return WaitResult{N: 1}, nil
 	}
 	req := driver.WaitRequest{
-		Mode: driver.WaitMode(mode), Test: test, Kind: kindOf[T](), Off: ws.Ivars.off, N: n,
-		Status: ws.Status, Cmp: driver.Cmp(ws.Cmp), Value: bitsOf(ws.Value), Indices: ws.Indices, Fetch: fetch,
+		Mode: mode, Test: test, Kind: kindOf[T](), Off: ws.Ivars.off, N: n,
+		Status: ws.Status, Cmp: ws.Cmp, Value: bitsOf(ws.Value), Indices: ws.Indices, Fetch: fetch,
 	}
 	if ws.Values != nil {
 		if req.Kind == driver.KindUint64 {
@@ -267,13 +267,12 @@ func wait[T Word](ctx context.Context, p *PE, mode WaitMode, test bool, ws WaitS
 		cursor = ws.Ivars.rec.cursor(ws.Ivars.off, n)
 		req.Start = int(cursor.Load() % int64(n))
 	}
-	var dr driver.WaitResult
+	var r WaitResult
 	if ws.From != nil && !test {
-		dr, err = p.waitFrom(ctx, &req, ws.From)
+		r, err = p.waitFrom(ctx, &req, ws.From)
 	} else {
-		dr, err = p.w.tr.Wait(ctx, p.id, p.w.failed, req)
+		r, err = p.w.tr.Wait(ctx, p.id, p.w.failed, req)
 	}
-	r := WaitResult(dr)
 	if err != nil {
 		return r, p.w.abortErr(ctx, "wait", err)
 	}

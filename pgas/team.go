@@ -35,8 +35,9 @@ func newTeam(p *PE, slot int, members []int) *Team {
 	return t
 }
 
-// MyPE is the calling PE's rank in the team (shmem_team_my_pe).
-func (t *Team) MyPE() int {
+// ID is the calling PE's number in the team, 0 … NumPEs()-1, as PE.ID is
+// its number in the world (shmem_team_my_pe); -1 for a nil team.
+func (t *Team) ID() int {
 	if t == nil {
 		return -1
 	}

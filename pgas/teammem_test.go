@@ -17,8 +17,8 @@ func TestTeamMemberListsShared(t *testing.T) {
 		defer mu.Unlock()
 		worlds[&pe.world.members[0]] = true
 		nodes[&pe.node.members[0]] = true
-		if pe.world.MyPE() != pe.ID() || pe.node.WorldPE(pe.node.MyPE()) != pe.ID() {
-			t.Errorf("PE %d: world rank %d, node rank %d", pe.ID(), pe.world.MyPE(), pe.node.MyPE())
+		if pe.world.ID() != pe.ID() || pe.node.WorldPE(pe.node.ID()) != pe.ID() {
+			t.Errorf("PE %d: world rank %d, node rank %d", pe.ID(), pe.world.ID(), pe.node.ID())
 		}
 		return nil
 	})

@@ -59,7 +59,7 @@ func (w *World) fail(e *PEError) {
 	})
 }
 
-// check returns an error for a nil PE, or ErrClosed after the world ended.
+// check returns an error for a nil PE, or ErrWorldEnded after the world ended.
 func (p *PE) check() error {
 	if p == nil {
 		return errNilPE
@@ -67,10 +67,10 @@ func (p *PE) check() error {
 	return p.w.check()
 }
 
-// check returns ErrClosed after the world ended.
+// check returns ErrWorldEnded after the world ended.
 func (w *World) check() error {
 	if w.closed.Load() {
-		return ErrClosed
+		return ErrWorldEnded
 	}
 	return nil
 }

@@ -42,20 +42,20 @@ func TestTests(t *testing.T) {
 		some []int
 	}
 	cases := []struct {
-		cmp    signals.Cmp
+		cmp    pgas.Cmp
 		v      int64
 		status []int
 		want   result
 		anyOf  []int // TestAny may report any satisfied index
 	}{
-		{signals.EQ, 5, nil, result{false, 0, []int{0, 3}}, []int{0, 3}},
-		{signals.EQ, 5, mask, result{false, 3, []int{3}}, []int{3}},
-		{signals.NE, 5, nil, result{false, 1, []int{1, 2}}, []int{1, 2}},
-		{signals.GT, 0, nil, result{false, 0, []int{0, 2, 3}}, []int{0, 2, 3}},
-		{signals.GE, -1, nil, result{true, 0, []int{0, 1, 2, 3}}, []int{0, 1, 2, 3}},
-		{signals.LT, 0, nil, result{false, 1, []int{1}}, []int{1}},
-		{signals.LE, 5, mask, result{false, 1, []int{1, 3}}, []int{1, 3}},
-		{signals.GT, 7, nil, result{false, signals.NoIndex, nil}, []int{signals.NoIndex}},
+		{pgas.CmpEQ, 5, nil, result{false, 0, []int{0, 3}}, []int{0, 3}},
+		{pgas.CmpEQ, 5, mask, result{false, 3, []int{3}}, []int{3}},
+		{pgas.CmpNE, 5, nil, result{false, 1, []int{1, 2}}, []int{1, 2}},
+		{pgas.CmpGT, 0, nil, result{false, 0, []int{0, 2, 3}}, []int{0, 2, 3}},
+		{pgas.CmpGE, -1, nil, result{true, 0, []int{0, 1, 2, 3}}, []int{0, 1, 2, 3}},
+		{pgas.CmpLT, 0, nil, result{false, 1, []int{1}}, []int{1}},
+		{pgas.CmpLE, 5, mask, result{false, 1, []int{1, 3}}, []int{1, 3}},
+		{pgas.CmpGT, 7, nil, result{false, pgas.NoIndex, nil}, []int{pgas.NoIndex}},
 	}
 	onPEs(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		s, err := words(ctx, pe, vals)
@@ -92,19 +92,19 @@ func TestTests(t *testing.T) {
 			}
 			one, err := signals.Test(pe, s.Index(0), c.cmp, c.v)
 			// Word 0 (5) unmasked: in the some-set of the unmasked case.
-			want := map[signals.Cmp]bool{signals.EQ: 5 == c.v, signals.NE: 5 != c.v, signals.GT: 5 > c.v,
-				signals.GE: 5 >= c.v, signals.LT: 5 < c.v, signals.LE: 5 <= c.v}[c.cmp]
+			want := map[pgas.Cmp]bool{pgas.CmpEQ: 5 == c.v, pgas.CmpNE: 5 != c.v, pgas.CmpGT: 5 > c.v,
+				pgas.CmpGE: 5 >= c.v, pgas.CmpLT: 5 < c.v, pgas.CmpLE: 5 <= c.v}[c.cmp]
 			if err != nil || one != want {
 				t.Errorf("%s: Test(word 0) = %v, %v; want %v", name, one, err, want)
 			}
 		}
 		// Per-word comparands: word i compared with vs[i].
 		vs := []int64{5, 0, 7, 6}
-		if all, err := signals.TestAllVector(pe, s, mask, signals.LE, []int64{0, 0, 7, 5}); err != nil || !all {
+		if all, err := signals.TestAllVector(pe, s, mask, pgas.CmpLE, []int64{0, 0, 7, 5}); err != nil || !all {
 			t.Errorf("TestAllVector LE {_, 0, 7, 5}: %v, %v", all, err)
 		}
 		idx := make([]int, 4)
-		if n, err := signals.TestSomeVector(pe, s, idx, nil, signals.EQ, vs); err != nil || !slices.Equal(idx[:n], []int{0, 2}) {
+		if n, err := signals.TestSomeVector(pe, s, idx, nil, pgas.CmpEQ, vs); err != nil || !slices.Equal(idx[:n], []int{0, 2}) {
 			t.Errorf("TestSomeVector EQ %v: %v, %v", vs, idx[:n], err)
 		}
 		return nil
@@ -120,16 +120,16 @@ func TestEmptyWaitSets(t *testing.T) {
 		}
 		masked := []int{1, 1}
 		idx := make([]int, 2)
-		if err := signals.WaitUntilAll(ctx, pe, s, masked, signals.EQ, 1); err != nil {
+		if err := signals.WaitUntilAll(ctx, pe, s, masked, pgas.CmpEQ, 1); err != nil {
 			t.Errorf("WaitUntilAll over an empty set: %v", err)
 		}
-		if i, err := signals.WaitUntilAny(ctx, pe, s, masked, signals.EQ, 1); err != nil || i != signals.NoIndex {
+		if i, err := signals.WaitUntilAny(ctx, pe, s, masked, pgas.CmpEQ, 1); err != nil || i != pgas.NoIndex {
 			t.Errorf("WaitUntilAny over an empty set: %d, %v", i, err)
 		}
-		if n, err := signals.WaitUntilSome(ctx, pe, s, idx, masked, signals.EQ, 1); err != nil || n != 0 {
+		if n, err := signals.WaitUntilSome(ctx, pe, s, idx, masked, pgas.CmpEQ, 1); err != nil || n != 0 {
 			t.Errorf("WaitUntilSome over an empty set: %d, %v", n, err)
 		}
-		if all, err := signals.TestAll(pe, s, masked, signals.EQ, 1); err != nil || !all {
+		if all, err := signals.TestAll(pe, s, masked, pgas.CmpEQ, 1); err != nil || !all {
 			t.Errorf("TestAll over an empty set: %v, %v", all, err)
 		}
 		return nil
@@ -144,36 +144,36 @@ func TestWaitsSeeUpdates(t *testing.T) {
 		wait func(ctx context.Context, pe *pgas.PE, s pgas.Sym[int64]) error
 	}{
 		{"WaitUntil", func(ctx context.Context, pe *pgas.PE, s pgas.Sym[int64]) error {
-			return signals.WaitUntil(ctx, pe, s.Index(2), signals.EQ, 9)
+			return signals.WaitUntil(ctx, pe, s.Index(2), pgas.CmpEQ, 9)
 		}},
 		{"WaitUntilAll", func(ctx context.Context, pe *pgas.PE, s pgas.Sym[int64]) error {
-			return signals.WaitUntilAll(ctx, pe, s, []int{1, 1, 0}, signals.GE, 9)
+			return signals.WaitUntilAll(ctx, pe, s, []int{1, 1, 0}, pgas.CmpGE, 9)
 		}},
 		{"WaitUntilAllVector", func(ctx context.Context, pe *pgas.PE, s pgas.Sym[int64]) error {
-			return signals.WaitUntilAllVector(ctx, pe, s, nil, signals.EQ, []int64{0, 0, 9})
+			return signals.WaitUntilAllVector(ctx, pe, s, nil, pgas.CmpEQ, []int64{0, 0, 9})
 		}},
 		{"WaitUntilAny", func(ctx context.Context, pe *pgas.PE, s pgas.Sym[int64]) error {
-			if i, err := signals.WaitUntilAny(ctx, pe, s, nil, signals.NE, 0); err != nil || i != 2 {
+			if i, err := signals.WaitUntilAny(ctx, pe, s, nil, pgas.CmpNE, 0); err != nil || i != 2 {
 				return fmt.Errorf("index %d, %v; want 2", i, err)
 			}
 			return nil
 		}},
 		{"WaitUntilAnyVector", func(ctx context.Context, pe *pgas.PE, s pgas.Sym[int64]) error {
-			if i, err := signals.WaitUntilAnyVector(ctx, pe, s, nil, signals.GT, []int64{0, 0, 8}); err != nil || i != 2 {
+			if i, err := signals.WaitUntilAnyVector(ctx, pe, s, nil, pgas.CmpGT, []int64{0, 0, 8}); err != nil || i != 2 {
 				return fmt.Errorf("index %d, %v; want 2", i, err)
 			}
 			return nil
 		}},
 		{"WaitUntilSome", func(ctx context.Context, pe *pgas.PE, s pgas.Sym[int64]) error {
 			idx := make([]int, 3)
-			if n, err := signals.WaitUntilSome(ctx, pe, s, idx, nil, signals.EQ, 9); err != nil || n != 1 || idx[0] != 2 {
+			if n, err := signals.WaitUntilSome(ctx, pe, s, idx, nil, pgas.CmpEQ, 9); err != nil || n != 1 || idx[0] != 2 {
 				return fmt.Errorf("%v, %v; want [2]", idx[:n], err)
 			}
 			return nil
 		}},
 		{"WaitUntilSomeVector", func(ctx context.Context, pe *pgas.PE, s pgas.Sym[int64]) error {
 			idx := make([]int, 3)
-			if n, err := signals.WaitUntilSomeVector(ctx, pe, s, idx, nil, signals.EQ, []int64{1, 1, 9}); err != nil || n != 1 || idx[0] != 2 {
+			if n, err := signals.WaitUntilSomeVector(ctx, pe, s, idx, nil, pgas.CmpEQ, []int64{1, 1, 9}); err != nil || n != 1 || idx[0] != 2 {
 				return fmt.Errorf("%v, %v; want [2]", idx[:n], err)
 			}
 			return nil
@@ -208,18 +208,18 @@ func TestWaitErrors(t *testing.T) {
 		}
 		short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 		defer cancel()
-		if err := signals.WaitUntil(short, pe, s.Index(0), signals.EQ, 1); !errors.Is(err, context.DeadlineExceeded) {
+		if err := signals.WaitUntil(short, pe, s.Index(0), pgas.CmpEQ, 1); !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("WaitUntil past its deadline: %v", err)
 		}
 		bad := []struct {
 			name string
 			err  error
 		}{
-			{"status too short", signals.WaitUntilAll(ctx, pe, s, []int{0}, signals.EQ, 0)},
-			{"comparands too few", signals.WaitUntilAllVector(ctx, pe, s, nil, signals.EQ, []int64{0})},
+			{"status too short", signals.WaitUntilAll(ctx, pe, s, []int{0}, pgas.CmpEQ, 0)},
+			{"comparands too few", signals.WaitUntilAllVector(ctx, pe, s, nil, pgas.CmpEQ, []int64{0})},
 			{"comparison 0", signals.WaitUntil(ctx, pe, s.Index(0), 0, 0)},
 			{"indices too short", func() error {
-				_, err := signals.TestSome(pe, s, make([]int, 1), nil, signals.EQ, 0)
+				_, err := signals.TestSome(pe, s, make([]int, 1), nil, pgas.CmpEQ, 0)
 				return err
 			}()},
 		}
@@ -228,7 +228,7 @@ func TestWaitErrors(t *testing.T) {
 				t.Errorf("%s: %v, want ErrBadArg", b.name, b.err)
 			}
 		}
-		if err := signals.WaitUntil(ctx, pe, pgas.Sym[int64]{}, signals.EQ, 0); err == nil {
+		if err := signals.WaitUntil(ctx, pe, pgas.Sym[int64]{}, pgas.CmpEQ, 0); err == nil {
 			t.Error("WaitUntil on a zero Sym: no error")
 		}
 		return nil

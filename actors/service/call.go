@@ -90,12 +90,12 @@ func (s *Service[Req, Resp]) enter(ctx context.Context) (*generation[Req, Resp],
 	for {
 		s.mu.RLock()
 		switch s.state {
-		case Ready:
+		case StateReady:
 			g := s.gen
 			g.calls.Add(1)
 			s.mu.RUnlock()
 			return g, nil
-		case Stopping, Stopped:
+		case StateStopping, StateStopped:
 			err := s.err
 			s.mu.RUnlock()
 			if err != nil {

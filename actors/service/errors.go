@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/symchan/symchan/actors"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -31,20 +32,21 @@ var (
 	// ErrBadArg: an invalid option or argument; the same error as
 	// pgas.ErrBadArg.
 	ErrBadArg = pgas.ErrBadArg
-	// ErrTooLarge: a request or reply above the size the options allow.
-	ErrTooLarge = errors.New("service: message too large")
+	// ErrTooLarge: a request or reply above the size the options allow;
+	// the same error as actors.ErrTooLarge.
+	ErrTooLarge = actors.ErrTooLarge
 )
 
-// A RemoteError is what an actor on another process's PE answered a call
-// with: its error's text (an error value does not cross processes; a
+// A ReplyError is the error an actor on another process's PE answered a
+// call with: its error's text (an error value does not cross processes; a
 // deadline or cancellation does, as context.DeadlineExceeded or
 // context.Canceled).
-type RemoteError struct {
+type ReplyError struct {
 	PE  int
 	Msg string
 }
 
-func (e *RemoteError) Error() string { return fmt.Sprintf("service: PE %d: %s", e.PE, e.Msg) }
+func (e *ReplyError) Error() string { return fmt.Sprintf("service: PE %d: %s", e.PE, e.Msg) }
 
 // Fatal marks err, returned by an actor's Serve, as one that leaves the PE
 // unusable (a failed GPU call, a corrupted state): the call fails with it

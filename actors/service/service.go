@@ -39,27 +39,27 @@ type NewActor[Req, Resp any] func(ctx context.Context, pe *pgas.PE) (Actor[Req, 
 // State is where a service is in its life.
 type State int32
 
-// The states, in the order a service goes through them (Ready and
-// Restarting may alternate).
+// The states, in the order a service goes through them (StateReady and
+// StateRestarting may alternate).
 const (
-	Starting   State = iota // the first world is starting
-	Ready                   // the world is up and takes calls
-	Restarting              // a PE failed; the next world is on its way
-	Stopping                // Stop began: no new calls; those under way finish
-	Stopped                 // the world is gone (Err says why)
+	StateStarting   State = iota // the first world is starting
+	StateReady                   // the world is up and takes calls
+	StateRestarting              // a PE failed; the next world is on its way
+	StateStopping                // Stop began: no new calls; those under way finish
+	StateStopped                 // the world is gone (Err says why)
 )
 
 func (s State) String() string {
 	switch s {
-	case Starting:
+	case StateStarting:
 		return "starting"
-	case Ready:
+	case StateReady:
 		return "ready"
-	case Restarting:
+	case StateRestarting:
 		return "restarting"
-	case Stopping:
+	case StateStopping:
 		return "stopping"
-	case Stopped:
+	case StateStopped:
 		return "stopped"
 	}
 	return fmt.Sprintf("State(%d)", int32(s))
@@ -163,7 +163,7 @@ func (s *Service[Req, Resp]) State() State {
 
 // Ready reports whether the world is up and takes calls: what a
 // readiness probe asks.
-func (s *Service[Req, Resp]) Ready() bool { return s.State() == Ready }
+func (s *Service[Req, Resp]) Ready() bool { return s.State() == StateReady }
 
 // NumPEs is the number of PEs of the service's world.
 func (s *Service[Req, Resp]) NumPEs() int {
@@ -222,13 +222,13 @@ func (s *Service[Req, Resp]) Stop(ctx context.Context) error {
 		return err
 	}
 	s.mu.Lock()
-	first := s.state != Stopping && s.state != Stopped
+	first := s.state != StateStopping && s.state != StateStopped
 	g := s.gen
 	if first {
 		// A failure the supervisor is already handling is not this
 		// stop's outcome.
-		s.stopClean = s.state == Restarting
-		s.setState(Stopping)
+		s.stopClean = s.state == StateRestarting
+		s.setState(StateStopping)
 		s.stopAll()
 	}
 	s.mu.Unlock()
@@ -257,15 +257,15 @@ func (s *Service[Req, Resp]) Stop(ctx context.Context) error {
 func (s *Service[Req, Resp]) failed(g *generation[Req, Resp]) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.gen == g && s.state == Ready {
-		s.setState(Restarting)
+	if s.gen == g && s.state == StateReady {
+		s.setState(StateRestarting)
 	}
 }
 
 // finish stops the service for good with err. Callers hold s.mu.
 func (s *Service[Req, Resp]) finish(err error) {
 	s.err = err
-	s.setState(Stopped)
+	s.setState(StateStopped)
 	close(s.done)
 }
 
@@ -287,7 +287,7 @@ func (s *Service[Req, Resp]) supervise(g *generation[Req, Resp]) {
 func (s *Service[Req, Resp]) stopped(err error) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state != Stopping {
+	if s.state != StateStopping {
 		return false
 	}
 	if s.stopClean {
@@ -336,11 +336,11 @@ func (s *Service[Req, Resp]) restart(cause error) *generation[Req, Resp] {
 func (s *Service[Req, Resp]) install(g *generation[Req, Resp]) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state == Stopping {
+	if s.state == StateStopping {
 		return false
 	}
 	s.gen = g
-	s.setState(Ready)
+	s.setState(StateReady)
 	return true
 }
 
@@ -349,7 +349,7 @@ func (s *Service[Req, Resp]) install(g *generation[Req, Resp]) bool {
 func (s *Service[Req, Resp]) admit(cause error) (wait time.Duration, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state == Stopping {
+	if s.state == StateStopping {
 		s.finish(nil)
 		return 0, false
 	}
@@ -362,7 +362,7 @@ func (s *Service[Req, Resp]) admit(cause error) (wait time.Duration, ok bool) {
 		return 0, false
 	}
 	s.nRestarts++
-	s.setState(Restarting)
+	s.setState(StateRestarting)
 	s.o.log.Warn("symchan: restarting world", "restart", s.nRestarts, "wait", wait, "cause", cause)
 	return wait, true
 }
@@ -394,11 +394,11 @@ func (s *Service[Req, Resp]) Stats() Stats {
 	// The world's inboxes, while it takes calls.
 	for _, pe := range g.local {
 		st.PEs[pe].Local = true
-		if st.State == Ready {
+		if st.State == StateReady {
 			st.PEs[pe].Queued = len(g.pes[pe].calls)
 		}
 	}
-	if st.State == Ready {
+	if st.State == StateReady {
 		st.AnyQueued = len(g.anyq)
 	}
 	return st

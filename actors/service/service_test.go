@@ -106,7 +106,7 @@ func TestCallEveryPE(t *testing.T) {
 				}
 			}
 			st := s.Stats()
-			if st.State != Ready || st.Generation != 1 || len(st.PEs) != 4 {
+			if st.State != StateReady || st.Generation != 1 || len(st.PEs) != 4 {
 				t.Fatalf("stats %+v", st)
 			}
 			if p := st.PEs[1]; p.Calls != 2 || p.Errors != 1 || p.InFlight != 0 || !p.Local {

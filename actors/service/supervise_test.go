@@ -57,7 +57,7 @@ func TestFailureFailsPendingCallsAndRestarts(t *testing.T) {
 						t.Fatal("a pending call did not fail fast")
 					}
 				}
-				waitState(t, s, Ready)
+				waitState(t, s, StateReady)
 				for p := range 3 {
 					if r, err := s.Call(context.Background(), p, req{X: 4}); err != nil || r.Y != 8 {
 						t.Errorf("after the restart, PE %d: %+v, %v", p, r, err)
@@ -80,7 +80,7 @@ func TestCallsWaitForTheRestart(t *testing.T) {
 	if _, err := s.Call(context.Background(), 0, req{X: panicX}); !errors.Is(err, ErrPEFailed) {
 		t.Fatal(err)
 	}
-	waitState(t, s, Restarting)
+	waitState(t, s, StateRestarting)
 	short, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	if _, err := s.Call(short, 1, req{X: 1}); !errors.Is(err, ErrRestarting) || !errors.Is(err, context.DeadlineExceeded) {
@@ -102,7 +102,7 @@ func TestRestartPolicyExhausted(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		waitState(t, s, Ready)
+		waitState(t, s, StateReady)
 		if _, err := s.Call(context.Background(), 1, req{X: fatalX}); !errors.Is(err, ErrPEFailed) {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func TestStopDrainsCalls(t *testing.T) {
 			if _, err := s.Call(context.Background(), 0, req{}); !errors.Is(err, ErrStopped) {
 				t.Errorf("a call after Stop: %v", err)
 			}
-			if s.State() != Stopped || s.Ready() {
+			if s.State() != StateStopped || s.Ready() {
 				t.Errorf("state after Stop: %v", s.State())
 			}
 			if err := s.Stop(context.Background()); err != nil {

@@ -101,7 +101,7 @@ func parseReply[Resp any](codec actors.Codec[Resp], pe int, b []byte) (Resp, err
 		}
 		return v, nil
 	case replyError:
-		return zero, &RemoteError{PE: pe, Msg: string(b[1:])}
+		return zero, &ReplyError{PE: pe, Msg: string(b[1:])}
 	case replyDeadline:
 		return zero, fmt.Errorf("service: PE %d: %w", pe, context.DeadlineExceeded)
 	case replyCanceled:

@@ -29,7 +29,7 @@ func TestReplyRoundTrip(t *testing.T) {
 		want error // nil: v comes back
 	}{
 		{"ok", resp{Y: 5, PE: 2}, nil, nil},
-		{"error", resp{}, errors.New("boom"), &RemoteError{}},
+		{"error", resp{}, errors.New("boom"), &ReplyError{}},
 		{"deadline", resp{}, context.DeadlineExceeded, context.DeadlineExceeded},
 		{"canceled", resp{}, context.Canceled, context.Canceled},
 	}
@@ -41,8 +41,8 @@ func TestReplyRoundTrip(t *testing.T) {
 				if err != nil || v != tc.v {
 					t.Errorf("got %+v, %v", v, err)
 				}
-			case *RemoteError:
-				var re *RemoteError
+			case *ReplyError:
+				var re *ReplyError
 				if !errors.As(err, &re) || re.PE != 4 || re.Msg != "boom" {
 					t.Errorf("got %v", err)
 				}

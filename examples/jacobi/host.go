@@ -47,7 +47,7 @@ func hostEngine(ctx context.Context, pe *pgas.PE, s *state) error {
 			r, w, wsym = an, a, s.a
 		}
 		if k > 1 {
-			if err := signals.WaitUntilAll(ctx, pe, s.sig, nil, signals.GE, uint64(k-1)); err != nil {
+			if err := signals.WaitUntilAll(ctx, pe, s.sig, nil, pgas.CmpGE, uint64(k-1)); err != nil {
 				return err
 			}
 		}

@@ -130,7 +130,7 @@ func (s *state) reduceNorms(ctx context.Context, pe *pgas.PE, ks []int, partial 
 	if err := pgas.Put(pe, s.red, partial, pe.ID()); err != nil {
 		return false, err
 	}
-	if err := pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.Sum, s.redOut, s.red, len(ks)); err != nil {
+	if err := pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.ReduceSum, s.redOut, s.red, len(ks)); err != nil {
 		return false, err
 	}
 	sums := make([]float64, len(ks))

@@ -47,7 +47,7 @@ func TestMemoryFreedAfterRun(t *testing.T) {
 			return err
 		}
 		// Waits allocate their pinned slots lazily: make some.
-		_, err = signals.TestAny(pe, w, nil, signals.EQ, 1)
+		_, err = signals.TestAny(pe, w, nil, pgas.CmpEQ, 1)
 		return err
 	})
 	if err != nil {

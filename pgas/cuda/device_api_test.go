@@ -87,7 +87,7 @@ func TestDeviceAPI(t *testing.T) {
 		}
 		if pe.ID() == 1 {
 			// The host sees the same signals, then the data.
-			if err := signals.WaitUntilAllVector(ctx, pe, sig, nil, signals.GE, []uint64{1, 1, 3}); err != nil {
+			if err := signals.WaitUntilAllVector(ctx, pe, sig, nil, pgas.CmpGE, []uint64{1, 1, 3}); err != nil {
 				return err
 			}
 			got := make([]byte, 3*n)

@@ -5,7 +5,6 @@ package cuda
 import (
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas"
-	"github.com/symchan/symchan/pgas/driver"
 	"github.com/symchan/symchan/pgas/internal/gpuop"
 )
 
@@ -51,7 +50,7 @@ func (x *gpuAPI) PutSignalOnStream(s *device.Stream, pe int, off int64, src devi
 	if err := s.CopyPeer(x.t.addr(pe, off), dst.ctx, src, x.g.ctx, n); err != nil {
 		return err
 	}
-	return gpuop.Signal(s, x.g.atomic, x.t.addr(pe, sigOff), sig, driver.SigOp(op))
+	return gpuop.Signal(s, x.g.atomic, x.t.addr(pe, sigOff), sig, op)
 }
 
 // SignalWaitOnStream makes s's later work wait until this PE's signal word

@@ -15,10 +15,14 @@
 // routine, [StridedTransport] for backends that move strided data in one
 // operation.
 //
-// Package pgas/pgastest runs the conformance suite against a backend.
+// Package conformance runs the conformance suites against a backend
+// (conformance.Run).
 package driver
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // Config is a resolved world configuration, as pgas hands it to
 // [Backend.Open].
@@ -196,7 +200,8 @@ const (
 	OpFetchXor
 )
 
-// SigOp is how a signal word is updated (pgas.SigOp has the same values).
+// SigOp is how a signal word is updated: NVSHMEM_SIGNAL_SET or
+// NVSHMEM_SIGNAL_ADD (pgas.SigOp names it too).
 type SigOp uint8
 
 // Signal update operations.
@@ -205,8 +210,22 @@ const (
 	SignalAdd                  // the value is added to the word
 )
 
-// Cmp is a point-to-point comparison operator (pgas.Cmp has the same
-// values).
+// Valid reports whether op is SignalSet or SignalAdd.
+func (op SigOp) Valid() bool { return op == SignalSet || op == SignalAdd }
+
+// String returns the constant's name ("SignalSet", "SignalAdd").
+func (op SigOp) String() string {
+	switch op {
+	case SignalSet:
+		return "SignalSet"
+	case SignalAdd:
+		return "SignalAdd"
+	}
+	return fmt.Sprintf("SigOp(%d)", uint8(op))
+}
+
+// Cmp is a point-to-point comparison operator, NVSHMEM_CMP_* (pgas.Cmp
+// names it too).
 type Cmp uint8
 
 // Comparison operators: the word compared with the value.
@@ -219,8 +238,30 @@ const (
 	CmpLE
 )
 
-// WaitMode says what a WaitRequest waits for (pgas.WaitMode has the same
-// values).
+// Valid reports whether c is one of the comparison operators.
+func (c Cmp) Valid() bool { return c >= CmpEQ && c <= CmpLE }
+
+// String returns the comparison's short name ("EQ", "GE", …).
+func (c Cmp) String() string {
+	switch c {
+	case CmpEQ:
+		return "EQ"
+	case CmpNE:
+		return "NE"
+	case CmpGT:
+		return "GT"
+	case CmpGE:
+		return "GE"
+	case CmpLT:
+		return "LT"
+	case CmpLE:
+		return "LE"
+	}
+	return fmt.Sprintf("Cmp(%d)", uint8(c))
+}
+
+// WaitMode says what a WaitRequest waits for (pgas.WaitMode names it
+// too).
 type WaitMode uint8
 
 // Wait modes, after wait_until_all / _any / _some.

@@ -12,7 +12,6 @@ import "C"
 import (
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas"
-	"github.com/symchan/symchan/pgas/driver"
 )
 
 // gpuAPI is a PE's GPU as pgas.PE.GPU returns it (pgas.GPU). Kernels
@@ -55,7 +54,7 @@ func (x *gpuAPI) Addr(pe int, off int64) device.Ptr {
 func (x *gpuAPI) PutSignalOnStream(s *device.Stream, pe int, off int64, src device.Ptr, n int64, sigOff int64, sig uint64, op pgas.SigOp) error {
 	call(func() {
 		C.sc_put_signal(C.uintptr_t(x.t.addr(off)), C.uintptr_t(src), C.size_t(n), C.uintptr_t(x.t.addr(sigOff)),
-			C.uint64_t(sig), sigOp(driver.SigOp(op)), C.int(pe), s.Handle())
+			C.uint64_t(sig), sigOp(op), C.int(pe), s.Handle())
 	})
 	return nil
 }

@@ -51,7 +51,7 @@ func TestPutSignalRing(t *testing.T) {
 		if err := pgas.PutSignal(pe, buf, msg, sig, 7, pgas.SignalSet, (me+1)%n); err != nil {
 			return err
 		}
-		if err := signals.WaitUntil(ctx, pe, sig, signals.EQ, 7); err != nil {
+		if err := signals.WaitUntil(ctx, pe, sig, pgas.CmpEQ, 7); err != nil {
 			return err
 		}
 		got := make([]int64, 4)
@@ -139,7 +139,7 @@ func TestAtomicsCollectivesWaits(t *testing.T) {
 		if err := pgas.P(pe, src, int64(me+1), me); err != nil {
 			return err
 		}
-		if err := pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.Sum, dst, src, 1); err != nil {
+		if err := pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.ReduceSum, dst, src, 1); err != nil {
 			return err
 		}
 		if v, err := pgas.G(pe, dst, me); err != nil || v != int64(n*(n+1)/2) {
@@ -153,7 +153,7 @@ func TestAtomicsCollectivesWaits(t *testing.T) {
 			return err
 		}
 		idx := make([]int, 64)
-		k, err := signals.WaitUntilSome(ctx, pe, words, idx, nil, signals.GE, 5)
+		k, err := signals.WaitUntilSome(ctx, pe, words, idx, nil, pgas.CmpGE, 5)
 		if err != nil || k != 1 || idx[0] != (me+n-1)%n+3 {
 			return fmt.Errorf("wait_until_some: %d %v, %v", k, idx[:k], err)
 		}

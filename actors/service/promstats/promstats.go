@@ -102,7 +102,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	st := c.src.Stats()
 	up := 0.0
-	if st.State == service.Ready {
+	if st.State == service.StateReady {
 		up = 1
 	}
 	ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, up)
