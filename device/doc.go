@@ -22,6 +22,10 @@
 // NVIDIA driver wherever it runs.
 package device
 
+// The !cuda twin of the *_cuda.go files: the same API and docs, every
+// function returning ErrNoCUDA (TestStubs checks it is up to date).
+//go:generate go run github.com/symchan/symchan/internal/stubgen/cmd/stubgen -tag cuda -err ErrNoCUDA -o stubs_nocuda.go
+
 import "errors"
 
 // ErrNoCUDA is returned by every function of a binary built without the

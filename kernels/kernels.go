@@ -46,24 +46,27 @@ const EnvPTX = "SYMCHAN_PTX"
 // symchan_nvshmem.ptx.
 const EnvNVSHMEMPTX = "SYMCHAN_NVSHMEM_PTX"
 
-// PTX returns the PTX of symchan.cu: the file named by SYMCHAN_PTX when
-// set, else the embedded one.
-func PTX() (string, error) { return ptxOf(EnvPTX, symchanPTX) }
+// PTX returns the PTX of symchan.cu: file when not empty, else the file
+// SYMCHAN_PTX names, else the embedded one.
+func PTX(file string) (string, error) { return ptxOf(file, EnvPTX, symchanPTX) }
 
 // NVSHMEMPTX returns the nvshmem backend's PTX of symchan.cu (SYMCHAN_NVSHMEM
 // defined; relocatable, to be linked with NVSHMEM's device library; it
-// adds kernel RemoteAtomic): the file named by SYMCHAN_NVSHMEM_PTX when
-// set, else the embedded one.
-func NVSHMEMPTX() (string, error) { return ptxOf(EnvNVSHMEMPTX, nvshmemPTX) }
+// adds kernel RemoteAtomic): file when not empty, else the file
+// SYMCHAN_NVSHMEM_PTX names, else the embedded one.
+func NVSHMEMPTX(file string) (string, error) { return ptxOf(file, EnvNVSHMEMPTX, nvshmemPTX) }
 
-func ptxOf(env, embedded string) (string, error) {
-	path := os.Getenv(env)
-	if path == "" {
+func ptxOf(file, env, embedded string) (string, error) {
+	from := "the PTX file"
+	if file == "" {
+		file, from = os.Getenv(env), env
+	}
+	if file == "" {
 		return embedded, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(file)
 	if err != nil {
-		return "", fmt.Errorf("kernels: %s: %w", env, err)
+		return "", fmt.Errorf("kernels: %s: %w", from, err)
 	}
 	return string(b), nil
 }

@@ -48,18 +48,33 @@ func TestPTXDefinesKernels(t *testing.T) {
 	}
 }
 
+// The PTX comes from the file given, else from SYMCHAN_PTX's, else the
+// embedded one; a missing file is an error.
 func TestPTXOverride(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.ptx")
-	if err := os.WriteFile(path, []byte("// test"), 0o644); err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	given, env := filepath.Join(dir, "given.ptx"), filepath.Join(dir, "env.ptx")
+	for p, text := range map[string]string{given: "// given", env: "// env"} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Setenv(EnvPTX, path)
-	if got, err := PTX(); err != nil || got != "// test" {
-		t.Fatalf("PTX() = %q, %v", got, err)
-	}
-	t.Setenv(EnvPTX, filepath.Join(t.TempDir(), "missing.ptx"))
-	if _, err := PTX(); err == nil {
-		t.Fatal("PTX() with a missing override file: no error")
+	for _, c := range []struct {
+		name, file, env, want string
+		fails                 bool
+	}{
+		{"embedded", "", "", symchanPTX, false},
+		{"environment", "", env, "// env", false},
+		{"given wins", given, env, "// given", false},
+		{"given, missing", filepath.Join(dir, "missing.ptx"), env, "", true},
+		{"environment, missing", "", filepath.Join(dir, "missing.ptx"), "", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(EnvPTX, c.env)
+			got, err := PTX(c.file)
+			if (err != nil) != c.fails || (!c.fails && got != c.want) {
+				t.Fatalf("PTX(%q) with %s=%q: %.20q, %v", c.file, EnvPTX, c.env, got, err)
+			}
+		})
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/symchan/symchan/pgas/host"
+	"github.com/symchan/symchan/pgas/driver"
 )
 
 // Environment variables read by [Run] for fields a [Config] leaves zero, in
@@ -38,6 +38,12 @@ const (
 type Config struct {
 	// Backend is the registered backend name ("host", "cuda", ...).
 	Backend string
+	// Driver is the backend by value, in the spirit of sql.OpenDB: a
+	// configured value of a backend package (host.Backend{},
+	// cuda.Backend{ShareGPUs: true}, nvshmem.Backend{Library: …}),
+	// registered or not. It wins over Backend and EnvBackend; Backend
+	// then only names it in messages (by default, the value's type).
+	Driver driver.Backend
 	// PEs is the number of PEs; zero lets the backend choose (host: 8).
 	PEs int
 	// HeapSize is the symmetric heap size per PE in bytes. A small part of
@@ -96,16 +102,36 @@ func (b Blocking) String() string {
 	return fmt.Sprintf("Blocking(%d)", uint8(b))
 }
 
-// autoBlocking is the Blocking of a world of n PEs (0: the host backend's
-// default) on procs processors that neither the Config nor the
-// environment sets: spinning pays only while every PE can poll on a
+// autoBlocking is the Blocking of a world of n PEs (0: as many as the
+// backend chooses, def) on procs processors that neither the Config nor
+// the environment sets: spinning pays only while every PE can poll on a
 // processor of its own; beyond that, spinners take turns and each hop
 // waits for a time slice.
-func autoBlocking(n, procs int) Blocking {
-	if cmp.Or(n, host.DefaultPEs) > procs {
+func autoBlocking(n, def, procs int) Blocking {
+	if cmp.Or(n, def) > procs {
 		return BlockPark
 	}
 	return BlockSpin
+}
+
+// backendOf is the backend c names: Driver, or the one registered as
+// Backend.
+func (c Config) backendOf() (driver.Backend, error) {
+	if c.Driver != nil {
+		return c.Driver, nil
+	}
+	return lookupBackend(c.Backend)
+}
+
+// defaultPEs is how many PEs c's backend starts when asked for none, when
+// it says (driver.DefaultSizer); 0 otherwise.
+func (c Config) defaultPEs() int {
+	if b, err := c.backendOf(); err == nil {
+		if d, ok := b.(driver.DefaultSizer); ok {
+			return d.DefaultPEs()
+		}
+	}
+	return 0
 }
 
 // processors is how many goroutines of this process run at once.
@@ -165,14 +191,17 @@ func (c Config) Resolve() (Config, error) {
 		}
 		c.ForceRemote = c.ForceRemote || on
 	}
-	if c.Backend == "" {
+	switch {
+	case c.Driver != nil && c.Backend == "":
+		c.Backend = fmt.Sprintf("%T", c.Driver)
+	case c.Backend == "":
 		c.Backend = cmp.Or(envBackend, DefaultBackend)
-	}
-	if c.Blocking == BlockDefault {
-		c.Blocking = cmp.Or(envBlocking, autoBlocking(c.PEs, processors()))
 	}
 	if c.PEs == 0 {
 		c.PEs = envPEs
+	}
+	if c.Blocking == BlockDefault {
+		c.Blocking = cmp.Or(envBlocking, autoBlocking(c.PEs, c.defaultPEs(), processors()))
 	}
 	if c.HeapSize == 0 {
 		c.HeapSize = cmp.Or(envHeap, DefaultHeapSize)

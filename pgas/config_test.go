@@ -1,9 +1,13 @@
 package pgas
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/symchan/symchan/pgas/driver"
+	"github.com/symchan/symchan/pgas/host"
 )
 
 func TestParseSize(t *testing.T) {
@@ -69,7 +73,7 @@ func TestConfigResolve(t *testing.T) {
 		wantErr string // a substring; "" means success
 	}{
 		// Blocking, where neither sets it, is autoBlocking's (tested below).
-		{"defaults", Config{}, nil, Config{Backend: DefaultBackend, HeapSize: DefaultHeapSize, Blocking: autoBlocking(0, processors())}, ""},
+		{"defaults", Config{}, nil, Config{Backend: DefaultBackend, HeapSize: DefaultHeapSize, Blocking: autoBlocking(0, 8, processors())}, ""},
 		{"environment fills zero fields", Config{},
 			map[string]string{EnvBackend: "host", EnvPEs: " 3 ", EnvSymmetricSize: "512M", EnvBlocking: " Park "},
 			Config{Backend: "host", PEs: 3, HeapSize: 512 << 20, Blocking: BlockPark}, ""},
@@ -78,7 +82,7 @@ func TestConfigResolve(t *testing.T) {
 			Config{Backend: "b", PEs: 2, HeapSize: 1 << 20, Blocking: BlockSpin}, ""},
 		{"empty variables count as unset", Config{PEs: 2},
 			map[string]string{EnvBackend: "", EnvPEs: "", EnvSymmetricSize: "", EnvBlocking: ""},
-			Config{Backend: DefaultBackend, PEs: 2, HeapSize: DefaultHeapSize, Blocking: autoBlocking(2, processors())}, ""},
+			Config{Backend: DefaultBackend, PEs: 2, HeapSize: DefaultHeapSize, Blocking: autoBlocking(2, 8, processors())}, ""},
 		{"bad blocking", Config{}, map[string]string{EnvBlocking: "poll"}, Config{}, EnvBlocking},
 		{"bad blocking under a set field", Config{Blocking: BlockSpin}, map[string]string{EnvBlocking: "yes"}, Config{}, EnvBlocking},
 		{"blocking out of range", Config{Blocking: BlockPark + 1}, nil, Config{}, "Blocking = Blocking(3)"},
@@ -92,9 +96,9 @@ func TestConfigResolve(t *testing.T) {
 		{"negative heap", Config{HeapSize: -1}, nil, Config{}, "HeapSize = -1"},
 		{"heap below the minimum", Config{HeapSize: 1}, nil, Config{}, "below the minimum"},
 		{"force remote from the environment", Config{PEs: 2}, map[string]string{EnvForceRemote: " true "},
-			Config{Backend: DefaultBackend, PEs: 2, HeapSize: DefaultHeapSize, Blocking: autoBlocking(2, processors()), ForceRemote: true}, ""},
+			Config{Backend: DefaultBackend, PEs: 2, HeapSize: DefaultHeapSize, Blocking: autoBlocking(2, 8, processors()), ForceRemote: true}, ""},
 		{"force remote: the field wins over 0", Config{PEs: 2, ForceRemote: true}, map[string]string{EnvForceRemote: "0"},
-			Config{Backend: DefaultBackend, PEs: 2, HeapSize: DefaultHeapSize, Blocking: autoBlocking(2, processors()), ForceRemote: true}, ""},
+			Config{Backend: DefaultBackend, PEs: 2, HeapSize: DefaultHeapSize, Blocking: autoBlocking(2, 8, processors()), ForceRemote: true}, ""},
 		{"bad force remote", Config{}, map[string]string{EnvForceRemote: "yes please"}, Config{}, EnvForceRemote},
 	}
 	for _, c := range cases {
@@ -132,8 +136,48 @@ func TestAutoBlocking(t *testing.T) {
 		{0, 8, BlockSpin},
 	}
 	for _, c := range cases {
-		if got := autoBlocking(c.pes, c.procs); got != c.want {
+		if got := autoBlocking(c.pes, 8, c.procs); got != c.want {
 			t.Errorf("autoBlocking(%d PEs, %d processors) = %v, want %v", c.pes, c.procs, got, c.want)
 		}
+	}
+}
+
+// openCounter is an unregistered backend value: the host backend, counting
+// its opens.
+type openCounter struct {
+	host.Backend
+	opens *int
+}
+
+func (o openCounter) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
+	*o.opens++
+	return o.Backend.Open(ctx, cfg)
+}
+
+// A Config's Driver is the backend, registered or not, whatever Backend
+// and SYMCHAN_BACKEND name; Backend then names it in messages; its default
+// PE count (driver.DefaultSizer) sizes the automatic Blocking.
+func TestConfigDriverByValue(t *testing.T) {
+	t.Setenv(EnvBackend, "no-such-backend")
+	var opens int
+	cases := []struct {
+		name, backend, want string
+	}{
+		{"named by its type", "", "pgas.openCounter"},
+		{"named by Backend", "mine", "mine"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := Config{Driver: openCounter{opens: &opens}, Backend: c.backend, PEs: 2, HeapSize: 1 << 20}
+			r, err := cfg.Resolve()
+			if err != nil || r.Backend != c.want || r.Blocking != autoBlocking(2, 8, processors()) {
+				t.Fatalf("Resolve: %+v, %v; want Backend %q", r, err, c.want)
+			}
+			before := opens
+			err = Run(context.Background(), cfg, func(ctx context.Context, pe *PE) error { return pe.Barrier(ctx) })
+			if err != nil || opens != before+1 {
+				t.Fatalf("Run: %v, %d opens", err, opens-before)
+			}
+		})
 	}
 }

@@ -259,7 +259,7 @@ func open(ctx context.Context, cfg Config) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := lookupBackend(cfg.Backend)
+	b, err := cfg.backendOf()
 	if err != nil {
 		return nil, err
 	}

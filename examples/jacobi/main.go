@@ -57,8 +57,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else {
 		*backend = cfg.Backend
 	}
+	// Defaults before any world starts: the host backend's PEs are CPUs.
 	def := 1024
-	if *backend == "cuda" || *backend == "nvshmem" {
+	if *backend != pgas.DefaultBackend {
 		def = 16384
 	}
 	if *nx == 0 {
@@ -67,7 +68,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *ny == 0 {
 		*ny = *nx
 	}
-	if *pes == 0 && *backend == "host" {
+	if *pes == 0 && *backend == pgas.DefaultBackend {
 		*pes = 2
 	}
 	if fs.NArg() > 0 {
@@ -156,13 +157,14 @@ func solveAndReport(p problem, backend string, pes int, kernel string, verify bo
 	printHeader()
 	fmt.Fprintf(out, "%d x %d: %d PEs: %.4f s (%d sweeps)\n", p.nx, p.ny, res.pes, res.elapsed.Seconds(), res.sweeps)
 	if res.pes > 1 || verify {
-		// The single-PE run. A backend with one PE per process cannot start
-		// a world of one PE beside this one: the process of PE 0 runs it on
-		// the cuda backend, on GPU 0, with the same kernels.
+		// The single-PE run. A world whose PEs are in several processes
+		// (one per process: nvshmem) cannot start a world of one PE beside
+		// it: the process of PE 0 runs it on the cuda backend, on GPU 0,
+		// with the same kernels.
 		single := cfg
 		single.PEs = 1
 		label := "single PE"
-		if onePEPerProcess(backend) {
+		if res.local < res.pes {
 			single.Backend = "cuda"
 			label = "single PE (cuda backend, GPU 0)"
 		}
@@ -216,7 +218,3 @@ func compare(got, want *result) error {
 	}
 	return nil
 }
-
-// onePEPerProcess reports whether backend runs one PE per process, so that
-// a run cannot also start a world of one PE of it.
-func onePEPerProcess(backend string) bool { return backend == "nvshmem" }

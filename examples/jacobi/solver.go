@@ -21,6 +21,7 @@ func (p problem) due(k int) bool { return k%p.nccheck == 0 || k%100 == 0 || k ==
 // result is what a run produced.
 type result struct {
 	pes     int             // 0 in a process that does not run PE 0 (it reports nothing)
+	local   int             // the PEs of this process
 	norms   map[int]float64 // sweep → residual norm, for the computed ones
 	sweeps  int             // sweeps run
 	elapsed time.Duration   // the sweeps alone
@@ -89,7 +90,7 @@ func solve(ctx context.Context, cfg pgas.Config, p problem, gather bool, kernel 
 			top: (pe.ID() + n - 1) % n, bot: (pe.ID() + 1) % n, res: res, gather: gather, kernel: kernel}
 		if pe.ID() == 0 {
 			s.report = report
-			res.pes = n
+			res.pes, res.local = n, len(pe.World().LocalPEs())
 			if gather {
 				res.grid = make([]float32, p.nx*p.ny)
 			}

@@ -87,7 +87,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cfg, err = pgas.Config{Backend: *backend, PEs: *pes}.Resolve()
 		*backend = cfg.Backend
 	}
-	if err == nil && *mode != actorsGo && *backend == "host" {
+	// A usage error before any world starts: the host backend's PEs are
+	// never GPUs (inside the world, pe.GPU says so for any backend).
+	if err == nil && *mode != actorsGo && *backend == pgas.DefaultBackend {
 		err = fmt.Errorf("-actors %s needs a GPU backend (-backend cuda or nvshmem)", *mode)
 	}
 	if err != nil {
@@ -165,7 +167,11 @@ func ring(out io.Writer, o options) error {
 			return errors.New("-actors kernel needs 2 PEs or more: a kernel actor does not send to its own PE")
 		}
 		blocks := o.blocks
-		if g, err := pe.GPU(); err == nil && blocks == 0 && o.mode != actorsGo {
+		g, gpuErr := pe.GPU()
+		switch {
+		case gpuErr != nil && o.mode != actorsGo:
+			return fmt.Errorf("-actors %s needs PEs that are GPUs (-backend cuda or nvshmem): %w", o.mode, gpuErr)
+		case gpuErr == nil && blocks == 0 && o.mode != actorsGo:
 			blocks = kernelBlocks(g, n)
 		}
 		// Every PE also holds a payload in Go memory (the same check on
@@ -236,7 +242,7 @@ func ring(out io.Writer, o options) error {
 				}
 				lapTimes, err = kpe.finish(ctx, a, payload, round+1, crc, local)
 			} else {
-				lapTimes, err = goLaps(ctx, pe, ch, payload, local, round+1, laps, crc, checkAll || backend == "host")
+				lapTimes, err = goLaps(ctx, pe, ch, payload, local, round+1, laps, crc, checkAll || gpuErr != nil)
 			}
 			if err != nil {
 				return err

@@ -11,14 +11,9 @@ import (
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
-	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/pgas/driver"
 	"github.com/symchan/symchan/pgas/internal/gpuop"
 )
-
-func init() { pgas.Register("cuda", backend{}) }
-
-type backend struct{}
 
 // gpu is one PE: its GPU's context, kernels, partition and streams.
 type gpu struct {
@@ -41,7 +36,9 @@ type transport struct {
 	size int64
 }
 
-func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
+// Open opens a world of cfg.PEs PEs on the GPUs (one per GPU unless
+// ShareGPUs; cfg.PEs 0: one per GPU).
+func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
 	n, err := device.Count()
 	if err != nil {
 		return nil, err
@@ -49,7 +46,7 @@ func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, e
 	if n == 0 {
 		return nil, errors.New("cuda backend: no GPU visible")
 	}
-	share := os.Getenv(EnvShareGPUs) == "1"
+	share := b.ShareGPUs || os.Getenv(EnvShareGPUs) == "1"
 	pes := cfg.PEs
 	switch {
 	case pes == 0:
@@ -72,7 +69,7 @@ func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, e
 			}
 		}
 	}
-	ptx, err := kernels.PTX()
+	ptx, err := kernels.PTX(b.PTXFile)
 	if err != nil {
 		return nil, err
 	}

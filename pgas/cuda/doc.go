@@ -1,8 +1,10 @@
 // Package cuda is symchan's cuda backend: one process drives the GPUs of
 // one host, one PE per GPU. Import it for its side effect and name "cuda"
-// in pgas.Config.Backend or SYMCHAN_BACKEND:
+// in pgas.Config.Backend or SYMCHAN_BACKEND, or give pgas.Config.Driver a
+// Backend value with its settings:
 //
 //	import _ "github.com/symchan/symchan/pgas/cuda"
+//	pgas.Run(ctx, pgas.Config{Driver: cuda.Backend{ShareGPUs: true}, PEs: 8}, fn)
 //
 // It is compiled in with the build tag cuda; without it the backend still
 // registers, and opening it returns an error saying how to build with CUDA.
@@ -49,14 +51,32 @@
 // put-with-signal and wait) from pgas.PE.GPU.
 package cuda
 
-import "github.com/symchan/symchan/pgas/internal/gpuop"
+import (
+	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/internal/gpuop"
+)
 
 // MaxWaitWords is the largest wait set the cuda backend's waits accept.
 const MaxWaitWords = gpuop.MaxWords
 
-// EnvShareGPUs, set to 1, lets a world have more PEs than GPUs: PE i runs
-// on GPU i mod #GPUs, PEs of one GPU sharing its context (and its time:
-// they are slower than PEs of their own). The suites use it for their 3-
-// to 64-PE worlds on a 2-GPU machine; programs that want speed run one PE
-// per GPU.
+// EnvShareGPUs, set to 1, mirrors Backend.ShareGPUs: a world may have
+// more PEs than GPUs, PE i on GPU i mod #GPUs, PEs of one GPU sharing its
+// context (and its time: they are slower than PEs of their own). The
+// suites use it for their 3- to 1024-PE worlds on 1 or 2 GPUs; programs
+// that want speed run one PE per GPU.
 const EnvShareGPUs = "SYMCHAN_CUDA_SHARE_GPUS"
+
+func init() { pgas.Register("cuda", Backend{}) }
+
+// Backend is the cuda backend by value (pgas.Config.Driver), with the
+// settings the environment otherwise gives; the one registered as "cuda"
+// is the zero value, which leaves them to the environment. A field set
+// here wins; the environment fills a zero one.
+type Backend struct {
+	// ShareGPUs lets a world have more PEs than GPUs (EnvShareGPUs).
+	ShareGPUs bool
+	// PTXFile names a PTX file of symchan.cu to load instead of the one
+	// the binary embeds (kernels.EnvPTX), for kernel work without
+	// rebuilding Go binaries.
+	PTXFile string
+}

@@ -52,6 +52,13 @@ type Backend interface {
 	Open(ctx context.Context, cfg Config) (Transport, error)
 }
 
+// A DefaultSizer is a Backend that says how many PEs it starts when
+// Config.PEs is 0 (the host backend: 8), so that pgas can size its own
+// choices (pgas.Config.Blocking) without knowing the backend.
+type DefaultSizer interface {
+	DefaultPEs() int
+}
+
 // A Transport is one open world of a backend. Offsets are byte offsets into
 // a PE's partition; from is the PE that issues an operation.
 //

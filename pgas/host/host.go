@@ -32,6 +32,10 @@ const DefaultPEs = 8
 // Backend is the host backend (a pgas/driver.Backend).
 type Backend struct{}
 
+// DefaultPEs is DefaultPEs: the PEs Open starts when cfg.PEs is 0
+// (driver.DefaultSizer).
+func (Backend) DefaultPEs() int { return DefaultPEs }
+
 // Open maps cfg.PEs partitions of cfg.HeapSize bytes (rounded up to a word).
 // Every PE is in this process: there is no remote path, and
 // cfg.ForceRemote changes nothing.

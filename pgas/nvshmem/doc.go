@@ -1,7 +1,8 @@
 // Package nvshmem is symchan's scale-out backend: every process is one PE
 // on one GPU under NVSHMEM, which carries the traffic (NVLink, InfiniBand,
 // UCX). Import it for its side effect and name "nvshmem" in
-// pgas.Config.Backend or SYMCHAN_BACKEND, and start the program with
+// pgas.Config.Backend or SYMCHAN_BACKEND (or give pgas.Config.Driver a
+// Backend value with its settings), and start the program with
 // symrun (cmd/symrun) or, across hosts, mpirun or srun (see pgas/bootstrap
 // for the variables they pass):
 //
@@ -66,8 +67,28 @@
 // with 4 processes on 2 GPUs); run one process per GPU, or use MPS.
 package nvshmem
 
+import "github.com/symchan/symchan/pgas"
+
 // Environment variables the backend reads.
 const (
-	EnvLib  = "SYMCHAN_NVSHMEM_LIB" // path of libnvshmem_host.so
+	EnvLib  = "SYMCHAN_NVSHMEM_LIB" // path of libnvshmem_host.so: mirrors Backend.Library
 	EnvHome = "NVSHMEM_HOME"
 )
+
+func init() { pgas.Register("nvshmem", Backend{}) }
+
+// Backend is the nvshmem backend by value (pgas.Config.Driver), with the
+// settings the environment otherwise gives; the one registered as
+// "nvshmem" is the zero value, which leaves them to the environment. A
+// field set here wins; the environment fills a zero one. NVSHMEM starts
+// once per process: the first world's Backend chooses for the process.
+type Backend struct {
+	// Library is the path of NVSHMEM's host library,
+	// libnvshmem_host.so.3 (EnvLib; by default it is looked for beside
+	// NVSHMEM_HOME, in the usual system places and in NVIDIA's pip
+	// package).
+	Library string
+	// PTXFile names a PTX file of the backend's variant of symchan.cu to
+	// link instead of the one the binary embeds (kernels.EnvNVSHMEMPTX).
+	PTXFile string
+}

@@ -177,6 +177,7 @@ const char *sc_preload_pmix(const char *path) {
 import "C"
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -196,11 +197,12 @@ var (
 	loadErr  error
 )
 
-// candidates lists where the host library may be, in order.
-func candidates() []string {
+// candidates lists where the host library may be, in order: lib when
+// given, else EnvLib's, else the usual places.
+func candidates(lib string) []string {
 	var c []string
-	if p := os.Getenv(EnvLib); p != "" {
-		return []string{p}
+	if lib = cmp.Or(lib, os.Getenv(EnvLib)); lib != "" {
+		return []string{lib}
 	}
 	if h := os.Getenv(EnvHome); h != "" {
 		c = append(c, filepath.Join(h, "lib", "libnvshmem_host.so.3"), filepath.Join(h, "lib", "libnvshmem_host.so"))
@@ -222,11 +224,12 @@ func candidates() []string {
 	return append(c, "libnvshmem_host.so.3") // the loader's own search path
 }
 
-// load opens the NVSHMEM host library once per process.
-func load() error {
+// load opens the NVSHMEM host library once per process (lib: see
+// candidates).
+func load(lib string) error {
 	loadOnce.Do(func() {
 		var tried []string
-		for _, p := range candidates() {
+		for _, p := range candidates(lib) {
 			cp := C.CString(p)
 			msg := C.sc_load(cp)
 			C.free(unsafe.Pointer(cp))

@@ -49,8 +49,8 @@ func deviceLib() (string, error) {
 // loadKernels links the backend's PTX with NVSHMEM's device library into
 // the GPU's primary context, initialises NVSHMEM's state in it, and finds
 // the remote atomic's kernel. NVSHMEM has started.
-func loadKernels() error {
-	ptx, err := kernels.NVSHMEMPTX()
+func loadKernels(ptxFile string) error {
+	ptx, err := kernels.NVSHMEMPTX(ptxFile)
 	if err != nil {
 		return err
 	}

@@ -31,15 +31,10 @@ import (
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
-	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/pgas/bootstrap"
 	"github.com/symchan/symchan/pgas/driver"
 	"github.com/symchan/symchan/pgas/internal/gpuop"
 )
-
-func init() { pgas.Register("nvshmem", backend{}) }
-
-type backend struct{}
 
 // proc is this process's NVSHMEM state, made once: NVSHMEM cannot be
 // started again in a process.
@@ -73,13 +68,13 @@ func call(fn func()) {
 // start starts NVSHMEM for the process, once, sized for the first world's
 // heap (per PE) unless NVSHMEM_SYMMETRIC_SIZE is set. The processes meet
 // within ctx; when ctx ends first, a later Open tries again.
-func start(ctx context.Context, heap int64) error {
+func start(ctx context.Context, b Backend, heap int64) error {
 	proc.mu.Lock()
 	defer proc.mu.Unlock()
 	if proc.done {
 		return proc.err
 	}
-	err := startOnce(ctx, heap)
+	err := startOnce(ctx, b, heap)
 	if err != nil && ctx.Err() != nil {
 		return err
 	}
@@ -87,8 +82,8 @@ func start(ctx context.Context, heap int64) error {
 	return err
 }
 
-func startOnce(ctx context.Context, heap int64) error {
-	if err := load(); err != nil {
+func startOnce(ctx context.Context, b Backend, heap int64) error {
+	if err := load(b.Library); err != nil {
 		return err
 	}
 	if _, err := passHeapSize(heap); err != nil {
@@ -114,7 +109,7 @@ func startOnce(ctx context.Context, heap int64) error {
 		if err := initFromLauncher(info, boot, pmi); err != nil {
 			return err
 		}
-		return started(info)
+		return started(info, b.PTXFile)
 	}
 	// The unique id: rank 0 asks NVSHMEM for it, everyone gets it through
 	// the rendezvous (symrun's, or rank 0's own under mpirun or srun).
@@ -148,12 +143,12 @@ func startOnce(ctx context.Context, heap int64) error {
 	if initErr != nil {
 		return initErr
 	}
-	return started(info)
+	return started(info, b.PTXFile)
 }
 
 // started finishes the process's start once NVSHMEM runs: where each PE's
 // node is, and symchan's kernels.
-func started(info bootstrap.Info) error {
+func started(info bootstrap.Info, ptxFile string) error {
 	var me, np int
 	call(func() { me, np = int(C.sc_my_pe()), int(C.sc_n_pes()) })
 	if me != info.Rank || np != info.Size {
@@ -162,7 +157,7 @@ func started(info bootstrap.Info) error {
 	if err := findNodes(info.Size); err != nil {
 		return err
 	}
-	return loadKernels()
+	return loadKernels(ptxFile)
 }
 
 type transport struct {
@@ -180,8 +175,10 @@ type transport struct {
 	result *device.HostMem // what the remote routines answer (remote.go)
 }
 
-func (backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
-	if err := start(ctx, cfg.HeapSize); err != nil {
+// Open opens this process's PE of the world the launcher started (one PE
+// per process; cfg.PEs must be 0 or the process count).
+func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
+	if err := start(ctx, b, cfg.HeapSize); err != nil {
 		return nil, err
 	}
 	info := proc.info

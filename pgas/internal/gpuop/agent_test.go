@@ -26,7 +26,7 @@ func newAgent(t *testing.T, lanes int, n int64) (*Agent, device.Ptr) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ctx.Close() })
-	ptx, err := kernels.PTX()
+	ptx, err := kernels.PTX("")
 	if err != nil {
 		t.Fatal(err)
 	}
