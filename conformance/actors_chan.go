@@ -19,10 +19,10 @@ type reading struct {
 	Values [5]float32
 }
 
-func testChanRing(t *testing.T) {
+func (ck *kit) testChanRing(t *testing.T) {
 	for _, n := range []int{1, 2, 5} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 				ch := must(actors.NewChan[reading](ctx, pe))
 				me, next, prev := pe.ID(), (pe.ID()+1)%n, (pe.ID()+n-1)%n
 				for i := range 300 {
@@ -44,15 +44,15 @@ func testChanRing(t *testing.T) {
 // Per-sender FIFO and exactly-once delivery with few slots per sender and
 // a slow receiver: senders run out of credit for long stretches (and with
 // K = 1 or 3, credit batches of K/2 round oddly).
-func testChanBackpressureFIFO(t *testing.T) {
+func (ck *kit) testChanBackpressureFIFO(t *testing.T) {
 	for _, k := range []int{1, 2, 3} {
-		t.Run(fmt.Sprint(k), func(t *testing.T) { backpressureFIFO(t, k) })
+		t.Run(fmt.Sprint(k), func(t *testing.T) { ck.backpressureFIFO(t, k) })
 	}
 }
 
-func backpressureFIFO(t *testing.T, k int) {
+func (ck *kit) backpressureFIFO(t *testing.T, k int) {
 	const n, per = 4, 400
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[uint64](ctx, pe, actors.Slots(k)))
 		if pe.ID() != 0 {
 			for i := range uint64(per) {
@@ -82,9 +82,9 @@ func backpressureFIFO(t *testing.T, k int) {
 }
 
 // Fan-in: 64 PEs send to one.
-func testChanFanIn64(t *testing.T) {
+func (ck *kit) testChanFanIn64(t *testing.T) {
 	const n, per = 64, 50
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[[2]int32](ctx, pe, actors.Slots(4), actors.SlotSize(64)))
 		if pe.ID() != 0 {
 			for i := range per {
@@ -119,12 +119,12 @@ func pattern(n, seed int) []byte {
 // Messages from 0 B to 64 MiB, chunked through 1 KiB slots, arrive whole
 // (sizes at the edges of a slot's 1008 payload bytes, and, for backends
 // that carry up to 40 bytes beside the slot word, of those).
-func testMailboxLargeMessages(t *testing.T) {
+func (ck *kit) testMailboxLargeMessages(t *testing.T) {
 	sizes := []int{0, 1, 40, 41, 1007, 1008, 1009, 1048, 1049, 4096, 1 << 20, 64 << 20}
 	if testing.Short() {
 		sizes = sizes[:len(sizes)-1]
 	}
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		mb := must(actors.NewMailbox(ctx, pe))
 		if pe.ID() == 0 {
 			for i, n := range sizes {
@@ -142,8 +142,8 @@ func testMailboxLargeMessages(t *testing.T) {
 	})
 }
 
-func testChanCodecs(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testChanCodecs(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(actors.NewChanCodec[string](ctx, pe, actors.StringCodec{}))
 		// Types that are not plain need a codec: every PE gets the error.
 		if _, err := actors.NewChan[[]int](ctx, pe); !errors.Is(err, actors.ErrNoCodec) {
@@ -165,9 +165,9 @@ func testChanCodecs(t *testing.T) {
 }
 
 // Close: the Go channel semantics the package documents.
-func testChanClose(t *testing.T) {
+func (ck *kit) testChanClose(t *testing.T) {
 	const n = 3
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int](ctx, pe))
 		for to := range n {
 			check(ch.Send(ctx, to, pe.ID()*10+to))
@@ -209,8 +209,8 @@ func testChanClose(t *testing.T) {
 }
 
 // The <-chan view works in select and closes after close and drain.
-func testChanView(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testChanView(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int](ctx, pe))
 		for i := range 10 {
 			check(ch.Send(ctx, 1-pe.ID(), i))
@@ -242,8 +242,8 @@ func testChanView(t *testing.T) {
 	})
 }
 
-func testTrySendTryRecv(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testTrySendTryRecv(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int64](ctx, pe, actors.Slots(3)))
 		mb := must(actors.NewMailbox(ctx, pe, actors.Slots(2), actors.SlotSize(64)))
 		idle := must(actors.NewChan[int64](ctx, pe)) // nobody sends on it
@@ -287,8 +287,8 @@ func testTrySendTryRecv(t *testing.T) {
 
 // A Send waiting for credit ends with its context and writes nothing; a
 // chunked Send cut short is discarded whole by the receiver.
-func testSendCancellation(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testSendCancellation(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		mb := must(actors.NewMailbox(ctx, pe, actors.Slots(2), actors.SlotSize(64)))
 		if pe.ID() == 0 {
 			check(mb.Send(ctx, 1, []byte("a")))
@@ -334,10 +334,10 @@ func testSendCancellation(t *testing.T) {
 	})
 }
 
-func testActorsBadInput(t *testing.T) {
+func (ck *kit) testActorsBadInput(t *testing.T) {
 	var kept atomic.Pointer[actors.Chan[int]] // a Chan of one PE of this process
 	var keptFuture atomic.Pointer[actors.Future[int]]
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int](ctx, pe))
 		keptFuture.Store(must(actors.NewFuture[int](must(actors.NewSystem(ctx, pe)))))
 		mb := must(actors.NewMailbox(ctx, pe, actors.MaxMessage(100)))
@@ -398,11 +398,11 @@ func testActorsBadInput(t *testing.T) {
 
 // A PE that fails ends the others' blocked Sends and Recvs with an error
 // naming it.
-func testActorsPeerFailure(t *testing.T) {
-	n := perProcess(3) // one PE per process: the failure crosses processes
+func (ck *kit) testActorsPeerFailure(t *testing.T) {
+	n := ck.perProcess(3) // one PE per process: the failure crosses processes
 	failing := n - 1
 	wrong := make([]error, n) // a blocked call's result, if it does not name the failed PE
-	err := runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	err := ck.runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int](ctx, pe, actors.Slots(1)))
 		var err error
 		switch {

@@ -21,9 +21,9 @@ type square struct {
 }
 
 // A request on a Chan carries its future's ReplyTo; the server replies.
-func testFutureRequestReply(t *testing.T) {
-	n := perProcess(4)
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testFutureRequestReply(t *testing.T) {
+	n := ck.perProcess(4)
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		sys := must(actors.NewSystem(ctx, pe))
 		reqs := must(actors.NewChan[square](ctx, pe))
 		if pe.ID() == 0 { // the server
@@ -47,8 +47,8 @@ func testFutureRequestReply(t *testing.T) {
 
 // A future that times out is abandoned: the late reply is dropped, written
 // nowhere, and the slot's next future gets only its own reply.
-func testFutureTimeoutAndLateReply(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testFutureTimeoutAndLateReply(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		sys := must(actors.NewSystem(ctx, pe, actors.Futures(1), actors.ReplySize(16)))
 		to := must(actors.NewChan[actors.ReplyTo](ctx, pe))
 		if pe.ID() == 1 {
@@ -96,8 +96,8 @@ func testFutureTimeoutAndLateReply(t *testing.T) {
 	})
 }
 
-func testFutureBadInput(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testFutureBadInput(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		sys := must(actors.NewSystem(ctx, pe, actors.Futures(2)))
 		if err := actors.Reply(sys, actors.ReplyTo{PE: 7}, 1); !errors.Is(err, actors.ErrBadPE) {
 			return fmt.Errorf("reply to PE 7: %v", err)
@@ -117,10 +117,10 @@ func testFutureBadInput(t *testing.T) {
 	})
 }
 
-func testFuturePeerFailure(t *testing.T) {
+func (ck *kit) testFuturePeerFailure(t *testing.T) {
 	var awaited error
 	waited := false // PE 0 ran here (under symrun, each process runs one PE)
-	err := runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+	err := ck.runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		sys := must(actors.NewSystem(ctx, pe))
 		if pe.ID() == 1 {
 			time.Sleep(20 * time.Millisecond)
@@ -143,8 +143,8 @@ func testFuturePeerFailure(t *testing.T) {
 // a per-(sender, receiver) sequence number and a checksum; every receiver
 // checks order, integrity and the count. SYMCHAN_SOAK=1 runs the full 10
 // million messages.
-func testActorsSoak(t *testing.T) {
-	n := perProcess(8) // one PE per process
+func (ck *kit) testActorsSoak(t *testing.T) {
+	n := ck.perProcess(8) // one PE per process
 	total := 200_000
 	if os.Getenv("SYMCHAN_SOAK") != "" {
 		total = 10_000_000
@@ -169,7 +169,7 @@ func testActorsSoak(t *testing.T) {
 		return crc32.ChecksumIEEE(b[:])
 	}
 	start := time.Now()
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[msg](ctx, pe, actors.Slots(8), actors.SlotSize(128)))
 		counts := must(pgas.AllocZeroed[int64](ctx, pe, n)) // messages PE i sends to me, at index i
 		rng := rand.New(rand.NewPCG(uint64(pe.ID()), 7))
@@ -229,8 +229,8 @@ func testActorsSoak(t *testing.T) {
 // Large data by reference: the sender sends a Ref to its symmetric buffer
 // with a ReplyTo; the receiver pulls the bytes partition to partition and
 // replies, after which the sender may reuse the buffer.
-func testRefRendezvous(t *testing.T) {
-	needPEs(t, 2)
+func (ck *kit) testRefRendezvous(t *testing.T) {
+	ck.needPEs(t, 2)
 	const size = 64 << 20
 	n := size
 	if testing.Short() {
@@ -240,7 +240,7 @@ func testRefRendezvous(t *testing.T) {
 		Data    actors.Ref
 		ReplyTo actors.ReplyTo
 	}
-	err := pgas.Run(context.Background(), pgas.Config{Backend: backend(), PEs: 2, HeapSize: 2*size + 8<<20}, func(ctx context.Context, pe *pgas.PE) error {
+	err := pgas.Run(context.Background(), pgas.Config{Backend: ck.backend(), PEs: 2, HeapSize: 2*size + 8<<20}, func(ctx context.Context, pe *pgas.PE) error {
 		sys := must(actors.NewSystem(ctx, pe))
 		offers := must(actors.NewChan[offer](ctx, pe))
 		buf := must(pgas.Alloc[byte](ctx, pe, n))
@@ -280,8 +280,8 @@ func testRefRendezvous(t *testing.T) {
 // A Ref a PE made to its own buffer, fetched into that very buffer (a
 // message to itself), copies nothing and succeeds; into another buffer it
 // copies.
-func testFetchOwnRef(t *testing.T) {
-	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testFetchOwnRef(t *testing.T) {
+	ck.run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		buf := must(pgas.AllocZeroed[byte](ctx, pe, 64))
 		other := must(pgas.AllocZeroed[byte](ctx, pe, 64))
 		data := pattern(64, 7)

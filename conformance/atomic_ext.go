@@ -12,8 +12,8 @@ import (
 
 // Fetch, set and swap carry floating-point words bit for bit (the spec's
 // extended AMO types), NaN payloads and negative zero included.
-func testFloatAtomics(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testFloatAtomics(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		f32 := must(pgas.AllocZeroed[float32](ctx, pe, 1))
 		f64 := must(pgas.AllocZeroed[float64](ctx, pe, 1))
 		other := 1 - pe.ID()
@@ -52,14 +52,14 @@ func testFloatAtomics(t *testing.T) {
 
 // Every non-blocking fetching atomic returns the value a blocking one
 // would have, in *fetch after Quiet, with many PEs hitting one word.
-func testNBIFetchingAtomics(t *testing.T) {
+func (ck *kit) testNBIFetchingAtomics(t *testing.T) {
 	for _, n := range []int{2, 5} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) { nbiFetchingAtomics(t, n) })
+		t.Run(fmt.Sprint(n), func(t *testing.T) { ck.nbiFetchingAtomics(t, n) })
 	}
 }
 
-func nbiFetchingAtomics(t *testing.T, n int) {
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) nbiFetchingAtomics(t *testing.T, n int) {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		ctr := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		bitsw := must(pgas.AllocZeroed[uint32](ctx, pe, 1))
 		const rounds = 40

@@ -11,8 +11,8 @@ import (
 )
 
 // Bad input returns a clear error and writes nothing.
-func testBadInput(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testBadInput(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		data := must(pgas.AllocZeroed[uint64](ctx, pe, 8))
 		sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		if pe.ID() == 1 {
@@ -63,12 +63,12 @@ func testBadInput(t *testing.T) {
 	})
 }
 
-func testRunBadConfig(t *testing.T) {
+func (ck *kit) testRunBadConfig(t *testing.T) {
 	cases := []pgas.Config{
 		{Backend: "no-such-backend", PEs: 2},
-		{Backend: backend(), PEs: -1},
-		{Backend: backend(), PEs: 2, HeapSize: -5},
-		{Backend: backend(), PEs: 2, HeapSize: 100},
+		{Backend: ck.backend(), PEs: -1},
+		{Backend: ck.backend(), PEs: 2, HeapSize: -5},
+		{Backend: ck.backend(), PEs: 2, HeapSize: 100},
 	}
 	for _, c := range cases {
 		err := pgas.Run(context.Background(), c, func(context.Context, *pgas.PE) error {
@@ -81,11 +81,11 @@ func testRunBadConfig(t *testing.T) {
 	}
 }
 
-func testRunEnvironment(t *testing.T) {
-	n := perProcess(min(3, maxPEs()))
+func (ck *kit) testRunEnvironment(t *testing.T) {
+	n := ck.perProcess(min(3, ck.maxPEs()))
 	t.Setenv(pgas.EnvPEs, strconv.Itoa(n))
 	t.Setenv(pgas.EnvSymmetricSize, "1M")
-	t.Setenv(pgas.EnvBackend, backend())
+	t.Setenv(pgas.EnvBackend, ck.backend())
 	err := pgas.Run(context.Background(), pgas.Config{}, func(ctx context.Context, pe *pgas.PE) error {
 		if pe.NumPEs() != n || pe.World().Config().HeapSize != 1<<20 {
 			return fmt.Errorf("env not applied: %d PEs, config %+v", pe.NumPEs(), pe.World().Config())

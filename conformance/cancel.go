@@ -60,8 +60,8 @@ var collectives = []struct {
 // member with the same *CollectiveError; a failed one leaves the team
 // broken, so that later calls fail rather than return early or hand out
 // different offsets; one that completed leaves it fully usable.
-func testCollectiveCancelledOnOneMember(t *testing.T) {
-	n := perProcess(4)
+func (ck *kit) testCollectiveCancelledOnOneMember(t *testing.T) {
+	n := ck.perProcess(4)
 	const quitter = 1
 	timings := []struct {
 		name string
@@ -87,7 +87,7 @@ func testCollectiveCancelledOnOneMember(t *testing.T) {
 	for _, c := range collectives {
 		for _, tm := range timings {
 			t.Run(c.name+"/"+tm.name, func(t *testing.T) {
-				run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+				ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 					team := must(pe.TeamWorld().Split(ctx, 0, 1, n))
 					x := collArgs{n: n,
 						a:     must(pgas.AllocZeroed[int64](ctx, pe, 8*n)),
@@ -186,9 +186,9 @@ func swapCodes(ctx context.Context, pe *pgas.PE, box pgas.Sym[uint64], code uint
 // A member that calls another collective than the others (an allocation
 // against a barrier) fails there, and so do the others, with the same
 // error; the team is broken.
-func testCollectiveKindsMismatch(t *testing.T) {
-	n := perProcess(3)
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testCollectiveKindsMismatch(t *testing.T) {
+	n := ck.perProcess(3)
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		box := must(pgas.AllocZeroed[uint64](ctx, pe, n))
 		check(pe.Barrier(ctx))
 		var err error
@@ -221,9 +221,9 @@ func testCollectiveKindsMismatch(t *testing.T) {
 // Invalid arguments on one member only: every member's call fails (that
 // member with its own error), no one waits forever, and the team stays
 // usable.
-func testCollectiveBadArgumentOnOneMember(t *testing.T) {
-	n := perProcess(3)
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testCollectiveBadArgumentOnOneMember(t *testing.T) {
+	n := ck.perProcess(3)
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		tm := pe.TeamWorld()
 		s := must(pgas.AllocZeroed[int64](ctx, pe, 4))
 		root := 0
@@ -242,7 +242,7 @@ func testCollectiveBadArgumentOnOneMember(t *testing.T) {
 }
 
 // Nil handles are errors, not nil dereferences.
-func testNilHandles(t *testing.T) {
+func (ck *kit) testNilHandles(t *testing.T) {
 	var pe *pgas.PE
 	var tm *pgas.Team
 	ctx := context.Background()
@@ -280,11 +280,11 @@ func testNilHandles(t *testing.T) {
 
 // Deadlines that end just as the last member arrives, many times over:
 // whichever way each race goes, every member's barrier ends the same way.
-func testCollectiveCancelRace(t *testing.T) {
-	n := perProcess(3)
+func (ck *kit) testCollectiveCancelRace(t *testing.T) {
+	n := ck.perProcess(3)
 	const rounds = 200
 	var failed atomic.Int32
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		box := must(pgas.AllocZeroed[uint64](ctx, pe, n*rounds))
 		check(pe.Barrier(ctx))
 		for i := range rounds {

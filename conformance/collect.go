@@ -12,14 +12,14 @@ import (
 // Collect concatenates blocks of different sizes (zero included) in rank
 // order on every member, and rejects what does not fit on every member
 // alike, leaving the team usable.
-func testCollect(t *testing.T) {
+func (ck *kit) testCollect(t *testing.T) {
 	for _, n := range []int{2, 6} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) { collect(t, n) })
+		t.Run(fmt.Sprint(n), func(t *testing.T) { ck.collect(t, n) })
 	}
 }
 
-func collect(t *testing.T, n int) {
-	teamCases(t, n, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
+func (ck *kit) collect(t *testing.T, n int) {
+	ck.teamCases(t, n, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
 		src := must(pgas.AllocZeroed[int32](ctx, pe, 8))
 		dst := must(pgas.AllocZeroed[int32](ctx, pe, 30))
 		if tm == nil {
@@ -62,17 +62,17 @@ func collect(t *testing.T, n int) {
 
 // AllToAlls moves each strided block to its member and place, for unit
 // and larger strides on either side.
-func testAllToAlls(t *testing.T) {
+func (ck *kit) testAllToAlls(t *testing.T) {
 	strides := []struct{ tst, sst int }{{1, 1}, {2, 1}, {1, 3}, {3, 2}}
 	for _, npes := range []int{2, 4} {
 		for _, st := range strides {
-			t.Run(fmt.Sprintf("%d/tst=%d,sst=%d", npes, st.tst, st.sst), func(t *testing.T) { allToAlls(t, npes, st.tst, st.sst) })
+			t.Run(fmt.Sprintf("%d/tst=%d,sst=%d", npes, st.tst, st.sst), func(t *testing.T) { ck.allToAlls(t, npes, st.tst, st.sst) })
 		}
 	}
 }
 
-func allToAlls(t *testing.T, npes, tst, sst int) {
-	teamCases(t, npes, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
+func (ck *kit) allToAlls(t *testing.T, npes, tst, sst int) {
+	ck.teamCases(t, npes, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
 		const blk = 3
 		src := must(pgas.Alloc[int64](ctx, pe, npes*blk*sst))
 		dst := must(pgas.Alloc[int64](ctx, pe, npes*blk*tst))
@@ -107,8 +107,8 @@ func allToAlls(t *testing.T, npes, tst, sst int) {
 }
 
 // Complex reductions sum and multiply; other operators are rejected.
-func testReduceAllComplex(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testReduceAllComplex(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		c64 := must(pgas.AllocZeroed[complex64](ctx, pe, 2))
 		c128 := must(pgas.AllocZeroed[complex128](ctx, pe, 2))
 		me := float64(pe.ID() + 1)

@@ -10,12 +10,12 @@ import (
 )
 
 // teamCases runs a collective test on the world and on a strided team.
-func teamCases(t *testing.T, n int, body func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error) {
+func (ck *kit) teamCases(t *testing.T, n int, body func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error) {
 	t.Run("world", func(t *testing.T) {
-		run(t, n, func(ctx context.Context, pe *pgas.PE) error { return body(ctx, pe, pe.TeamWorld()) })
+		ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error { return body(ctx, pe, pe.TeamWorld()) })
 	})
 	t.Run("strided", func(t *testing.T) {
-		run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 			tm, err := pe.TeamWorld().Split(ctx, 1, 2, n/2) // odd PEs
 			if err != nil || tm == nil {
 				// Non-members still take part in the world's allocations.
@@ -26,8 +26,8 @@ func teamCases(t *testing.T, n int, body func(ctx context.Context, pe *pgas.PE, 
 	})
 }
 
-func testBroadcast(t *testing.T) {
-	teamCases(t, 6, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
+func (ck *kit) testBroadcast(t *testing.T) {
+	ck.teamCases(t, 6, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
 		src := must(pgas.AllocZeroed[float64](ctx, pe, 100))
 		dst := must(pgas.AllocZeroed[float64](ctx, pe, 100))
 		if tm == nil {
@@ -114,13 +114,13 @@ func bitRef[T pgas.Number](op pgas.ReduceOp, n, i int, val func(rank, i int) T) 
 	return T(acc)
 }
 
-func testReduceAll(t *testing.T) {
+func (ck *kit) testReduceAll(t *testing.T) {
 	ints := func(rank, i int) int64 { return int64((rank+1)*(i+3)) ^ int64(rank<<i%60) }
 	floats := func(rank, i int) float64 { return float64(rank+1) * (float64(i) - 10.25) }
 	u8 := func(rank, i int) uint8 { return uint8(rank*37 + i) }
 	for _, op := range []pgas.ReduceOp{pgas.ReduceSum, pgas.ReduceProd, pgas.ReduceMin, pgas.ReduceMax, pgas.ReduceAnd, pgas.ReduceOr, pgas.ReduceXor} {
 		t.Run(op.String(), func(t *testing.T) {
-			teamCases(t, 6, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
+			ck.teamCases(t, 6, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
 				if err := reduceCase(ctx, pe, tm, op, ints, false); err != nil {
 					return fmt.Errorf("int64: %w", err)
 				}
@@ -143,8 +143,8 @@ func testReduceAll(t *testing.T) {
 	}
 }
 
-func testFCollectAndAllToAll(t *testing.T) {
-	teamCases(t, 6, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
+func (ck *kit) testFCollectAndAllToAll(t *testing.T) {
+	ck.teamCases(t, 6, func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error {
 		const blk = 5
 		src := must(pgas.AllocZeroed[int32](ctx, pe, 6*blk))
 		dst := must(pgas.AllocZeroed[int32](ctx, pe, 6*blk))
@@ -181,8 +181,8 @@ func testFCollectAndAllToAll(t *testing.T) {
 }
 
 // Jacobi's use: all-reduce one float64 per iteration, many times.
-func testReduceAllRepeated(t *testing.T) {
-	run(t, 4, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testReduceAllRepeated(t *testing.T) {
+	ck.run(t, 4, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.AllocZeroed[float64](ctx, pe, 1))
 		for it := range 200 {
 			check(pgas.P(pe, s, float64(pe.ID()+it), pe.ID()))

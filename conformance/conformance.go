@@ -17,7 +17,6 @@
 package conformance
 
 import (
-	"sync"
 	"testing"
 )
 
@@ -43,18 +42,15 @@ type Options struct {
 	LargeWorlds bool
 }
 
-// A test is one test of a suite.
+// A test is one test of a suite: a method of the kit, which carries the
+// backend under test.
 type test struct {
 	name string
-	fn   func(t *testing.T)
+	fn   func(ck *kit, t *testing.T)
 }
 
-// current is the backend under test: Run sets it for the duration of the
-// suites, which therefore run one Run at a time.
-var (
-	runMu   sync.Mutex
-	current Options
-)
+// kit is one Run's state: the backend under test and its options.
+type kit struct{ Options }
 
 // Run runs every suite against the backend o names, each test as a subtest
 // of t named after its suite ("PGAS/PutGet", "Actors/ChanRing",
@@ -80,12 +76,10 @@ func runSuite(t *testing.T, o Options, name string, tests []test) {
 	if o.Backend == "" {
 		t.Fatal("conformance: Options.Backend is empty")
 	}
-	runMu.Lock()
-	defer runMu.Unlock()
-	current = o
+	ck := &kit{o}
 	t.Run(name, func(t *testing.T) {
 		for _, tc := range tests {
-			t.Run(tc.name, tc.fn)
+			t.Run(tc.name, func(t *testing.T) { tc.fn(ck, t) })
 		}
 	})
 }

@@ -16,9 +16,9 @@ import (
 
 // When one PE fails, the blocking calls of the others return an error that
 // names it, promptly, and Run reports the failure.
-func testPEFailurePropagates(t *testing.T) {
+func (ck *kit) testPEFailurePropagates(t *testing.T) {
 	n, failing := 4, 2
-	if p := procs(); p > 1 { // one PE per process: the failure crosses processes
+	if p := ck.procs(); p > 1 { // one PE per process: the failure crosses processes
 		n, failing = p, p-1
 	}
 	ways := map[string]func() error{
@@ -48,7 +48,7 @@ func testPEFailurePropagates(t *testing.T) {
 				before := runtime.NumGoroutine()
 				delay := make([]time.Duration, n)
 				wrong := make([]error, n) // what a blocked call returned, if not the failure
-				err := runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
+				err := ck.runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
 					w := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
 					check(pe.Barrier(ctx))
 					if pe.ID() == failing {
@@ -88,9 +88,9 @@ func testPEFailurePropagates(t *testing.T) {
 	}
 }
 
-func testNoGoroutineOutlivesRun(t *testing.T) {
+func (ck *kit) testNoGoroutineOutlivesRun(t *testing.T) {
 	before := runtime.NumGoroutine()
-	run(t, 16, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 16, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		check(pgas.SignalOp(pe, w, 1, pgas.SignalAdd, 0))
 		if pe.ID() == 0 {
@@ -102,11 +102,11 @@ func testNoGoroutineOutlivesRun(t *testing.T) {
 	testhelp.NoGoroutineLeak(t, before)
 }
 
-func testRunContextCancelled(t *testing.T) {
-	oneProcess(t)
-	needPEs(t, 2)
+func (ck *kit) testRunContextCancelled(t *testing.T) {
+	ck.oneProcess(t)
+	ck.needPEs(t, 2)
 	ctx, cancel := context.WithCancel(context.Background())
-	err := pgas.Run(ctx, pgas.Config{Backend: backend(), PEs: 2, HeapSize: testHeap}, func(ctx context.Context, pe *pgas.PE) error {
+	err := pgas.Run(ctx, pgas.Config{Backend: ck.backend(), PEs: 2, HeapSize: testHeap}, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		if pe.ID() == 0 {
 			// Cancel once the PEs wait (a GPU backend takes longer to start
@@ -121,10 +121,10 @@ func testRunContextCancelled(t *testing.T) {
 }
 
 // A PE kept past the end of its world fails cleanly.
-func testUseAfterWorldEnded(t *testing.T) {
+func (ck *kit) testUseAfterWorldEnded(t *testing.T) {
 	var kept *pgas.PE
 	var sym pgas.Sym[int64]
-	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		kept, sym = pe, must(pgas.Alloc[int64](ctx, pe, 1))
 		return nil
 	})
@@ -143,10 +143,10 @@ func testUseAfterWorldEnded(t *testing.T) {
 }
 
 // PE.Go goroutines end with their PE, and Run waits for them.
-func testPEGoEndsWithPE(t *testing.T) {
+func (ck *kit) testPEGoEndsWithPE(t *testing.T) {
 	before := runtime.NumGoroutine()
 	var ran, ended [4]bool // ran: this process's PEs (one each under a launcher)
-	run(t, 4, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 4, func(ctx context.Context, pe *pgas.PE) error {
 		ran[pe.ID()] = true
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		pe.Go(func(ctx context.Context) {
@@ -166,9 +166,9 @@ func testPEGoEndsWithPE(t *testing.T) {
 // A panic in a PE.Go goroutine, such as a user codec's Decode panicking
 // inside Chan.C's receive loop, fails that PE as a panic in its function
 // does, instead of killing the process.
-func testPanicInPEGoFailsThePE(t *testing.T) {
-	oneProcess(t)
-	err := runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testPanicInPEGoFailsThePE(t *testing.T) {
+	ck.oneProcess(t)
+	err := ck.runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChanCodec[int64](ctx, pe, panicCodec{}))
 		check(pe.Barrier(ctx))
 		if pe.ID() == 1 {
@@ -193,10 +193,10 @@ func (panicCodec) Decode([]byte) (int64, error)             { panic("decode expl
 // PE.Fail from a helper goroutine fails the PE as its function's error
 // would: the others' blocking calls end with a *PEError naming it and
 // wrapping the error, and Run reports it.
-func testPEFailFromHelper(t *testing.T) {
-	oneProcess(t)
+func (ck *kit) testPEFailFromHelper(t *testing.T) {
+	ck.oneProcess(t)
 	boom := errors.New("helper saw its GPU fail")
-	err := runErr(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+	err := ck.runErr(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		check(pe.Barrier(ctx))
 		if pe.ID() == 1 {

@@ -169,25 +169,25 @@ type faultPE struct {
 	reached int // ops entered
 }
 
-func testRandomFaults(t *testing.T) {
+func (ck *kit) testRandomFaults(t *testing.T) {
 	worlds := 300
 	switch {
 	case *faultWorlds > 0:
 		worlds = *faultWorlds
 	case *longFaults:
 		worlds = 5000
-	case backend() != "host":
+	case ck.backend() != "host":
 		worlds = 30 // a short run: every world starts a backend
 	case testing.Short():
 		worlds = 100
 	}
-	if maxPEs() < 2 {
-		t.Skipf("needs 2 PEs; Options.MaxPEs is %d", maxPEs())
+	if ck.maxPEs() < 2 {
+		t.Skipf("needs 2 PEs; Options.MaxPEs is %d", ck.maxPEs())
 	}
 	base := *faultSeed
 	if base == 0 {
 		base = uint64(time.Now().UnixNano())
-		if procs() > 1 {
+		if ck.procs() > 1 {
 			base = 1 // every process must run the same worlds
 		}
 		fmt.Fprintf(os.Stderr, "conformance: RandomFaults: %d worlds from seed %d (-faultseed=N replays world N)\n", worlds, base)
@@ -195,18 +195,18 @@ func testRandomFaults(t *testing.T) {
 		worlds = 1
 	}
 	for i := range worlds {
-		w := newFaultWorld(base+uint64(i), procs())
-		if w.n > maxPEs() {
+		w := newFaultWorld(base+uint64(i), ck.procs())
+		if w.n > ck.maxPEs() {
 			continue
 		}
-		if problems := runFaultWorld(w); len(problems) > 0 {
+		if problems := ck.runFaultWorld(w); len(problems) > 0 {
 			t.Fatalf("world %d of %d, %v (replay: -faultseed=%d):\n%v", i+1, worlds, w, w.seed, errors.Join(problems...))
 		}
 	}
 }
 
 // runFaultWorld runs w and returns every broken promise it saw.
-func runFaultWorld(w *faultWorld) (problems []error) {
+func (ck *kit) runFaultWorld(w *faultWorld) (problems []error) {
 	var mu sync.Mutex
 	bad := func(format string, args ...any) {
 		mu.Lock()
@@ -217,7 +217,7 @@ func runFaultWorld(w *faultWorld) (problems []error) {
 	ctx, cancel := context.WithTimeoutCause(context.Background(), faultWorldTimeout, errHang)
 	defer cancel()
 	start := time.Now()
-	runErr := pgas.Run(ctx, pgas.Config{Backend: backend(), PEs: w.n, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+	runErr := pgas.Run(ctx, pgas.Config{Backend: ck.backend(), PEs: w.n, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
 		f := &faultPE{w: w, pe: pe, out: make([]error, len(w.ops))}
 		if err := f.setup(ctx); err != nil {
 			bad("PE %d: setup: %v", pe.ID(), err)

@@ -15,8 +15,8 @@ import (
 // A call that only a PE which has returned could complete ends with
 // ErrNoWriters, naming what it waited for, instead of waiting forever; a
 // message such a PE sent before it returned is still delivered.
-func testFinishedPeerEndsBlockedCalls(t *testing.T) {
-	oneProcess(t) // a PE is seen to return only in its own process
+func (ck *kit) testFinishedPeerEndsBlockedCalls(t *testing.T) {
+	ck.oneProcess(t) // a PE is seen to return only in its own process
 	cases := []struct {
 		name string
 		// wait is PE 0's blocked call; PE 1 returns nil at once after prep.
@@ -47,7 +47,7 @@ func testFinishedPeerEndsBlockedCalls(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var got error
-			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 				sys := must(actors.NewSystem(ctx, pe))
 				ch := must(actors.NewChan[int64](ctx, pe, actors.Slots(4)))
 				check(pe.Barrier(ctx))
@@ -66,7 +66,7 @@ func testFinishedPeerEndsBlockedCalls(t *testing.T) {
 		})
 	}
 	t.Run("message sent before returning", func(t *testing.T) {
-		run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 			ch := must(actors.NewChan[int64](ctx, pe))
 			check(pe.Barrier(ctx))
 			if pe.ID() == 1 {
@@ -86,7 +86,7 @@ func testFinishedPeerEndsBlockedCalls(t *testing.T) {
 	// that, its Recv waits for another goroutine's later self-send,
 	// although every other PE has returned.
 	t.Run("a PE that sent to itself is waited for", func(t *testing.T) {
-		run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 			ch := must(actors.NewChan[int64](ctx, pe))
 			check(pe.Barrier(ctx))
 			if pe.ID() == 1 {
@@ -107,7 +107,7 @@ func testFinishedPeerEndsBlockedCalls(t *testing.T) {
 		})
 	})
 	t.Run("a peer still running is waited for", func(t *testing.T) {
-		run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+		ck.run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 			ch := must(actors.NewChan[int64](ctx, pe))
 			pair := must(pe.TeamWorld().Split(ctx, 0, 2, 2)) // PEs 0 and 2
 			check(pe.Barrier(ctx))
@@ -130,9 +130,9 @@ func testFinishedPeerEndsBlockedCalls(t *testing.T) {
 }
 
 // A pgas wait that names its writers: the set, not the PE, decides.
-func testWaitFromFinishedPEs(t *testing.T) {
-	oneProcess(t)
-	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testWaitFromFinishedPEs(t *testing.T) {
+	ck.oneProcess(t)
+	ck.run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		check(pe.Barrier(ctx))
 		if pe.ID() != 0 {

@@ -89,10 +89,10 @@ func echoed(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox, count, seed in
 // included; Stop then ends it. In the large worlds every sender's
 // message sizes come round once, and the senders' Recv calls are as many
 // waits at once.
-func testKernelActorEcho(t *testing.T) {
-	for _, n := range worldSizes(3, 8, 64) {
+func (ck *kit) testKernelActorEcho(t *testing.T) {
+	for _, n := range ck.worldSizes(3, 8, 64) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			needGPUs(t, n)
+			ck.needGPUs(t, n)
 			count := 60
 			if large(n) {
 				count = 5
@@ -101,7 +101,7 @@ func testKernelActorEcho(t *testing.T) {
 			start := time.Now()
 			stop := progress(t, large(n), func() string { return fmt.Sprintf("%d of %d senders echoed", echoedBy.Load(), n-1) })
 			defer stop()
-			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 				mb := must(actors.NewMailbox(ctx, pe, actorSlots...))
 				if pe.ID() == 0 {
 					a, free, err := startEcho(ctx, pe, mb)
@@ -127,11 +127,11 @@ func testKernelActorEcho(t *testing.T) {
 // takes over again from Go. PE 1 sends a round's messages once its kernel
 // has started (StartKernel refuses a mailbox whose Go receiver has taken
 // messages it has not yet returned, as one taking the end marker may).
-func testKernelActorHandover(t *testing.T) {
-	needGPUs(t, 2)
+func (ck *kit) testKernelActorHandover(t *testing.T) {
+	ck.needGPUs(t, 2)
 	const count = 80
 	end := []byte("END")
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		mb := must(actors.NewMailbox(ctx, pe, actorSlots...))
 		// PE 0 tells PE 1 that round r's kernel has stopped (flag ≥ r+1):
 		// only then does PE 1 send its end marker, which Go must get.
@@ -183,10 +183,10 @@ func testKernelActorHandover(t *testing.T) {
 // A kernel actor that fails (symchan_actor_fail) fails its PE: a PE
 // waiting for its echo gets a *pgas.PEError naming PE 0 and wrapping the
 // kernel's *actors.KernelError, never a hang; Wait reports the same.
-func testKernelActorFails(t *testing.T) {
-	needGPUs(t, 2)
-	oneProcess(t)
-	err := runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testKernelActorFails(t *testing.T) {
+	ck.needGPUs(t, 2)
+	ck.oneProcess(t)
+	err := ck.runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		mb := must(actors.NewMailbox(ctx, pe, actorSlots...))
 		if pe.ID() == 0 {
 			a, free, err := startEcho(ctx, pe, mb)
@@ -222,20 +222,20 @@ func testKernelActorFails(t *testing.T) {
 // A ring of kernel actors, one per PE, passes tokens kernel to kernel
 // (messages of one and of several slots, two in flight): every token
 // comes back to PE 0 once, in the order PE 0 sent them, its payload whole.
-func testKernelActorRing(t *testing.T) {
+func (ck *kit) testKernelActorRing(t *testing.T) {
 	for _, n := range []int{2, 4} {
 		for _, size := range []int{32, 600} {
 			t.Run(fmt.Sprintf("%d/size=%d", n, size), func(t *testing.T) {
-				needGPUs(t, n)
-				kernelRing(t, n, size)
+				ck.needGPUs(t, n)
+				ck.kernelRing(t, n, size)
 			})
 		}
 	}
 }
 
-func kernelRing(t *testing.T, n, size int) {
+func (ck *kit) kernelRing(t *testing.T, n, size int) {
 	const tokens, laps, window = 40, 3, 2
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		mb := must(actors.NewMailbox(ctx, pe, actorSlots...))
 		finished := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		g, err := pe.GPU()

@@ -23,11 +23,11 @@ type ask struct {
 // kernel on PE 1 (symchan_reply), one future past its deadline gets
 // nothing written, and the kernel awaits the reply to a future armed on
 // its own PE (symchan_await_reply), which Go's Await then also returns.
-func testDeviceFutures(t *testing.T) {
-	needGPUs(t, 2)
+func (ck *kit) testDeviceFutures(t *testing.T) {
+	ck.needGPUs(t, 2)
 	const count = 40  // more than a mailbox's slots: credits flow
 	const abandon = 5 // this request's future is abandoned before it is sent
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		sys, err := actors.NewSystem(ctx, pe)
 		if err != nil {
 			return err

@@ -18,10 +18,10 @@ import (
 // values back, plus 1000, with the device mailbox routines of symchan.cuh:
 // the Go wire format both ways, through more messages than there are
 // slots (credits flow both ways).
-func testDeviceMailboxEcho(t *testing.T) {
-	needGPUs(t, 2)
+func (ck *kit) testDeviceMailboxEcho(t *testing.T) {
+	ck.needGPUs(t, 2)
 	const count = 200
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		ch, err := actors.NewChan[uint64](ctx, pe)
 		if err != nil {
 			return err
@@ -62,15 +62,15 @@ func testDeviceMailboxEcho(t *testing.T) {
 // with symchan_mailbox_recv_any_warp / _block: each sender's values
 // arrive once, in order, reported with the right sender, through more
 // messages than there are slots, until every sender's close marker.
-func testDeviceMailboxFanIn(t *testing.T) {
-	for _, n := range worldSizes(3, 8, 64) {
+func (ck *kit) testDeviceMailboxFanIn(t *testing.T) {
+	for _, n := range ck.worldSizes(3, 8, 64) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			needGPUs(t, n)
+			ck.needGPUs(t, n)
 			count, opts := 100, []actors.MailboxOption(nil)
 			if large(n) {
 				count, opts = 12, []actors.MailboxOption{actors.Slots(4), actors.SlotSize(64)}
 			}
-			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 				ch, err := actors.NewChan[uint64](ctx, pe, opts...)
 				if err != nil {
 					return err
@@ -109,12 +109,12 @@ func runFanIn(pe *pgas.PE, ch *actors.Chan[uint64], count, threads int) error {
 // slots) with symchan_mailbox_recv_any_block and _send_block: chunks are
 // joined and cut in the Go wire format both ways, through 4 slots of 256
 // bytes (credits flow both ways), and each side's close reaches the other.
-func testDeviceMailboxChunks(t *testing.T) {
-	needGPUs(t, 2)
+func (ck *kit) testDeviceMailboxChunks(t *testing.T) {
+	ck.needGPUs(t, 2)
 	const slot = 256
 	const cap = slot - 16
 	sizes := []int{0, 1, cap - 1, cap, cap + 1, 2 * cap, 2*cap + 1, 1000, 3000, 8}
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		mb, err := actors.NewMailbox(ctx, pe, actors.Slots(4), actors.SlotSize(slot))
 		if err != nil {
 			return err
@@ -176,8 +176,8 @@ func runEchoBlock(pe *pgas.PE, mb *actors.Mailbox, cap int) error {
 // stream work, runs only where the driver puts their streams on different
 // hardware queues, so the kernel and actor cases give the senders a slot
 // for every message.
-func testDeviceMailboxManySenders(t *testing.T) {
-	needGPUs(t, 2)
+func (ck *kit) testDeviceMailboxManySenders(t *testing.T) {
+	ck.needGPUs(t, 2)
 	for _, c := range []struct {
 		name           string
 		warp, actor    bool // warps send (else threads); they send as PE 1's actor
@@ -201,7 +201,7 @@ func testDeviceMailboxManySenders(t *testing.T) {
 			if kernel || c.actor {
 				slots = 3 * senders * c.count // every message, 600 bytes in 3 slots at most
 			}
-			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 				mb, err := actors.NewMailbox(ctx, pe, actors.Slots(slots), actors.SlotSize(256))
 				if err != nil {
 					return err

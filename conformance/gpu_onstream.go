@@ -14,15 +14,15 @@ import (
 // needGPUs skips t unless the backend's PEs are GPUs and n of them can
 // run. (Partitions a GPU cannot address, as under the nvshmem backend's
 // ForceRemote, the tests' kernels reach through NVSHMEM: symchan.cuh.)
-func needGPUs(t *testing.T, n int) {
+func (ck *kit) needGPUs(t *testing.T, n int) {
 	t.Helper()
-	needPEs(t, n)
+	ck.needPEs(t, n)
 	var mu sync.Mutex
 	var why string // t.Skip must be called on the test's goroutine
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		_, err := pe.GPU()
 		if errors.Is(err, pgas.ErrNotGPU) {
-			err = fmt.Errorf("the %s backend's PEs are not GPUs", backend())
+			err = fmt.Errorf("the %s backend's PEs are not GPUs", ck.backend())
 		}
 		if err != nil {
 			mu.Lock()
@@ -39,9 +39,9 @@ func needGPUs(t *testing.T, n int) {
 // Stream-ordered put-with-signal and wait, queued behind other work: PE 0
 // puts a device buffer to PE 1 and signals; PE 1's stream waits for the
 // signal, then copies what arrived, and the host checks it.
-func testOnStream(t *testing.T) {
-	needGPUs(t, 2)
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testOnStream(t *testing.T) {
+	ck.needGPUs(t, 2)
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		src, err := pgas.AllocZeroed[uint64](ctx, pe, 512)
 		if err != nil {
 			return err

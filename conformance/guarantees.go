@@ -23,8 +23,8 @@ import (
 // of the same bytes: Free returns on no member before every member's
 // operations on the allocation are over, so the next AllocZeroed's zeroes
 // stay.
-func testPutFromPeerRacingFree(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testPutFromPeerRacingFree(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		for round := range 100 {
 			broken, err := putRacingFree(ctx, pe, 1-pe.ID(), 512, false)
 			if broken != nil {
@@ -105,12 +105,12 @@ func putRacingFree(ctx context.Context, pe *pgas.PE, to, n int, badFree bool) (b
 // ended fails on every member, and that member's next collective cannot
 // disturb a member still finishing the allocation before: every member got
 // the same outcome from each call.
-func testAllocCancelledThenNextCall(t *testing.T) {
-	oneProcess(t)
+func (ck *kit) testAllocCancelledThenNextCall(t *testing.T) {
+	ck.oneProcess(t)
 	const n = 4
 	for round := range 50 {
 		var results [n][3]error
-		_ = runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		_ = ck.runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
 			me := pe.ID()
 			_, results[me][0] = pgas.Alloc[int64](ctx, pe, 8)
 			actx := ctx
@@ -139,8 +139,8 @@ func testAllocCancelledThenNextCall(t *testing.T) {
 // A PE that fails in the middle of a loop of collectives gives every other
 // member the same error: a *CollectiveError naming it and wrapping its
 // *PEError, from whichever synchronisation they were in or entered next.
-func testFailureMidLoopSameError(t *testing.T) {
-	oneProcess(t)
+func (ck *kit) testFailureMidLoopSameError(t *testing.T) {
+	ck.oneProcess(t)
 	const n, failer, at = 8, 3, 50
 	loops := []struct {
 		name string
@@ -159,7 +159,7 @@ func testFailureMidLoopSameError(t *testing.T) {
 		t.Run(l.name, func(t *testing.T) {
 			for round := range 20 {
 				var errs [n]error
-				_ = runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
+				_ = ck.runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
 					for i := 0; ; i++ {
 						if pe.ID() == failer && i == at {
 							panic("failing on purpose")
@@ -193,8 +193,8 @@ func testFailureMidLoopSameError(t *testing.T) {
 
 // An argument invalid on one member only (a destination too short on
 // it) fails every member's call, and the team stays usable.
-func testArgumentInvalidOnOneMember(t *testing.T) {
-	n := perProcess(3)
+func (ck *kit) testArgumentInvalidOnOneMember(t *testing.T) {
+	n := ck.perProcess(3)
 	const k = 4
 	calls := []struct {
 		name string
@@ -224,7 +224,7 @@ func testArgumentInvalidOnOneMember(t *testing.T) {
 	}
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {
-			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 				tm := pe.TeamWorld()
 				dst := must(pgas.AllocZeroed[int64](ctx, pe, 4*k*n))
 				src := must(pgas.AllocZeroed[int64](ctx, pe, 4*k*n))
@@ -248,12 +248,12 @@ func testArgumentInvalidOnOneMember(t *testing.T) {
 // A Recv whose PE never sent to itself, once every other PE has closed its
 // sending side, can never get a message: it ends with ErrNoWriters at
 // once, whether the closed senders have returned or not.
-func testRecvAfterEverySenderClosed(t *testing.T) {
-	oneProcess(t)
+func (ck *kit) testRecvAfterEverySenderClosed(t *testing.T) {
+	ck.oneProcess(t)
 	for _, wait := range []string{"returned", "still running"} {
 		t.Run(wait, func(t *testing.T) {
 			received := make(chan struct{})
-			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 				ch := must(actors.NewChan[int64](ctx, pe))
 				check(pe.Barrier(ctx))
 				if pe.ID() == 1 {
@@ -280,8 +280,8 @@ func testRecvAfterEverySenderClosed(t *testing.T) {
 // its world, returns pgas.ErrWorldEnded (or its documented zero answer) and
 // never touches the world's memory: on the host backend it is unmapped by
 // then.
-func testActorsAfterWorldEnded(t *testing.T) {
-	oneProcess(t)
+func (ck *kit) testActorsAfterWorldEnded(t *testing.T) {
+	ck.oneProcess(t)
 	type kept struct {
 		pe   *pgas.PE
 		ch   *actors.Chan[int64]
@@ -295,7 +295,7 @@ func testActorsAfterWorldEnded(t *testing.T) {
 		to   actors.ReplyTo
 	}
 	var k kept
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		ch := must(actors.NewChan[int64](ctx, pe))
 		mb := must(actors.NewMailbox(ctx, pe))
 		sys := must(actors.NewSystem(ctx, pe))
@@ -390,11 +390,11 @@ func testActorsAfterWorldEnded(t *testing.T) {
 
 // A Service kept past its Stop answers every method without touching its
 // world: calls fail with ErrStopped, the rest report the stopped state.
-func testServiceAfterStop(t *testing.T) {
-	oneProcess(t)
+func (ck *kit) testServiceAfterStop(t *testing.T) {
+	ck.oneProcess(t)
 	var dones atomic.Int64
-	s := startService(t, 2, &dones)
-	stopAll(t, s, &dones)
+	s := ck.startService(t, 2, &dones)
+	ck.stopAll(t, s, &dones)
 	ctx := context.Background()
 	if _, err := s.Call(ctx, 0, 1); !errors.Is(err, service.ErrStopped) {
 		t.Errorf("Call after Stop: %v, want ErrStopped", err)
@@ -421,9 +421,9 @@ func testServiceAfterStop(t *testing.T) {
 // context, a zero Service and an absurd QueueDepth are errors before
 // anything reaches a PE, and the service goes on serving. Cancelling the
 // context given to Start after it returned does not stop the service.
-func testServiceCallerFaults(t *testing.T) {
-	oneProcess(t)
-	if _, err := service.Start(context.Background(), pgas.Config{Backend: backend(), PEs: 2, HeapSize: testHeap},
+func (ck *kit) testServiceCallerFaults(t *testing.T) {
+	ck.oneProcess(t)
+	if _, err := service.Start(context.Background(), pgas.Config{Backend: ck.backend(), PEs: 2, HeapSize: testHeap},
 		func(ctx context.Context, pe *pgas.PE) (service.Actor[int64, int64], error) { return svcActor{}, nil },
 		service.QueueDepth(1<<40)); !errors.Is(err, service.ErrBadArg) {
 		t.Errorf("Start with QueueDepth(1<<40): %v, want ErrBadArg", err)
@@ -445,7 +445,7 @@ func testServiceCallerFaults(t *testing.T) {
 
 	var dones atomic.Int64
 	startCtx, cancelStart := context.WithCancel(context.Background())
-	s, err := service.Start(startCtx, pgas.Config{Backend: backend(), PEs: 2, HeapSize: testHeap},
+	s, err := service.Start(startCtx, pgas.Config{Backend: ck.backend(), PEs: 2, HeapSize: testHeap},
 		func(ctx context.Context, pe *pgas.PE) (service.Actor[int64, int64], error) {
 			return svcActor{pe: int64(pe.ID()), dones: &dones}, nil
 		})
@@ -467,15 +467,15 @@ func testServiceCallerFaults(t *testing.T) {
 	if st := s.Stats(); st.Restarts != 0 || s.State() != service.StateReady {
 		t.Errorf("after the caller faults: %d restarts, %v; want none, Ready", st.Restarts, s.State())
 	}
-	stopAll(t, s, &dones)
+	ck.stopAll(t, s, &dones)
 }
 
 // A PE's panic reaches the others as one line of text: its stack is for
 // whoever asks for it ((*pgas.PEError).Stack), not in every error message
 // and every HTTP body that quotes one.
-func testPanicErrorIsOneLine(t *testing.T) {
-	oneProcess(t)
-	err := runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testPanicErrorIsOneLine(t *testing.T) {
+	ck.oneProcess(t)
+	err := ck.runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		if pe.ID() == 1 {
 			panic("on purpose")
 		}

@@ -11,32 +11,32 @@ import (
 )
 
 // backend is the backend under test.
-func backend() string { return current.Backend }
+func (ck *kit) backend() string { return ck.Backend }
 
 // maxPEs is the most PEs the backend under test can start.
-func maxPEs() int {
-	if current.MaxPEs == 0 {
+func (ck *kit) maxPEs() int {
+	if ck.MaxPEs == 0 {
 		return math.MaxInt
 	}
-	return current.MaxPEs
+	return ck.MaxPEs
 }
 
 // needPEs skips t when the backend cannot start n PEs (one PE per GPU on
 // the cuda backend: a machine has so many; exactly one per process on
 // the nvshmem backend).
-func needPEs(t testing.TB, n int) {
+func (ck *kit) needPEs(t testing.TB, n int) {
 	t.Helper()
-	if p := procs(); p > 1 && n != p {
+	if p := ck.procs(); p > 1 && n != p {
 		t.Skipf("needs %d PEs; this run has %d processes, one PE each", n, p)
 	}
-	if m := maxPEs(); n > m {
+	if m := ck.maxPEs(); n > m {
 		t.Skipf("needs %d PEs; Options.MaxPEs is %d", n, m)
 	}
 }
 
 // worldSizes is sizes, and with Options.LargeWorlds the large worlds too.
-func worldSizes(sizes ...int) []int {
-	if current.LargeWorlds {
+func (ck *kit) worldSizes(sizes ...int) []int {
+	if ck.LargeWorlds {
 		sizes = append(sizes, 128, 1024)
 	}
 	return sizes
@@ -49,12 +49,12 @@ func large(n int) bool { return n > 64 }
 
 // procs is the number of processes the suite runs in at once, one PE each
 // (Options.Procs); 1 for backends whose PEs share one process.
-func procs() int { return max(current.Procs, 1) }
+func (ck *kit) procs() int { return max(ck.Procs, 1) }
 
 // perProcess is the size of a test's world: n where PEs share a process,
 // else one PE per process of the run.
-func perProcess(n int) int {
-	if p := procs(); p > 1 {
+func (ck *kit) perProcess(n int) int {
+	if p := ck.procs(); p > 1 {
 		return p
 	}
 	return n
@@ -63,9 +63,9 @@ func perProcess(n int) int {
 // oneProcess skips t when its PEs run in several processes: a context
 // cancelled in one process ends only that process's PEs. (A PE's failure
 // does reach the others: driver.FailureNotifier.)
-func oneProcess(t testing.TB) {
+func (ck *kit) oneProcess(t testing.TB) {
 	t.Helper()
-	if procs() > 1 {
+	if ck.procs() > 1 {
 		t.Skip("needs every PE in this process (a context's cancellation does not cross processes)")
 	}
 }
@@ -75,24 +75,24 @@ func oneProcess(t testing.TB) {
 const testHeap = 4 << 20
 
 // run runs fn on n PEs of the backend under test and fails t on error.
-func run(t testing.TB, n int, fn func(ctx context.Context, pe *pgas.PE) error) {
+func (ck *kit) run(t testing.TB, n int, fn func(ctx context.Context, pe *pgas.PE) error) {
 	t.Helper()
-	if err := runErr(t, n, fn); err != nil {
+	if err := ck.runErr(t, n, fn); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // runErr is run returning the joined error, for tests of failures.
-func runErr(t testing.TB, n int, fn func(ctx context.Context, pe *pgas.PE) error) error {
+func (ck *kit) runErr(t testing.TB, n int, fn func(ctx context.Context, pe *pgas.PE) error) error {
 	t.Helper()
-	needPEs(t, n)
+	ck.needPEs(t, n)
 	limit := 60 * time.Second
 	if large(n) {
 		limit = 2 * time.Minute
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	return pgas.Run(ctx, pgas.Config{Backend: backend(), PEs: n, HeapSize: testHeap}, fn)
+	return pgas.Run(ctx, pgas.Config{Backend: ck.backend(), PEs: n, HeapSize: testHeap}, fn)
 }
 
 // must turns a value and error into the value, failing the PE on error.

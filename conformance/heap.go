@@ -11,9 +11,9 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
-func testAllocIsSymmetric(t *testing.T) {
+func (ck *kit) testAllocIsSymmetric(t *testing.T) {
 	const n = 4
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		offs := must(pgas.AllocZeroed[int64](ctx, pe, n))
 		a := must(pgas.Alloc[float32](ctx, pe, 100))
 		b := must(pgas.AllocAligned[byte](ctx, pe, 3, 4096))
@@ -42,8 +42,8 @@ func testAllocIsSymmetric(t *testing.T) {
 	})
 }
 
-func testAllocZeroedAfterReuse(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testAllocZeroedAfterReuse(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		a := must(pgas.Alloc[uint64](ctx, pe, 512))
 		junk := make([]uint64, 512)
 		for i := range junk {
@@ -64,8 +64,8 @@ func testAllocZeroedAfterReuse(t *testing.T) {
 	})
 }
 
-func testAllocFreeCoalesces(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testAllocFreeCoalesces(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		// Fill the heap with blocks, free them in a scattered order, and
 		// the whole heap must be one block again.
 		const blk = 64 << 10
@@ -99,7 +99,7 @@ func testAllocFreeCoalesces(t *testing.T) {
 
 // Every PE must get the error when PEs disagree about a collective
 // allocation, and the heap must stay usable.
-func testAllocMismatch(t *testing.T) {
+func (ck *kit) testAllocMismatch(t *testing.T) {
 	cases := []struct {
 		name string
 		do   func(ctx context.Context, pe *pgas.PE) error
@@ -143,7 +143,7 @@ func testAllocMismatch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 				err := c.do(ctx, pe)
 				if !errors.Is(err, pgas.ErrCollectiveMismatch) {
 					return fmt.Errorf("got %v, want ErrCollectiveMismatch", err)
@@ -159,7 +159,7 @@ func testAllocMismatch(t *testing.T) {
 	}
 }
 
-func testAllocBadSizes(t *testing.T) {
+func (ck *kit) testAllocBadSizes(t *testing.T) {
 	type withPtr struct{ p *int }
 	cases := []struct {
 		name string
@@ -189,7 +189,7 @@ func testAllocBadSizes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 				if err := c.do(ctx, pe); !errors.Is(err, c.want) {
 					return fmt.Errorf("got %v, want %v", err, c.want)
 				}
@@ -199,8 +199,8 @@ func testAllocBadSizes(t *testing.T) {
 	}
 }
 
-func testAllocExhaustedNamesBytes(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testAllocExhaustedNamesBytes(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		_, err := pgas.Alloc[byte](ctx, pe, testHeap)
 		if !errors.Is(err, pgas.ErrHeapExhausted) {
 			return fmt.Errorf("got %v", err)
@@ -212,16 +212,16 @@ func testAllocExhaustedNamesBytes(t *testing.T) {
 	})
 }
 
-func testFreedForeignAndZeroSym(t *testing.T) {
+func (ck *kit) testFreedForeignAndZeroSym(t *testing.T) {
 	var foreign pgas.Sym[int64]
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.Alloc[int64](ctx, pe, 4))
 		if pe.ID() == 0 {
 			foreign = s
 		}
 		return nil
 	})
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.Alloc[int64](ctx, pe, 4))
 		check(pgas.Free(ctx, pe, s))
 		var zero pgas.Sym[int64]
@@ -250,8 +250,8 @@ func testFreedForeignAndZeroSym(t *testing.T) {
 	})
 }
 
-func testSymSlicePanicsOutOfRange(t *testing.T) {
-	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testSymSlicePanicsOutOfRange(t *testing.T) {
+	ck.run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.Alloc[int32](ctx, pe, 4))
 		for _, r := range [][2]int{{-1, 2}, {2, 1}, {0, 5}} {
 			func() {
@@ -270,10 +270,10 @@ func testSymSlicePanicsOutOfRange(t *testing.T) {
 // HostMemory says whether Local works: on the host backend a PE's slice is
 // its partition (a Put from another PE shows in it); on the GPU backends
 // Local fails.
-func testHostMemoryAndLocal(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		if got, want := pe.HostMemory(), backend() == "host"; got != want {
-			return fmt.Errorf("HostMemory() = %v on the %s backend", got, backend())
+func (ck *kit) testHostMemoryAndLocal(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		if got, want := pe.HostMemory(), ck.backend() == "host"; got != want {
+			return fmt.Errorf("HostMemory() = %v on the %s backend", got, ck.backend())
 		}
 		s := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
 		local, err := pgas.Local(pe, s)
@@ -296,8 +296,8 @@ func testHostMemoryAndLocal(t *testing.T) {
 // A Put from a helper goroutine racing Free and a new allocation either
 // lands in the old allocation or fails with ErrBadSym: never in the new
 // one, which the same bytes may now hold.
-func testPutRacingFree(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testPutRacingFree(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		for range 50 {
 			old := must(pgas.AllocZeroed[int64](ctx, pe, 64))
 			check(pe.Barrier(ctx))
@@ -338,8 +338,8 @@ func testPutRacingFree(t *testing.T) {
 // Realloc keeps each PE's contents (its own, not PE 0's) up to the smaller
 // size, on growth and shrinkage, frees the old allocation, and follows the
 // spec at the edges: a zero Sym allocates, size 0 frees.
-func testRealloc(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testRealloc(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		me := pe.ID()
 		s := must(pgas.Alloc[uint16](ctx, pe, 10))
 		check(pgas.Put(pe, s, seq(10, func(i int) uint16 { return uint16(me*100 + i) }), me))

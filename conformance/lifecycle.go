@@ -14,9 +14,9 @@ import (
 // A process starts and stops worlds one after the other for as long as it
 // lives (pgas.Start, Handle.Stop): 100 cycles (20 with testing.Short) leave
 // no goroutine behind, and on GPU backends no device memory.
-func testStartStopCycles(t *testing.T) {
+func (ck *kit) testStartStopCycles(t *testing.T) {
 	const n = 2
-	needPEs(t, n)
+	ck.needPEs(t, n)
 	cycles := 100
 	if testing.Short() {
 		cycles = 20
@@ -26,7 +26,7 @@ func testStartStopCycles(t *testing.T) {
 	cycle := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		h, err := pgas.Start(ctx, pgas.Config{Backend: backend(), PEs: n, HeapSize: testHeap}, func(ctx context.Context, pe *pgas.PE) error {
+		h, err := pgas.Start(ctx, pgas.Config{Backend: ck.backend(), PEs: n, HeapSize: testHeap}, func(ctx context.Context, pe *pgas.PE) error {
 			if _, err := pgas.AllocZeroed[uint64](ctx, pe, 1024); err != nil {
 				return err
 			}

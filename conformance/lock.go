@@ -13,10 +13,10 @@ import (
 // A Lock gives mutual exclusion: read-modify-write sequences of plain gets
 // and puts on PE 0 under it never lose an update, and each holder sees
 // its predecessors' puts (Unlock completes them first).
-func testLockMutualExclusion(t *testing.T) {
+func (ck *kit) testLockMutualExclusion(t *testing.T) {
 	for _, n := range []int{2, 5} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 				lk := must(pgas.NewLock(ctx, pe))
 				ctr := must(pgas.AllocZeroed[int64](ctx, pe, 2))
 				const rounds = 30
@@ -45,10 +45,10 @@ func testLockMutualExclusion(t *testing.T) {
 // Waiting PEs get the lock first come, first served; TryLock takes only a
 // free lock; Unlock of a lock not held is an error; a Lock whose context
 // ends passes its place on, so the PEs behind it are not held up.
-func testLockOrderAndTry(t *testing.T) {
+func (ck *kit) testLockOrderAndTry(t *testing.T) {
 	const n = 4
 	const gap = 100 * time.Millisecond // between PEs' arrivals at the queue
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		lk := must(pgas.NewLock(ctx, pe))
 		order := must(pgas.AllocZeroed[int64](ctx, pe, n)) // on PE 0: [0] next slot, then ids
 		if err := lk.Unlock(); !errors.Is(err, pgas.ErrBadArg) {

@@ -58,11 +58,11 @@ func seq[T any](n int, f func(i int) T) []T {
 	return s
 }
 
-func testPutGet(t *testing.T) {
+func (ck *kit) testPutGet(t *testing.T) {
 	for _, size := range []int{1, 7, 4096, 1 << 18} {
 		for _, nbi := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%d/nbi=%v", size, nbi), func(t *testing.T) {
-				run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+				ck.run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 					bytes := func(id int) []byte { return seq(size, func(i int) byte { return byte(i*7 + id) }) }
 					if err := putGetRoundTrip(ctx, pe, bytes, nbi); err != nil {
 						return fmt.Errorf("bytes: %w", err)
@@ -83,8 +83,8 @@ func testPutGet(t *testing.T) {
 	}
 }
 
-func testPutIntoSlice(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testPutIntoSlice(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.AllocZeroed[int32](ctx, pe, 10))
 		if pe.ID() == 0 {
 			check(pgas.Put(pe, s.Slice(3, 6), []int32{1, 2, 3}, 1))
@@ -106,10 +106,10 @@ func testPutIntoSlice(t *testing.T) {
 }
 
 // atomicSuite checks every AMO on one word type against its spec.
-func atomicSuite[T pgas.Word](t *testing.T) {
-	n := perProcess(4) // one PE per process: the others' atomics cross processes
+func atomicSuite[T pgas.Word](ck *kit, t *testing.T) {
+	n := ck.perProcess(4) // one PE per process: the others' atomics cross processes
 	const per = 200
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[T](ctx, pe, 4))
 		ctr, bits, cas := w.Index(0), w.Index(1), w.Index(2)
 		// Concurrent fetch-inc from all PEs: every old value is distinct.
@@ -183,15 +183,15 @@ func atomicSuite[T pgas.Word](t *testing.T) {
 	})
 }
 
-func testAtomics(t *testing.T) {
-	t.Run("int32", atomicSuite[int32])
-	t.Run("uint32", atomicSuite[uint32])
-	t.Run("int64", atomicSuite[int64])
-	t.Run("uint64", atomicSuite[uint64])
+func (ck *kit) testAtomics(t *testing.T) {
+	t.Run("int32", func(t *testing.T) { atomicSuite[int32](ck, t) })
+	t.Run("uint32", func(t *testing.T) { atomicSuite[uint32](ck, t) })
+	t.Run("int64", func(t *testing.T) { atomicSuite[int64](ck, t) })
+	t.Run("uint64", func(t *testing.T) { atomicSuite[uint64](ck, t) })
 }
 
-func testAtomicWraps(t *testing.T) {
-	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testAtomicWraps(t *testing.T) {
+	ck.run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.AllocZeroed[int32](ctx, pe, 1))
 		check(pgas.AtomicSet(pe, s, 1<<31-1, 0))
 		check(pgas.AtomicInc(pe, s, 0))
@@ -209,8 +209,8 @@ func testAtomicWraps(t *testing.T) {
 
 // PutSym and GetSym copy between symmetric arrays; Lookup turns an offset
 // back into a Sym.
-func testSymToSymAndLookup(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testSymToSymAndLookup(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		a := must(pgas.AllocZeroed[int32](ctx, pe, 64))
 		b := must(pgas.AllocZeroed[int32](ctx, pe, 64))
 		me, other := pe.ID(), 1-pe.ID()

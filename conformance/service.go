@@ -39,11 +39,11 @@ func (a svcActor) Serve(ctx context.Context, x int64) (int64, error) {
 	return x*10 + a.pe, nil
 }
 
-func startService(t *testing.T, n int, dones *atomic.Int64, opts ...service.Option) *service.Service[int64, int64] {
+func (ck *kit) startService(t *testing.T, n int, dones *atomic.Int64, opts ...service.Option) *service.Service[int64, int64] {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	s, err := service.Start(ctx, pgas.Config{Backend: backend(), PEs: n, HeapSize: testHeap},
+	s, err := service.Start(ctx, pgas.Config{Backend: ck.backend(), PEs: n, HeapSize: testHeap},
 		func(ctx context.Context, pe *pgas.PE) (service.Actor[int64, int64], error) {
 			return svcActor{pe: int64(pe.ID()), dones: dones}, nil
 		}, opts...)
@@ -57,7 +57,7 @@ func startService(t *testing.T, n int, dones *atomic.Int64, opts ...service.Opti
 // process tells every PE it is done, and waits until its own PEs have
 // heard it from every process (a process's calls to another process's PE
 // need that process's world up).
-func stopAll(t *testing.T, s *service.Service[int64, int64], dones *atomic.Int64) {
+func (ck *kit) stopAll(t *testing.T, s *service.Service[int64, int64], dones *atomic.Int64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -66,7 +66,7 @@ func stopAll(t *testing.T, s *service.Service[int64, int64], dones *atomic.Int64
 			t.Fatalf("done to PE %d: %v", pe, err)
 		}
 	}
-	want := int64(procs() * len(s.LocalPEs()))
+	want := int64(ck.procs() * len(s.LocalPEs()))
 	for dones.Load() < want {
 		if ctx.Err() != nil {
 			t.Fatalf("%d of %d processes said done", dones.Load(), want)
@@ -81,14 +81,14 @@ func stopAll(t *testing.T, s *service.Service[int64, int64], dones *atomic.Int64
 // Many goroutines of each process call every PE of the world (those of
 // other processes through this process's PE and the world's mailboxes)
 // and each gets its own answer.
-func testServiceCalls(t *testing.T) {
+func (ck *kit) testServiceCalls(t *testing.T) {
 	n := 2
-	if procs() > 1 {
-		n = procs()
+	if ck.procs() > 1 {
+		n = ck.procs()
 	}
-	needPEs(t, n)
+	ck.needPEs(t, n)
 	var dones atomic.Int64
-	s := startService(t, n, &dones)
+	s := ck.startService(t, n, &dones)
 	if s.NumPEs() != n || s.State() != service.StateReady {
 		t.Fatalf("%d PEs, %v", s.NumPEs(), s.State())
 	}
@@ -122,20 +122,20 @@ func testServiceCalls(t *testing.T) {
 	// others may still be under way, or done: stopAll's calls).
 	perPE := uint64(256 * 8 / n)
 	for _, p := range s.Stats().PEs {
-		if !p.Local && p.Calls != perPE || p.Local && (p.Calls < perPE || p.Calls > (perPE+1)*uint64(procs())) {
-			t.Errorf("PE %d (local %v): %d calls counted, want %d from this process and %d processes", p.PE, p.Local, p.Calls, perPE, procs())
+		if !p.Local && p.Calls != perPE || p.Local && (p.Calls < perPE || p.Calls > (perPE+1)*uint64(ck.procs())) {
+			t.Errorf("PE %d (local %v): %d calls counted, want %d from this process and %d processes", p.PE, p.Local, p.Calls, perPE, ck.procs())
 		}
 	}
-	stopAll(t, s, &dones)
+	ck.stopAll(t, s, &dones)
 }
 
 // A PE that panics fails the calls pending on the world with its
 // *pgas.PEError; the world restarts and serves again.
-func testServiceRestart(t *testing.T) {
-	oneProcess(t)
-	needPEs(t, 2)
+func (ck *kit) testServiceRestart(t *testing.T) {
+	ck.oneProcess(t)
+	ck.needPEs(t, 2)
 	var dones atomic.Int64
-	s := startService(t, 2, &dones, service.Restart(service.RestartPolicy{MaxRestarts: 2, Window: time.Minute, Backoff: time.Millisecond}))
+	s := ck.startService(t, 2, &dones, service.Restart(service.RestartPolicy{MaxRestarts: 2, Window: time.Minute, Backoff: time.Millisecond}))
 	defer s.Stop(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -154,16 +154,16 @@ func testServiceRestart(t *testing.T) {
 
 // Services started and stopped one after the other leave no goroutine
 // behind.
-func testServiceCycles(t *testing.T) {
-	oneProcess(t)
-	needPEs(t, 2)
+func (ck *kit) testServiceCycles(t *testing.T) {
+	ck.oneProcess(t)
+	ck.needPEs(t, 2)
 	cycle := func() {
 		var dones atomic.Int64
-		s := startService(t, 2, &dones)
+		s := ck.startService(t, 2, &dones)
 		if y, err := s.Call(context.Background(), 1, 3); err != nil || y != 31 {
 			t.Fatalf("%d, %v", y, err)
 		}
-		stopAll(t, s, &dones)
+		ck.stopAll(t, s, &dones)
 	}
 	cycle()
 	before := runtime.NumGoroutine()

@@ -12,10 +12,10 @@ import (
 
 // The ring neighbour exchange of the spec: put to the right neighbour,
 // quiet, signal it, wait for the left neighbour's signal.
-func testRingNeighbourExchange(t *testing.T) {
+func (ck *kit) testRingNeighbourExchange(t *testing.T) {
 	for _, n := range []int{2, 5, 8} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 				me := pe.ID()
 				right := (me + 1) % n
 				dst := must(pgas.AllocZeroed[int64](ctx, pe, 1))
@@ -46,12 +46,12 @@ func testRingNeighbourExchange(t *testing.T) {
 
 // Put-with-signal: once the receiver sees the signal, the data of the same
 // call is there, for both signal operations and for NBI.
-func testPutSignalDataVisible(t *testing.T) {
+func (ck *kit) testPutSignalDataVisible(t *testing.T) {
 	const words = 1 << 14
 	for _, nbi := range []bool{false, true} {
 		for _, op := range []pgas.SigOp{pgas.SignalSet, pgas.SignalAdd} {
 			t.Run(fmt.Sprintf("%v/nbi=%v", op, nbi), func(t *testing.T) {
-				run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+				ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 					data := must(pgas.AllocZeroed[uint64](ctx, pe, words))
 					sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 					ack := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
@@ -115,10 +115,10 @@ func receivedRound(ctx context.Context, pe *pgas.PE, data pgas.Sym[uint64], buf 
 // expected; a claim that does not writes nothing and reports what it
 // found. Sizes on both sides of what a GPU agent's lane entry carries
 // (192 bytes: one routine there; larger: a claim, then a put-with-signal).
-func testPutSignalIf(t *testing.T) {
+func (ck *kit) testPutSignalIf(t *testing.T) {
 	for _, words := range []int{1, 24, 25, 1000} {
 		t.Run(fmt.Sprintf("words=%d", words), func(t *testing.T) {
-			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 				data := must(pgas.AllocZeroed[uint64](ctx, pe, words))
 				sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 				buf := make([]uint64, words)
@@ -168,9 +168,9 @@ func testPutSignalIf(t *testing.T) {
 
 // Many senders add to one signal; when it reaches the count, every
 // sender's slot is delivered.
-func testPutSignalAddFanIn(t *testing.T) {
+func (ck *kit) testPutSignalAddFanIn(t *testing.T) {
 	const n = 8
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		slots := must(pgas.AllocZeroed[int64](ctx, pe, n*64))
 		sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		mine := seq(64, func(i int) int64 { return int64(pe.ID()*1000 + i) })
@@ -194,8 +194,8 @@ func testPutSignalAddFanIn(t *testing.T) {
 
 // Fence orders delivery to one PE: data put before the fence is delivered
 // before the flag put after it.
-func testFenceOrdersDelivery(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testFenceOrdersDelivery(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		data := must(pgas.AllocZeroed[int64](ctx, pe, 1024))
 		flag := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		for round := int64(1); round <= 100; round++ {
@@ -223,9 +223,9 @@ func testFenceOrdersDelivery(t *testing.T) {
 }
 
 // Quiet completes NBI puts and gets to every PE.
-func testQuietCompletesNBI(t *testing.T) {
+func (ck *kit) testQuietCompletesNBI(t *testing.T) {
 	const n = 4
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.AllocZeroed[int32](ctx, pe, n*256))
 		flags := must(pgas.AllocZeroed[uint64](ctx, pe, n))
 		src := seq(256, func(i int) int32 { return int32(pe.ID()<<16 | i) })
@@ -260,8 +260,8 @@ func testQuietCompletesNBI(t *testing.T) {
 	})
 }
 
-func testSignalOpAndFetch(t *testing.T) {
-	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testSignalOpAndFetch(t *testing.T) {
+	ck.run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 		sig := must(pgas.AllocZeroed[uint64](ctx, pe, 2))
 		check(pgas.SignalOp(pe, sig, 5, pgas.SignalAdd, 0))
 		check(pgas.SignalOp(pe, sig.Index(1), uint64(pe.ID()+1), pgas.SignalSet, 0))

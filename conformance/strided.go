@@ -11,7 +11,7 @@ import (
 
 // Strided puts and gets move exactly the elements the strides name, to
 // and from every PE, and leave the elements between untouched.
-func testStridedRMA(t *testing.T) {
+func (ck *kit) testStridedRMA(t *testing.T) {
 	cases := []struct {
 		name          string
 		tst, sst, n   int
@@ -30,7 +30,7 @@ func testStridedRMA(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 				me, n := pe.ID(), pe.NumPEs()
 				target := (me + 1) % n
 				if c.fromSelf {
@@ -90,8 +90,8 @@ func testStridedRMA(t *testing.T) {
 
 // Strided routines reject bad strides, counts and bounds, naming them,
 // and write nothing.
-func testStridedBadInput(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testStridedBadInput(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		dst := must(pgas.AllocZeroed[int32](ctx, pe, 10))
 		if pe.ID() == 1 {
 			return pe.Barrier(ctx)
@@ -134,8 +134,8 @@ func testStridedBadInput(t *testing.T) {
 // Ptr gives direct access exactly where the backend's memory is host
 // memory of this process; PEAccessible and AddrAccessible say what the
 // RMA routines reach.
-func testPeerPointers(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testPeerPointers(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		s := must(pgas.AllocZeroed[uint32](ctx, pe, 4))
 		me, n := pe.ID(), pe.NumPEs()
 		right := (me + 1) % n

@@ -13,11 +13,11 @@ import (
 // member's x team is its row and its y team its column, both ranked in
 // the parent's order, a short last row included; the teams work, and keep
 // the configuration they were given.
-func testTeamSplit2D(t *testing.T) {
+func (ck *kit) testTeamSplit2D(t *testing.T) {
 	cases := []struct{ n, xrange int }{{2, 1}, {6, 3}, {7, 3}, {4, 1}, {5, 9}}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%d PEs, xrange %d", c.n, c.xrange), func(t *testing.T) {
-			run(t, c.n, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, c.n, func(ctx context.Context, pe *pgas.PE) error {
 				x, y, err := pe.TeamWorld().Split2D(ctx, c.xrange, pgas.TeamConfig{NumContexts: 2}, pgas.TeamConfig{})
 				if err != nil {
 					return err
@@ -62,8 +62,8 @@ func testTeamSplit2D(t *testing.T) {
 
 // Bad 2D splits and configurations fail on every member alike and leave
 // the parent usable.
-func testTeamSplit2DBadArgs(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testTeamSplit2DBadArgs(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		world := pe.TeamWorld()
 		if _, _, err := world.Split2D(ctx, 0, pgas.TeamConfig{}, pgas.TeamConfig{}); !errors.Is(err, pgas.ErrBadArg) {
 			return fmt.Errorf("xrange 0: %v", err)

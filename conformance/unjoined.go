@@ -15,8 +15,8 @@ import (
 // will never join (it returned from its function, or destroyed the team)
 // ends with ErrCollectiveMismatch instead of waiting forever, whether the
 // late PE arrives after the member left or was already waiting.
-func testCollectiveNeverJoined(t *testing.T) {
-	if procs() > 1 {
+func (ck *kit) testCollectiveNeverJoined(t *testing.T) {
+	if ck.procs() > 1 {
 		t.Skip("a member in another process is not seen to leave (the wait ends with its context)")
 	}
 	type step func(ctx context.Context, pe *pgas.PE, tm *pgas.Team) error
@@ -47,7 +47,7 @@ func testCollectiveNeverJoined(t *testing.T) {
 		for _, order := range []string{"late PE arrives last", "late PE waits first"} {
 			t.Run(c.name+"/"+order, func(t *testing.T) {
 				var lateErr error
-				err := runErr(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+				err := ck.runErr(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 					tm := must(pe.TeamWorld().Split(ctx, 0, 1, 3))
 					sums[pe.ID()] = must(pgas.AllocZeroed[int64](ctx, pe, 1))
 					if pe.ID() == 1 {
@@ -78,8 +78,8 @@ func testCollectiveNeverJoined(t *testing.T) {
 
 // Matched collectives raise no alarm, however late the PEs return or
 // destroy their teams, and point-to-point waits are not collectives.
-func testCollectivesJoinedNoAlarm(t *testing.T) {
-	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testCollectivesJoinedNoAlarm(t *testing.T) {
+	ck.run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		flag := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		tm := must(pe.TeamWorld().Split(ctx, 0, 1, 3))

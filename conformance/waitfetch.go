@@ -24,11 +24,11 @@ func fetchPattern(r, i, n int) []byte {
 // put-with-signal setting that word carried, whole, in report order: for
 // WaitSome and WaitAny, word by word (aligned) and byte by byte (an odd
 // length, an odd stride), over rounds that overwrite the same data.
-func testWaitFetch(t *testing.T) {
+func (ck *kit) testWaitFetch(t *testing.T) {
 	const words, rounds = 8, 120
 	type shape struct{ stride, bytes int }
 	shapes := []shape{{48, 40}, {48, 13}, {5, 5}, {64, 64}}
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, words))
 		data := must(pgas.AllocZeroed[byte](ctx, pe, words*64))
 		ack := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
@@ -105,8 +105,8 @@ func testWaitFetch(t *testing.T) {
 }
 
 // A Fetch that cannot be honoured is ErrBadArg, before any wait.
-func testWaitFetchBadArguments(t *testing.T) {
-	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testWaitFetchBadArguments(t *testing.T) {
+	ck.run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
 		data := must(pgas.AllocZeroed[byte](ctx, pe, 64))
 		idx := make([]int, 4)

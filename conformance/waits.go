@@ -13,7 +13,7 @@ import (
 )
 
 // Comparisons follow the word's type: signed words compare as signed.
-func testCompareOperators(t *testing.T) {
+func (ck *kit) testCompareOperators(t *testing.T) {
 	type c struct {
 		cmp         pgas.Cmp
 		word, value int64
@@ -28,7 +28,7 @@ func testCompareOperators(t *testing.T) {
 		{pgas.CmpLE, 3, 3, true}, {pgas.CmpLE, 4, 3, false},
 		{pgas.CmpLT, -1, 0, true}, {pgas.CmpGT, -5, -6, true},
 	}
-	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		i32 := must(pgas.AllocZeroed[int32](ctx, pe, 1))
 		i64 := must(pgas.AllocZeroed[int64](ctx, pe, 1))
 		u32 := must(pgas.AllocZeroed[uint32](ctx, pe, 1))
@@ -56,9 +56,9 @@ func testCompareOperators(t *testing.T) {
 
 // setter runs on PE 1 and sets the words of PE 0 listed, one per step,
 // while PE 0 waits.
-func testWaitUntilAllAnySome(t *testing.T) {
+func (ck *kit) testWaitUntilAllAnySome(t *testing.T) {
 	const words = 16
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, words))
 		go1 := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		if pe.ID() == 1 {
@@ -118,9 +118,9 @@ func testWaitUntilAllAnySome(t *testing.T) {
 
 // A series of WaitUntilAny calls reports every satisfied word (no
 // starvation), and status masks keep excluded words out.
-func testWaitUntilAnyFairness(t *testing.T) {
+func (ck *kit) testWaitUntilAnyFairness(t *testing.T) {
 	const words = 32
-	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[int32](ctx, pe, words))
 		status := make([]int, words)
 		for i := range words {
@@ -149,8 +149,8 @@ func testWaitUntilAnyFairness(t *testing.T) {
 }
 
 // The spec's results for empty wait sets, at once, without blocking.
-func testEmptyWaitSets(t *testing.T) {
-	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testEmptyWaitSets(t *testing.T) {
+	ck.run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
 		all := []int{1, 1, 1, 1}
 		idx := make([]int, 4)
@@ -192,8 +192,8 @@ func testEmptyWaitSets(t *testing.T) {
 }
 
 // Vector forms compare word i with value i.
-func testVectorWaits(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testVectorWaits(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[int64](ctx, pe, 4))
 		want := []int64{10, -20, 30, 40}
 		idx := make([]int, 4)
@@ -228,8 +228,8 @@ func testVectorWaits(t *testing.T) {
 	})
 }
 
-func testWaitBadArguments(t *testing.T) {
-	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testWaitBadArguments(t *testing.T) {
+	ck.run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
 		cases := map[string]error{
 			"short status": signals.WaitUntilAll(ctx, pe, w, []int{0}, pgas.CmpEQ, 0),
@@ -251,8 +251,8 @@ func testWaitBadArguments(t *testing.T) {
 }
 
 // Cancellation and deadlines end every kind of blocking call.
-func testWaitCancellation(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testWaitCancellation(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		w := must(pgas.AllocZeroed[uint64](ctx, pe, 8))
 		if pe.ID() == 1 {
 			// Keep away from the barrier PE 0 will time out in.
@@ -297,8 +297,8 @@ func testWaitCancellation(t *testing.T) {
 
 // Fairness holds per wait set: a PE that alternates any-waits over two
 // arrays, every word of both satisfied, sees every index of each.
-func testWaitAnyFairPerWaitSet(t *testing.T) {
-	run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testWaitAnyFairPerWaitSet(t *testing.T) {
+	ck.run(t, 1, func(ctx context.Context, pe *pgas.PE) error {
 		big := must(pgas.AllocZeroed[uint64](ctx, pe, 64))
 		small := must(pgas.AllocZeroed[uint64](ctx, pe, 2))
 		ones := make([]uint64, 64)

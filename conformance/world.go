@@ -11,10 +11,10 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
-func testWorldIdentity(t *testing.T) {
+func (ck *kit) testWorldIdentity(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 8} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 				seen := must(pgas.AllocZeroed[int64](ctx, pe, n))
 				if pe.NumPEs() != n || pe.World().NumPEs() != n {
 					return fmt.Errorf("NumPEs = %d, want %d", pe.NumPEs(), n)
@@ -44,9 +44,9 @@ func testWorldIdentity(t *testing.T) {
 	}
 }
 
-func testTeamSplitStrided(t *testing.T) {
+func (ck *kit) testTeamSplitStrided(t *testing.T) {
 	const n = 8
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		world := pe.TeamWorld()
 		odd, err := world.Split(ctx, 1, 2, 4) // world PEs 1, 3, 5, 7
 		if err != nil {
@@ -109,13 +109,13 @@ func testTeamSplitStrided(t *testing.T) {
 	})
 }
 
-func testTeamSplitBadArgs(t *testing.T) {
+func (ck *kit) testTeamSplitBadArgs(t *testing.T) {
 	cases := []struct{ start, stride, size int }{
 		{-1, 1, 2}, {0, 0, 2}, {0, 1, 0}, {0, 1, 5}, {3, 1, 2}, {0, 3, 3},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprint(c), func(t *testing.T) {
-			run(t, 4, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, 4, func(ctx context.Context, pe *pgas.PE) error {
 				tm, err := pe.TeamWorld().Split(ctx, c.start, c.stride, c.size)
 				if err == nil || tm != nil {
 					return fmt.Errorf("split %v: team %v, err %v; want an error on every PE", c, tm, err)
@@ -130,11 +130,11 @@ func testTeamSplitBadArgs(t *testing.T) {
 // more than MaxTeams teams, teams of other shapes reuse the slots (their
 // barriers and collectives still wait for every member), and only teams
 // alive at once are limited.
-func testTeamSlotsReused(t *testing.T) {
+func (ck *kit) testTeamSlotsReused(t *testing.T) {
 	const n = 5
 	shapes := [][3]int{{0, 1, 5}, {0, 2, 3}, {1, 2, 2}, {1, 1, 4}, {0, 4, 2}, {2, 1, 3}}
 	const iters, maxBarriers = 3 * pgas.MaxTeams, 3
-	run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		world := pe.TeamWorld()
 		arrived := must(pgas.AllocZeroed[int64](ctx, pe, iters*maxBarriers))
 		src := must(pgas.AllocZeroed[int64](ctx, pe, 1))
@@ -189,8 +189,8 @@ func testTeamSlotsReused(t *testing.T) {
 
 // A barrier that ends with an error may leave an arrival in another
 // member's counters; a team that later reuses the slot must not count it.
-func testTeamSlotReusedAfterFailedBarrier(t *testing.T) {
-	run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testTeamSlotReusedAfterFailedBarrier(t *testing.T) {
+	ck.run(t, 3, func(ctx context.Context, pe *pgas.PE) error {
 		world := pe.TeamWorld()
 		arrived := must(pgas.AllocZeroed[int64](ctx, pe, 1))
 		a := must(world.Split(ctx, 0, 1, 3))
@@ -223,8 +223,8 @@ func testTeamSlotReusedAfterFailedBarrier(t *testing.T) {
 	})
 }
 
-func testTeamDestroyed(t *testing.T) {
-	run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+func (ck *kit) testTeamDestroyed(t *testing.T) {
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		tm := must(pe.TeamWorld().Split(ctx, 0, 1, 2))
 		tm.Destroy()
 		if err := tm.Barrier(ctx); err == nil {
@@ -234,10 +234,10 @@ func testTeamDestroyed(t *testing.T) {
 	})
 }
 
-func testBarrier(t *testing.T) {
+func (ck *kit) testBarrier(t *testing.T) {
 	for _, n := range []int{1, 2, 5, 8, 64} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+			ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 				count := must(pgas.AllocZeroed[int64](ctx, pe, 1))
 				for round := int64(1); round <= 20; round++ {
 					check(pgas.AtomicInc(pe, count, 0))
