@@ -1,6 +1,10 @@
 package actors
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/symchan/symchan/kernels"
+)
 
 // DeviceMailbox is a Mailbox's layout for kernels: what struct
 // symchan_mailbox of kernels/symchan.cuh holds, so that a kernel can send
@@ -20,13 +24,13 @@ type DeviceMailbox struct {
 }
 
 // DeviceMailboxSize is the size of struct symchan_mailbox.
-const DeviceMailboxSize = 40
+const DeviceMailboxSize = kernels.SizeofMailbox
 
 // DeviceOutboxSize is the size of struct symchan_mbox_out
 // (kernels/symchan.cuh): a device sender's state towards one destination,
 // which kernels keep in device memory they allocate (a kernel that sends
 // to every PE keeps an array of one per PE).
-const DeviceOutboxSize = 16
+const DeviceOutboxSize = kernels.SizeofMboxOut
 
 // DeviceInboxSize is the size of a device receiver's state, struct
 // symchan_mbox_in, in a world of n PEs (SYMCHAN_MBOX_IN_SIZE): two words
@@ -48,12 +52,12 @@ func (m *Mailbox) Device() DeviceMailbox {
 // copy into device memory.
 func (d DeviceMailbox) Bytes() []byte {
 	b := make([]byte, DeviceMailboxSize)
-	binary.LittleEndian.PutUint64(b[0:], uint64(d.WordsOff))
-	binary.LittleEndian.PutUint64(b[8:], uint64(d.SlotsOff))
-	binary.LittleEndian.PutUint64(b[16:], uint64(d.CreditOff))
-	binary.LittleEndian.PutUint32(b[24:], uint32(d.NPEs))
-	binary.LittleEndian.PutUint32(b[28:], uint32(d.Slots))
-	binary.LittleEndian.PutUint32(b[32:], uint32(d.SlotSize))
+	binary.LittleEndian.PutUint64(b[kernels.OffsetofMailboxWordsOff:], uint64(d.WordsOff))
+	binary.LittleEndian.PutUint64(b[kernels.OffsetofMailboxSlotsOff:], uint64(d.SlotsOff))
+	binary.LittleEndian.PutUint64(b[kernels.OffsetofMailboxCreditOff:], uint64(d.CreditOff))
+	binary.LittleEndian.PutUint32(b[kernels.OffsetofMailboxNpes:], uint32(d.NPEs))
+	binary.LittleEndian.PutUint32(b[kernels.OffsetofMailboxK:], uint32(d.Slots))
+	binary.LittleEndian.PutUint32(b[kernels.OffsetofMailboxSlotSize:], uint32(d.SlotSize))
 	return b
 }
 
@@ -71,7 +75,7 @@ type DeviceSystem struct {
 }
 
 // DeviceSystemSize is the size of struct symchan_replies.
-const DeviceSystemSize = 32
+const DeviceSystemSize = kernels.SizeofReplies
 
 // Device returns the system's reply-slot layout for kernels.
 func (s *System) Device() DeviceSystem {
@@ -81,10 +85,10 @@ func (s *System) Device() DeviceSystem {
 // Bytes encodes d as struct symchan_replies (little endian).
 func (d DeviceSystem) Bytes() []byte {
 	b := make([]byte, DeviceSystemSize)
-	binary.LittleEndian.PutUint64(b[0:], uint64(d.WordsOff))
-	binary.LittleEndian.PutUint64(b[8:], uint64(d.DataOff))
-	binary.LittleEndian.PutUint32(b[16:], uint32(d.Futures))
-	binary.LittleEndian.PutUint32(b[20:], uint32(d.SlotBytes))
-	binary.LittleEndian.PutUint32(b[24:], uint32(d.ReplySize))
+	binary.LittleEndian.PutUint64(b[kernels.OffsetofRepliesWordsOff:], uint64(d.WordsOff))
+	binary.LittleEndian.PutUint64(b[kernels.OffsetofRepliesDataOff:], uint64(d.DataOff))
+	binary.LittleEndian.PutUint32(b[kernels.OffsetofRepliesFutures:], uint32(d.Futures))
+	binary.LittleEndian.PutUint32(b[kernels.OffsetofRepliesSlotBytes:], uint32(d.SlotBytes))
+	binary.LittleEndian.PutUint32(b[kernels.OffsetofRepliesReplySize:], uint32(d.ReplySize))
 	return b
 }

@@ -10,31 +10,23 @@ import (
 	"unsafe"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
-// Layout of struct symchan_actor (kernels/symchan.cuh), and of the arrays
-// launch places after it, one entry per PE of the world: the receiving
-// state (symchan_mbox_in), the sending state towards each PE
-// (symchan_mbox_out), and the closed senders' bits. The first two have
-// room for at least actorLocalPEs (SYMCHAN_LOCAL_PES): up to that many
-// PEs the kernels find them at fixed offsets from the struct.
-const (
-	actorMailboxOff = 0
-	actorSystemOff  = 48
-	actorErrorOff   = 80
-	actorInPtrOff   = 96
-	actorOutPtrOff  = 104
-	actorClosedPtr  = 112
-	actorHeaderSize = 128 // sizeof(struct symchan_actor)
-	actorLocalPEs   = 64
-)
+// The kernel actor's state: struct symchan_actor (kernels/symchan.cuh;
+// its layout in package kernels), then the arrays launch places after it,
+// one entry per PE of the world: the receiving state (symchan_mbox_in),
+// the sending state towards each PE (symchan_mbox_out), and the closed
+// senders' bits. The first two have room for at least kernels.LocalPEs
+// (SYMCHAN_LOCAL_PES): up to that many PEs the kernels find them at fixed
+// offsets from the struct.
 
 // actorLayout places the kernel actor's state for a world of n PEs.
 type actorLayout struct{ n int }
 
-func (l actorLayout) room() int      { return max(l.n, actorLocalPEs) }
-func (l actorLayout) inOff() int     { return actorHeaderSize }
+func (l actorLayout) room() int      { return max(l.n, kernels.LocalPEs) }
+func (l actorLayout) inOff() int     { return kernels.SizeofActor }
 func (l actorLayout) outOff() int    { return l.inOff() + int(DeviceInboxSize(l.room())) }
 func (l actorLayout) closedOff() int { return l.outOff() + DeviceOutboxSize*l.room() }
 func (l actorLayout) size() int      { return l.closedOff() + 8*((l.n+63)/64) }
@@ -236,13 +228,13 @@ func (a *KernelActor) launch(g pgas.GPU, sys *System, fn *device.Function, grid,
 		return err
 	}
 	b := make([]byte, l.size())
-	copy(b[actorMailboxOff:], m.Device().Bytes())
+	copy(b[kernels.OffsetofActorMb:], m.Device().Bytes())
 	if sys != nil {
-		copy(b[actorSystemOff:], sys.Device().Bytes())
+		copy(b[kernels.OffsetofActorRs:], sys.Device().Bytes())
 	}
-	binary.LittleEndian.PutUint64(b[actorInPtrOff:], uint64(a.mem)+uint64(l.inOff()))
-	binary.LittleEndian.PutUint64(b[actorOutPtrOff:], uint64(a.mem)+uint64(l.outOff()))
-	binary.LittleEndian.PutUint64(b[actorClosedPtr:], uint64(a.mem)+uint64(l.closedOff()))
+	binary.LittleEndian.PutUint64(b[kernels.OffsetofActorIn:], uint64(a.mem)+uint64(l.inOff()))
+	binary.LittleEndian.PutUint64(b[kernels.OffsetofActorOut:], uint64(a.mem)+uint64(l.outOff()))
+	binary.LittleEndian.PutUint64(b[kernels.OffsetofActorClosed:], uint64(a.mem)+uint64(l.closedOff()))
 	for s := range m.n {
 		binary.LittleEndian.PutUint64(b[l.inNext(s):], m.in.next[s])
 		binary.LittleEndian.PutUint64(b[l.inUnpaid(s):], m.in.unpaid[s])
@@ -368,7 +360,7 @@ func (a *KernelActor) handBack() error {
 			in.expect[wi] = in.next[s] + d
 		}
 	}
-	if code := binary.LittleEndian.Uint64(b[actorErrorOff:]); code != 0 {
+	if code := binary.LittleEndian.Uint64(b[kernels.OffsetofActorError:]); code != 0 {
 		return &KernelError{PE: me, Code: code}
 	}
 	return nil

@@ -15,6 +15,10 @@
 // (SYMCHAN_NVSHMEM_PTX replaces it as SYMCHAN_PTX does symchan.ptx).
 package kernels
 
+// The Go copy of symchan.cuh's shared structs (layout.go): sizes and field
+// offsets, regenerated from the header (TestLayout checks it is current).
+//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor SYMCHAN_LOCAL_PES=LocalPEs
+
 import (
 	_ "embed"
 	"encoding/binary"
