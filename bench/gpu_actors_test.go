@@ -15,7 +15,7 @@ import (
 )
 
 // BenchmarkGPUActorPingPong: kernel actors on both GPUs (actors.StartKernel,
-// kernels.ActorPingPong) pass an 8-byte message back and forth through
+// bench_actor_pingpong) pass an 8-byte message back and forth through
 // their mailboxes, with no host in the loop: the device-actor hop (issue
 // 18) beside the device put-with-signal ping-pong
 // (BenchmarkGPUDevicePingPong/kind=put-signal-8B) and NVSHMEM's
@@ -49,7 +49,7 @@ func actorPingPong(b *testing.B, local bool) latencies {
 		if err != nil {
 			return err
 		}
-		fn, err := g.Module().Function(kernels.ActorPingPong)
+		fn, err := benchKernel(g, kernelActorPingPong)
 		if err != nil {
 			return err
 		}
@@ -235,14 +235,14 @@ func messageRate(b *testing.B, warps int, impl rateImpl) float64 {
 		if impl.who == rateRaw {
 			rawArg = 1
 		}
-		name := kernels.RateSend
+		name := kernelRateSend
 		switch {
 		case pe.ID() == 0 && impl.actor:
-			name = kernels.RateActor
+			name = kernelRateActor
 		case pe.ID() == 0:
-			name = kernels.RateRecv
+			name = kernelRateRecv
 		}
-		fn, err := g.Module().Function(name)
+		fn, err := benchKernel(g, name)
 		if err != nil {
 			return err
 		}

@@ -156,7 +156,7 @@ func BenchmarkGPUPut(b *testing.B) {
 // add the launch and synchronisation, 1-2% at 16 MiB × 10).
 func BenchmarkGPUDevicePutBlock(b *testing.B) {
 	pairSizes(b, gpuSizes, func(_ *pgas.PE, g, _ pgas.GPU, src, dst pgas.Sym[byte], size int) (map[string]float64, error) {
-		fn, err := g.Module().Function(kernels.PutBlock)
+		fn, err := benchKernel(g, kernelPutBlock)
 		if err != nil {
 			return nil, err
 		}
@@ -207,7 +207,7 @@ func BenchmarkGPUDevicePutBlock(b *testing.B) {
 // GPU, half round trip: put-with-signal of 8 B, signal only, and the
 // payload in the signal word (one 8-byte store, polled directly).
 func BenchmarkGPUDevicePingPong(b *testing.B) {
-	// mode | variant bits of kernels.PingPong's flags (see symchan.cu): the
+	// mode | variant bits of bench_pingpong's flags (see bench.cu): the
 	// device API's way first, then the others measured beside it.
 	// Reported as kind=…/impl=symchan[-variant], beside the anchor's
 	// kind=…/impl=nvshmem.
@@ -245,7 +245,7 @@ func BenchmarkGPUDevicePingPong(b *testing.B) {
 					if err != nil {
 						return err
 					}
-					fn, err := g.Module().Function(kernels.PingPong)
+					fn, err := benchKernel(g, kernelPingPong)
 					if err != nil {
 						return err
 					}

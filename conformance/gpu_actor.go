@@ -12,7 +12,6 @@ import (
 
 	"github.com/symchan/symchan/actors"
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -27,10 +26,10 @@ func actorMsg(from, i int) []byte {
 	return seq(sizes[i%len(sizes)], func(k int) byte { return byte(k*3 + i*7 + from) })
 }
 
-// startEcho starts kernels.ActorEcho on pe as its actor on mb.
+// startEcho starts kernelActorEcho on pe as its actor on mb.
 func startEcho(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox) (*actors.KernelActor, func(), error) {
 	const cap = 4096
-	return startActor(ctx, pe, mb, kernels.ActorEcho, 128, cap, func(buf device.Ptr) []uint64 { return []uint64{uint64(buf), cap} })
+	return startActor(ctx, pe, mb, kernelActorEcho, 128, cap, func(buf device.Ptr) []uint64 { return []uint64{uint64(buf), cap} })
 }
 
 // startActor starts kernel name, one block of threads threads, on pe as
@@ -43,7 +42,7 @@ func startActor(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox, name strin
 	if err != nil {
 		return nil, nil, err
 	}
-	fn, err := g.Module().Function(name)
+	fn, err := kernelOf(g, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -258,7 +257,7 @@ func (ck *kit) kernelRing(t *testing.T, n, size int) {
 		check(st.Memset(mem, 0, cap+logBytes))
 		check(st.Sync())
 		log := mem + cap
-		fn, err := g.Module().Function(kernels.ActorRing)
+		fn, err := kernelOf(g, kernelActorRing)
 		if err != nil {
 			return err
 		}

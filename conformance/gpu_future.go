@@ -8,7 +8,6 @@ import (
 
 	"github.com/symchan/symchan/actors"
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -99,13 +98,13 @@ func runFutureServe(pe *pgas.PE, ch *actors.Chan[ask], sys *actors.System, mine 
 	binary.LittleEndian.PutUint32(rt[0:], uint32(mine.PE))
 	binary.LittleEndian.PutUint32(rt[4:], mine.Slot)
 	binary.LittleEndian.PutUint64(rt[8:], mine.Gen)
-	b, err := runKernel(pe, kernels.FutureServe, 1, []region{
+	b, err := runKernel(pe, kernelFutureServe, 1, []region{
 		{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {actors.DeviceSystemSize, sys.Device().Bytes()},
 		{mboxOutBytes(pe.NumPEs()), nil}, {mboxInBytes(pe.NumPEs()), nil}, {32, nil}, {16, rt},
 	}, func(at []device.Ptr) []uint64 {
 		return []uint64{uint64(at[0]), uint64(at[1]), uint64(at[2]), uint64(at[3]), 0, uint64(count), uint64(at[5]), uint64(at[4])}
 	}, 4)
-	if err := kernelStatus(kernels.FutureServe, b, err); err != nil {
+	if err := kernelStatus(kernelFutureServe, b, err); err != nil {
 		return 0, 0, err
 	}
 	return int64(binary.LittleEndian.Uint64(b[8:])), binary.LittleEndian.Uint64(b[16:]), nil

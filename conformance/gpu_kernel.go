@@ -57,7 +57,7 @@ func runKernel(pe *pgas.PE, name string, threads int, regions []region, args fun
 			return nil, err
 		}
 	}
-	fn, err := g.Module().Function(name)
+	fn, err := kernelOf(g, name)
 	if err != nil {
 		return nil, err
 	}

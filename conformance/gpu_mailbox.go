@@ -10,7 +10,6 @@ import (
 
 	"github.com/symchan/symchan/actors"
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -27,12 +26,12 @@ func (ck *kit) testDeviceMailboxEcho(t *testing.T) {
 			return err
 		}
 		if pe.ID() == 1 {
-			b, err := runKernel(pe, kernels.MailboxEcho, 1,
+			b, err := runKernel(pe, kernelMailboxEcho, 1,
 				[]region{{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {mboxOutBytes(pe.NumPEs()), nil}, {mboxInBytes(pe.NumPEs()), nil}, {8, nil}},
 				func(at []device.Ptr) []uint64 {
 					return []uint64{uint64(at[0]), uint64(at[1]), uint64(at[2]), 0, count, 1000, uint64(at[3])}
 				}, 3)
-			return kernelStatus(kernels.MailboxEcho, b, err)
+			return kernelStatus(kernelMailboxEcho, b, err)
 		}
 		sent := make(chan error, 1)
 		pe.Go(func(ctx context.Context) {
@@ -96,12 +95,12 @@ func (ck *kit) testDeviceMailboxFanIn(t *testing.T) {
 // runFanIn runs mailbox_fanin with a block of threads threads on pe's GPU
 // against ch's inbox and reports its verdict.
 func runFanIn(pe *pgas.PE, ch *actors.Chan[uint64], count, threads int) error {
-	b, err := runKernel(pe, kernels.MailboxFanIn, threads,
+	b, err := runKernel(pe, kernelMailboxFanIn, threads,
 		[]region{{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {mboxInBytes(pe.NumPEs()), nil}, {8 * int64(pe.NumPEs()), nil}, {8, nil}},
 		func(at []device.Ptr) []uint64 {
 			return []uint64{uint64(at[0]), uint64(at[1]), uint64(count), uint64(at[3]), uint64(at[2])}
 		}, 3)
-	return kernelStatus(kernels.MailboxFanIn, b, err)
+	return kernelStatus(kernelMailboxFanIn, b, err)
 }
 
 // A block on PE 1 echoes a Go Mailbox's messages of every size around the
@@ -155,12 +154,12 @@ func (ck *kit) testDeviceMailboxChunks(t *testing.T) {
 // runEchoBlock runs mailbox_echo_block (128 threads) on pe's GPU against
 // mb towards PE 0, with a buffer of cap bytes.
 func runEchoBlock(pe *pgas.PE, mb *actors.Mailbox, cap int) error {
-	b, err := runKernel(pe, kernels.MailboxEchoBlock, 128,
+	b, err := runKernel(pe, kernelMailboxEchoBlock, 128,
 		[]region{{actors.DeviceMailboxSize, mb.Device().Bytes()}, {mboxOutBytes(pe.NumPEs()), nil}, {mboxInBytes(pe.NumPEs()), nil}, {8, nil}, {int64(cap), nil}},
 		func(at []device.Ptr) []uint64 {
 			return []uint64{uint64(at[0]), uint64(at[1]), uint64(at[2]), 0, uint64(at[4]), uint64(cap), uint64(at[3])}
 		}, 3)
-	return kernelStatus(kernels.MailboxEchoBlock, b, err)
+	return kernelStatus(kernelMailboxEchoBlock, b, err)
 }
 
 // Every thread, then every warp, of a block on PE 1 sends to PE 0 at once
@@ -218,7 +217,7 @@ func (ck *kit) testDeviceMailboxManySenders(t *testing.T) {
 					if c.warp {
 						warp = 1
 					}
-					_, err := runKernel(pe, kernels.MailboxSendMP, c.threads,
+					_, err := runKernel(pe, kernelMailboxSendMP, c.threads,
 						[]region{desc, {mboxOutBytes(pe.NumPEs()), nil}, {int64(608 * senders), nil}},
 						func(at []device.Ptr) []uint64 {
 							return []uint64{uint64(at[0]), uint64(at[1]), 0, uint64(c.count), warp, uint64(at[2])}
@@ -242,18 +241,18 @@ func (ck *kit) testDeviceMailboxManySenders(t *testing.T) {
 				if err := pe.Barrier(ctx); err != nil {
 					return err
 				}
-				b, err := runKernel(pe, kernels.MailboxRecvManyCheck, c.recvThreads,
+				b, err := runKernel(pe, kernelMailboxRecvManyCheck, c.recvThreads,
 					[]region{desc, {mboxInBytes(pe.NumPEs()), nil}, {8, nil}, {int64(8 * senders), nil}, {int64(c.recvThreads * 608), nil}},
 					func(at []device.Ptr) []uint64 {
 						return []uint64{uint64(at[0]), uint64(at[1]), uint64(senders), uint64(c.count), uint64(at[2]), uint64(at[3]), uint64(at[4])}
 					}, 2)
-				return kernelStatus(kernels.MailboxRecvManyCheck, b, err)
+				return kernelStatus(kernelMailboxRecvManyCheck, b, err)
 			})
 		})
 	}
 }
 
-// sendAsActor runs kernels.ActorSendMP, senders warps (or, without warp,
+// sendAsActor runs kernelActorSendMP, senders warps (or, without warp,
 // threads) each sending count messages to PE 0, as pe's actor on mb until
 // it returns.
 func sendAsActor(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox, senders, count int, warp bool) error {
@@ -261,7 +260,7 @@ func sendAsActor(ctx context.Context, pe *pgas.PE, mb *actors.Mailbox, senders, 
 	if warp {
 		threads, warpArg = 32*senders, 1
 	}
-	a, free, err := startActor(ctx, pe, mb, kernels.ActorSendMP, threads, int64(608*senders),
+	a, free, err := startActor(ctx, pe, mb, kernelActorSendMP, threads, int64(608*senders),
 		func(buf device.Ptr) []uint64 { return []uint64{0, uint64(count), warpArg, uint64(buf)} })
 	if err != nil {
 		return err

@@ -1,30 +1,33 @@
-// Package kernels holds symchan's CUDA C sources, their PTX (generated with
-// nvcc on a GPU machine by scripts/gpu-ptx.sh and committed beside them)
-// and the header-only device API, symchan.cuh, that our kernels and users'
-// kernels include.
+// Package kernels holds symchan's device side: the device API users'
+// kernels and ours include (symchan.cuh), the runtime's kernels
+// (symchan.cu, Runtime) with their PTX, generated with nvcc on a GPU
+// machine by scripts/gpu-ptx.sh and committed beside them, Program, the
+// form in which the GPU backends load CUDA C that includes the API
+// (pgas.GPU.Load), and the Go copies of the API's struct layouts
+// (layout.go, generated from the header).
 //
-// The cuda backend JIT-loads PTX() into every GPU's context. For kernel
-// work without rebuilding Go binaries, SYMCHAN_PTX names a PTX file to use
-// instead of the embedded one (regenerate with scripts/gpu-ptx.sh on the
-// GPU machine, point SYMCHAN_PTX at it, run the tests there).
-//
-// The nvshmem backend loads a variant of the same sources, NVSHMEMPTX:
-// compiled relocatable with SYMCHAN_NVSHMEM, so that every routine of
-// symchan.cuh reaches a PE this GPU cannot map through NVSHMEM's device
-// library, which the backend links in when it loads it
-// (SYMCHAN_NVSHMEM_PTX replaces it as SYMCHAN_PTX does symchan.ptx).
+// The cuda backend JIT-loads Runtime's PTX into every GPU's context; the
+// nvshmem backend loads its variant, compiled relocatable with
+// SYMCHAN_NVSHMEM, so that every routine of symchan.cuh reaches a PE this
+// GPU cannot map through NVSHMEM's device library, which it links in. For
+// kernel work without rebuilding Go binaries, SYMCHAN_PTX_DIR names a
+// folder of regenerated PTX files (scripts/gpu-ptx.sh DIR on the GPU
+// machine) that replace the embedded ones; SYMCHAN_PTX and
+// SYMCHAN_NVSHMEM_PTX name single files for the runtime's.
 package kernels
 
 // The Go copy of symchan.cuh's shared structs (layout.go): sizes and field
 // offsets, regenerated from the header (TestLayout checks it is current).
-//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor SYMCHAN_LOCAL_PES=LocalPEs
+//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor SYMCHAN_LOCAL_PES=LocalPEs SYMCHAN_TIMING_WORDS=TimingWords
 
 import (
 	_ "embed"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -43,30 +46,75 @@ var (
 	Header string
 )
 
-// EnvPTX names a PTX file that replaces the embedded one.
+// EnvPTX names a PTX file that replaces the embedded symchan.ptx.
 const EnvPTX = "SYMCHAN_PTX"
 
 // EnvNVSHMEMPTX names a PTX file that replaces the embedded
 // symchan_nvshmem.ptx.
 const EnvNVSHMEMPTX = "SYMCHAN_NVSHMEM_PTX"
 
+// EnvPTXDir names a folder of PTX files named after their programs
+// (symchan.ptx and symchan_nvshmem.ptx, conformance.ptx, ring.ptx, …)
+// that replace the embedded ones where the folder has them: kernel work
+// without rebuilding Go binaries (scripts/gpu-ptx.sh DIR writes them).
+const EnvPTXDir = "SYMCHAN_PTX_DIR"
+
+// A Program is CUDA C that includes symchan.cuh, compiled to PTX the two
+// ways the GPU backends load it (pgas.GPU.Load): as is for the cuda
+// backend, and relocatable with SYMCHAN_NVSHMEM defined for the nvshmem
+// backend, which links it with NVSHMEM's device library so that its
+// routines reach PEs this GPU cannot map. scripts/gpu-ptx.sh compiles a
+// program's name.cu into name.ptx and name_nvshmem.ptx, which its package
+// embeds.
+type Program struct {
+	Name       string // names its PTX files and its modules
+	PTX        string
+	NVSHMEMPTX string
+}
+
+// Runtime is symchan.cu: the kernels the GPU backends themselves run.
+var Runtime = Program{Name: "symchan", PTX: symchanPTX, NVSHMEMPTX: nvshmemPTX}
+
+// Code returns p's PTX for the cuda backend, or with nvshmem for the
+// nvshmem backend: the file of EnvPTXDir's folder named after p when
+// there is one, else p's own.
+func (p Program) Code(nvshmem bool) (string, error) {
+	file, code := p.Name+".ptx", p.PTX
+	if nvshmem {
+		file, code = p.Name+"_nvshmem.ptx", p.NVSHMEMPTX
+	}
+	if dir := os.Getenv(EnvPTXDir); dir != "" {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		if err == nil {
+			return string(b), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("kernels: %s: %w", EnvPTXDir, err)
+		}
+	}
+	if code == "" {
+		return "", fmt.Errorf("kernels: program %s has no PTX for the %s backend", p.Name, map[bool]string{false: "cuda", true: "nvshmem"}[nvshmem])
+	}
+	return code, nil
+}
+
 // PTX returns the PTX of symchan.cu: file when not empty, else the file
-// SYMCHAN_PTX names, else the embedded one.
-func PTX(file string) (string, error) { return ptxOf(file, EnvPTX, symchanPTX) }
+// SYMCHAN_PTX names, else Runtime's.
+func PTX(file string) (string, error) { return runtimePTX(file, EnvPTX, false) }
 
 // NVSHMEMPTX returns the nvshmem backend's PTX of symchan.cu (SYMCHAN_NVSHMEM
 // defined; relocatable, to be linked with NVSHMEM's device library; it
 // adds kernel RemoteAtomic): file when not empty, else the file
-// SYMCHAN_NVSHMEM_PTX names, else the embedded one.
-func NVSHMEMPTX(file string) (string, error) { return ptxOf(file, EnvNVSHMEMPTX, nvshmemPTX) }
+// SYMCHAN_NVSHMEM_PTX names, else Runtime's.
+func NVSHMEMPTX(file string) (string, error) { return runtimePTX(file, EnvNVSHMEMPTX, true) }
 
-func ptxOf(file, env, embedded string) (string, error) {
+func runtimePTX(file, env string, nvshmem bool) (string, error) {
 	from := "the PTX file"
 	if file == "" {
 		file, from = os.Getenv(env), env
 	}
 	if file == "" {
-		return embedded, nil
+		return Runtime.Code(nvshmem)
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -80,44 +128,16 @@ func ptxOf(file, env, embedded string) (string, error) {
 // operand, comparand, PE, and where the previous value goes).
 const RemoteAtomic = "symchan_remote_atomic"
 
-// Kernel names in symchan.cu.
+// The runtime's kernels (symchan.cu).
 const (
-	Atomic                = "symchan_atomic"
-	Wait                  = "symchan_wait"
-	Agent                 = "symchan_agent"
-	Copy                  = "symchan_copy"
-	JacobiInit            = "jacobi_init"
-	JacobiSweep           = "jacobi_sweep"
-	JacobiSweep4          = "jacobi_sweep4"
-	ServiceJacobiSweep    = "service_jacobi_sweep"
-	RingActor             = "ring_actor"
-	PingPong              = "bench_pingpong"
-	PutBlock              = "bench_put_block"
-	ActorPingPong         = "bench_actor_pingpong"
-	RateSend              = "bench_rate_send"
-	RateRecv              = "bench_rate_recv"
-	RateActor             = "bench_rate_actor"
-	MailboxEcho           = "mailbox_echo"
-	MailboxFanIn          = "mailbox_fanin"
-	MailboxEchoBlock      = "mailbox_echo_block"
-	MailboxSendMP         = "mailbox_send_mp"
-	ActorSendMP           = "actor_send_mp"
-	MailboxRecvManyCheck  = "mailbox_recv_many_check"
-	FutureServe           = "future_serve"
-	ActorEcho             = "actor_echo"
-	ActorRing             = "actor_ring"
-	TestPutSignalVariants = "test_put_signal_variants"
-	TestWaits             = "test_waits"
-	TestRoutines          = "test_routines"
+	Atomic = "symchan_atomic"
+	Wait   = "symchan_wait"
+	Agent  = "symchan_agent"
+	Copy   = "symchan_copy"
 )
 
-// TimingWords is the length, in uint64 words, of a timing log's header
-// (symchan.cu's timing_start): the kernel's log of n repetitions is
-// TimingWords+n words.
-const TimingWords = 4
-
 // Timings decodes a timing log of n repetitions that a kernel wrote
-// (symchan.cu's timing_start and timing_end: the global timer and clock64
+// (symchan.cuh's symchan_timing_start and _end: the global timer and clock64
 // at the first one's start and the last one's end, then each one's
 // cycles): each repetition's cycles scaled by the timer's nanoseconds per
 // cycle over the whole log, since the timer's resolution can be as coarse

@@ -2,9 +2,7 @@ package kernels
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,47 +10,59 @@ import (
 	"time"
 
 	"github.com/symchan/symchan/internal/cstructs"
+	"github.com/symchan/symchan/internal/testhelp"
 )
 
-// The committed PTX must come from the committed sources: its first line
-// records their sha256 (scripts/gpu-ptx.sh writes it).
+// The committed PTX must come from the committed sources.
 func TestPTXMatchesSources(t *testing.T) {
-	for _, c := range []struct {
-		ptx, name string
-		sources   []string
-	}{
-		{symchanPTX, "symchan.ptx", []string{"symchan.cuh", "symchan.cu"}},
-		{nvshmemPTX, "symchan_nvshmem.ptx", []string{"symchan.cuh", "symchan.cu"}},
-	} {
-		h := sha256.New()
-		for _, f := range c.sources {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.Write(b)
-		}
-		want := hex.EncodeToString(h.Sum(nil))
-		first, _, _ := strings.Cut(c.ptx, "\n")
-		if !strings.Contains(first, "sources sha256 "+want) {
-			t.Errorf("%s is stale: sources hash %s, PTX header %q; run scripts/gpu-ptx.sh on a GPU machine", c.name, want, first)
+	testhelp.CheckPTX(t, "symchan.ptx", Runtime.PTX, "symchan.cuh", "symchan.cu")
+	testhelp.CheckPTX(t, "symchan_nvshmem.ptx", Runtime.NVSHMEMPTX, "symchan.cuh", "symchan.cu")
+}
+
+func TestPTXDefinesKernels(t *testing.T) {
+	for _, k := range []string{Atomic, Wait, Agent, Copy} {
+		if !strings.Contains(Runtime.PTX, ".entry "+k+"(") {
+			t.Errorf("symchan.ptx has no kernel %s", k)
 		}
 	}
-	if !strings.Contains(nvshmemPTX, ".entry "+RemoteAtomic+"(") {
+	if !strings.Contains(Runtime.NVSHMEMPTX, ".entry "+RemoteAtomic+"(") {
 		t.Errorf("symchan_nvshmem.ptx has no kernel %s", RemoteAtomic)
 	}
 }
 
-func TestPTXDefinesKernels(t *testing.T) {
-	for _, k := range []string{Atomic, Wait, JacobiInit, JacobiSweep, JacobiSweep4, PingPong, PutBlock, MailboxEcho, TestPutSignalVariants, TestWaits} {
-		if !strings.Contains(symchanPTX, ".entry "+k+"(") {
-			t.Errorf("symchan.ptx has no kernel %s", k)
-		}
+// A program's PTX comes from SYMCHAN_PTX_DIR's folder where it has the
+// file named after it, else from the program.
+func TestProgramCode(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p_nvshmem.ptx"), []byte("// dir"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Program{Name: "p", PTX: "// own", NVSHMEMPTX: "// own nvshmem"}
+	for _, c := range []struct {
+		name, dir string
+		nvshmem   bool
+		want      string
+		fails     bool
+	}{
+		{"own", "", false, "// own", false},
+		{"folder without the file", dir, false, "// own", false},
+		{"folder with it", dir, true, "// dir", false},
+		{"no PTX", "", false, "", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(EnvPTXDir, c.dir)
+			q := p
+			if c.fails {
+				q.PTX = ""
+			}
+			got, err := q.Code(c.nvshmem)
+			if (err != nil) != c.fails || got != c.want {
+				t.Fatalf("Code(%v) = %q, %v", c.nvshmem, got, err)
+			}
+		})
 	}
 }
 
-// The PTX comes from the file given, else from SYMCHAN_PTX's, else the
-// embedded one; a missing file is an error.
 func TestPTXOverride(t *testing.T) {
 	dir := t.TempDir()
 	given, env := filepath.Join(dir, "given.ptx"), filepath.Join(dir, "env.ptx")
@@ -65,7 +75,7 @@ func TestPTXOverride(t *testing.T) {
 		name, file, env, want string
 		fails                 bool
 	}{
-		{"embedded", "", "", symchanPTX, false},
+		{"embedded", "", "", Runtime.PTX, false},
 		{"environment", "", env, "// env", false},
 		{"given wins", given, env, "// given", false},
 		{"given, missing", filepath.Join(dir, "missing.ptx"), env, "", true},
@@ -133,6 +143,7 @@ func TestLayout(t *testing.T) {
 	want, err := cstructs.GoConsts("kernels", "symchan.cuh", h, [][2]string{
 		{"symchan_heap", "Heap"}, {"symchan_mailbox", "Mailbox"}, {"symchan_mbox_out", "MboxOut"},
 		{"symchan_replies", "Replies"}, {"symchan_actor", "Actor"}, {"SYMCHAN_LOCAL_PES", "LocalPEs"},
+		{"SYMCHAN_TIMING_WORDS", "TimingWords"},
 	})
 	if err != nil {
 		t.Fatal(err)

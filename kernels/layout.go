@@ -59,3 +59,6 @@ const (
 
 // LocalPEs is SYMCHAN_LOCAL_PES of symchan.cuh.
 const LocalPEs = 64
+
+// TimingWords is SYMCHAN_TIMING_WORDS of symchan.cuh.
+const TimingWords = 4

@@ -77,6 +77,36 @@ static __device__ __forceinline__ void *symchan_ptr(const symchan_heap *h, int p
 // every PE: its address on this one.
 static __device__ __forceinline__ void *symchan_sym(const symchan_heap *h, symchan_u64 off) { return (void *)(h->local + off); }
 
+// symchan_now_ns reads the GPU's global nanosecond timer.
+static __device__ __forceinline__ symchan_u64 symchan_now_ns() {
+	symchan_u64 t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+// A timing log of n repetitions, which kernels.Timings decodes: the global
+// timer and clock64 at the first one's start and the last one's end, then
+// each one's clock64 cycles (SYMCHAN_TIMING_WORDS words, then n). Call
+// symchan_timing_start before repetition i and symchan_timing_end after
+// it, from one thread that stays on one SM throughout.
+#define SYMCHAN_TIMING_WORDS 4
+static __device__ __forceinline__ symchan_u64 symchan_timing_start(volatile symchan_u64 *log, symchan_u64 i) {
+	const symchan_u64 t0 = clock64();
+	if (i == 0) {
+		log[0] = symchan_now_ns();
+		log[2] = t0;
+	}
+	return t0;
+}
+static __device__ __forceinline__ void symchan_timing_end(volatile symchan_u64 *log, symchan_u64 i, symchan_u64 n, symchan_u64 t0) {
+	const symchan_u64 t1 = clock64();
+	log[SYMCHAN_TIMING_WORDS + i] = t1 - t0;
+	if (i == n - 1) {
+		log[1] = symchan_now_ns();
+		log[3] = t1;
+	}
+}
+
 // --- ordering -------------------------------------------------------------
 
 #ifdef SYMCHAN_NVSHMEM

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas/driver"
 )
 
@@ -27,9 +28,18 @@ type GPU interface {
 	// it afterwards, and routines issued later run after the work queued on
 	// it by then.
 	Stream() *device.Stream
-	// Module is kernels/symchan.cu loaded on this GPU (package kernels
-	// names its kernels).
+	// Module is the runtime's kernels (kernels.Runtime) loaded on this
+	// GPU: the backend's own.
 	Module() *device.Module
+	// Load loads p, CUDA C that includes kernels/symchan.cuh, on this
+	// GPU and returns its module: p's PTX on the cuda backend, and on the
+	// nvshmem backend its SYMCHAN_NVSHMEM variant linked with NVSHMEM's
+	// device library, so that its routines reach PEs this GPU cannot map.
+	// A program loads once per GPU context: later calls, from any PE that
+	// shares the context, return the same module, which lives as long as
+	// the context (the world, on the cuda backend; the process, on the
+	// nvshmem backend).
+	Load(p kernels.Program) (*device.Module, error)
 	// HeapDescriptor is the device address of this PE's struct
 	// symchan_heap (kernels/symchan.cuh).
 	HeapDescriptor() device.Ptr

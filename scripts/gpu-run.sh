@@ -68,12 +68,18 @@
 #                            # forced-remote); AllToAll forced-remote and
 #                            # mapped; the kernel-actor ping-pong before
 #                            # (old/) and after
+#   .gpu/gpu-run.sh programs # the kernel programs (pgas.GPU.Load): the
+#                            # GPU suite, the ring's and Jacobi's kernels,
+#                            # examples/service and the GPU benchmarks'
+#                            # kernels, on cuda and under nvshmem (mapped
+#                            # and forced-remote)
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
-# When nvcc is there and kernels/ is beside .gpu/, the PTX is regenerated
-# first and used through SYMCHAN_PTX (and copied to $OUT when set), so
-# kernel changes are tested before their PTX is committed;
-# SYMCHAN_EMBEDDED_PTX=1 keeps the PTX the binaries embed.
+# When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
+# regenerated first into .gpu/ptx and used through SYMCHAN_PTX_DIR (and
+# copied to $OUT/ptx.tgz when set), so kernel changes are tested before their
+# PTX is committed; SYMCHAN_EMBEDDED_PTX=1 keeps the PTX the binaries
+# embed.
 set -uo pipefail
 cd "$(dirname "$0")"
 gpu=$(pwd)
@@ -89,8 +95,8 @@ np=$((ngpu < 2 ? 2 : ngpu))
 share=(SYMCHAN_CUDA_SHARE_GPUS=1)
 nvidia-smi --query-gpu=index,name,memory.total,memory.used --format=csv,noheader || true
 if [ -z "${SYMCHAN_EMBEDDED_PTX:-}" ] && [ -x /usr/local/cuda/bin/nvcc ] && [ -f "$repo/kernels/symchan.cu" ]; then
-	"$repo/scripts/gpu-ptx.sh" "$gpu" && export SYMCHAN_PTX=$gpu/symchan.ptx SYMCHAN_NVSHMEM_PTX=$gpu/symchan_nvshmem.ptx
-	[ -n "${OUT:-}" ] && cp "$gpu/symchan.ptx" "$gpu/symchan_nvshmem.ptx" "$OUT/"
+	mkdir -p "$gpu/ptx" && "$repo/scripts/gpu-ptx.sh" "$gpu/ptx" && export SYMCHAN_PTX_DIR=$gpu/ptx
+	[ -n "${OUT:-}" ] && tar czf "$OUT/ptx.tgz" -C "$gpu" ptx
 fi
 status=0
 rows=()
@@ -121,7 +127,7 @@ suites() {
 # runs the PTX it embeds, not the one made from these sources.
 version() {
 	d=. ptx=()
-	if [ "$1" = old ]; then d=old ptx=(-u SYMCHAN_PTX); fi
+	if [ "$1" = old ]; then d=old ptx=(-u SYMCHAN_PTX -u SYMCHAN_PTX_DIR); fi
 }
 # One process per GPU under symrun; NVSHMEM over NVLink only.
 export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none
@@ -198,6 +204,43 @@ service_across() {
 	kill -TERM "$pid"
 	wait "$pid"
 }
+# service_cuda: examples/service on the cuda backend (2 PEs sharing the
+# GPUs where there is one), asked for a solve on each PE, then stopped.
+service_cuda() {
+	local log=/tmp/symchan-service-cuda.out addr="" pe
+	SYMCHAN_CUDA_SHARE_GPUS=1 ./service -backend cuda -pes 2 -addr 127.0.0.1:0 > "$log" 2>&1 &
+	local pid=$!
+	for _ in $(seq 100); do
+		addr=$(grep -h '"listening"' "$log" | sed 's/.*"addr":"\([^"]*\)".*/\1/' | head -1)
+		[ -n "$addr" ] && break
+		sleep 0.2
+	done
+	[ -n "$addr" ] || { cat "$log"; kill "$pid"; return 1; }
+	for pe in 0 1; do
+		curl -sf -d "{\"n\":64,\"iters\":50,\"pe\":$pe}" "http://$addr/v1/jacobi" | tee -a /dev/stderr | grep -q "\"pe\":$pe" || { kill "$pid"; cat "$log"; return 1; }
+	done
+	kill -TERM "$pid"
+	wait "$pid"
+}
+if [ "$what" = programs ]; then
+	# The kernel programs (kernels.Program) loaded with pgas.GPU.Load: every
+	# test, benchmark and example kernel, on cuda and under nvshmem
+	# (mapped and forced-remote).
+	step prog-pgas-cuda 90 ./cuda.test -test.v -test.count=1
+	step prog-gpu-suite-cuda 200 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=190s
+	step prog-ring-kernel-cuda 60 env "${share[@]}" ./ring -backend cuda -pes "$np" -actors kernel -size 8,4K,1M -laps 50
+	step prog-ring-mixed-cuda 60 env "${share[@]}" ./ring -backend cuda -pes 4 -actors mixed -size 8,64K -laps 50
+	step prog-jacobi-cuda 120 ./jacobi -backend cuda -pes 1 -nx 4096 -niter 300 -verify
+	step prog-service-cuda 60 bash -c "$(declare -f service_cuda); service_cuda"
+	step prog-bench-gpu 150 env CUDA_DEVICE_MAX_CONNECTIONS=32 "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPU(ActorPingPong|DevicePingPong|DevicePutBlock|ActorMessageRate)' -test.benchtime 1x
+	mps on
+	step prog-gpu-suite-nvshmem 150 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=140s
+	step prog-gpu-suite-remote 150 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=140s
+	step prog-ring-kernel-remote 60 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./ring -backend nvshmem -actors kernel -size 8,4K -laps 20
+	step prog-jacobi-remote 120 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./jacobi -backend nvshmem -nx 4096 -niter 300 -verify
+	step prog-service-remote 90 bash -c "$(declare -f service_across); service_across $np"
+	mps off
+fi
 if [ "$what" = worlds-nvshmem ]; then
 	big='TestConformance/GPU/(DeviceMailboxFanIn|KernelActorEcho)'
 	mps on

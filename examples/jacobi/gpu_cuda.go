@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -44,7 +43,11 @@ func sweepOnGPU(ctx context.Context, pe *pgas.PE, s *state, g pgas.GPU) error {
 		return err
 	}
 	defer st.Destroy()
-	initK, err := g.Module().Function(kernels.JacobiInit)
+	mod, err := g.Load(jacobiKernels)
+	if err != nil {
+		return err
+	}
+	initK, err := mod.Function(kernelInit)
 	if err != nil {
 		return err
 	}
@@ -53,11 +56,11 @@ func sweepOnGPU(ctx context.Context, pe *pgas.PE, s *state, g pgas.GPU) error {
 	if s.kernel == "vec4" && s.p.nx%4 != 0 {
 		return fmt.Errorf("jacobi: -kernel vec4 needs nx divisible by 4, not %d", s.p.nx)
 	}
-	name, cols := kernels.JacobiSweep, s.p.nx-2
+	name, cols := kernelSweep, s.p.nx-2
 	if vec4 {
-		name, cols = kernels.JacobiSweep4, s.p.nx/4
+		name, cols = kernelSweep4, s.p.nx/4
 	}
-	sweepK, err := g.Module().Function(name)
+	sweepK, err := mod.Function(name)
 	if err != nil {
 		return err
 	}

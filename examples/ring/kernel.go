@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,16 @@ import (
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
+)
+
+// The ring's kernel actor, ring.cu, compiled by scripts/gpu-ptx.sh.
+var (
+	//go:embed ring.ptx
+	ringPTX string
+	//go:embed ring_nvshmem.ptx
+	ringNVSHMEMPTX string
+
+	ringKernels = kernels.Program{Name: "ring", PTX: ringPTX, NVSHMEMPTX: ringNVSHMEMPTX}
 )
 
 // Actor modes (-actors): which PEs run as kernels.
@@ -66,7 +77,11 @@ func newKernelPE(pe *pgas.PE, laps int) (*kernelPE, error) {
 		return nil, err
 	}
 	k := &kernelPE{pe: pe, ctx: g.Context(), laps: laps}
-	if k.fn, err = g.Module().Function(kernels.RingActor); err != nil {
+	mod, err := g.Load(ringKernels)
+	if err != nil {
+		return nil, err
+	}
+	if k.fn, err = mod.Function("ring_actor"); err != nil {
 		return nil, err
 	}
 	if k.st, err = k.ctx.NewStream(); err != nil {
@@ -88,7 +103,7 @@ func (k *kernelPE) close() {
 }
 
 // start starts one size's laps on this PE as a kernel actor on ch's
-// mailbox (kernels.RingActor), the first of round round.
+// mailbox (ring.cu's ring_actor), the first of round round.
 func (k *kernelPE) start(ctx context.Context, ch *actors.Chan[hop], payload pgas.Sym[byte], round uint64, blocks int, crc uint32) (*actors.KernelActor, error) {
 	if err := k.st.Memset(k.scratch, 0, k.scratchBytes()); err != nil {
 		return nil, err

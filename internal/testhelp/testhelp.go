@@ -3,7 +3,11 @@ package testhelp
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,5 +85,26 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 			t.Fatalf("waited 20 s for %s", what)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// CheckPTX fails t unless ptx, the committed PTX file named name, records
+// in its first line (scripts/gpu-ptx.sh writes it) the sha256 of the
+// files sources, in that order (paths from the test's folder): PTX that
+// the CUDA C it comes from has moved on from.
+func CheckPTX(t testing.TB, name, ptx string, sources ...string) {
+	t.Helper()
+	h := sha256.New()
+	for _, f := range sources {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Write(b)
+	}
+	want := hex.EncodeToString(h.Sum(nil))
+	first, _, _ := strings.Cut(ptx, "\n")
+	if !strings.Contains(first, "sources sha256 "+want) {
+		t.Errorf("%s is stale: its sources hash to %s, its header says %q; run scripts/gpu-ptx.sh on a GPU machine", name, want, first)
 	}
 }

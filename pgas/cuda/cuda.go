@@ -19,6 +19,7 @@ import (
 type gpu struct {
 	id     int
 	owner  bool // created ctx (PEs sharing a GPU share its context)
+	progs  *gpuop.Programs // loaded in ctx (GPU.Load), shared like it
 	ctx    *device.Context
 	mod    *device.Module
 	atomic *device.Function
@@ -85,7 +86,7 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 		g := &gpu{id: i}
 		t.gpus = append(t.gpus, g)
 		if i < ngpu {
-			g.owner = true
+			g.owner, g.progs = true, &gpuop.Programs{}
 			if g.ctx, err = device.NewContext(i); err != nil {
 				return fail(err)
 			}
@@ -107,7 +108,7 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 			}
 		} else {
 			o := t.gpus[i%ngpu]
-			g.ctx, g.mod, g.atomic, g.agent = o.ctx, o.mod, o.atomic, o.agent
+			g.ctx, g.mod, g.atomic, g.agent, g.progs = o.ctx, o.mod, o.atomic, o.agent, o.progs
 		}
 		if g.heap, err = g.ctx.Alloc(cfg.HeapSize); err != nil {
 			return fail(err)

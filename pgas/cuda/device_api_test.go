@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
+	"github.com/symchan/symchan/conformance"
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/pgas/cuda"
 	"github.com/symchan/symchan/signals"
@@ -61,7 +61,7 @@ func TestDeviceAPI(t *testing.T) {
 			return err
 		}
 		if pe.ID() == 1 {
-			fn, err := g.Module().Function(kernels.TestWaits)
+			fn, err := conformanceKernel(g, "test_waits")
 			if err != nil {
 				return err
 			}
@@ -73,7 +73,7 @@ func TestDeviceAPI(t *testing.T) {
 			return err
 		}
 		if pe.ID() == 0 {
-			fn, err := g.Module().Function(kernels.TestPutSignalVariants)
+			fn, err := conformanceKernel(g, "test_put_signal_variants")
 			if err != nil {
 				return err
 			}
@@ -146,7 +146,7 @@ func TestDeviceRoutines(t *testing.T) {
 			return err
 		}
 		defer st.Destroy()
-		fn, err := g.Module().Function(kernels.TestRoutines)
+		fn, err := conformanceKernel(g, "test_routines")
 		if err != nil {
 			return err
 		}
@@ -201,4 +201,14 @@ func TestDeviceRoutines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// conformanceKernel is kernel name of the conformance kit's program
+// (conformance.cu), loaded on g.
+func conformanceKernel(g pgas.GPU, name string) (*device.Function, error) {
+	mod, err := g.Load(conformance.Kernels)
+	if err != nil {
+		return nil, err
+	}
+	return mod.Function(name)
 }

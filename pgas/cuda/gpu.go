@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/pgas/internal/gpuop"
 )
@@ -33,6 +34,17 @@ func (x *gpuAPI) Stream() *device.Stream {
 
 // Module is symchan.cu loaded on this GPU (kernels names its kernels).
 func (x *gpuAPI) Module() *device.Module { return x.g.mod }
+
+// Load loads p's PTX into the GPU's context, once per context.
+func (x *gpuAPI) Load(p kernels.Program) (*device.Module, error) {
+	return x.g.progs.Load(p.Name, func() (*device.Module, error) {
+		ptx, err := p.Code(false)
+		if err != nil {
+			return nil, err
+		}
+		return x.g.ctx.LoadModule(ptx)
+	})
+}
 
 // HeapDescriptor is the device address of this PE's struct symchan_heap,
 // the first argument of kernels written against symchan.cuh.

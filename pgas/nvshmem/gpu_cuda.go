@@ -11,6 +11,7 @@ import "C"
 
 import (
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -33,6 +34,19 @@ func (x *gpuAPI) Stream() *device.Stream { return x.t.st }
 // Module is symchan.cu loaded on this GPU (the nvshmem variant, linked
 // with NVSHMEM's device library).
 func (x *gpuAPI) Module() *device.Module { return proc.mod }
+
+// Load links p's SYMCHAN_NVSHMEM variant with NVSHMEM's device library into
+// the GPU's primary context and initialises NVSHMEM's state in it, once
+// per process.
+func (x *gpuAPI) Load(p kernels.Program) (*device.Module, error) {
+	return proc.progs.Load(p.Name, func() (*device.Module, error) {
+		ptx, err := p.Code(true)
+		if err != nil {
+			return nil, err
+		}
+		return linkWithNVSHMEM(p.Name, ptx)
+	})
+}
 
 // HeapDescriptor is the device address of this PE's struct symchan_heap;
 // the base of a PE this GPU cannot address is 0.

@@ -54,20 +54,31 @@ func loadKernels(ptxFile string) error {
 	if err != nil {
 		return err
 	}
-	lib, err := deviceLib()
-	if err != nil {
+	if proc.mod, err = linkWithNVSHMEM(kernels.Runtime.Name, ptx); err != nil {
 		return err
-	}
-	if proc.mod, err = proc.ctx.LinkModule(ptx, lib); err != nil {
-		return fmt.Errorf("nvshmem backend: %w", err)
-	}
-	var rc C.int
-	call(func() { rc = C.sc_cumodule_init(proc.mod.Handle()) })
-	if rc != 0 {
-		return fmt.Errorf("nvshmem backend: nvshmemx_cumodule_init of symchan's kernels failed (%d)", int(rc))
 	}
 	proc.remoteAtomic, err = proc.mod.Function(kernels.RemoteAtomic)
 	return err
+}
+
+// linkWithNVSHMEM links ptx, relocatable code of program name, with
+// NVSHMEM's device library into the GPU's primary context and initialises
+// NVSHMEM's state in the module. NVSHMEM has started.
+func linkWithNVSHMEM(name, ptx string) (*device.Module, error) {
+	lib, err := deviceLib()
+	if err != nil {
+		return nil, err
+	}
+	mod, err := proc.ctx.LinkModule(ptx, lib)
+	if err != nil {
+		return nil, fmt.Errorf("nvshmem backend: program %s: %w", name, err)
+	}
+	var rc C.int
+	call(func() { rc = C.sc_cumodule_init(mod.Handle()) })
+	if rc != 0 {
+		return nil, fmt.Errorf("nvshmem backend: nvshmemx_cumodule_init of program %s failed (%d)", name, int(rc))
+	}
+	return mod, nil
 }
 
 // remoteAtomic runs an atomic on unmapped PE pe's word at off with

@@ -48,6 +48,7 @@ var proc struct {
 	nodes   []int
 	ownsMPI bool           // NVSHMEM's MPI bootstrap initialised MPI (launch_cuda.go)
 	mod     *device.Module // symchan.cu, linked with NVSHMEM's device library (remote_cuda.go)
+	progs   gpuop.Programs // the programs GPU.Load linked
 
 	remoteAtomic *device.Function
 }

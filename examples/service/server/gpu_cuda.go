@@ -10,7 +10,6 @@ import (
 
 	"github.com/symchan/symchan/actors/service"
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 	_ "github.com/symchan/symchan/pgas/cuda"    // the GPU backends
 	_ "github.com/symchan/symchan/pgas/nvshmem" // register themselves
@@ -41,10 +40,14 @@ func gpuEngine(ctx context.Context, pe *pgas.PE, maxN int64) (service.Actor[Job,
 		return nil, err
 	}
 	s := &gpuSolver{g: g, id: int32(pe.ID())}
-	if s.init, err = g.Module().Function(kernels.JacobiInit); err != nil {
+	mod, err := g.Load(serviceKernels)
+	if err != nil {
 		return nil, err
 	}
-	if s.swp, err = g.Module().Function(kernels.ServiceJacobiSweep); err != nil {
+	if s.init, err = mod.Function("jacobi_init"); err != nil {
+		return nil, err
+	}
+	if s.swp, err = mod.Function("service_jacobi_sweep"); err != nil {
 		return nil, err
 	}
 	if s.st, err = g.Context().NewStream(); err != nil {
