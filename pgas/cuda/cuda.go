@@ -18,7 +18,7 @@ import (
 // gpu is one PE: its GPU's context, kernels, partition and streams.
 type gpu struct {
 	id     int
-	owner  bool // created ctx (PEs sharing a GPU share its context)
+	owner  bool            // created ctx (PEs sharing a GPU share its context)
 	progs  *gpuop.Programs // loaded in ctx (GPU.Load), shared like it
 	ctx    *device.Context
 	mod    *device.Module

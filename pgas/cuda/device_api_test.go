@@ -9,8 +9,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/conformance"
+	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/pgas/cuda"
 	"github.com/symchan/symchan/signals"
