@@ -159,6 +159,7 @@ func (o openCounter) Open(ctx context.Context, cfg driver.Config) (driver.Transp
 // PE count (driver.DefaultSizer) sizes the automatic Blocking.
 func TestConfigDriverByValue(t *testing.T) {
 	t.Setenv(EnvBackend, "no-such-backend")
+	t.Setenv(EnvBlocking, "") // the automatic choice, whatever the run's
 	var opens int
 	cases := []struct {
 		name, backend, want string

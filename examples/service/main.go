@@ -2,12 +2,15 @@
 // each PE is an actor that solves Jacobi problems (in a kernel on GPUs,
 // in Go on the host backend), and any HTTP handler calls it.
 //
-//	go run ./examples/service                      # host backend, 127.0.0.1:8080
+//	go build -o /tmp/service ./examples/service && /tmp/service   # host backend, 127.0.0.1:8080
 //	curl -s -d '{"n":256,"iters":500}' localhost:8080/v1/jacobi
 //	curl -s localhost:8080/metrics | grep ^symchan_
 //
-// SIGINT or SIGTERM shuts it down gracefully: the listener closes, every
-// request in flight is answered, then the world stops.
+// SIGINT or SIGTERM drains it: /readyz answers 503 for -drain while it
+// keeps serving (load balancers stop sending), then the listener closes,
+// every request in flight is answered within -shutdown-timeout, the world
+// stops, and the process exits 0. It exits 1 if supervision gives up on
+// the world. examples/service/README.md has the Kubernetes settings.
 package main
 
 import (
@@ -27,62 +30,109 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
+// options are the command's flags.
+type options struct {
+	addr           string
+	backend        string
+	pes            int
+	timeout        time.Duration
+	maxN           int64
+	drain, grace   time.Duration
+	pprof, runtime bool
+}
+
 func main() {
-	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on")
-	backend := flag.String("backend", pgas.DefaultBackend, "symchan backend: host, or cuda/nvshmem in a binary built with -tags cuda")
-	pes := flag.Int("pes", 0, "PEs (0: "+pgas.EnvPEs+" or the backend's default: one per GPU on cuda, 8 on host)")
-	timeout := flag.Duration("timeout", 10*time.Second, "a request's deadline when it names none")
-	maxN := flag.Int64("max-n", 2048, "the largest grid side a request may ask for")
-	grace := flag.Duration("shutdown-timeout", 30*time.Second, "how long a shutdown waits for requests in flight")
+	var o options
+	flag.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	flag.StringVar(&o.backend, "backend", pgas.DefaultBackend, "symchan backend: host, or cuda/nvshmem in a binary built with -tags cuda")
+	flag.IntVar(&o.pes, "pes", 0, "PEs (0: "+pgas.EnvPEs+" or the backend's default: one per GPU on cuda, 8 on host)")
+	flag.DurationVar(&o.timeout, "timeout", 10*time.Second, "a request's deadline when it names none")
+	flag.Int64Var(&o.maxN, "max-n", 2048, "the largest grid side a request may ask for")
+	flag.DurationVar(&o.drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while requests are still served")
+	flag.DurationVar(&o.grace, "shutdown-timeout", 30*time.Second, "after the drain, how long the requests in flight have to finish, and again the world to stop")
+	flag.BoolVar(&o.pprof, "pprof", false, "serve /debug/pprof/")
+	flag.BoolVar(&o.runtime, "runtime-metrics", false, "add the Go runtime's and the process's metrics (go_*, process_*) to /metrics")
 	flag.Parse()
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	if err := run(*addr, *backend, *pes, *timeout, *maxN, *grace, log); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ln, err := net.Listen("tcp", o.addr)
+	if err == nil {
+		err = run(ctx, ln, o, log)
+	}
+	if err != nil {
 		log.Error("service failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, backend string, pes int, timeout time.Duration, maxN int64, grace time.Duration, log *slog.Logger) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+// Timeouts of the HTTP server: a client that stalls sending its request,
+// or keeps an idle connection, does not hold it for ever. A response may
+// take as long as the longest deadline a request can ask (10 minutes).
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 10*time.Minute + 30*time.Second
+	idleTimeout       = 2 * time.Minute
+	maxHeaderBytes    = 64 << 10
+)
+
+// run serves on ln until ctx ends (SIGTERM), then drains and stops; it
+// returns an error when the world stops for good on its own or a step of
+// the stop fails.
+func run(ctx context.Context, ln net.Listener, o options, log *slog.Logger) error {
 	srv, err := server.New(ctx, server.Config{
-		World:   pgas.Config{Backend: backend, PEs: pes},
-		Limits:  server.Limits{MaxN: maxN},
-		Timeout: timeout,
-		Logger:  log,
+		World:          pgas.Config{Backend: o.backend, PEs: o.pes},
+		Limits:         server.Limits{MaxN: o.maxN},
+		Timeout:        o.timeout,
+		Logger:         log,
+		Pprof:          o.pprof,
+		RuntimeMetrics: o.runtime,
 	})
 	if err != nil {
+		_ = ln.Close()
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		_ = srv.Close(context.Background())
-		return err
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String(), "backend", backend, "pes", srv.NumPEs())
+	log.Info("listening", "addr", ln.Addr().String(), "backend", o.backend, "pes", srv.NumPEs())
 	select {
 	case err = <-served:
 	case <-ctx.Done():
+		// Not ready any more, still serving: the load balancer takes
+		// this instance out before the listener closes.
+		log.Info("draining", "for", o.drain)
+		srv.Drain()
+		select {
+		case <-time.After(o.drain):
+		case <-srv.Done():
+		}
 		log.Info("shutting down")
 	case <-srv.Done():
 		// Supervision gave up: exit non-zero, so that the process manager
 		// starts a fresh one.
 		err = fmt.Errorf("the world stopped for good: %w", srv.Err())
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	// Stop taking requests and answer those in flight, then stop the world.
+	// Stop taking requests and answer those in flight, then stop the
+	// world, each with a deadline of its own.
+	sctx, cancel := context.WithTimeout(context.Background(), o.grace)
 	if serr := hs.Shutdown(sctx); serr != nil {
 		err = errors.Join(err, fmt.Errorf("http shutdown: %w", serr))
 	}
-	if cerr := srv.Close(sctx); cerr != nil {
+	cancel()
+	cctx, cancel := context.WithTimeout(context.Background(), o.grace)
+	defer cancel()
+	if cerr := srv.Close(cctx); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("stopping the world: %w", cerr))
-	}
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
 	}
 	log.Info("stopped")
 	return err

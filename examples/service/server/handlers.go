@@ -33,8 +33,9 @@ type jacobiResponse struct {
 }
 
 type errorResponse struct {
-	Error string `json:"error"`
-	Field string `json:"field,omitempty"`
+	Error     string `json:"error"`
+	Field     string `json:"field,omitempty"`
+	RequestID string `json:"request_id"`
 }
 
 func (s *Server) jacobi(w http.ResponseWriter, r *http.Request) {
@@ -102,6 +103,8 @@ func jsonError(err error) error {
 	switch {
 	case errors.As(err, &tooLarge):
 		return &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", tooLarge.Limit), ""}
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		return &httpError{http.StatusBadRequest, "the body must be a JSON object, got a JSON " + typeErr.Value, ""}
 	case errors.As(err, &typeErr):
 		return &fieldError{typeErr.Field, fmt.Sprintf("must be %v, got a JSON %s", typeErr.Type, typeErr.Value)}
 	case errors.As(err, &syntax):
@@ -141,10 +144,17 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		he = &httpError{499, "the client went away", ""} // nobody reads it
 	default:
-		s.log.Error("request failed", "path", r.URL.Path, "err", err)
-		he = &httpError{http.StatusInternalServerError, err.Error(), ""}
+		// The detail (a PE's failure) is the operator's: it goes to the
+		// log, and the client gets the ID to quote.
+		s.log.Error("request failed", "request_id", requestID(r), "path", r.URL.Path, "err", err)
+		he = &httpError{http.StatusInternalServerError, "internal error (request " + requestID(r) + ")", ""}
 	}
-	writeJSON(w, he.code, errorResponse{Error: he.msg, Field: he.field})
+	s.writeError(w, r, he)
+}
+
+// writeError answers he as JSON, with r's request ID.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, he *httpError) {
+	writeJSON(w, he.code, errorResponse{Error: he.msg, Field: he.field, RequestID: requestID(r)})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -164,6 +174,10 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	if s.draining.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		return
+	}
 	if st := s.exec.state(); st != "ready" {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": st})
 		return

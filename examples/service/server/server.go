@@ -11,9 +11,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/symchan/symchan/actors/service"
@@ -28,18 +31,26 @@ type Config struct {
 	Timeout time.Duration         // a request's deadline when it names none (default 10 s)
 	Restart service.RestartPolicy // zero: service.DefaultRestartPolicy
 	Logger  *slog.Logger          // default: slog.Default()
+	// Pprof serves net/http/pprof's profiles under /debug/pprof/ (off by
+	// default: a profile is expensive and tells a lot).
+	Pprof bool
+	// RuntimeMetrics adds the Go runtime's and the process's collectors
+	// (go_*, process_*) to /metrics.
+	RuntimeMetrics bool
 }
 
 // A Server serves the endpoints of examples/service (see Handler).
 type Server struct {
-	cfg  Config
-	svc  *service.Service[Job, Result] // nil in a pool's server
-	exec executor
-	log  *slog.Logger
-	reg  *prometheus.Registry
-	reqs *prometheus.CounterVec
-	dur  *prometheus.HistogramVec
-	mux  *http.ServeMux
+	cfg      Config
+	svc      *service.Service[Job, Result] // nil in a pool's server
+	exec     executor
+	log      *slog.Logger
+	reg      *prometheus.Registry
+	reqs     *prometheus.CounterVec
+	dur      *prometheus.HistogramVec
+	mux      *http.ServeMux
+	handler  http.Handler
+	draining atomic.Bool // Drain was called: /readyz answers 503
 }
 
 // New starts the world and returns a Server ready to serve.
@@ -111,11 +122,22 @@ func newHTTP(cfg Config, exec executor) *Server {
 		}, []string{"route"}),
 	}
 	s.reg.MustRegister(s.reqs, s.dur)
+	if cfg.RuntimeMetrics {
+		s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
 	s.mux = http.NewServeMux()
 	s.mux.Handle("POST /v1/jacobi", s.instrument("/v1/jacobi", http.HandlerFunc(s.jacobi)))
 	s.mux.Handle("GET /healthz", s.instrument("/healthz", http.HandlerFunc(s.healthz)))
 	s.mux.Handle("GET /readyz", s.instrument("/readyz", http.HandlerFunc(s.readyz)))
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	if cfg.Pprof {
+		s.mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		s.mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		s.mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		s.mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		s.mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
+	s.handler = withRequestID(http.HandlerFunc(s.route))
 	return s
 }
 
@@ -124,9 +146,55 @@ func newHTTP(cfg Config, exec executor) *Server {
 //	POST /v1/jacobi  {"n": 256, "iters": 1000, "pe": 1, "timeout_ms": 500}
 //	                 → {"pe": 1, "n": 256, "iters": 1000, "norm": …, "solve_seconds": …}
 //	GET  /healthz    200 while the process serves, 503 once the world stopped for good
-//	GET  /readyz     200 while the world is up, 503 otherwise
-//	GET  /metrics    Prometheus text format, symchan_* metrics
-func (s *Server) Handler() http.Handler { return s.mux }
+//	GET  /readyz     200 while the world is up and the server not draining, 503 otherwise
+//	GET  /metrics    Prometheus text format, symchan_* metrics (go_*, process_* with
+//	                 Config.RuntimeMetrics)
+//	GET  /debug/pprof/  with Config.Pprof
+//
+// Every answer carries an X-Request-ID (the client's, when it sent a
+// sane one); an error's JSON body repeats it, and the log line of a
+// failure the client cannot see the detail of names it too. An unknown
+// path or method gets a JSON 404 or 405, counted as route "unmatched".
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Drain makes /readyz answer 503 from now on while the server keeps
+// serving: on SIGTERM a process drains for a while, so that load
+// balancers stop sending before the listener closes, then shuts down.
+func (s *Server) Drain() { s.draining.Store(true) }
+
+// route serves r with the route that matches it, or a JSON 404 or 405.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	h, pattern := s.mux.Handler(r)
+	if pattern != "" {
+		h.ServeHTTP(w, r)
+		return
+	}
+	// No route: the mux's own answer says 404 or 405 (and its Allow
+	// header); the body becomes JSON.
+	rec := &headerOnly{header: http.Header{}, code: http.StatusNotFound}
+	h.ServeHTTP(rec, r)
+	if allow := rec.header.Get("Allow"); allow != "" {
+		w.Header().Set("Allow", allow)
+	}
+	s.instrument("unmatched", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		msg := "no such path"
+		if rec.code == http.StatusMethodNotAllowed {
+			msg = "method " + r.Method + " not allowed here"
+		}
+		s.writeError(w, r, &httpError{rec.code, msg, ""})
+	})).ServeHTTP(w, r)
+}
+
+// headerOnly records the status and headers a handler answers with and
+// drops its body.
+type headerOnly struct {
+	header http.Header
+	code   int
+}
+
+func (h *headerOnly) Header() http.Header         { return h.header }
+func (h *headerOnly) Write(b []byte) (int, error) { return len(b), nil }
+func (h *headerOnly) WriteHeader(code int)        { h.code = code }
 
 // Service is the server's symchan service (nil in a pool's server).
 func (s *Server) Service() *service.Service[Job, Result] { return s.svc }

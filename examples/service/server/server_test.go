@@ -415,3 +415,108 @@ func TestHealthzWhenSupervisionGivesUp(t *testing.T) {
 		t.Errorf("healthz after supervision gave up: %d, want 503", code)
 	}
 }
+
+// The answers a copied template must get right: JSON errors with a
+// request ID for unknown paths and methods (counted), the client's sane
+// X-Request-ID echoed and an insane one replaced, /readyz 503 once
+// draining while jobs are still served, and pprof and the runtime
+// collectors only when asked for.
+func TestTemplateAnswers(t *testing.T) {
+	s, hs := newTest(t, hostEngine)
+	do := func(method, path, id string) (int, http.Header, map[string]any) {
+		t.Helper()
+		req, err := http.NewRequest(method, hs.URL+path, strings.NewReader(`{"n": 8, "iters": 2}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id != "" {
+			req.Header.Set(RequestIDHeader, id)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, resp.Header, m
+	}
+	for _, c := range []struct {
+		name, method, path, id string
+		code                   int
+		wantID                 string // "" : a generated one
+	}{
+		{"unknown path", "GET", "/nonesuch", "", 404, ""},
+		{"wrong method", "GET", "/v1/jacobi", "abc-123", 405, "abc-123"},
+		{"insane ID replaced", "GET", "/nonesuch", "no spaces please", 404, ""},
+		{"a job", "POST", "/v1/jacobi", "job_1", 200, "job_1"},
+		{"pprof is off", "GET", "/debug/pprof/", "", 404, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, h, m := do(c.method, c.path, c.id)
+			id := h.Get(RequestIDHeader)
+			if code != c.code || id == "" || (c.wantID != "" && id != c.wantID) || (c.wantID == "" && id == c.id) {
+				t.Fatalf("%s %s: %d, X-Request-ID %q; want %d", c.method, c.path, code, id, c.code)
+			}
+			if code != 200 && (m["error"] == nil || m["request_id"] != id) {
+				t.Fatalf("error body %v: want JSON with the request ID %q", m, id)
+			}
+			if code == 405 && h.Get("Allow") == "" {
+				t.Error("405 without an Allow header")
+			}
+		})
+	}
+	metrics := get(t, hs.URL+"/metrics")
+	for _, m := range []string{`symchan_http_requests_total{code="404",route="unmatched"} 3`, `symchan_http_requests_total{code="405",route="unmatched"} 1`} {
+		if !strings.Contains(metrics, m) {
+			t.Errorf("no %q in /metrics", m)
+		}
+	}
+	if strings.Contains(metrics, "go_goroutines") {
+		t.Error("the Go collector is registered without RuntimeMetrics")
+	}
+	s.Drain()
+	if code, _, m := do("GET", "/readyz", ""); code != 503 || m["status"] != "draining" {
+		t.Errorf("/readyz while draining: %d %v", code, m)
+	}
+	if code, _, _ := do("POST", "/v1/jacobi", ""); code != 200 {
+		t.Errorf("a job while draining: %d, want 200", code)
+	}
+}
+
+// With Config.Pprof and Config.RuntimeMetrics, /debug/pprof/ and the go_*
+// and process_* metrics are served.
+func TestTemplateOptIns(t *testing.T) {
+	cfg := testConfig()
+	cfg.Pprof, cfg.RuntimeMetrics = true, true
+	s, err := newServer(context.Background(), cfg, hostEngine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	defer func() {
+		hs.Close()
+		_ = s.Close(context.Background())
+	}()
+	if body := get(t, hs.URL+"/debug/pprof/"); !strings.Contains(body, "goroutine") {
+		t.Error("no pprof index")
+	}
+	if body := get(t, hs.URL+"/metrics"); !strings.Contains(body, "go_goroutines") || !strings.Contains(body, "process_") {
+		t.Error("no go_* or process_* metrics")
+	}
+}
+
+// get fetches url and returns its body, failing t unless it is a 200.
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d", url, resp.StatusCode)
+	}
+	return string(b)
+}
