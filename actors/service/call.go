@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // call is one Call on its way to a PE; done is buffered, so its answer
@@ -11,6 +12,7 @@ type call[Req, Resp any] struct {
 	ctx  context.Context
 	req  Req
 	to   int
+	sent time.Time // with middlewares: when the caller made it
 	done chan result[Resp]
 }
 
@@ -131,6 +133,9 @@ func (g *generation[Req, Resp]) call(ctx context.Context, pe int, req Req) (Resp
 func (g *generation[Req, Resp]) send(ctx context.Context, q chan *call[Req, Resp], cnt *peCounters, pe int, req Req) (Resp, error) {
 	var zero Resp
 	c := &call[Req, Resp]{ctx: ctx, req: req, to: pe, done: make(chan result[Resp], 1)}
+	if len(g.s.o.middleware) > 0 {
+		c.sent = time.Now()
+	}
 	select {
 	case q <- c:
 	default:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/symchan/symchan/actors"
 	"github.com/symchan/symchan/pgas"
@@ -153,7 +154,7 @@ func (g *generation[Req, Resp]) runPE(ctx context.Context, pe *pgas.PE) (err err
 	var sys *actors.System
 	remote := s.o.forwardAll || len(pe.World().LocalPEs()) < pe.NumPEs()
 	if remote {
-		if ch, err = actors.NewChanCodec[[]byte](ctx, pe, actors.BytesCodec{}, actors.MaxMessage(s.o.maxRequest+requestHead), actors.KeepStats()); err != nil {
+		if ch, err = actors.NewChanCodec[[]byte](ctx, pe, actors.BytesCodec{}, actors.MaxMessage(s.o.maxRequest+requestHead+maxCarried), actors.KeepStats()); err != nil {
 			return err
 		}
 		if sys, err = actors.NewSystem(ctx, pe, actors.Futures(s.o.forwarders), actors.ReplySize(s.o.maxReply+1)); err != nil {
@@ -206,12 +207,12 @@ func (g *generation[Req, Resp]) runPE(ctx context.Context, pe *pgas.PE) (err err
 		case <-ctx.Done():
 			return nil
 		case c := <-st.calls:
-			if err := g.serve(ctx, actor, cnt, c); err != nil {
+			if err := g.serve(ctx, id, actor, cnt, c); err != nil {
 				return err
 			}
 		case c := <-anyq:
 			cnt.inFlight.Add(1)
-			err := g.serve(ctx, actor, cnt, c)
+			err := g.serve(ctx, id, actor, cnt, c)
 			cnt.inFlight.Add(-1)
 			if err != nil {
 				return err
@@ -229,13 +230,24 @@ func (g *generation[Req, Resp]) runPE(ctx context.Context, pe *pgas.PE) (err err
 
 // serve answers a call made in this process. Only a Fatal error from the
 // actor is returned (a panic goes up to runPE).
-func (g *generation[Req, Resp]) serve(peCtx context.Context, actor Actor[Req, Resp], cnt *peCounters, c *call[Req, Resp]) error {
+func (g *generation[Req, Resp]) serve(peCtx context.Context, id int, actor Actor[Req, Resp], cnt *peCounters, c *call[Req, Resp]) error {
 	if c.ctx.Err() != nil {
 		return nil // the caller gave up while the call waited
 	}
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	stop := context.AfterFunc(peCtx, func() { cancel(context.Cause(peCtx)) })
-	v, err := actor.Serve(ctx, c.req)
+	var v Resp
+	var err error
+	if o := &g.s.o; len(o.middleware) > 0 {
+		info := CallInfo{PE: id, Sent: c.sent, Started: time.Now()}
+		err = o.intercepted(ctx, info, func(ctx context.Context) error {
+			var serr error
+			v, serr = actor.Serve(ctx, c.req)
+			return serr
+		})
+	} else {
+		v, err = actor.Serve(ctx, c.req)
+	}
 	stop()
 	cancel(nil)
 	if isFatal(err) {
@@ -267,11 +279,21 @@ func (g *generation[Req, Resp]) serveRemote(peCtx context.Context, id int, sys *
 		ctx, cancel = context.WithDeadline(peCtx, r.deadline)
 	}
 	defer cancel()
+	if s.o.carrier != nil && len(r.carried) > 0 {
+		ctx = s.o.carrier.Extract(ctx, r.carried)
+	}
 	var v Resp
 	if err = ctx.Err(); err == nil {
 		var req Req
 		if req, err = s.reqCodec.Decode(r.body); err != nil {
 			err = fmt.Errorf("decoding the request: %w", err)
+		} else if len(s.o.middleware) > 0 {
+			info := CallInfo{PE: id, Remote: true, Started: time.Now()}
+			err = s.o.intercepted(ctx, info, func(ctx context.Context) error {
+				var serr error
+				v, serr = actor.Serve(ctx, req)
+				return serr
+			})
 		} else {
 			v, err = actor.Serve(ctx, req)
 		}
@@ -337,11 +359,18 @@ func (g *generation[Req, Resp]) forward(peCtx context.Context, sys *actors.Syste
 		return zero, err
 	}
 	deadline, _ := c.ctx.Deadline()
-	b := appendRequest(make([]byte, 0, requestHead+64), deadline, f.ReplyTo())
-	if b, err = s.reqCodec.Append(b, c.req); err != nil {
+	var carried []byte
+	if s.o.carrier != nil {
+		carried = s.o.carrier.Inject(c.ctx)
+	}
+	b := appendRequest(make([]byte, 0, requestHead+len(carried)+64), deadline, f.ReplyTo(), carried)
+	head := len(b)
+	if len(carried) > maxCarried {
+		err = fmt.Errorf("%w: the Carrier carried %d bytes, at most %d", ErrTooLarge, len(carried), maxCarried)
+	} else if b, err = s.reqCodec.Append(b, c.req); err != nil {
 		err = fmt.Errorf("service: encoding the request: %w", err)
-	} else if len(b)-requestHead > s.o.maxRequest {
-		err = fmt.Errorf("%w: a request of %d bytes, MaxRequest is %d", ErrTooLarge, len(b)-requestHead, s.o.maxRequest)
+	} else if len(b)-head > s.o.maxRequest {
+		err = fmt.Errorf("%w: a request of %d bytes, MaxRequest is %d", ErrTooLarge, len(b)-head, s.o.maxRequest)
 	} else {
 		err = ch.Send(ctx, c.to, b)
 	}

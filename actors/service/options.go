@@ -27,6 +27,8 @@ type options struct {
 	maxRequest   int
 	maxReply     int
 	startTimeout time.Duration
+	middleware   []Middleware // Intercept
+	carrier      Carrier      // Carry; nil: none
 	// forwardAll routes every call through the lowest local PE and the
 	// world's mailboxes, as calls to another process's PE travel (tests
 	// of that path on backends of one process).

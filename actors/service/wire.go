@@ -13,12 +13,14 @@ import (
 // A call to another process's PE travels as a request on the world's
 // mailbox and comes back as the reply to a future. Little endian:
 //
-//	request: version (1 byte, 1) · deadline (int64 Unix ns, 0: none) ·
-//	         ReplyTo (PE int32, Slot uint32, Gen uint64) · encoded Req
+//	request: version (1 byte, 2) · deadline (int64 Unix ns, 0: none) ·
+//	         ReplyTo (PE int32, Slot uint32, Gen uint64) ·
+//	         carried (uint32 length, then what the Carrier injected) ·
+//	         encoded Req
 //	reply:   status (1 byte) · encoded Resp (ok) or the error's text
 const (
-	wireVersion = 1
-	requestHead = 1 + 8 + 16
+	wireVersion = 2
+	requestHead = 1 + 8 + 16 + 4 // without the carried bytes
 )
 
 // Reply statuses.
@@ -34,10 +36,11 @@ var errBadWire = errors.New("service: malformed message between PEs")
 type request struct {
 	deadline time.Time // zero: none
 	replyTo  actors.ReplyTo
+	carried  []byte // what the caller's Carrier injected
 	body     []byte
 }
 
-func appendRequest(b []byte, deadline time.Time, to actors.ReplyTo) []byte {
+func appendRequest(b []byte, deadline time.Time, to actors.ReplyTo, carried []byte) []byte {
 	var d int64
 	if !deadline.IsZero() {
 		d = deadline.UnixNano()
@@ -46,7 +49,9 @@ func appendRequest(b []byte, deadline time.Time, to actors.ReplyTo) []byte {
 	b = binary.LittleEndian.AppendUint64(b, uint64(d))
 	b = binary.LittleEndian.AppendUint32(b, uint32(to.PE))
 	b = binary.LittleEndian.AppendUint32(b, to.Slot)
-	return binary.LittleEndian.AppendUint64(b, to.Gen)
+	b = binary.LittleEndian.AppendUint64(b, to.Gen)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(carried)))
+	return append(b, carried...)
 }
 
 // parseRequest decodes a request; body aliases b.
@@ -66,7 +71,14 @@ func parseRequest(b []byte) (request, error) {
 		Slot: binary.LittleEndian.Uint32(b[13:]),
 		Gen:  binary.LittleEndian.Uint64(b[17:]),
 	}
-	r.body = b[requestHead:]
+	n := binary.LittleEndian.Uint32(b[25:])
+	if uint64(n) > uint64(len(b)-requestHead) {
+		return request{}, fmt.Errorf("%w: %d carried bytes in a request of %d", errBadWire, n, len(b))
+	}
+	if n > 0 {
+		r.carried = b[requestHead : requestHead+int(n)]
+	}
+	r.body = b[requestHead+int(n):]
 	return r, nil
 }
 

@@ -12,11 +12,18 @@ import (
 func TestRequestRoundTrip(t *testing.T) {
 	to := actors.ReplyTo{PE: 7, Slot: 3, Gen: 1 << 40}
 	for _, d := range []time.Time{{}, time.Unix(0, 1_700_000_000_123_456_789)} {
-		b := append(appendRequest(nil, d, to), "body"...)
-		r, err := parseRequest(b)
-		if err != nil || !r.deadline.Equal(d) || r.replyTo != to || string(r.body) != "body" {
-			t.Errorf("deadline %v: got %+v, %v", d, r, err)
+		for _, carried := range []string{"", "traceparent=00-abc"} {
+			b := append(appendRequest(nil, d, to, []byte(carried)), "body"...)
+			r, err := parseRequest(b)
+			if err != nil || !r.deadline.Equal(d) || r.replyTo != to || string(r.carried) != carried || string(r.body) != "body" {
+				t.Errorf("deadline %v, carried %q: got %+v, %v", d, carried, r, err)
+			}
 		}
+	}
+	// A carried length past the end is malformed, not a panic.
+	b := appendRequest(nil, time.Time{}, to, []byte("xy"))
+	if _, err := parseRequest(b[:len(b)-1]); !errors.Is(err, errBadWire) {
+		t.Errorf("a request cut inside its carried bytes: %v", err)
 	}
 }
 
@@ -58,7 +65,8 @@ func TestReplyRoundTrip(t *testing.T) {
 // The decoders take any bytes without panicking, and a request that
 // parses encodes back to the same bytes.
 func FuzzParseRequest(f *testing.F) {
-	f.Add(appendRequest(nil, time.Unix(5, 6), actors.ReplyTo{PE: 1, Slot: 2, Gen: 3}))
+	f.Add(appendRequest(nil, time.Unix(5, 6), actors.ReplyTo{PE: 1, Slot: 2, Gen: 3}, nil))
+	f.Add(appendRequest(nil, time.Unix(5, 6), actors.ReplyTo{PE: 1, Slot: 2, Gen: 3}, []byte("k=v")))
 	f.Add([]byte{})
 	f.Add([]byte{2, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -69,7 +77,7 @@ func FuzzParseRequest(f *testing.F) {
 			}
 			return
 		}
-		again := append(appendRequest(nil, r.deadline, r.replyTo), r.body...)
+		again := append(appendRequest(nil, r.deadline, r.replyTo, r.carried), r.body...)
 		if string(again) != string(b) {
 			t.Fatalf("%x parsed to %+v, which encodes as %x", b, r, again)
 		}

@@ -2,17 +2,23 @@
 // (github.com/prometheus/client_golang). It is a module of its own, so
 // that programs that do not export metrics do not depend on the client.
 //
+//	calls := promstats.NewCalls()
+//	svc, err := service.Start(ctx, cfg, newActor, service.Intercept(calls.Middleware))
 //	reg := prometheus.NewRegistry()
-//	reg.MustRegister(promstats.New(svc))
+//	reg.MustRegister(promstats.New(svc), calls)
 //	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 //
 // Every metric's name starts with symchan_; per-PE metrics carry the
-// label pe. The figures are read from service.Service.Stats at each
-// scrape; counters are cumulative over the service's restarts.
+// label pe; counters end in _total and gauges are values that go up and
+// down. A Collector reads service.Service.Stats at each scrape (counters
+// cumulative over the service's restarts); Calls, a middleware, times
+// every call.
 package promstats
 
 import (
+	"context"
 	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -41,7 +47,7 @@ type metric struct {
 var (
 	upDesc         = prometheus.NewDesc("symchan_up", "1 while the service's world is up and takes calls, 0 otherwise.", nil, nil)
 	restartsDesc   = prometheus.NewDesc("symchan_restarts_total", "Restarts of the world after a PE failed.", nil, nil)
-	generationDesc = prometheus.NewDesc("symchan_world_generation", "Worlds started so far (1 before the first restart).", nil, nil)
+	generationDesc = prometheus.NewDesc("symchan_worlds_started_total", "Worlds started so far (1 before the first restart).", nil, nil)
 	anyDepthDesc   = prometheus.NewDesc("symchan_any_inbox_depth", "CallAny's calls waiting for a local PE to take them.", nil, nil)
 	anyRejDesc     = prometheus.NewDesc("symchan_any_calls_rejected_total", "CallAny's calls whose deadline passed before they got into the inbox (overload).", nil, nil)
 	anyAbDesc      = prometheus.NewDesc("symchan_any_calls_abandoned_total", "CallAny's calls whose caller gave up while they waited for a PE.", nil, nil)
@@ -107,7 +113,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, up)
 	ch <- prometheus.MustNewConstMetric(restartsDesc, prometheus.CounterValue, float64(st.Restarts))
-	ch <- prometheus.MustNewConstMetric(generationDesc, prometheus.GaugeValue, float64(st.Generation))
+	ch <- prometheus.MustNewConstMetric(generationDesc, prometheus.CounterValue, float64(st.Generation))
 	ch <- prometheus.MustNewConstMetric(anyDepthDesc, prometheus.GaugeValue, float64(st.AnyQueued))
 	ch <- prometheus.MustNewConstMetric(anyRejDesc, prometheus.CounterValue, float64(st.AnyRejected))
 	ch <- prometheus.MustNewConstMetric(anyAbDesc, prometheus.CounterValue, float64(st.AnyAbandoned))
@@ -117,4 +123,50 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(m.desc, m.kind, m.value(p), id)
 		}
 	}
+}
+
+// Calls times every call a service serves (a service.Middleware) into two
+// histograms per PE: symchan_call_queue_seconds, how long a call waited
+// for its PE (calls made in this process), and
+// symchan_call_duration_seconds, how long the PE took to serve it. It is
+// a prometheus.Collector of them.
+type Calls struct {
+	queue, serve *prometheus.HistogramVec
+}
+
+// NewCalls returns Calls with buckets from 10 µs to about 80 s.
+func NewCalls() *Calls {
+	buckets := prometheus.ExponentialBuckets(10e-6, 2, 23)
+	return &Calls{
+		queue: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "symchan_call_queue_seconds", Help: "Time a call made in this process waited for its PE to take it.", Buckets: buckets,
+		}, []string{"pe"}),
+		serve: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "symchan_call_duration_seconds", Help: "Time a PE took to serve a call (the actor and the middlewares inside this one).", Buckets: buckets,
+		}, []string{"pe"}),
+	}
+}
+
+// Middleware is the service.Middleware that times the calls; install it
+// with service.Intercept.
+func (c *Calls) Middleware(ctx context.Context, info service.CallInfo, next func(context.Context) error) error {
+	pe := strconv.Itoa(info.PE)
+	if !info.Sent.IsZero() {
+		c.queue.WithLabelValues(pe).Observe(info.Started.Sub(info.Sent).Seconds())
+	}
+	err := next(ctx)
+	c.serve.WithLabelValues(pe).Observe(time.Since(info.Started).Seconds())
+	return err
+}
+
+// Describe sends the histograms' descriptors.
+func (c *Calls) Describe(ch chan<- *prometheus.Desc) {
+	c.queue.Describe(ch)
+	c.serve.Describe(ch)
+}
+
+// Collect sends the histograms.
+func (c *Calls) Collect(ch chan<- prometheus.Metric) {
+	c.queue.Collect(ch)
+	c.serve.Collect(ch)
 }

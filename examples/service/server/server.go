@@ -98,15 +98,16 @@ func (cfg Config) withDefaults() Config {
 func newServer(ctx context.Context, cfg Config, eng engine) (*Server, error) {
 	cfg = cfg.withDefaults()
 	maxN := cfg.Limits.MaxN
+	calls := promstats.NewCalls() // per-call queue and service time
 	svc, err := service.Start(ctx, cfg.World, func(ctx context.Context, pe *pgas.PE) (service.Actor[Job, Result], error) {
 		return eng(ctx, pe, maxN)
-	}, service.Logger(cfg.Logger), service.Restart(cfg.Restart))
+	}, service.Logger(cfg.Logger), service.Restart(cfg.Restart), service.Intercept(calls.Middleware))
 	if err != nil {
 		return nil, err
 	}
 	s := newHTTP(cfg, serviceExec{svc})
 	s.svc = svc
-	s.reg.MustRegister(promstats.New(svc))
+	s.reg.MustRegister(promstats.New(svc), calls)
 	return s, nil
 }
 

@@ -336,7 +336,7 @@ func TestProbesAndMetrics(t *testing.T) {
 				t.Errorf("metric without the symchan_ prefix: %s", line)
 			}
 		}
-		for _, m := range []string{`symchan_calls_total{pe="1"} 1`, "symchan_up 1", `symchan_http_requests_total{code="200",route="/v1/jacobi"} 1`, "symchan_inbox_depth", "symchan_restarts_total 0"} {
+		for _, m := range []string{`symchan_calls_total{pe="1"} 1`, "symchan_up 1", `symchan_http_requests_total{code="200",route="/v1/jacobi"} 1`, "symchan_inbox_depth", "symchan_restarts_total 0", `symchan_call_duration_seconds_count{pe="1"} 1`} {
 			if !bytes.Contains(body, []byte(m)) {
 				t.Errorf("no %q in /metrics", m)
 			}
