@@ -5,9 +5,14 @@ go 1.26.0
 require (
 	github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9
 	github.com/symchan/symchan v0.0.0
+	github.com/symchan/symchan/actors/service/otelstats v0.0.0
+	github.com/symchan/symchan/actors/service/promstats v0.0.0
 )
 
-require github.com/symchan/symchan/actors/service/promstats v0.0.0 // indirect
+require (
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	go.opentelemetry.io/otel/log v1.47.0 // indirect
+)
 
 require (
 	github.com/Workiva/go-datastructures v1.1.3 // indirect
@@ -15,7 +20,7 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/emirpasic/gods v1.18.1 // indirect
-	github.com/go-logr/logr v1.3.0 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/influxdata/tdigest v0.0.1 // indirect
@@ -34,12 +39,12 @@ require (
 	github.com/symchan/symchan/examples/service v0.0.0
 	github.com/tsenart/vegeta/v12 v12.13.0
 	github.com/twmb/murmur3 v1.1.8 // indirect
-	go.opentelemetry.io/otel v1.21.0 // indirect
+	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/prometheus v0.44.0 // indirect
-	go.opentelemetry.io/otel/metric v1.21.0 // indirect
-	go.opentelemetry.io/otel/sdk v1.21.0 // indirect
-	go.opentelemetry.io/otel/sdk/metric v1.21.0 // indirect
-	go.opentelemetry.io/otel/trace v1.21.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+	go.opentelemetry.io/otel/sdk v1.47.0
+	go.opentelemetry.io/otel/sdk/metric v1.47.0
+	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da // indirect
 	golang.org/x/sync v0.23.0 // indirect
@@ -56,3 +61,5 @@ tool golang.org/x/perf/cmd/benchstat
 replace github.com/symchan/symchan/examples/service => ../examples/service
 
 replace github.com/symchan/symchan/actors/service/promstats => ../actors/service/promstats
+
+replace github.com/symchan/symchan/actors/service/otelstats => ../actors/service/otelstats

@@ -10,6 +10,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"go.opentelemetry.io/otel/propagation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/symchan/symchan/actors/service/otelstats"
+	"github.com/symchan/symchan/actors/service/promstats"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -127,20 +134,36 @@ func BenchmarkServiceCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	cfg := pgas.Config{Backend: *serviceBackend, PEs: *servicePEs}
-	b.Run("impl=symchan", func(b *testing.B) {
-		svc, err := service.Start(context.Background(), cfg, newActor)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer svc.Stop(context.Background())
-		ctx := context.Background()
-		b.ResetTimer()
-		for b.Loop() {
-			if _, err := svc.Call(ctx, 0, job); err != nil {
+	// The observability's cost: the same calls with promstats' histograms,
+	// and with OpenTelemetry's span and histograms (its SDK, sampling
+	// every span, exporting none).
+	otelMW, err := otelstats.Middleware(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())), sdktrace.NewTracerProvider())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range []struct {
+		impl string
+		opts []service.Option
+	}{
+		{"symchan", nil},
+		{"symchan-promstats", []service.Option{service.Intercept(promstats.NewCalls().Middleware)}},
+		{"symchan-otel", []service.Option{service.Intercept(otelMW), service.Carry(otelstats.Carrier(propagation.TraceContext{}))}},
+	} {
+		b.Run("impl="+v.impl, func(b *testing.B) {
+			svc, err := service.Start(context.Background(), cfg, newActor, v.opts...)
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
+			defer svc.Stop(context.Background())
+			ctx := context.Background()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := svc.Call(ctx, 0, job); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 	b.Run("impl=direct", func(b *testing.B) {
 		err := pgas.Run(context.Background(), cfg, func(ctx context.Context, pe *pgas.PE) error {
 			if pe.ID() != 0 {
