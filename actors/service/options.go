@@ -93,10 +93,7 @@ func Restart(p RestartPolicy) Option {
 func QueueDepth(n int) Option {
 	return func(o *options) error {
 		o.queue = n
-		if n > MaxQueueDepth {
-			return fmt.Errorf("%w: QueueDepth(%d): at most %d", ErrBadArg, n, MaxQueueDepth)
-		}
-		return positive("QueueDepth", n)
+		return bounded("QueueDepth", n, MaxQueueDepth)
 	}
 }
 
@@ -105,31 +102,47 @@ func QueueDepth(n int) Option {
 const MaxQueueDepth = 1 << 20
 
 // Forwarders sets how many calls to other processes' PEs this process has
-// under way at once (default 32); each holds a reply slot of MaxReply
-// bytes in the symmetric heap.
+// under way at once (default 32, at most MaxForwarders); each holds a
+// reply slot of MaxReply bytes in the symmetric heap.
 func Forwarders(n int) Option {
 	return func(o *options) error {
 		o.forwarders = n
-		return positive("Forwarders", n)
+		return bounded("Forwarders", n, MaxForwarders)
 	}
 }
 
 // MaxRequest sets the largest encoded request that travels to another
-// process's PE (default 1 MiB).
+// process's PE (default 1 MiB, at most MaxMessageBytes).
 func MaxRequest(n int) Option {
 	return func(o *options) error {
 		o.maxRequest = n
-		return positive("MaxRequest", n)
+		return bounded("MaxRequest", n, MaxMessageBytes)
 	}
 }
 
 // MaxReply sets the largest encoded reply from another process's PE
-// (default 16 KiB).
+// (default 16 KiB, at most MaxMessageBytes).
 func MaxReply(n int) Option {
 	return func(o *options) error {
 		o.maxReply = n
-		return positive("MaxReply", n)
+		return bounded("MaxReply", n, MaxMessageBytes)
 	}
+}
+
+// Bounds of the options, checked before Start allocates anything: a
+// future slot per forwarder, and a message size the mailboxes and reply
+// slots can hold.
+const (
+	MaxForwarders   = 1 << 16
+	MaxMessageBytes = 1<<30 - 1
+)
+
+// bounded checks that 0 < n ≤ most.
+func bounded(name string, n, most int) error {
+	if n > most {
+		return fmt.Errorf("%w: %s(%d): at most %d", ErrBadArg, name, n, most)
+	}
+	return positive(name, n)
 }
 
 // StartTimeout bounds each restart of the world (default one minute); a

@@ -240,6 +240,10 @@ func TestBadInput(t *testing.T) {
 		{"QueueDepth(0)", func() error { _, err := Start(ctx, hostCfg(1), echo, QueueDepth(0)); return err }, ErrBadArg},
 		{"Forwarders(-1)", func() error { _, err := Start(ctx, hostCfg(1), echo, Forwarders(-1)); return err }, ErrBadArg},
 		{"MaxReply(0)", func() error { _, err := Start(ctx, hostCfg(1), echo, MaxReply(0)); return err }, ErrBadArg},
+		{"QueueDepth too deep", func() error { _, err := Start(ctx, hostCfg(1), echo, QueueDepth(MaxQueueDepth+1)); return err }, ErrBadArg},
+		{"Forwarders too many", func() error { _, err := Start(ctx, hostCfg(1), echo, Forwarders(MaxForwarders+1)); return err }, ErrBadArg},
+		{"MaxRequest too large", func() error { _, err := Start(ctx, hostCfg(1), echo, MaxRequest(MaxMessageBytes+1)); return err }, ErrBadArg},
+		{"MaxReply too large", func() error { _, err := Start(ctx, hostCfg(1), echo, MaxReply(1<<40)); return err }, ErrBadArg},
 		{"StartTimeout(0)", func() error { _, err := Start(ctx, hostCfg(1), echo, StartTimeout(0)); return err }, ErrBadArg},
 		{"Logger(nil)", func() error { _, err := Start(ctx, hostCfg(1), echo, Logger(nil)); return err }, ErrBadArg},
 		{"negative policy", func() error {
