@@ -455,9 +455,11 @@ func (ck *kit) testServiceCallerFaults(t *testing.T) {
 	cancelStart() // not a stop
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := s.Call(nil, 0, 1); !errors.Is(err, service.ErrBadArg) { // a nil context on purpose
+	//lint:ignore SA1012 a nil context on purpose: the caller's mistake under test
+	if _, err := s.Call(nil, 0, 1); !errors.Is(err, service.ErrBadArg) {
 		t.Errorf("Call with a nil context: %v, want ErrBadArg", err)
 	}
+	//lint:ignore SA1012 as above
 	if _, err := s.CallAny(nil, 1); !errors.Is(err, service.ErrBadArg) {
 		t.Errorf("CallAny with a nil context: %v, want ErrBadArg", err)
 	}

@@ -160,7 +160,7 @@ func (ck *kit) testAllocMismatch(t *testing.T) {
 }
 
 func (ck *kit) testAllocBadSizes(t *testing.T) {
-	type withPtr struct{ p *int }
+	type withPtr struct{ P *int } // a pointer field: not plain data
 	cases := []struct {
 		name string
 		do   func(ctx context.Context, pe *pgas.PE) error

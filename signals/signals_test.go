@@ -92,8 +92,9 @@ func TestTests(t *testing.T) {
 			}
 			one, err := signals.Test(pe, s.Index(0), c.cmp, c.v)
 			// Word 0 (5) unmasked: in the some-set of the unmasked case.
-			want := map[pgas.Cmp]bool{pgas.CmpEQ: 5 == c.v, pgas.CmpNE: 5 != c.v, pgas.CmpGT: 5 > c.v,
-				pgas.CmpGE: 5 >= c.v, pgas.CmpLT: 5 < c.v, pgas.CmpLE: 5 <= c.v}[c.cmp]
+			const w = int64(5)
+			want := map[pgas.Cmp]bool{pgas.CmpEQ: w == c.v, pgas.CmpNE: w != c.v, pgas.CmpGT: w > c.v,
+				pgas.CmpGE: w >= c.v, pgas.CmpLT: w < c.v, pgas.CmpLE: w <= c.v}[c.cmp]
 			if err != nil || one != want {
 				t.Errorf("%s: Test(word 0) = %v, %v; want %v", name, one, err, want)
 			}

@@ -52,7 +52,7 @@ func TestRendezvousSecret(t *testing.T) {
 	if _, err := NewServer("short"); err == nil {
 		t.Error("NewServer with a 5-character secret: no error")
 	}
-	if len(NewSecret()) < minSecret || NewSecret() == NewSecret() {
+	if a, b := NewSecret(), NewSecret(); len(a) < minSecret || a == b {
 		t.Error("NewSecret does not make fresh secrets of a valid length")
 	}
 }
