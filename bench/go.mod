@@ -4,9 +4,10 @@ go 1.26.0
 
 require (
 	github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9
-	github.com/symchan/symchan v0.0.0
-	github.com/symchan/symchan/actors/service/otelstats v0.0.0
-	github.com/symchan/symchan/actors/service/promstats v0.0.0
+	github.com/symchan/symchan v0.1.0
+	github.com/symchan/symchan/actors/service/otelstats v0.1.0
+	github.com/symchan/symchan/actors/service/promstats v0.1.0
+	golang.org/x/mod v0.43.0
 )
 
 require (
@@ -36,7 +37,7 @@ require (
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/rs/dnscache v0.0.0-20230804202142-fc85eb664529 // indirect
-	github.com/symchan/symchan/examples/service v0.0.0
+	github.com/symchan/symchan/examples/service v0.1.0
 	github.com/tsenart/vegeta/v12 v12.13.0
 	github.com/twmb/murmur3 v1.1.8 // indirect
 	go.opentelemetry.io/otel v1.47.0

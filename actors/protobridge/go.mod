@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9
-	github.com/symchan/symchan v0.0.0
+	github.com/symchan/symchan v0.1.0
 	google.golang.org/protobuf v1.33.0
 )
 
@@ -38,4 +38,3 @@ require (
 )
 
 // Development inside the repository; a release tags both modules.
-replace github.com/symchan/symchan => ../..

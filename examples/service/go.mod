@@ -4,8 +4,8 @@ go 1.26.0
 
 require (
 	github.com/prometheus/client_golang v1.25.0
-	github.com/symchan/symchan v0.0.0
-	github.com/symchan/symchan/actors/service/promstats v0.0.0
+	github.com/symchan/symchan v0.1.0
+	github.com/symchan/symchan/actors/service/promstats v0.1.0
 )
 
 require (
@@ -20,9 +20,4 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	gorgonia.org/cu v0.9.6 // indirect
-)
-
-replace (
-	github.com/symchan/symchan => ../..
-	github.com/symchan/symchan/actors/service/promstats => ../../actors/service/promstats
 )

@@ -3,7 +3,7 @@ module github.com/symchan/symchan/actors/service/otelstats
 go 1.26.0
 
 require (
-	github.com/symchan/symchan v0.0.0
+	github.com/symchan/symchan v0.1.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
@@ -22,5 +22,3 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 	gorgonia.org/cu v0.9.6 // indirect
 )
-
-replace github.com/symchan/symchan => ../../..

@@ -2,7 +2,7 @@ module github.com/symchan/symchan/actors/service/promstats
 
 go 1.26.0
 
-require github.com/symchan/symchan v0.0.0
+require github.com/symchan/symchan v0.1.0
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
@@ -19,5 +19,3 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	gorgonia.org/cu v0.9.6 // indirect
 )
-
-replace github.com/symchan/symchan => ../../..

@@ -1,0 +1,134 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/module"
+	modzip "golang.org/x/mod/zip"
+)
+
+// The published modules and the directories they live in. Their versions
+// move together: the repository's tag vX.Y.Z, and for a module in a
+// subdirectory the tag <dir>/vX.Y.Z (CHANGELOG, docs/design.md).
+var published = []struct{ path, dir string }{
+	{"github.com/symchan/symchan", ""},
+	{"github.com/symchan/symchan/actors/service/promstats", "actors/service/promstats"},
+	{"github.com/symchan/symchan/actors/service/otelstats", "actors/service/otelstats"},
+	{"github.com/symchan/symchan/actors/protobridge", "actors/protobridge"},
+}
+
+// publishedVersion is the version the modules require of each other.
+const publishedVersion = "v0.1.0"
+
+// A program outside the repository gets symchan from a module proxy
+// alone, no replace: the published modules at HEAD, zipped as their
+// v0.1.0 (the first tag) into a file-based proxy put in front of the
+// usual one, satisfy a consumer that imports all four, and its host-only
+// build works. It reports the consumer's module graph (go list -m all).
+func TestConsumerWithoutReplace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module from a proxy: about a minute the first time")
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".git")); err != nil {
+		t.Skip("not a git checkout: the modules are zipped from HEAD")
+	}
+	proxy := t.TempDir()
+	for _, m := range published {
+		v := module.Version{Path: m.path, Version: publishedVersion}
+		esc, err := module.EscapePath(m.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(proxy, esc, "@v")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var zip bytes.Buffer
+		if err := modzip.CreateFromVCS(&zip, v, repo, "HEAD", m.dir); err != nil {
+			t.Fatalf("zipping %s: %v", m.path, err)
+		}
+		gomod, err := os.ReadFile(filepath.Join(repo, m.dir, "go.mod"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, _ := json.Marshal(map[string]any{"Version": publishedVersion, "Time": time.Now().UTC().Format(time.RFC3339)})
+		for name, b := range map[string][]byte{"list": []byte(publishedVersion + "\n"), publishedVersion + ".info": info,
+			publishedVersion + ".mod": gomod, publishedVersion + ".zip": zip.Bytes()} {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	consumer := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/consumer\n\ngo 1.26.0\n",
+		"main.go": `package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/symchan/symchan/actors/protobridge"
+	"github.com/symchan/symchan/actors/service"
+	"github.com/symchan/symchan/actors/service/otelstats"
+	"github.com/symchan/symchan/actors/service/promstats"
+	"github.com/symchan/symchan/pgas"
+)
+
+var _ = protobridge.Start
+var _ = otelstats.Carrier
+
+func main() {
+	calls := promstats.NewCalls()
+	svc, err := service.Start(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 4 << 20},
+		func(ctx context.Context, pe *pgas.PE) (service.Actor[int64, int64], error) {
+			return service.ActorFunc[int64, int64](func(ctx context.Context, x int64) (int64, error) { return 2 * x, nil }), nil
+		}, service.Intercept(calls.Middleware))
+	if err != nil {
+		panic(err)
+	}
+	defer svc.Stop(context.Background())
+	y, err := svc.Call(context.Background(), 1, 21)
+	fmt.Println(y, err)
+}
+`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(consumer, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	upstream, err := exec.Command("go", "env", "GOPROXY").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GONOSUMDB=github.com/symchan",
+		"GOPROXY=file://"+filepath.ToSlash(proxy)+","+strings.TrimSpace(string(upstream)))
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir, cmd.Env = consumer, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("mod", "tidy")
+	if out := run("run", "."); strings.TrimSpace(out) != "42 <nil>" {
+		t.Fatalf("the consumer printed %q, want 42 <nil>", out)
+	}
+	mods := strings.Split(strings.TrimSpace(run("list", "-m", "all")), "\n")
+	t.Logf("a host-only consumer of the four modules: %d modules in its graph (go list -m all)", len(mods))
+}
