@@ -73,6 +73,9 @@
 #                            # examples/service and the GPU benchmarks'
 #                            # kernels, on cuda and under nvshmem (mapped
 #                            # and forced-remote)
+#   .gpu/gpu-run.sh service-wire # the service's calls between processes
+#                            # (wire version 2) and examples/service, on
+#                            # cuda and under nvshmem (mapped, forced-remote)
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -190,7 +193,7 @@ fi
 # PE (a call into each process), then all are stopped with SIGTERM.
 service_across() {
 	local n=$1 log=/tmp/symchan-service-across.out
-	SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$n" ./service -backend nvshmem -addr 127.0.0.1:0 > "$log" 2>&1 &
+	SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$n" ./service -backend nvshmem -addr 127.0.0.1:0 -drain 500ms > "$log" 2>&1 &
 	local pid=$! addr="" pe
 	for _ in $(seq 100); do
 		addr=$(grep -h '^\[PE 0\].*"listening"' "$log" | sed 's/.*"addr":"\([^"]*\)".*/\1/' | head -1)
@@ -208,7 +211,7 @@ service_across() {
 # GPUs where there is one), asked for a solve on each PE, then stopped.
 service_cuda() {
 	local log=/tmp/symchan-service-cuda.out addr="" pe
-	SYMCHAN_CUDA_SHARE_GPUS=1 ./service -backend cuda -pes 2 -addr 127.0.0.1:0 > "$log" 2>&1 &
+	SYMCHAN_CUDA_SHARE_GPUS=1 ./service -backend cuda -pes 2 -addr 127.0.0.1:0 -drain 500ms > "$log" 2>&1 &
 	local pid=$!
 	for _ in $(seq 100); do
 		addr=$(grep -h '"listening"' "$log" | sed 's/.*"addr":"\([^"]*\)".*/\1/' | head -1)
@@ -239,6 +242,21 @@ if [ "$what" = programs ]; then
 	step prog-ring-kernel-remote 60 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./ring -backend nvshmem -actors kernel -size 8,4K -laps 20
 	step prog-jacobi-remote 120 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./jacobi -backend nvshmem -nx 4096 -niter 300 -verify
 	step prog-service-remote 90 bash -c "$(declare -f service_across); service_across $np"
+	mps off
+fi
+if [ "$what" = service-wire ]; then
+	# The service's calls between processes (request wire version 2, with
+	# what a Carrier carries) and the template's drain: the service suites
+	# under nvshmem, mapped and forced-remote, and examples/service across
+	# processes and on cuda.
+	svc='TestConformance/(Actors|PGAS)/(Service|StartStopCycles)'
+	step wire-service-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$svc" -test.timeout=140s
+	step wire-service-http-cuda 60 bash -c "$(declare -f service_cuda); service_cuda"
+	mps on
+	for f in 0 1; do
+		step wire-service-nvshmem-remote$f 150 env SYMCHAN_FORCE_REMOTE=$f SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$svc" -test.timeout=140s
+	done
+	step wire-service-http-remote 90 bash -c "$(declare -f service_across); service_across $np"
 	mps off
 fi
 if [ "$what" = worlds-nvshmem ]; then
