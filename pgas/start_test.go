@@ -11,6 +11,7 @@ import (
 
 	"github.com/symchan/symchan/internal/testhelp"
 	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/bootstrap"
 )
 
 // serve is a PE function of a long-lived world: it allocates, then waits
@@ -212,5 +213,31 @@ func TestPELabels(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A process that symrun started as one of several ranks cannot open a
+// world of a backend whose PEs all live in one process: each rank would
+// run a world of its own. One rank, or no launcher, is fine.
+func TestSymrunNeedsAMultiProcessBackend(t *testing.T) {
+	fn := func(ctx context.Context, pe *pgas.PE) error { return nil }
+	for _, c := range []struct {
+		name, rank, size string
+		fails            bool
+	}{
+		{"two ranks", "1", "2", true},
+		{"one rank", "0", "1", false},
+		{"no launcher", "", "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.rank != "" {
+				t.Setenv(bootstrap.EnvRank, c.rank)
+				t.Setenv(bootstrap.EnvNRanks, c.size)
+			}
+			err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, fn)
+			if (err != nil) != c.fails || (c.fails && !strings.Contains(err.Error(), "symrun started this process as rank 1 of 2")) {
+				t.Fatalf("Run: %v", err)
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/symchan/symchan/pgas/bootstrap"
 	"github.com/symchan/symchan/pgas/driver"
 )
 
@@ -263,6 +264,9 @@ func open(ctx context.Context, cfg Config) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := oneWorldPerJob(cfg.Backend, b); err != nil {
+		return nil, err
+	}
 	if cfg.PEs > MaxPEs {
 		return nil, fmt.Errorf("pgas: %d PEs: a world has at most %d (%s or Config.PEs)", cfg.PEs, MaxPEs, EnvPEs)
 	}
@@ -413,4 +417,18 @@ func stoppedBy(ctx context.Context, err error) bool {
 		}
 	}
 	return false
+}
+
+// oneWorldPerJob refuses a backend whose PEs all live in one process in a
+// process that symrun started as one of several ranks: every rank would
+// open a world of its own, and nothing would say so.
+func oneWorldPerJob(name string, b driver.Backend) error {
+	info, err := bootstrap.FromEnv()
+	if err != nil || info.Source != "symrun" || info.Size < 2 {
+		return nil
+	}
+	if mp, ok := b.(driver.MultiProcess); ok && mp.MultiProcess() {
+		return nil
+	}
+	return fmt.Errorf("pgas: symrun started this process as rank %d of %d, but the %s backend runs all its PEs in one process (each rank would open a world of its own): run it without symrun (%s sets its PE count), or use a backend whose PEs are processes (nvshmem)", info.Rank, info.Size, name, EnvPEs)
 }

@@ -59,6 +59,15 @@ type DefaultSizer interface {
 	DefaultPEs() int
 }
 
+// A MultiProcess is a Backend whose PEs are processes (one each, started
+// by a launcher: symrun, mpirun, srun), as the nvshmem backend's are.
+// Other backends run all their PEs in the opening process, so pgas
+// refuses them in a process that symrun started as one of several ranks:
+// each rank would open a world of its own.
+type MultiProcess interface {
+	MultiProcess() bool
+}
+
 // A Transport is one open world of a backend. Offsets are byte offsets into
 // a PE's partition; from is the PE that issues an operation.
 //

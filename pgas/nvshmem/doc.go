@@ -92,3 +92,7 @@ type Backend struct {
 	// link instead of the one the binary embeds (kernels.EnvNVSHMEMPTX).
 	PTXFile string
 }
+
+// MultiProcess reports that the backend's PEs are processes (one each):
+// symrun, mpirun or srun start them (driver.MultiProcess).
+func (Backend) MultiProcess() bool { return true }
