@@ -12,8 +12,8 @@
 // GPU cannot map through NVSHMEM's device library, which it links in. For
 // kernel work without rebuilding Go binaries, SYMCHAN_PTX_DIR names a
 // folder of regenerated PTX files (scripts/gpu-ptx.sh DIR on the GPU
-// machine) that replace the embedded ones; SYMCHAN_PTX and
-// SYMCHAN_NVSHMEM_PTX name single files for the runtime's.
+// machine) that replace the embedded ones; a backend's PTXFile field
+// names a single file for the runtime's.
 package kernels
 
 // The Go copy of symchan.cuh's shared structs (layout.go): sizes and field
@@ -45,13 +45,6 @@ var (
 	//go:embed symchan.cuh
 	Header string
 )
-
-// EnvPTX names a PTX file that replaces the embedded symchan.ptx.
-const EnvPTX = "SYMCHAN_PTX"
-
-// EnvNVSHMEMPTX names a PTX file that replaces the embedded
-// symchan_nvshmem.ptx.
-const EnvNVSHMEMPTX = "SYMCHAN_NVSHMEM_PTX"
 
 // EnvPTXDir names a folder of PTX files named after their programs
 // (symchan.ptx and symchan_nvshmem.ptx, conformance.ptx, ring.ptx, …)
@@ -98,27 +91,23 @@ func (p Program) Code(nvshmem bool) (string, error) {
 	return code, nil
 }
 
-// PTX returns the PTX of symchan.cu: file when not empty, else the file
-// SYMCHAN_PTX names, else Runtime's.
-func PTX(file string) (string, error) { return runtimePTX(file, EnvPTX, false) }
+// PTX returns the PTX of symchan.cu: file's when file is not empty,
+// else Runtime's (EnvPTXDir's symchan.ptx, else the embedded one).
+func PTX(file string) (string, error) { return runtimePTX(file, false) }
 
 // NVSHMEMPTX returns the nvshmem backend's PTX of symchan.cu (SYMCHAN_NVSHMEM
 // defined; relocatable, to be linked with NVSHMEM's device library; it
-// adds kernel RemoteAtomic): file when not empty, else the file
-// SYMCHAN_NVSHMEM_PTX names, else Runtime's.
-func NVSHMEMPTX(file string) (string, error) { return runtimePTX(file, EnvNVSHMEMPTX, true) }
+// adds kernel RemoteAtomic): file's when file is not empty, else
+// Runtime's.
+func NVSHMEMPTX(file string) (string, error) { return runtimePTX(file, true) }
 
-func runtimePTX(file, env string, nvshmem bool) (string, error) {
-	from := "the PTX file"
-	if file == "" {
-		file, from = os.Getenv(env), env
-	}
+func runtimePTX(file string, nvshmem bool) (string, error) {
 	if file == "" {
 		return Runtime.Code(nvshmem)
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return "", fmt.Errorf("kernels: %s: %w", from, err)
+		return "", fmt.Errorf("kernels: the PTX file: %w", err)
 	}
 	return string(b), nil
 }

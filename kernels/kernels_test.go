@@ -63,29 +63,30 @@ func TestProgramCode(t *testing.T) {
 	}
 }
 
+// The runtime's PTX comes from the file given, else from SYMCHAN_PTX_DIR's
+// symchan.ptx, else the embedded one; a missing given file is an error.
 func TestPTXOverride(t *testing.T) {
 	dir := t.TempDir()
-	given, env := filepath.Join(dir, "given.ptx"), filepath.Join(dir, "env.ptx")
-	for p, text := range map[string]string{given: "// given", env: "// env"} {
+	given, env := filepath.Join(dir, "given.ptx"), filepath.Join(dir, "symchan.ptx")
+	for p, text := range map[string]string{given: "// given", env: "// dir"} {
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, c := range []struct {
-		name, file, env, want string
+		name, file, dir, want string
 		fails                 bool
 	}{
 		{"embedded", "", "", Runtime.PTX, false},
-		{"environment", "", env, "// env", false},
-		{"given wins", given, env, "// given", false},
-		{"given, missing", filepath.Join(dir, "missing.ptx"), env, "", true},
-		{"environment, missing", "", filepath.Join(dir, "missing.ptx"), "", true},
+		{"the folder's", "", dir, "// dir", false},
+		{"given wins", given, dir, "// given", false},
+		{"given, missing", filepath.Join(dir, "missing.ptx"), dir, "", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			t.Setenv(EnvPTX, c.env)
+			t.Setenv(EnvPTXDir, c.dir)
 			got, err := PTX(c.file)
 			if (err != nil) != c.fails || (!c.fails && got != c.want) {
-				t.Fatalf("PTX(%q) with %s=%q: %.20q, %v", c.file, EnvPTX, c.env, got, err)
+				t.Fatalf("PTX(%q) with %s=%q: %.20q, %v", c.file, EnvPTXDir, c.dir, got, err)
 			}
 		})
 	}

@@ -130,7 +130,7 @@ suites() {
 # runs the PTX it embeds, not the one made from these sources.
 version() {
 	d=. ptx=()
-	if [ "$1" = old ]; then d=old ptx=(-u SYMCHAN_PTX -u SYMCHAN_PTX_DIR); fi
+	if [ "$1" = old ]; then d=old ptx=(-u SYMCHAN_PTX_DIR); fi
 }
 # One process per GPU under symrun; NVSHMEM over NVLink only.
 export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none

@@ -76,7 +76,7 @@ type Backend struct {
 	// ShareGPUs lets a world have more PEs than GPUs (EnvShareGPUs).
 	ShareGPUs bool
 	// PTXFile names a PTX file of symchan.cu to load instead of the one
-	// the binary embeds (kernels.EnvPTX), for kernel work without
-	// rebuilding Go binaries.
+	// the binary embeds (or SYMCHAN_PTX_DIR's symchan.ptx), for kernel
+	// work without rebuilding Go binaries.
 	PTXFile string
 }

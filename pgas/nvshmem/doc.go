@@ -89,7 +89,8 @@ type Backend struct {
 	// package).
 	Library string
 	// PTXFile names a PTX file of the backend's variant of symchan.cu to
-	// link instead of the one the binary embeds (kernels.EnvNVSHMEMPTX).
+	// link instead of the one the binary embeds (or SYMCHAN_PTX_DIR's
+	// symchan_nvshmem.ptx).
 	PTXFile string
 }
 
