@@ -5,6 +5,8 @@
 // benchmark and the anchors its other impl= variants, so benchstat -col
 // /impl sets them side by side; the NVSHMEM programs print their figures
 // in Go's benchmark format under the same names. run.sh runs the host
-// benchmarks and prints benchstat's table; scripts/gpu-run.sh collects the
-// GPU lines into bench.txt; RESULTS.md records the tables.
+// benchmarks, keeps their raw output under results/ and prints benchstat's
+// table; scripts/gpu-run.sh collects the GPU lines into bench.txt, kept
+// under results/ with the same header lines; RESULTS.md's tables are
+// generated from those files by cmd/results.
 package bench

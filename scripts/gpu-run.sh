@@ -468,9 +468,17 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
 	[ -d "$repo/bench/anchors" ] && step anchors 300 "$repo/scripts/anchors.sh" all
 fi
 # Every benchmark line (ours and the anchors', PE 0's under symrun) in one
-# file for benchstat: cd bench && go tool benchstat -col /impl bench.txt
+# file for benchstat (cd bench && go tool benchstat -col /impl bench.txt),
+# led by the key: value lines that bench/results/ keeps (COMMIT: the
+# binaries' commit, which the machine's copy of the tree may not know).
 if [ -n "${OUT:-}" ]; then
-	cat /tmp/symchan-*.log 2>/dev/null | grep -hE "^(\[PE 0\] )?Benchmark" | sed 's/^\[PE 0\] //' > "$OUT/bench.txt" || true
+	{
+		echo "date: $(date -u +%Y-%m-%d)"
+		echo "machine: ${MACHINE:-$(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | sed 's/^ *//' | paste -sd, -)}"
+		echo "commit: ${COMMIT:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+		echo "command: scripts/gpu-run.sh $what"
+		cat /tmp/symchan-*.log 2>/dev/null | grep -hE "^(\[PE 0\] )?Benchmark" | sed 's/^\[PE 0\] //'
+	} > "$OUT/bench.txt" || true
 	# Each step's whole log, for what the tails above leave out.
 	mkdir -p "$OUT/logs" && cp /tmp/symchan-*.log "$OUT/logs/" 2>/dev/null || true
 fi

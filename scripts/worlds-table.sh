@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Prints bench/RESULTS.md's tables of the worlds runs (issue 31) from their
-# raw file: medians of PE 0's lines per call, step and benchmark.
+# Prints the tables of the worlds runs (issue 31; bench/results/HISTORY.md,
+# "Fourteenth session") from their raw file: medians of PE 0's lines per
+# call, step and benchmark.
 #
 #   scripts/worlds-table.sh bench/results/2026-11-25-nvidia-h100-x1-worlds-bench.txt
 set -euo pipefail

@@ -1,0 +1,289 @@
+// Command results writes the current tables of bench/RESULTS.md and the
+// README's figures from the raw benchmark files under bench/results/ (benchstat's input format:
+// key: value configuration lines, then benchmark lines): per table, a row
+// per benchmark and a column per impl= variant, each cell the median of
+// the table's unit over the file's runs. The tables sit between two
+// markers in each file; this program rewrites what is between them, and
+// its test fails when the committed tables differ from what it writes.
+//
+//	cd bench && go run ./cmd/results        # rewrite the tables
+//	cd bench && go run ./cmd/results -check # exit 1 if they are stale
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A table is one generated table.
+type table struct {
+	title string // its heading
+	file  string // the raw file, under results/
+	match string // which benchmarks (a regexp over the row's name)
+	unit  string // which metric: "sec/op" (the ns/op figure) or a custom unit
+	about string // a line of what the figures mean, under the heading
+}
+
+// A target is a file with a generated block: where it is from bench/, the
+// level of its tables' headings, and its tables in order.
+type target struct {
+	file    string
+	heading string
+	tables  []table
+}
+
+// The tables, each defined once; the targets pick from them.
+var (
+	hostRoundTrips = table{"Host backend: messaging round trips and their anchors", "2026-11-25-go-vm-host.txt", `^(PingPong|ChanRoundTrip|FutureRoundTrip|SelfSendRecv|WaitAny1024)$`, "sec/op",
+		"Time per round trip (per operation for SelfSendRecv and WaitAny1024) on a 2-core VM, symchan and the anchors in the same run: gochan (an unbuffered Go channel pair), atomic (two goroutines handing one atomic word back and forth: the cross-core floor), atomic2 (two words on two cache lines, as two mailboxes have them), handoff (the parked hand-off alone), protoactor's RequestFuture."}
+	hostOneWay = table{"Host backend: one-way messages and barriers", "2026-11-25-go-vm-host.txt", `^(Throughput8B|Barrier/.*)$`, "sec/op",
+		"Throughput8B: time per 8-byte message streamed one way (gochan: a 16-slot buffered channel; protoactor: local Send). Barrier: one barrier of the world."}
+	goOnGPUs = table{"GPU from Go: round trips between two nvshmem processes (µs)", "2026-11-25-nvidia-h100-x1-nvshmem-gpu-bench.txt", `^GPU(Chan|Future)RoundTrip$`, "us/RT",
+		"A Chan and a Future round trip driven from Go between two nvshmem processes sharing one H100 under MPS: the mapped path (load/store through the agent) and the forced-remote one (NVSHMEM's routines, as to another host), two runs each."}
+	deviceVsNVSHMEM = table{"GPU device API against NVSHMEM's (µs per half round trip)", "2026-11-25-nvidia-h100-x1-device-vs-anchor.txt", `^GPUDevicePingPong/.*$`, "us/half-RT",
+		"Device-initiated ping-pongs between two processes sharing one H100, in one call: symchan's symchan.cuh on the forced-remote path (NVSHMEM's device library underneath) against NVSHMEM's own device put-with-signal and signal ping-pongs (bench/anchors)."}
+	kernelActors = table{"GPU: kernel-actor and device ping-pong (µs per half round trip)", "2026-11-25-nvidia-h100-x1-gpu.txt", `^(GPUActorPingPong|GPUDevicePingPong/.*)$`, "us/half-RT",
+		"Two PEs sharing one H100 (cuda backend): a kernel actor's 8-byte echo, with its state in global or shared memory, and device-initiated put-with-signal and signal ping-pongs, by how the device waits and signals."}
+	messageRate = table{"GPU: messages from many warps to one receiver (million messages per second)", "2026-11-25-nvidia-h100-x1-gpu.txt", `^GPUActorMessageRate/.*$`, "Mmsg/s",
+		"Warps of a sending kernel on one PE, one receiver on another, sharing the H100: symchan's mailboxes and actors against raw put-with-signal into a ring (no flow control)."}
+	blockPut = table{"GPU: device block put (GB/s)", "2026-11-25-nvidia-h100-x1-gpu.txt", `^GPUDevicePutBlock/.*$`, "GB/s",
+		"A kernel's block-wide put between two PEs sharing the H100."}
+	collectives = table{"nvshmem backend: collectives, mapped and forced-remote", "2026-11-25-nvidia-h100-x1-nvshmem-paths.txt", `.`, "sec/op",
+		"Two nvshmem processes sharing one H100 under MPS, the mapped path against the forced-remote one: AllToAll of n int64 per peer, contiguous or strided (alltoalls); one barrier round."}
+)
+
+// targets are the files this program writes.
+var targets = []target{
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, goOnGPUs, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"../README.md", "####", []table{
+		{"Host backend, 2-core VM", hostRoundTrips.file, `^(ChanRoundTrip|FutureRoundTrip)$`, "sec/op", "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
+		goOnGPUs, deviceVsNVSHMEM,
+	}},
+}
+
+const (
+	startMark = "<!-- tables: generated by `go run ./cmd/results` in bench/ from bench/results/; do not edit by hand -->"
+	endMark   = "<!-- end of the generated tables -->"
+)
+
+func main() {
+	check := flag.Bool("check", false, "exit 1 if a generated block differs from what the raw files give")
+	flag.Parse()
+	if err := run(".", *check); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// run renders every target's tables from the raw files of bench (the
+// bench module's directory), or with check only compares.
+func run(bench string, check bool) error {
+	for _, t := range targets {
+		if err := write(filepath.Join(bench, t.file), filepath.Join(bench, "results"), t, check); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write renders t's tables into file between the markers.
+func write(file, dir string, t target, check bool) error {
+	old, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	body, err := render(dir, t.heading, t.tables)
+	if err != nil {
+		return err
+	}
+	i, j := bytes.Index(old, []byte(startMark)), bytes.Index(old, []byte(endMark))
+	if i < 0 || j < i {
+		return fmt.Errorf("%s has no %q … %q block", file, startMark, endMark)
+	}
+	updated := append(append(append([]byte{}, old[:i+len(startMark)]...), "\n\n"+body+"\n\n"...), old[j:]...)
+	if bytes.Equal(updated, old) {
+		return nil
+	}
+	if check {
+		return fmt.Errorf("%s's generated tables are stale: run go run ./cmd/results in bench/", file)
+	}
+	return os.WriteFile(file, updated, 0o644)
+}
+
+// parsed is one file's configuration and its benchmark lines.
+type parsed struct {
+	config map[string]string
+	// values[row][impl] are the figures of the table's unit, one per line.
+	values map[string]map[string][]float64
+	rows   []string
+	impls  []string
+}
+
+// parse reads file's lines for unit, the rows matching match.
+func parse(file, match, unit string) (*parsed, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	re, err := regexp.Compile(match)
+	if err != nil {
+		return nil, err
+	}
+	r := &parsed{config: map[string]string{}, values: map[string]map[string][]float64{}}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimPrefix(sc.Text(), "[PE 0] ")
+		if !strings.HasPrefix(line, "Benchmark") {
+			if k, v, ok := strings.Cut(line, ": "); ok && !strings.ContainsAny(k, " \t") {
+				r.config[k] = v
+			}
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) < 4 {
+			continue
+		}
+		name := strings.TrimPrefix(fields[0], "Benchmark")
+		if k := strings.LastIndex(name, "-"); k > 0 {
+			if _, err := strconv.Atoi(name[k+1:]); err == nil {
+				name = name[:k] // the GOMAXPROCS suffix
+			}
+		}
+		var row []string
+		impl := "symchan" // a benchmark without variants measures symchan alone
+		for _, part := range strings.Split(name, "/") {
+			if v, ok := strings.CutPrefix(part, "impl="); ok {
+				impl = v
+			} else {
+				row = append(row, part)
+			}
+		}
+		rowName := strings.Join(row, "/")
+		if !re.MatchString(rowName) {
+			continue
+		}
+		for k := 2; k+1 < len(fields); k += 2 {
+			u := fields[k+1]
+			if u == "ns/op" && unit == "sec/op" || u == unit {
+				v, err := strconv.ParseFloat(fields[k], 64)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %q: %w", file, line, err)
+				}
+				if u == "ns/op" {
+					v /= 1e9
+				}
+				if r.values[rowName] == nil {
+					r.values[rowName] = map[string][]float64{}
+					r.rows = append(r.rows, rowName)
+				}
+				if r.values[rowName][impl] == nil && !contains(r.impls, impl) {
+					r.impls = append(r.impls, impl)
+				}
+				r.values[rowName][impl] = append(r.values[rowName][impl], v)
+				break
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(r.rows) == 0 {
+		return nil, fmt.Errorf("%s: no benchmark matches %q with unit %s", file, match, unit)
+	}
+	// symchan's variants first, then the anchors, each as they came.
+	sort.SliceStable(r.impls, func(a, b int) bool {
+		return strings.HasPrefix(r.impls[a], "symchan") && !strings.HasPrefix(r.impls[b], "symchan")
+	})
+	return r, nil
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// render writes every table as markdown.
+func render(dir, heading string, tables []table) (string, error) {
+	var b strings.Builder
+	for _, t := range tables {
+		r, err := parse(filepath.Join(dir, t.file), t.match, t.unit)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "%s %s\n\n%s\n\n", heading, t.title, t.about)
+		fmt.Fprintf(&b, "Source: `bench/results/%s` (%s, %s; commit %s), medians of %s.\n\n", t.file, r.config["date"], r.config["machine"], r.config["commit"], runsOf(r))
+		b.WriteString("| benchmark |")
+		for _, impl := range r.impls {
+			fmt.Fprintf(&b, " %s |", impl)
+		}
+		b.WriteString("\n| --- |" + strings.Repeat(" ---: |", len(r.impls)) + "\n")
+		for _, row := range r.rows {
+			fmt.Fprintf(&b, "| `%s` |", row)
+			for _, impl := range r.impls {
+				vs := r.values[row][impl]
+				if len(vs) == 0 {
+					b.WriteString(" — |")
+					continue
+				}
+				fmt.Fprintf(&b, " %s |", format(median(vs), t.unit))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// runsOf says how many runs the medians are of: the most lines of one
+// cell.
+func runsOf(r *parsed) string {
+	n := 0
+	for _, row := range r.values {
+		for _, vs := range row {
+			n = max(n, len(vs))
+		}
+	}
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("up to %d runs", n)
+}
+
+func median(vs []float64) float64 {
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// format writes a figure: a time in ns, µs, ms or s; else the number.
+func format(v float64, unit string) string {
+	if unit != "sec/op" {
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	switch {
+	case v < 1e-6:
+		return strconv.FormatFloat(v*1e9, 'g', 4, 64) + " ns"
+	case v < 1e-3:
+		return strconv.FormatFloat(v*1e6, 'g', 4, 64) + " µs"
+	case v < 1:
+		return strconv.FormatFloat(v*1e3, 'g', 4, 64) + " ms"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64) + " s"
+}
