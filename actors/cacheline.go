@@ -31,6 +31,22 @@ const (
 	replyLineCap = cacheLine - 16 // a reply beside its word and length
 )
 
+// lines reports whether pe's mailboxes and systems give each signal word
+// a line: where its partition is host memory, read in place, and the
+// backend parks a reader until a write lands there (pgas.Park).
+func lines(pe *pgas.PE) bool { return pe.HostMemory() && pgas.CanPark(pe) }
+
+// wordBytes views words as bytes.
+func wordBytes(w []uint64) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8)
+}
+
+// asWords views b, 8-byte aligned and a multiple of 8 bytes long, as
+// words.
+func asWords(b []byte) []uint64 {
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
+}
+
 // allocWords collectively allocates n zeroed signal words: with lines,
 // each word starts a cache line of its own (stride lineWords), else they
 // are packed (stride 1). words lies in alloc, the allocation to free.

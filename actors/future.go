@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/symchan/symchan/internal/racesync"
 	"github.com/symchan/symchan/pgas"
@@ -28,16 +27,11 @@ type System struct {
 	stride int
 
 	// This PE's words and data, where partitions are host memory: Await
-	// polls its word and decodes the reply in place.
+	// parks until its word lands (pgas.Park) and decodes the reply in
+	// place.
 	localWords []uint64
 	localData  []byte
-	// Where partitions are host memory: every PE's reply words as this
-	// process addresses them (a replier writes the line itself), and a
-	// spot per reply slot (see park).
-	peerWords [][]uint64
-	doors     *doorbells
-	spins     bool      // Await polls before it parks (pgas.BlockSpin)
-	bufs      sync.Pool // *[]byte: reply encodings, and replies fetched by Get
+	bufs       sync.Pool // *[]byte: reply encodings, and replies fetched by Get
 
 	// others are the PEs a reply can come from once Await waits: the
 	// PEs other than this one (whose goroutine is the one awaiting).
@@ -74,14 +68,14 @@ func NewSystem(ctx context.Context, pe *pgas.PE, opts ...SystemOption) (*System,
 	if err != nil {
 		return nil, err
 	}
-	return newSystem(ctx, pe, c, pe.HostMemory())
+	return newSystem(ctx, pe, c, lines(pe))
 }
 
 // newSystem lays the reply words out for host or device memory, as
 // newMailbox does.
 func newSystem(ctx context.Context, pe *pgas.PE, c systemConfig, host bool) (*System, error) {
 	var err error
-	s := &System{pe: pe, cfg: c, gen: make([]uint64, c.futures), spins: spins(pe)}
+	s := &System{pe: pe, cfg: c, gen: make([]uint64, c.futures)}
 	if s.wordAlloc, s.words, s.stride, err = allocWords(ctx, pe, c.futures, host); err != nil {
 		return nil, fmt.Errorf("actors: reply words: %w", err)
 	}
@@ -94,10 +88,6 @@ func newSystem(ctx context.Context, pe *pgas.PE, c systemConfig, host bool) (*Sy
 			s.localData, err = pgas.Local(pe, s.data)
 		}
 		if err != nil {
-			return nil, err
-		}
-		s.doors = joinDoorbells(pe, s.words.Offset(), c.futures)
-		if s.peerWords, err = peerWords(pe, s.words); err != nil {
 			return nil, err
 		}
 	}
@@ -243,11 +233,13 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	}
 	done := word(f.gen, stateOver)
 	var head []byte // the slot's first bytes, read by the wait
-	if s.doors != nil {
-		if err := s.park(ctx, f.slot, done); err != nil {
+	if s.localWords != nil {
+		w := &s.localWords[f.slot*s.stride]
+		if err := pgas.Park(ctx, s.pe, s.word(f.slot), s.others, func() bool { return atomic.LoadUint64(w) == done }); err != nil {
 			f.abandon()
 			return zero, err
 		}
+		racesync.Acquire()
 	} else {
 		// Device memory: the wait's report brings the length and a small
 		// reply, saving decode's Get (a PCIe round trip). WaitAny over one
@@ -269,37 +261,6 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	s.free = append(s.free, f.slot)
 	s.mu.Unlock()
 	return v, err
-}
-
-// park waits until this PE's reply word of slot holds want, where
-// partitions are host memory: polling first with pgas.BlockSpin (see
-// spin), then parked on the slot's spot, which the replier rings after
-// storing the word (see reply), as Mailbox.park does. It ends with an
-// error when ctx ends or a PE fails or every other PE has finished.
-func (s *System) park(ctx context.Context, slot int, want uint64) error {
-	w := &s.localWords[slot*s.stride]
-	landed := func() bool { return atomic.LoadUint64(w) == want }
-	if s.spins {
-		spin(landed)
-	}
-	for !landed() {
-		changed, err := s.pe.Interrupted(ctx, s.others)
-		if err != nil {
-			if landed() {
-				break // the last look
-			}
-			return err
-		}
-		sp := s.doors.watched(ctx, s.pe.ID(), slot, changed)
-		sp.Arm()
-		if landed() || sp.Stopped(ctx, changed) != nil {
-			sp.Disarm() // landed: the loop ends; else the next look says why
-			continue
-		}
-		sp.Park()
-	}
-	racesync.Acquire()
-	return nil
 }
 
 // decode decodes the reply that has landed in f's slot; head, when not
@@ -431,53 +392,53 @@ func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
 		return fmt.Errorf("%w: reply of %d bytes, ReplySize %d", ErrTooLarge, n, s.cfg.replySize)
 	}
 	binary.LittleEndian.PutUint64(buf, uint64(n))
-	if s.doors != nil {
-		return s.replyLines(to, bp, n)
-	}
-	// The claim (armed → writing), then the reply and its word (→ over):
-	// on GPUs one routine of the agent, with no round trip in between.
+	// The claim (armed → writing), then the reply and its word (→ over),
+	// in one PutSignalIf (on GPUs one routine of the agent, with no round
+	// trip in between). With lines its data is the rest of the word's
+	// line: the length and a reply that fits.
 	slot, pe := int(to.Slot), int(to.PE)
-	dst := s.data.Slice(slot*s.slotBytes(), slot*s.slotBytes()+len(buf))
-	old, err := pgas.PutSignalIf(s.pe, dst, buf, s.word(slot), armed(to.Gen), word(to.Gen, stateWriting), word(to.Gen, stateOver), pe)
+	sig, claim, over := s.word(slot), word(to.Gen, stateWriting), word(to.Gen, stateOver)
+	var old uint64
+	switch {
+	case s.stride == 1:
+		dst := s.data.Slice(slot*s.slotBytes(), slot*s.slotBytes()+len(buf))
+		old, err = pgas.PutSignalIf(s.pe, dst, buf, sig, armed(to.Gen), claim, over, pe)
+	case n <= replyLineCap:
+		for len(buf)%8 != 0 {
+			buf = append(buf, 0)
+		}
+		*bp = buf
+		wi := slot * s.stride
+		old, err = pgas.PutSignalIf(s.pe, s.words.Slice(wi+1, wi+1+len(buf)/8), asWords(buf), sig, armed(to.Gen), claim, over, pe)
+	default:
+		return s.replyLarge(to, buf)
+	}
 	if err == nil && old != armed(to.Gen) {
 		err = ErrAbandoned
 	}
 	return err
 }
 
-// replyLines writes the reply in *bp (its length, then n bytes) where
-// partitions are host memory, into the requester's partition itself: the
-// length, and a reply that fits, go with the word's line; a larger reply
-// goes to the slot first, fenced before the line. Then it rings the
-// slot's spot (see park).
-func (s *System) replyLines(to ReplyTo, bp *[]byte, n int) error {
-	// Not into a partition unmapped at the world's end.
-	if err := stillMapped(s.pe, s.words, s.localWords); err != nil {
+// replyLarge writes buf (a length, then a reply larger than a line holds)
+// where words have lines: the claim first, so that nothing is written for
+// an abandoned future, then the reply into the slot, fenced before the
+// length goes with the word's line.
+func (s *System) replyLarge(to ReplyTo, buf []byte) error {
+	slot, pe := int(to.Slot), int(to.PE)
+	old, err := pgas.AtomicCompareSwap(s.pe, s.word(slot), armed(to.Gen), word(to.Gen, stateWriting), pe)
+	if err != nil {
 		return err
 	}
-	slot, pe := int(to.Slot), int(to.PE)
-	pw := s.peerWords[pe][slot*s.stride : (slot+1)*s.stride]
-	if !atomic.CompareAndSwapUint64(&pw[0], armed(to.Gen), word(to.Gen, stateWriting)) {
+	if old != armed(to.Gen) {
 		return ErrAbandoned
 	}
-	buf, line := *bp, (*bp)[:8]
-	if n <= replyLineCap {
-		for len(buf)%8 != 0 {
-			buf = append(buf, 0)
-		}
-		*bp, line = buf, buf
-	} else {
-		base := slot * s.slotBytes()
-		if err := pgas.Put(s.pe, s.data.Slice(base+8, base+8+n), buf[8:], pe); err != nil {
-			return err
-		}
-		if err := s.pe.Fence(); err != nil {
-			return err
-		}
+	base := slot * s.slotBytes()
+	if err := pgas.Put(s.pe, s.data.Slice(base+8, base+len(buf)), buf[8:], pe); err != nil {
+		return err
 	}
-	copy(pw[1:], unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(line))), len(line)/8))
-	racesync.Release()
-	atomic.StoreUint64(&pw[0], word(to.Gen, stateOver))
-	s.doors.ring(pe, slot)
-	return nil
+	if err := s.pe.Fence(); err != nil {
+		return err
+	}
+	wi := slot * s.stride
+	return pgas.PutSignal(s.pe, s.words.Slice(wi+1, wi+2), asWords(buf[:8]), s.word(slot), word(to.Gen, stateOver), pgas.SignalSet, pe)
 }

@@ -39,17 +39,11 @@ type Mailbox struct {
 	slots     pgas.Sym[byte]   // n·k·s
 	credit    pgas.Sym[uint64] // n: on a sender, slots receiver r has freed
 
-	// This PE's words and slots, where the backend lets the host read its
-	// own partition (pgas.Local): the receive path then reads them
-	// directly instead of through Get and SignalFetch.
+	// This PE's words and slots, where partitions are host memory
+	// (pgas.Local): the receive path then reads them in place instead of
+	// through Get and SignalFetch, and parks with pgas.Park.
 	localWords []uint64
 	localSlots []byte
-	// Where partitions are host memory, every PE's words as this process
-	// addresses them (a sender writes a slot's line there itself), and
-	// the spots the receivers park on (see park).
-	peerWords [][]uint64
-	doors     *doorbells
-	spins     bool // Recv polls before it parks (pgas.BlockSpin)
 
 	closing  atomic.Bool // this PE's sending side is (being) closed
 	selfSent atomic.Bool // this PE has sent to itself: it may again while Recv waits
@@ -91,6 +85,7 @@ type inbox struct {
 	// report order, sparing take a read.
 	fetch   *pgas.WaitFetch
 	fetched []byte
+	err     error // what drainHeads met, for recv to return
 }
 
 // assembly joins the chunks of one sender's large message.
@@ -113,7 +108,7 @@ func NewMailbox(ctx context.Context, pe *pgas.PE, opts ...MailboxOption) (*Mailb
 	if err != nil {
 		return nil, err
 	}
-	return newMailbox(ctx, pe, c, pe.HostMemory())
+	return newMailbox(ctx, pe, c, lines(pe))
 }
 
 // newMailbox lays the slot words out for host memory (each on a cache line
@@ -121,7 +116,7 @@ func NewMailbox(ctx context.Context, pe *pgas.PE, opts ...MailboxOption) (*Mailb
 // the tests take the second on the host backend too.
 func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*Mailbox, error) {
 	n, k, s := pe.NumPEs(), c.slots, c.slotSize
-	m := &Mailbox{pe: pe, n: n, k: k, s: s, cap: s - headerSize, max: c.maxMessage, spins: spins(pe)}
+	m := &Mailbox{pe: pe, n: n, k: k, s: s, cap: s - headerSize, max: c.maxMessage}
 	stride := 1
 	if host {
 		stride = lineWords
@@ -149,10 +144,6 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		if err != nil {
 			return nil, err
 		}
-		if m.peerWords, err = peerWords(pe, m.words); err != nil {
-			return nil, err
-		}
-		m.doors = joinDoorbells(pe, m.words.Offset(), 1)
 	}
 	if c.stats {
 		m.stats = &isolated[mailboxCounters](1)[0]
@@ -338,11 +329,13 @@ func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
 	return nil
 }
 
-// commit sends header h and the payload into the reserved slot at to,
-// with the slot's sequence number as the signal: one PutSignal of the
-// slot, or, with lines, one of the line (header and a payload of up to
+// commit sends header h and the payload into the reserved slot at to
+// with one PutSignal whose signal is the slot's word, set to the slot's
+// sequence number. Its data is the slot (header and payload), or, with
+// lines, the rest of the word's line (header and a payload of up to
 // lineCap bytes; a larger payload is put into the slot first, and a fence
-// orders it before the line).
+// orders it before the line). A receiver that sees the word sees the
+// data; where it is parked (pgas.Park), the write wakes it.
 func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 	seq := o.sent + 1
 	si := m.pe.ID()*m.k + int((seq-1)%uint64(m.k))
@@ -356,11 +349,6 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 		n := headerSize + copy(o.buf[headerSize:], payload)
 		err = pgas.PutSignal(m.pe, m.slots.Slice(si*m.s, si*m.s+n), o.buf[:n], m.words.Index(wi), seq, pgas.SignalSet, to)
 	} else {
-		// This sender writes the line itself: not into a partition
-		// unmapped at the world's end.
-		if err := stillMapped(m.pe, m.words, m.localWords); err != nil {
-			return err
-		}
 		line := wordBytes(o.line[:])
 		putHeader(line, h)
 		nw := headerSize / 8
@@ -373,13 +361,7 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 			}
 		}
 		if err == nil {
-			// The line, then its word: a receiver that loads the word
-			// sees the line (and the payload the fence ordered before).
-			pw := m.peerWords[to][wi : wi+m.stride]
-			copy(pw[1:1+nw], o.line[:nw])
-			racesync.Release()
-			atomic.StoreUint64(&pw[0], seq)
-			m.ring(to)
+			err = pgas.PutSignal(m.pe, m.words.Slice(wi+1, wi+1+nw), o.line[:nw], m.words.Index(wi), seq, pgas.SignalSet, to)
 		}
 	}
 	if err != nil {
@@ -512,13 +494,20 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			return true, use(x)
 		}
 		in.queue, in.qhead, in.arena = in.queue[:0], 0, in.arena[:0]
-		if m.drainHeads() || (wait && in.open > 0 && m.spinHeads()) {
-			continue
-		}
-		if wait && in.open > 0 && m.doors != nil {
-			if err := m.park(ctx); err != nil {
+		took := m.drainHeads()
+		if !took && wait && in.open > 0 && m.localWords != nil {
+			err := pgas.Park(ctx, m.pe, m.words, m.senders(), m.drainHeads)
+			m.stats.waited(err == nil)
+			if err != nil {
 				return false, err
 			}
+			took = true
+		}
+		if err := in.err; err != nil {
+			in.err = nil
+			return false, err
+		}
+		if took {
 			continue
 		}
 		// A word is ready when it reaches the sequence number due in its
@@ -582,12 +571,13 @@ func (m *Mailbox) senders() []int {
 	return in.from
 }
 
-// drainHeads is the receive path's fast check where this PE's words are
-// host memory: one atomic load of each sender's next slot word instead of
-// a wait over all n·k words. It drains the senders whose next slot is
-// ready and reports whether it took any slot: a message, a chunk or a
-// close marker, each of which changes what the caller waits for. Errors
-// are left for the general path to meet again.
+// drainHeads is the receive path's check where this PE's words are host
+// memory, and its condition for pgas.Park: one atomic load of each
+// sender's next slot word instead of a wait over all n·k words. It drains
+// the senders whose next slot is ready and reports whether it took any
+// slot (a message, a chunk or a close marker, each of which changes what
+// the caller waits for) or met an error, which it leaves in in.err for
+// the caller to return. Callers hold in.mu.
 func (m *Mailbox) drainHeads() bool {
 	if m.localWords == nil {
 		return false
@@ -597,58 +587,14 @@ func (m *Mailbox) drainHeads() bool {
 	for snd, seq := range in.next {
 		wi := (snd*m.k + int((seq-1)%uint64(m.k))) * m.stride
 		if in.expect[wi] == seq && atomic.LoadUint64(&m.localWords[wi]) >= seq {
-			if m.drain(snd) != nil {
-				return found
+			if err := m.drain(snd); err != nil {
+				in.err = err
+				return true
 			}
 			found = true
 		}
 	}
 	return found
-}
-
-// park parks this PE's receiver until a sender rings it (see ring), where
-// partitions are host memory: one Go channel to wait on, however many
-// slots the inbox has, which a sender's ring hands straight to this
-// goroutine, as a Go channel hands a value. It also returns when ctx
-// ends or something happens that could end the wait with an error (a PE
-// failing or finishing): the caller looks at its slots again and parks
-// again, and that park reports the error. It returns at once when its
-// last look takes a slot: that may be the last close marker, after which
-// no sender is left to wait for. Callers hold in.mu.
-func (m *Mailbox) park(ctx context.Context) error {
-	changed, err := m.pe.Interrupted(ctx, m.senders())
-	if err != nil {
-		if m.drainHeads() {
-			return nil // the last look: what it took may be what was awaited
-		}
-		m.stats.waited(false)
-		return err
-	}
-	d := m.doors.watched(ctx, m.pe.ID(), 0, changed)
-	d.Arm()
-	// A sender stores its slot word, then looks at the spot; this
-	// receiver arms the spot, then looks at the words. Go's atomics are
-	// sequentially consistent: one of them sees the other's store.
-	if !m.drainHeads() && d.Stopped(ctx, changed) == nil {
-		d.Park()
-		// Woken by a sender, or by ctx or changed (the next park says
-		// why): the caller's next look would drain what came.
-		m.stats.waited(m.drainHeads())
-		return nil
-	}
-	d.Disarm()
-	return nil
-}
-
-// ring wakes receiver to if it is parked, after a slot word was stored
-// there (see park).
-func (m *Mailbox) ring(to int) { m.doors.ring(to, 0) }
-
-// spinHeads polls the senders' next slot words (host memory only, see
-// spin) before recv waits in the backend. It reports whether drainHeads
-// took a slot.
-func (m *Mailbox) spinHeads() bool {
-	return m.localWords != nil && m.spins && spin(m.drainHeads)
 }
 
 // pay returns sender snd's freed slots with one SignalAdd on its credit
@@ -782,11 +728,6 @@ func (m *Mailbox) payload(dst, head []byte, si int) error {
 		return nil
 	}
 	return m.read(dst, si*m.s+headerSize)
-}
-
-// wordBytes views words as bytes.
-func wordBytes(w []uint64) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8)
 }
 
 // read copies len(dst) bytes of this PE's slots at byte off into dst.

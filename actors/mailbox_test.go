@@ -132,18 +132,18 @@ func TestMailboxFits(t *testing.T) {
 }
 
 // A receiver that parks when the last close markers have just arrived
-// takes them in park's last look and must not then wait on a set of
+// takes them in its park's first look and must not then wait on a set of
 // senders that is empty (which fails: no PE could satisfy the wait). In
 // the soak suite this happened when the markers landed between recv's
-// spin and its park; here park is called with them already in place.
+// spin and its park; here the park starts with them already in place.
 func TestMailboxParkTakesLastCloseMarker(t *testing.T) {
 	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
 		m, err := mailboxIn(ctx, pe, false)
 		if err != nil {
 			return err
 		}
-		if m.doors == nil {
-			return errors.New("host memory words but no doorbells: the park path is not taken")
+		if m.localWords == nil {
+			return errors.New("host memory words not read in place: the park path is not taken")
 		}
 		if err := m.Close(ctx); err != nil {
 			return err
@@ -154,9 +154,9 @@ func TestMailboxParkTakesLastCloseMarker(t *testing.T) {
 		if err := m.in.mu.lock(ctx); err != nil {
 			return err
 		}
-		// Unfixed, park waits for nobody and never returns.
+		// Unfixed, the park waits for nobody and never returns.
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err = m.park(pctx)
+		err = pgas.Park(pctx, pe, m.words, m.senders(), m.drainHeads)
 		cancel()
 		open := m.in.open
 		m.in.mu.unlock()

@@ -292,6 +292,7 @@ func (ck *kit) testActorsAfterWorldEnded(t *testing.T) {
 		lock *pgas.Lock
 		team *pgas.Team
 		sym  pgas.Sym[int64]
+		word pgas.Sym[uint64]
 		to   actors.ReplyTo
 	}
 	var k kept
@@ -302,11 +303,12 @@ func (ck *kit) testActorsAfterWorldEnded(t *testing.T) {
 		lock := must(pgas.NewLock(ctx, pe))
 		team := must(pe.TeamWorld().Split(ctx, 0, 1, 2))
 		sym := must(pgas.Alloc[int64](ctx, pe, 4))
+		word := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		fut := must(actors.NewFuture[int64](sys))
 		fut2 := must(actors.NewFuture[int64](sys))
 		check(pe.Barrier(ctx))
 		if pe.ID() == 0 {
-			k = kept{pe, ch, mb, sys, fut, fut2, lock, team, sym, fut.ReplyTo()}
+			k = kept{pe, ch, mb, sys, fut, fut2, lock, team, sym, word, fut.ReplyTo()}
 		}
 		return nil
 	})
@@ -350,7 +352,7 @@ func (ck *kit) testActorsAfterWorldEnded(t *testing.T) {
 	call("PE.Sync", func() error { return k.pe.Sync(ctx) })
 	call("PE.Quiet", func() error { return k.pe.Quiet() })
 	call("PE.Fence", func() error { return k.pe.Fence() })
-	call("PE.Interrupted", func() error { _, err := k.pe.Interrupted(ctx, nil); return err })
+	call("Park", func() error { return pgas.Park(ctx, k.pe, k.word, nil, func() bool { return false }) })
 	call("Team.Barrier", func() error { return k.team.Barrier(ctx) })
 	call("Team.Sync", func() error { return k.team.Sync(ctx) })
 	call("Team.Split", func() error { _, err := k.team.Split(ctx, 0, 1, 1); return err })

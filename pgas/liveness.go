@@ -2,6 +2,7 @@ package pgas
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/symchan/symchan/pgas/driver"
@@ -72,28 +73,69 @@ func (p *PE) waitFrom(ctx context.Context, req *driver.WaitRequest, from []int) 
 	}
 }
 
-// Interrupted is for code that parks a PE's goroutine outside pgas's
-// waits (package actors does, where partitions are host memory) and must
-// end where a pgas wait would. It returns the error with which a blocking
-// wait whose WaitSet.From is from would end now — the world failed or
-// ended, ctx ended, or every PE in from has finished (ErrNoWriters) — or
-// nil and a channel that is closed at the next event that can change
-// that answer: a PE of this process finishing, or a PE failing. Watching
-// ctx is the caller's part. A nil from is a wait on any PE; an empty one,
-// a wait on none (ErrNoWriters at once).
-func (p *PE) Interrupted(ctx context.Context, from []int) (<-chan struct{}, error) {
+// Park blocks the calling goroutine of PE p until ready reports true: a
+// wait on a condition no wait set can say, over words p reads in place
+// (Local), such as "the next slot of some sender is full" — the receive
+// path of package actors where partitions are host memory. ready runs on
+// the caller's goroutine, at once, while the backend polls (unless the
+// world parks at once, BlockPark), and after each write into words on p by
+// any PE (a PutSignal, a Put, an atomic): a write that makes it true is
+// followed by a call that sees it, and the writer hands its processor to
+// the parked goroutine as a Go channel send does.
+//
+// Park ends as a Wait whose WaitSet.From is from would: with ctx's cause,
+// when a PE fails or the world ends, or with ErrNoWriters once every PE in
+// from has finished and a last call of ready reports false (nil from: any
+// PE may write; empty: none). It needs a backend whose PEs are goroutines
+// of this process with partitions in host memory (driver.ParkTransport,
+// the host backend): elsewhere it fails with errors.ErrUnsupported, and
+// programs wait with Wait.
+func Park(ctx context.Context, p *PE, words Sym[uint64], from []int, ready func() bool) error {
 	if err := p.check(); err != nil {
-		return nil, err
+		return err
+	}
+	if err := p.checkSym(words.rec); err != nil {
+		return err
 	}
 	w := p.w
-	ev := w.events() // before the checks: a change after them closes it
-	if err := w.abortErr(ctx, "wait", ctx.Err()); err != nil {
-		return nil, err
+	pt, ok := w.tr.(driver.ParkTransport)
+	if !ok {
+		return fmt.Errorf("pgas: Park on the %s backend: %w", w.cfg.Backend, errors.ErrUnsupported)
 	}
-	if from != nil && w.noWriters(p.id, from) {
-		return nil, fmt.Errorf("%w: waited for PEs %v, which have all returned", ErrNoWriters, from)
+	for _, q := range from {
+		if err := p.checkPE(q); err != nil {
+			return fmt.Errorf("park's from: %w", err)
+		}
 	}
-	return ev, nil
+	lo, hi := words.off, words.off+words.Bytes()
+	for {
+		var abort <-chan struct{} = w.failed
+		if from != nil {
+			abort = w.events() // before the check: a change after it closes it
+			if w.noWriters(p.id, from) {
+				if ready() { // their writes are complete: one last look
+					return nil
+				}
+				return fmt.Errorf("%w: parked on %d words at offset %d for PEs %v, which have all returned", ErrNoWriters, words.n, words.off, from)
+			}
+		}
+		err := pt.Park(ctx, p.id, abort, lo, hi, ready)
+		if err == nil {
+			if words.rec.isFreed() {
+				return fmt.Errorf("%w: words at offset %d were freed during Park", ErrBadSym, words.off)
+			}
+			return nil
+		}
+		if ctx.Err() != nil || isClosed(w.failed) || !isClosed(abort) {
+			return w.abortErr(ctx, "park", err)
+		}
+	}
+}
+
+// CanPark reports whether p's backend runs Park (driver.ParkTransport).
+func CanPark(p *PE) bool {
+	_, ok := p.w.tr.(driver.ParkTransport)
+	return ok
 }
 
 // satisfied reports whether a test found what a wait of mode waits for.

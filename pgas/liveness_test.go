@@ -4,71 +4,98 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// Interrupted answers as a wait with From would end: not while the
-// writers run (its channel closes when one finishes), ErrNoWriters once
-// they all have, the context's error once it ends, ErrWorldEnded after the
-// world.
-func TestInterrupted(t *testing.T) {
+// Park returns once a write into its words makes ready true, with the
+// context's error once it ends, ErrNoWriters once every PE it names has
+// finished (after a last look), at once for an empty from, and
+// ErrWorldEnded after the world.
+func TestPark(t *testing.T) {
 	var kept *PE
+	var keptWords Sym[uint64]
 	err := Run(context.Background(), Config{Backend: "host", PEs: 3, HeapSize: 1 << 20}, func(ctx context.Context, pe *PE) error {
-		if pe.ID() != 0 {
-			return pe.Barrier(ctx) // PEs 1 and 2 finish after the first look
+		words, err := AllocZeroed[uint64](ctx, pe, 4)
+		if err != nil {
+			return err
 		}
-		kept = pe
-		ch, err := pe.Interrupted(ctx, []int{1, 2})
-		if err != nil || ch == nil {
-			return errors.New("while the writers run: want a channel and no error")
+		if pe.ID() != 0 {
+			if pe.ID() == 1 {
+				// Woken by a write: PE 0 parks until word 2 holds 7.
+				if err := pe.Barrier(ctx); err != nil {
+					return err
+				}
+				time.Sleep(5 * time.Millisecond)
+				if err := SignalOp(pe, words.Index(2), 7, SignalSet, 0); err != nil {
+					return err
+				}
+			} else if err := pe.Barrier(ctx); err != nil {
+				return err
+			}
+			return pe.Barrier(ctx) // PEs 1 and 2 finish after this
+		}
+		kept, keptWords = pe, words
+		local, err := Local(pe, words)
+		if err != nil {
+			return err
 		}
 		if err := pe.Barrier(ctx); err != nil {
 			return err
 		}
-		select {
-		case <-ch:
-		case <-time.After(10 * time.Second):
-			return errors.New("the channel did not close when a writer finished")
+		calls := 0
+		err = Park(ctx, pe, words, []int{1}, func() bool { calls++; return atomic.LoadUint64(&local[2]) == 7 })
+		if err != nil {
+			return fmt.Errorf("parked for PE 1's write: %v", err)
 		}
+		if err := pe.Barrier(ctx); err != nil {
+			return err
+		}
+		// PEs 1 and 2 finish: a Park for them ends, a last look first.
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			_, err = pe.Interrupted(ctx, []int{1, 2})
+			err = Park(ctx, pe, words, []int{1, 2}, func() bool { return false })
 			if err != nil || time.Now().After(deadline) {
 				break
 			}
-			time.Sleep(time.Millisecond)
 		}
 		if !errors.Is(err, ErrNoWriters) {
 			return fmt.Errorf("after the writers finished: %v, want ErrNoWriters", err)
 		}
-		if _, err := pe.Interrupted(ctx, nil); err != nil {
-			return fmt.Errorf("no writers named: %v", err)
+		if err := Park(ctx, pe, words, []int{1, 2}, func() bool { return true }); err != nil {
+			return fmt.Errorf("ready at the last look: %v, want nil", err)
 		}
-		cctx, cancel := context.WithCancel(ctx)
-		cancel()
-		if _, err := pe.Interrupted(cctx, nil); !errors.Is(err, context.Canceled) {
-			return fmt.Errorf("an ended context: %v", err)
+		if err := Park(ctx, pe, words, []int{}, func() bool { return false }); !errors.Is(err, ErrNoWriters) {
+			return fmt.Errorf("an empty from: %v, want ErrNoWriters", err)
+		}
+		cctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		defer cancel()
+		if err := Park(cctx, pe, words, nil, func() bool { return false }); !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("a context that ends: %v, want its error", err)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kept.Interrupted(context.Background(), nil); !errors.Is(err, ErrWorldEnded) {
+	if err := Park(context.Background(), kept, keptWords, nil, func() bool { return true }); !errors.Is(err, ErrWorldEnded) {
 		t.Errorf("after the world ended: %v, want ErrWorldEnded", err)
 	}
 }
 
-// A PE's failure ends the others' waits: Interrupted names it.
-func TestInterruptedByFailure(t *testing.T) {
+// A PE's failure ends the others' Parks: the error names it.
+func TestParkEndedByFailure(t *testing.T) {
 	boom := errors.New("boom")
 	err := Run(context.Background(), Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *PE) error {
+		words, err := AllocZeroed[uint64](ctx, pe, 1)
+		if err != nil {
+			return err
+		}
 		if pe.ID() == 1 {
 			return boom
 		}
-		<-ctx.Done()
-		_, err := pe.Interrupted(context.Background(), []int{1})
+		err = Park(context.Background(), pe, words, nil, func() bool { return false })
 		var pe1 *PEError
 		if !errors.As(err, &pe1) || pe1.PE != 1 || !errors.Is(err, boom) {
 			t.Errorf("after PE 1 failed: %v, want its *PEError", err)

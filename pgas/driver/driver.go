@@ -13,7 +13,8 @@
 // whose PEs run in several processes, [GPUTransport] for backends whose PEs
 // are GPUs, [ClaimTransport] for a claim and a put-with-signal in one
 // routine, [StridedTransport] for backends that move strided data in one
-// operation.
+// operation, [ParkTransport] for backends whose PEs are goroutines of this
+// process.
 //
 // Package conformance runs the conformance suites against a backend
 // (conformance.Run).
@@ -168,6 +169,24 @@ type ClaimTransport interface {
 	// having done nothing (src too large, a PE it cannot reach this way),
 	// makes pgas do it in two steps.
 	ClaimPutSignal(from, pe int, off int64, src []byte, sigOff int64, cond, claim, v uint64) (uint64, error)
+}
+
+// ParkTransport is implemented by transports whose PEs all run as
+// goroutines of this process with their partitions in host memory (the
+// host backend). It is the host fast path of messaging layers above pgas
+// (package actors, through pgas.Park): a receiver that reads its own words
+// in place parks until a write lands among them, and the writer's
+// PutSignal (or any other write there) wakes it, handing its processor
+// over as a Go channel send does — one parking mechanism with Wait's,
+// without a wait set to evaluate.
+type ParkTransport interface {
+	// Park blocks the calling goroutine of PE pe until ready reports true,
+	// ctx ends (its error) or abort closes (any other error). ready runs on
+	// the calling goroutine: at once, while the backend polls before
+	// parking (as its Wait does), and after each write into pe's bytes
+	// [lo, hi). Writes before Park's arming are seen by its next call of
+	// ready, so none is missed.
+	Park(ctx context.Context, pe int, abort <-chan struct{}, lo, hi int64, ready func() bool) error
 }
 
 // GPUTransport is implemented by transports whose PEs are GPUs. GPU returns

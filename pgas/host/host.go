@@ -285,14 +285,16 @@ func atomic64(op driver.AtomicOp, p *uint64, v, cond uint64) uint64 {
 	panic(fmt.Sprintf("pgas/host: atomic op %d", op))
 }
 
-// evaluator checks a driver.WaitRequest against a partition. It is built once
-// per wait, so spinning re-checks do no allocation or setup.
+// evaluator checks a driver.WaitRequest against a partition, or runs the
+// predicate of a Park. It is built once per wait, so spinning re-checks do
+// no allocation or setup.
 type evaluator struct {
-	req  *driver.WaitRequest
-	base unsafe.Pointer // word 0
-	wide bool           // 8-byte words
-	val  uint64         // normalised comparand
-	vals []uint64       // normalised comparands of a vector wait
+	ready func() bool // a Park's predicate; nil for a wait
+	req   *driver.WaitRequest
+	base  unsafe.Pointer // word 0
+	wide  bool           // 8-byte words
+	val   uint64         // normalised comparand
+	vals  []uint64       // normalised comparands of a vector wait
 
 	// active lists the words a status mask leaves in (see activeWords);
 	// nil without a mask: check every word.
@@ -367,6 +369,9 @@ func (e *evaluator) sat(i int) (word uint64, ok bool) {
 // eval checks the request once; ok reports whether a blocking wait may
 // return with r.
 func (e *evaluator) eval() (r driver.WaitResult, ok bool) {
+	if e.ready != nil {
+		return r, e.ready()
+	}
 	req := e.req
 	n := req.N
 	if n == 1 && req.Mode == driver.WaitAll && req.Status == nil {
