@@ -20,23 +20,19 @@
 //
 // Where partitions are host memory (the host backend), each slot word
 // starts a 64-byte cache line of its own, and the slot's header and a
-// payload of up to 40 bytes travel in that line with the signal: the
-// sender writes the line into the receiver's partition and then the
-// word, and a larger payload is put into the slot first, with a Fence
-// before the line. A receiver then learns of a small message and reads it
-// with one cache-line transfer between cores. An idle receiver does not
-// wait over all its words: it arms a parking spot of its own (a Go
-// channel, since every PE of such a world runs in this process), looks at
-// its senders' next words once more and parks; a sender that finds the
-// spot armed after writing its word wakes it with a send on that channel,
-// which hands the sender's processor to the receiver as a send on a Go
-// channel does. The spot is also rung when the receive's context ends or
-// a PE fails or finishes, so Recv ends as a pgas wait would. With
-// pgas.BlockSpin (see pgas.Config.Blocking) the receiver first polls its
-// senders' next words for up to 50 µs. Futures' reply words are laid out
-// the same way (a reply of up to 48 bytes beside its word), and an
-// awaiting goroutine parks on a spot of its reply slot that the replier
-// rings.
+// payload of up to 40 bytes travel in that line with the signal: the send
+// is still one PutSignal, whose data is the rest of the line (a larger
+// payload is put into the slot first, with a Fence before the line). A
+// receiver then learns of a small message and reads it with one
+// cache-line transfer between cores. It reads its words in place: one
+// load of each sender's next word, instead of a wait over all its words,
+// and where none is ready it parks with pgas.Park until a write lands
+// among its words (the backend polls first with pgas.BlockSpin, up to
+// 50 µs). The sender's PutSignal wakes it and hands over its processor as
+// a send on a Go channel does; Park ends as a pgas wait would on the
+// context's end or a PE failing or finishing. Futures' reply words are
+// laid out the same way (a reply of up to 48 bytes beside its word, one
+// PutSignalIf), and an awaiting goroutine parks on its reply word.
 //
 // Memory: every PE holds N·K·(S+8) bytes of slots and words
 // (N·K·(S+64) on host memory) and N·8 bytes of credit words per

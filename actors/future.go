@@ -1,3 +1,22 @@
+// This file holds futures: a System's reply slots, one reply path (Reply:
+// a claim, then the reply and its word, in one PutSignalIf) and one await
+// path (Await: pgas.Park where the words are host memory, else pgas.Wait;
+// then decode).
+//
+// Invariants, for a reply slot whose word is generation<<2 | state:
+//
+//   - A word holding g over (state 0) arms the slot for generation g+1;
+//     a Future of generation g owns the slot from NewFuture until Await or
+//     Abandon returns.
+//   - A replier writes a byte of the slot only after its compare-and-swap
+//     moved the word from g-1 over to g writing; Abandon moves it from
+//     g-1 over to g over, so a late reply writes nothing.
+//   - The reply's bytes are written before the word becomes g over, and
+//     Await reads them only after it saw g over.
+//   - A slot is in free only when no reply can still be written to it: a
+//     slot abandoned while its reply was being written waits in
+//     quarantine until the word says that reply is over.
+
 package actors
 
 import (

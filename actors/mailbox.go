@@ -1,3 +1,23 @@
+// This file holds the Mailbox: one send path (send, open, reserve,
+// commit) and one receive path (recv, then drainHeads and pgas.Park where
+// this PE's words are host memory, else pgas.Wait; drain, take, pay).
+//
+// Invariants, for each sender s and receiver r, with K slots of s at r:
+//
+//   - Slot j of s at r carries the sequence numbers ≡ j+1 (mod K); s's
+//     out[r].sent is the last one it committed, r's in.next[s] the next
+//     one it takes, and in.expect[w] the value that makes word w ready
+//     (^0 once s has closed: never).
+//   - s commits sequence number q only when q ≤ out[r].freed + K: the
+//     slot's previous message was taken and credited by r.
+//   - A slot's data is written before its word (PutSignal's order, with a
+//     Fence before the line for a payload put into the slot), and r reads
+//     the data only after it saw the word reach the slot's number.
+//   - r credits s in batches of at least K/2 slots; a sender waiting for
+//     credit has more than K/2 messages unread at r, so a receive of r
+//     pays it, and no sender waits forever on a receiver that receives.
+//   - out[r].mu serialises the sends to r; in.mu serialises the receives.
+
 package actors
 
 import (
@@ -44,6 +64,7 @@ type Mailbox struct {
 	// through Get and SignalFetch, and parks with pgas.Park.
 	localWords []uint64
 	localSlots []byte
+	ready      func() bool // drainHeads, made once: Park's condition
 
 	closing  atomic.Bool // this PE's sending side is (being) closed
 	selfSent atomic.Bool // this PE has sent to itself: it may again while Recv waits
@@ -144,6 +165,7 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		if err != nil {
 			return nil, err
 		}
+		m.ready = m.drainHeads
 	}
 	if c.stats {
 		m.stats = &isolated[mailboxCounters](1)[0]
@@ -496,7 +518,7 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		in.queue, in.qhead, in.arena = in.queue[:0], 0, in.arena[:0]
 		took := m.drainHeads()
 		if !took && wait && in.open > 0 && m.localWords != nil {
-			err := pgas.Park(ctx, m.pe, m.words, m.senders(), m.drainHeads)
+			err := pgas.Park(ctx, m.pe, m.words, m.senders(), m.ready)
 			m.stats.waited(err == nil)
 			if err != nil {
 				return false, err

@@ -98,8 +98,8 @@ func Park(ctx context.Context, p *PE, words Sym[uint64], from []int, ready func(
 		return err
 	}
 	w := p.w
-	pt, ok := w.tr.(driver.ParkTransport)
-	if !ok {
+	pt := w.pt
+	if pt == nil {
 		return fmt.Errorf("pgas: Park on the %s backend: %w", w.cfg.Backend, errors.ErrUnsupported)
 	}
 	for _, q := range from {
@@ -133,10 +133,7 @@ func Park(ctx context.Context, p *PE, words Sym[uint64], from []int, ready func(
 }
 
 // CanPark reports whether p's backend runs Park (driver.ParkTransport).
-func CanPark(p *PE) bool {
-	_, ok := p.w.tr.(driver.ParkTransport)
-	return ok
-}
+func CanPark(p *PE) bool { return p.w.pt != nil }
 
 // satisfied reports whether a test found what a wait of mode waits for.
 func satisfied(mode driver.WaitMode, r driver.WaitResult) bool {

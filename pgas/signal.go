@@ -10,20 +10,27 @@ import (
 	"github.com/symchan/symchan/pgas/driver"
 )
 
-// putSignal validates and issues a put-with-signal.
+// putSignal validates and issues a put-with-signal. It is the send path
+// of every mailbox: no closure, so that nothing is called through a
+// function value.
 func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, op SigOp, pe int, nbi bool) error {
 	if !op.Valid() {
 		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
 	}
-	return holdPutSignal(p, "PutSignal", dst, src, sig, pe, func() error {
-		return p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, op, nbi)
-	})
+	if err := checkPutSignal(p, "PutSignal", dst, src, sig, pe); err != nil {
+		return err
+	}
+	if err := holdPair(dst.rec, sig.rec); err != nil {
+		return err
+	}
+	err := p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, op, nbi)
+	releasePair(dst.rec, sig.rec)
+	return err
 }
 
-// holdPutSignal checks the arguments of a put of src into dst with sig as
-// its signal word, and runs issue with both allocations held (one hold
-// when the signal lies in the data's allocation, as in mailboxes).
-func holdPutSignal[T any](p *PE, name string, dst Sym[T], src []T, sig Sym[uint64], pe int, issue func() error) error {
+// checkPutSignal checks the arguments of a put of src into dst with sig as
+// its signal word.
+func checkPutSignal[T any](p *PE, name string, dst Sym[T], src []T, sig Sym[uint64], pe int) error {
 	if err := p.checkRMA(dst.rec, pe); err != nil {
 		return err
 	}
@@ -40,21 +47,30 @@ func holdPutSignal[T any](p *PE, name string, dst Sym[T], src []T, sig Sym[uint6
 	if sig.off < dst.off+n && dst.off < sig.off+8 {
 		return fmt.Errorf("%w: signal word at offset %d overlaps the data [%d, %d)", ErrBadArg, sig.off, dst.off, dst.off+n)
 	}
-	if err := dst.rec.hold(); err != nil {
+	return nil
+}
+
+// holdPair holds the data's and the signal's allocations for an
+// operation (one hold when the signal lies in the data's allocation, as
+// in mailboxes); releasePair ends it.
+func holdPair(data, sig *allocRec) error {
+	if err := data.hold(); err != nil {
 		return err
 	}
-	if sig.rec != dst.rec {
-		if err := sig.rec.hold(); err != nil {
-			dst.rec.release()
+	if sig != data {
+		if err := sig.hold(); err != nil {
+			data.release()
 			return fmt.Errorf("signal: %w", err)
 		}
 	}
-	err := issue()
-	if sig.rec != dst.rec {
-		sig.rec.release()
+	return nil
+}
+
+func releasePair(data, sig *allocRec) {
+	if sig != data {
+		sig.release()
 	}
-	dst.rec.release()
-	return err
+	data.release()
 }
 
 // PutSignalIf claims sig's first word on PE pe with a compare-and-swap
@@ -71,22 +87,24 @@ func holdPutSignal[T any](p *PE, name string, dst Sym[T], src []T, sig Sym[uint6
 // one routine on the GPU instead of a compare-and-swap, a round trip to
 // the host, and a put-with-signal. Elsewhere it is those two steps.
 func PutSignalIf[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], cond, claim, val uint64, pe int) (uint64, error) {
-	var old uint64
-	err := holdPutSignal(p, "PutSignalIf", dst, src, sig, pe, func() error {
-		if ct, ok := p.w.tr.(driver.ClaimTransport); ok {
-			var err error
-			old, err = ct.ClaimPutSignal(p.id, pe, dst.off, asBytes(src), sig.off, cond, claim, val)
-			if !errors.Is(err, errors.ErrUnsupported) {
-				return err
-			}
+	if err := checkPutSignal(p, "PutSignalIf", dst, src, sig, pe); err != nil {
+		return 0, err
+	}
+	if err := holdPair(dst.rec, sig.rec); err != nil {
+		return 0, err
+	}
+	defer releasePair(dst.rec, sig.rec)
+	if ct, ok := p.w.tr.(driver.ClaimTransport); ok {
+		old, err := ct.ClaimPutSignal(p.id, pe, dst.off, asBytes(src), sig.off, cond, claim, val)
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return old, err
 		}
-		var err error
-		if old, err = p.w.tr.Atomic(p.id, pe, sig.off, driver.KindUint64, driver.OpCompareSwap, claim, cond); err != nil || old != cond {
-			return err
-		}
-		return p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, SignalSet, false)
-	})
-	return old, err
+	}
+	old, err := p.w.tr.Atomic(p.id, pe, sig.off, driver.KindUint64, driver.OpCompareSwap, claim, cond)
+	if err != nil || old != cond {
+		return old, err
+	}
+	return old, p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, SignalSet, false)
 }
 
 // PutSignal copies src into dst on PE pe, then updates sig's first word

@@ -19,6 +19,7 @@ import (
 type World struct {
 	cfg Config
 	tr  driver.Transport
+	pt  driver.ParkTransport // tr, where it runs Park; else nil
 	n   int
 
 	failed   chan struct{} // closed when a PE fails
@@ -283,6 +284,7 @@ func open(ctx context.Context, cfg Config) (*World, error) {
 		return nil, fmt.Errorf("pgas: %s backend heap of %d bytes is below the minimum %d", cfg.Backend, tr.HeapSize(), minHeapSize)
 	}
 	w := &World{cfg: cfg, tr: tr, n: tr.NumPEs(), failed: make(chan struct{}), teams: map[uint64]*teamShare{}}
+	w.pt, _ = tr.(driver.ParkTransport)
 	w.cfg.PEs = w.n
 	w.done = make([]atomic.Bool, w.n)
 	// The world and node teams' member lists, shared by the PEs' handles:

@@ -194,9 +194,11 @@ func (h *hostTransport) PutSignal(_, pe int, off int64, src []byte, sigOff int64
 	} else {
 		atomic.StoreUint64(w, sig)
 	}
-	h.parks[pe].notify(sigOff, sigOff+8)
-	if len(src) > 0 {
-		h.parks[pe].notify(off, off+int64(len(src)))
+	if n := int64(len(src)); n == 0 || off == sigOff+8 {
+		h.parks[pe].notify(sigOff, sigOff+8+n) // one range: the data follows its signal (a mailbox's line)
+	} else {
+		h.parks[pe].notify(sigOff, sigOff+8)
+		h.parks[pe].notify(off, off+n)
 	}
 	return nil
 }

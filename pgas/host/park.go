@@ -196,15 +196,13 @@ func (p *parker) notify(lo, hi int64) {
 	p.mu.Unlock()
 }
 
-// Park is driver.ParkTransport's: ready, polled first unless the world
+// Park is driver.ParkTransport's: ready polled first unless the world
 // parks at once (Config.Park), then parked like a wait on pe's bytes
 // [lo, hi), which every write there wakes.
 func (h *hostTransport) Park(ctx context.Context, pe int, abort <-chan struct{}, lo, hi int64, ready func() bool) error {
-	if ready() || (h.spin > 0 && poll(ready, h.spin)) {
+	// Parked at once, the wait's look after arming is the first.
+	if h.spin > 0 && poll(ready, h.spin) {
 		return nil
-	}
-	if err := ctx.Err(); err != nil {
-		return err
 	}
 	e := evaluator{ready: ready}
 	_, err := h.parks[pe].wait(ctx, abort, lo, hi, &e)
