@@ -50,7 +50,13 @@ type System struct {
 	// place.
 	localWords []uint64
 	localData  []byte
-	bufs       sync.Pool // *[]byte: reply encodings, and replies fetched by Get
+	// Per reply slot where words have lines: the word an Await parks
+	// for (written by the awaiting goroutine before it parks), and
+	// Park's condition, made on the slot's first Await rather than on
+	// every one.
+	want   []uint64
+	landed []func() bool
+	bufs   sync.Pool // *[]byte: reply encodings, and replies fetched by Get
 
 	// others are the PEs a reply can come from once Await waits: the
 	// PEs other than this one (whose goroutine is the one awaiting).
@@ -109,6 +115,8 @@ func newSystem(ctx context.Context, pe *pgas.PE, c systemConfig, host bool) (*Sy
 		if err != nil {
 			return nil, err
 		}
+		s.want = isolated[uint64](c.futures)
+		s.landed = make([]func() bool, c.futures)
 	}
 	s.free = make([]int, c.futures)
 	for i := range s.free {
@@ -253,8 +261,8 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	done := word(f.gen, stateOver)
 	var head []byte // the slot's first bytes, read by the wait
 	if s.localWords != nil {
-		w := &s.localWords[f.slot*s.stride]
-		if err := pgas.Park(ctx, s.pe, s.word(f.slot), s.others, func() bool { return atomic.LoadUint64(w) == done }); err != nil {
+		s.want[f.slot] = done
+		if err := pgas.Park(ctx, s.pe, s.word(f.slot), s.others, s.landedFunc(f.slot)); err != nil {
 			f.abandon()
 			return zero, err
 		}
@@ -280,6 +288,19 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	s.free = append(s.free, f.slot)
 	s.mu.Unlock()
 	return v, err
+}
+
+// landedFunc is Park's condition for slot: its word holds want[slot].
+// Only the goroutine awaiting the slot calls it (NewFuture hands a slot
+// to one Future at a time), and only it makes it.
+func (s *System) landedFunc(slot int) func() bool {
+	if f := s.landed[slot]; f != nil {
+		return f
+	}
+	w, want := &s.localWords[slot*s.stride], &s.want[slot]
+	f := func() bool { return atomic.LoadUint64(w) == *want }
+	s.landed[slot] = f
+	return f
 }
 
 // decode decodes the reply that has landed in f's slot; head, when not

@@ -19,7 +19,8 @@ import (
 type World struct {
 	cfg Config
 	tr  driver.Transport
-	pt  driver.ParkTransport // tr, where it runs Park; else nil
+	pt  driver.ParkTransport  // tr, where it runs Park; else nil
+	ct  driver.ClaimTransport // tr, where it claims and puts in one routine; else nil
 	n   int
 
 	failed   chan struct{} // closed when a PE fails
@@ -285,6 +286,7 @@ func open(ctx context.Context, cfg Config) (*World, error) {
 	}
 	w := &World{cfg: cfg, tr: tr, n: tr.NumPEs(), failed: make(chan struct{}), teams: map[uint64]*teamShare{}}
 	w.pt, _ = tr.(driver.ParkTransport)
+	w.ct, _ = tr.(driver.ClaimTransport)
 	w.cfg.PEs = w.n
 	w.done = make([]atomic.Bool, w.n)
 	// The world and node teams' member lists, shared by the PEs' handles:

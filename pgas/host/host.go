@@ -194,13 +194,43 @@ func (h *hostTransport) PutSignal(_, pe int, off int64, src []byte, sigOff int64
 	} else {
 		atomic.StoreUint64(w, sig)
 	}
+	h.notify(pe, off, src, sigOff)
+	return nil
+}
+
+// notify wakes the waits on pe's signal word at sigOff and on the data
+// put at off.
+func (h *hostTransport) notify(pe int, off int64, src []byte, sigOff int64) {
 	if n := int64(len(src)); n == 0 || off == sigOff+8 {
 		h.parks[pe].notify(sigOff, sigOff+8+n) // one range: the data follows its signal (a mailbox's line)
 	} else {
 		h.parks[pe].notify(sigOff, sigOff+8)
 		h.parks[pe].notify(off, off+n)
 	}
-	return nil
+}
+
+// ClaimPutSignal is driver.ClaimTransport's: the claim, the copy and the
+// signal, then one wake-up for the word and the data. A waiter parked on
+// the word is woken once, by the final value, rather than first by the
+// claim (a future's reply would otherwise wake its awaiting goroutine
+// twice).
+func (h *hostTransport) ClaimPutSignal(_, pe int, off int64, src []byte, sigOff int64, cond, claim, v uint64) (uint64, error) {
+	heap := h.heaps[pe]
+	w := (*uint64)(unsafe.Pointer(&heap[sigOff]))
+	racesync.Release()
+	for !atomic.CompareAndSwapUint64(w, cond, claim) {
+		// The value that failed the claim, unless it went back to cond
+		// meanwhile: then claim again.
+		if old := atomic.LoadUint64(w); old != cond {
+			racesync.Acquire()
+			return old, nil
+		}
+	}
+	copy(heap[off:], src)
+	racesync.Release()
+	atomic.StoreUint64(w, v)
+	h.notify(pe, off, src, sigOff)
+	return cond, nil
 }
 
 func (h *hostTransport) Atomic(_, pe int, off int64, k driver.Kind, op driver.AtomicOp, v, cond uint64) (uint64, error) {
