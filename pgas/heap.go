@@ -63,8 +63,13 @@ type allocRec struct {
 	// use counts the operations using the allocation now; its freedBit
 	// is set by Free, which then waits for the count to drain before the
 	// bytes can be reallocated: an operation racing Free either lands in
-	// the old allocation or fails, never in the next one.
+	// the old allocation or fails, never in the next one. Every operation
+	// of this PE writes it: it has a cache line of its own, so that the
+	// records of two PEs, allocated side by side by the same collective
+	// call, do not bounce one line between their cores.
+	_   [64]byte
 	use atomic.Int64
+	_   [56]byte
 	// cursors: where the next any-wait over each wait set in this
 	// allocation scans from ([2]int64{offset, words} → *atomic.Int64), so
 	// that fairness holds per wait set, whatever else the PE waits on.
@@ -167,6 +172,18 @@ func sizeOf[T any]() int64 {
 
 // checkSym validates a Sym for use by p.
 func (p *PE) checkSym(r *allocRec) error {
+	if p.symOK(r) {
+		return nil
+	}
+	return p.symErr(r)
+}
+
+// symOK reports whether checkSym passes r: the common case, inlined where
+// a message's path checks.
+func (p *PE) symOK(r *allocRec) bool { return r != nil && r.w == p.w && !r.isFreed() }
+
+// symErr says what is wrong with a Sym that checkSym refused.
+func (p *PE) symErr(r *allocRec) error {
 	switch {
 	case r == nil:
 		return fmt.Errorf("%w: zero Sym (not from an allocation)", ErrBadSym)

@@ -91,11 +91,8 @@ func (p *PE) waitFrom(ctx context.Context, req *driver.WaitRequest, from []int) 
 // the host backend): elsewhere it fails with errors.ErrUnsupported, and
 // programs wait with Wait.
 func Park(ctx context.Context, p *PE, words Sym[uint64], from []int, ready func() bool) error {
-	if err := p.check(); err != nil {
-		return err
-	}
-	if err := p.checkSym(words.rec); err != nil {
-		return err
+	if !p.rmaOK(words.rec, 0) {
+		return p.rmaErr(words.rec, 0)
 	}
 	w := p.w
 	pt := w.pt
@@ -103,8 +100,8 @@ func Park(ctx context.Context, p *PE, words Sym[uint64], from []int, ready func(
 		return fmt.Errorf("pgas: Park on the %s backend: %w", w.cfg.Backend, errors.ErrUnsupported)
 	}
 	for _, q := range from {
-		if err := p.checkPE(q); err != nil {
-			return fmt.Errorf("park's from: %w", err)
+		if uint(q) >= uint(w.n) {
+			return fmt.Errorf("park's from: %w", p.checkPE(q))
 		}
 	}
 	lo, hi := words.off, words.off+words.Bytes()

@@ -4,6 +4,20 @@ import "fmt"
 
 // checkRMA validates the common arguments of a one-sided operation.
 func (p *PE) checkRMA(r *allocRec, pe int) error {
+	if p.rmaOK(r, pe) {
+		return nil
+	}
+	return p.rmaErr(r, pe)
+}
+
+// rmaOK reports whether checkRMA passes: the common case, inlined where a
+// message's path checks (the reason is made only when there is one).
+func (p *PE) rmaOK(r *allocRec, pe int) bool {
+	return p != nil && uint(pe) < uint(p.w.n) && !p.w.closed.Load() && p.symOK(r)
+}
+
+// rmaErr says what is wrong with the arguments checkRMA refused.
+func (p *PE) rmaErr(r *allocRec, pe int) error {
 	if err := p.check(); err != nil {
 		return err
 	}

@@ -31,6 +31,11 @@ func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, o
 // checkPutSignal checks the arguments of a put of src into dst with sig as
 // its signal word.
 func checkPutSignal[T any](p *PE, name string, dst Sym[T], src []T, sig Sym[uint64], pe int) error {
+	n := int64(len(src)) * sizeOf[T]()
+	if p.rmaOK(dst.rec, pe) && (sig.rec == dst.rec || p.symOK(sig.rec)) && sig.n >= 1 && len(src) <= dst.n &&
+		(sig.off >= dst.off+n || dst.off >= sig.off+8) {
+		return nil // the common case, without a call
+	}
 	if err := p.checkRMA(dst.rec, pe); err != nil {
 		return err
 	}
@@ -43,11 +48,7 @@ func checkPutSignal[T any](p *PE, name string, dst Sym[T], src []T, sig Sym[uint
 	if err := checkFits(name, len(src), dst.n); err != nil {
 		return err
 	}
-	n := int64(len(src)) * sizeOf[T]()
-	if sig.off < dst.off+n && dst.off < sig.off+8 {
-		return fmt.Errorf("%w: signal word at offset %d overlaps the data [%d, %d)", ErrBadArg, sig.off, dst.off, dst.off+n)
-	}
-	return nil
+	return fmt.Errorf("%w: signal word at offset %d overlaps the data [%d, %d)", ErrBadArg, sig.off, dst.off, dst.off+n)
 }
 
 // holdPair holds the data's and the signal's allocations for an

@@ -76,6 +76,9 @@
 #   .gpu/gpu-run.sh service-wire # the service's calls between processes
 #                            # (wire version 2) and examples/service, on
 #                            # cuda and under nvshmem (mapped, forced-remote)
+#   .gpu/gpu-run.sh paths    # after a change to pgas's shared paths: both
+#                            # suites, the forced-remote PGAS and actors
+#                            # suites, the round trips from Go on both backends
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -295,6 +298,18 @@ if [ "$what" = launch ]; then
 	step launch-mpirun-mpi-remote 120 "${mpi[@]}" -x SYMCHAN_FORCE_REMOTE=1 -x SYMCHAN_TEST_BACKEND=nvshmem -x SYMCHAN_TEST_PROCS="$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/(PGAS|GPU)/' -test.timeout=110s
 	step launch-mpirun-rendezvous 90 "${mpi[@]}" -x SYMCHAN_BOOTSTRAP=127.0.0.1:29533 -x SYMCHAN_BOOTSTRAP_SECRET ./nvshmem.test -test.v -test.count=1
 	step launch-symrun-suites 200 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.timeout=190s
+	mps off
+fi
+if [ "$what" = paths ]; then
+	# After a change to pgas's shared paths (put-with-signal, the claim,
+	# parking): both suites, the forced-remote PGAS suite, and the round
+	# trips from Go on both backends.
+	suites suites-cuda-shared 330 SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1
+	step bench-gpu-cuda 120 env SYMCHAN_CUDA_SHARE_GPUS=1 ./bench.test -test.run '^$' -test.bench 'GPU(ChanRoundTrip|FutureRoundTrip)$' -test.benchtime 1x
+	mps on
+	suites "suites-nvshmem-${np}proc" 230 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np"
+	step remote-pgas-nvshmem 200 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/(PGAS|Actors)/' -test.timeout=190s
+	step bench-gpu-nvshmem 120 ./symrun -n "$np" ./bench.test -test.run '^$' -test.bench 'GPU(ChanRoundTrip|FutureRoundTrip)$' -test.benchtime 1x -gpu.backend nvshmem
 	mps off
 fi
 if [ "$what" = guarantees-suites ]; then

@@ -25,6 +25,9 @@ type parker struct {
 	lo, hi  atomic.Int64 // union of the listed waiters' ranges
 	mu      sync.Mutex
 	list    []*waiter
+	// The parkers of a world lie side by side, and each PE's waits write
+	// its own: no line of one may hold another's fields.
+	_ [64]byte
 }
 
 // wait parks until e holds, ctx ends or abort closes, woken by writes to

@@ -31,6 +31,16 @@ type table struct {
 	match string // which benchmarks (a regexp over the row's name)
 	unit  string // which metric: "sec/op" (the ns/op figure) or a custom unit
 	about string // a line of what the figures mean, under the heading
+
+	// For runs of several configurations in one file (bench/ab.sh): col
+	// is the configuration key whose value names a line's column instead
+	// of its impl= (e.g. build: old/new), and keys are the configuration
+	// keys whose values lead its row's name (e.g. blocking, gomaxprocs).
+	col  string
+	keys []string
+	// ratio, when set, adds a column of the medians' ratio
+	// ratio[1] ÷ ratio[0] (e.g. new ÷ old).
+	ratio [2]string
 }
 
 // A target is a file with a generated block: where it is from bench/, the
@@ -43,29 +53,29 @@ type target struct {
 
 // The tables, each defined once; the targets pick from them.
 var (
-	hostRoundTrips = table{"Host backend: messaging round trips and their anchors", "2026-11-25-go-vm-host.txt", `^(PingPong|ChanRoundTrip|FutureRoundTrip|SelfSendRecv|WaitAny1024)$`, "sec/op",
-		"Time per round trip (per operation for SelfSendRecv and WaitAny1024) on a 2-core VM, symchan and the anchors in the same run: gochan (an unbuffered Go channel pair), atomic (two goroutines handing one atomic word back and forth: the cross-core floor), atomic2 (two words on two cache lines, as two mailboxes have them), handoff (the parked hand-off alone), protoactor's RequestFuture."}
-	hostOneWay = table{"Host backend: one-way messages and barriers", "2026-11-25-go-vm-host.txt", `^(Throughput8B|Barrier/.*)$`, "sec/op",
-		"Throughput8B: time per 8-byte message streamed one way (gochan: a 16-slot buffered channel; protoactor: local Send). Barrier: one barrier of the world."}
-	goOnGPUs = table{"GPU from Go: round trips between two nvshmem processes (µs)", "2026-11-25-nvidia-h100-x1-nvshmem-gpu-bench.txt", `^GPU(Chan|Future)RoundTrip$`, "us/RT",
-		"A Chan and a Future round trip driven from Go between two nvshmem processes sharing one H100 under MPS: the mapped path (load/store through the agent) and the forced-remote one (NVSHMEM's routines, as to another host), two runs each."}
-	deviceVsNVSHMEM = table{"GPU device API against NVSHMEM's (µs per half round trip)", "2026-11-25-nvidia-h100-x1-device-vs-anchor.txt", `^GPUDevicePingPong/.*$`, "us/half-RT",
-		"Device-initiated ping-pongs between two processes sharing one H100, in one call: symchan's symchan.cuh on the forced-remote path (NVSHMEM's device library underneath) against NVSHMEM's own device put-with-signal and signal ping-pongs (bench/anchors)."}
-	kernelActors = table{"GPU: kernel-actor and device ping-pong (µs per half round trip)", "2026-11-25-nvidia-h100-x1-gpu.txt", `^(GPUActorPingPong|GPUDevicePingPong/.*)$`, "us/half-RT",
-		"Two PEs sharing one H100 (cuda backend): a kernel actor's 8-byte echo, with its state in global or shared memory, and device-initiated put-with-signal and signal ping-pongs, by how the device waits and signals."}
-	messageRate = table{"GPU: messages from many warps to one receiver (million messages per second)", "2026-11-25-nvidia-h100-x1-gpu.txt", `^GPUActorMessageRate/.*$`, "Mmsg/s",
-		"Warps of a sending kernel on one PE, one receiver on another, sharing the H100: symchan's mailboxes and actors against raw put-with-signal into a ring (no flow control)."}
-	blockPut = table{"GPU: device block put (GB/s)", "2026-11-25-nvidia-h100-x1-gpu.txt", `^GPUDevicePutBlock/.*$`, "GB/s",
-		"A kernel's block-wide put between two PEs sharing the H100."}
-	collectives = table{"nvshmem backend: collectives, mapped and forced-remote", "2026-11-25-nvidia-h100-x1-nvshmem-paths.txt", `.`, "sec/op",
-		"Two nvshmem processes sharing one H100 under MPS, the mapped path against the forced-remote one: AllToAll of n int64 per peer, contiguous or strided (alltoalls); one barrier round."}
+	hostRoundTrips  = table{title: "Host backend: messaging round trips and their anchors", file: "2026-11-25-go-vm-host.txt", match: `^(PingPong|ChanRoundTrip|FutureRoundTrip|SelfSendRecv|WaitAny1024)$`, unit: "sec/op", about: "Time per round trip (per operation for SelfSendRecv and WaitAny1024) on a 2-core VM, symchan and the anchors in the same run: gochan (an unbuffered Go channel pair), atomic (two goroutines handing one atomic word back and forth: the cross-core floor), atomic2 (two words on two cache lines, as two mailboxes have them), handoff (the parked hand-off alone), protoactor's RequestFuture."}
+	hostOneWay      = table{title: "Host backend: one-way messages and barriers", file: "2026-11-25-go-vm-host.txt", match: `^(Throughput8B|Barrier/.*)$`, unit: "sec/op", about: "Throughput8B: time per 8-byte message streamed one way (gochan: a 16-slot buffered channel; protoactor: local Send). Barrier: one barrier of the world."}
+	goOnGPUs        = table{title: "GPU from Go: round trips between two nvshmem processes (µs)", file: "2026-11-25-nvidia-h100-x1-nvshmem-gpu-bench.txt", match: `^GPU(Chan|Future)RoundTrip$`, unit: "us/RT", about: "A Chan and a Future round trip driven from Go between two nvshmem processes sharing one H100 under MPS: the mapped path (load/store through the agent) and the forced-remote one (NVSHMEM's routines, as to another host), two runs each."}
+	deviceVsNVSHMEM = table{title: "GPU device API against NVSHMEM's (µs per half round trip)", file: "2026-11-25-nvidia-h100-x1-device-vs-anchor.txt", match: `^GPUDevicePingPong/.*$`, unit: "us/half-RT", about: "Device-initiated ping-pongs between two processes sharing one H100, in one call: symchan's symchan.cuh on the forced-remote path (NVSHMEM's device library underneath) against NVSHMEM's own device put-with-signal and signal ping-pongs (bench/anchors)."}
+	kernelActors    = table{title: "GPU: kernel-actor and device ping-pong (µs per half round trip)", file: "2026-11-25-nvidia-h100-x1-gpu.txt", match: `^(GPUActorPingPong|GPUDevicePingPong/.*)$`, unit: "us/half-RT", about: "Two PEs sharing one H100 (cuda backend): a kernel actor's 8-byte echo, with its state in global or shared memory, and device-initiated put-with-signal and signal ping-pongs, by how the device waits and signals."}
+	messageRate     = table{title: "GPU: messages from many warps to one receiver (million messages per second)", file: "2026-11-25-nvidia-h100-x1-gpu.txt", match: `^GPUActorMessageRate/.*$`, unit: "Mmsg/s", about: "Warps of a sending kernel on one PE, one receiver on another, sharing the H100: symchan's mailboxes and actors against raw put-with-signal into a ring (no flow control)."}
+	blockPut        = table{title: "GPU: device block put (GB/s)", file: "2026-11-25-nvidia-h100-x1-gpu.txt", match: `^GPUDevicePutBlock/.*$`, unit: "GB/s", about: "A kernel's block-wide put between two PEs sharing the H100."}
+	collectives     = table{title: "nvshmem backend: collectives, mapped and forced-remote", file: "2026-11-25-nvidia-h100-x1-nvshmem-paths.txt", match: `.`, unit: "sec/op", about: "Two nvshmem processes sharing one H100 under MPS, the mapped path against the forced-remote one: AllToAll of n int64 per peer, contiguous or strided (alltoalls); one barrier round."}
 )
+
+// hostPaths is issue 32's before and after: the host fast path moved
+// from package actors into the backend (pgas.Park), old and new builds
+// alternating (bench/ab.sh).
+var hostPaths = table{title: "Host fast path in actors (old) and through pgas.Park (new)", file: "2026-11-25-go-vm-host-ab.txt",
+	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
+	about: "The messaging benchmarks and the ring's hop median (8 B and 4 KiB payloads, 2000 laps, 8 PEs) of c503695 (old: actors wrote partitions and rang their own doorbells) and of issue 32's change (new: PutSignal and pgas.Park), alternating in one run, 6 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM."}
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, goOnGPUs, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, goOnGPUs, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
-		{"Host backend, 2-core VM", hostRoundTrips.file, `^(ChanRoundTrip|FutureRoundTrip)$`, "sec/op", "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
+		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
+			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
 		goOnGPUs, deviceVsNVSHMEM,
 	}},
 }
@@ -127,25 +137,31 @@ type parsed struct {
 	impls  []string
 }
 
-// parse reads file's lines for unit, the rows matching match.
-func parse(file, match, unit string) (*parsed, error) {
+// parse reads file's lines for t: its unit, the rows matching t.match.
+// The file's configuration is its first value of each key.
+func parse(file string, t table) (*parsed, error) {
+	unit := t.unit
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	re, err := regexp.Compile(match)
+	re, err := regexp.Compile(t.match)
 	if err != nil {
 		return nil, err
 	}
 	r := &parsed{config: map[string]string{}, values: map[string]map[string][]float64{}}
+	now := map[string]string{} // the configuration at this line
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := strings.TrimPrefix(sc.Text(), "[PE 0] ")
 		if !strings.HasPrefix(line, "Benchmark") {
 			if k, v, ok := strings.Cut(line, ": "); ok && !strings.ContainsAny(k, " \t") {
-				r.config[k] = v
+				if _, seen := r.config[k]; !seen {
+					r.config[k] = v
+				}
+				now[k] = v
 			}
 			continue
 		}
@@ -171,6 +187,12 @@ func parse(file, match, unit string) (*parsed, error) {
 		rowName := strings.Join(row, "/")
 		if !re.MatchString(rowName) {
 			continue
+		}
+		if t.col != "" {
+			impl = now[t.col]
+		}
+		for i := len(t.keys) - 1; i >= 0; i-- {
+			rowName = t.keys[i] + "=" + now[t.keys[i]] + " " + rowName
 		}
 		for k := 2; k+1 < len(fields); k += 2 {
 			u := fields[k+1]
@@ -198,7 +220,7 @@ func parse(file, match, unit string) (*parsed, error) {
 		return nil, err
 	}
 	if len(r.rows) == 0 {
-		return nil, fmt.Errorf("%s: no benchmark matches %q with unit %s", file, match, unit)
+		return nil, fmt.Errorf("%s: no benchmark matches %q with unit %s", file, t.match, unit)
 	}
 	// symchan's variants first, then the anchors, each as they came.
 	sort.SliceStable(r.impls, func(a, b int) bool {
@@ -220,17 +242,22 @@ func contains(s []string, x string) bool {
 func render(dir, heading string, tables []table) (string, error) {
 	var b strings.Builder
 	for _, t := range tables {
-		r, err := parse(filepath.Join(dir, t.file), t.match, t.unit)
+		r, err := parse(filepath.Join(dir, t.file), t)
 		if err != nil {
 			return "", err
 		}
 		fmt.Fprintf(&b, "%s %s\n\n%s\n\n", heading, t.title, t.about)
 		fmt.Fprintf(&b, "Source: `bench/results/%s` (%s, %s; commit %s), medians of %s.\n\n", t.file, r.config["date"], r.config["machine"], r.config["commit"], runsOf(r))
 		b.WriteString("| benchmark |")
+		cols := len(r.impls)
 		for _, impl := range r.impls {
 			fmt.Fprintf(&b, " %s |", impl)
 		}
-		b.WriteString("\n| --- |" + strings.Repeat(" ---: |", len(r.impls)) + "\n")
+		if t.ratio[0] != "" {
+			fmt.Fprintf(&b, " %s ÷ %s |", t.ratio[1], t.ratio[0])
+			cols++
+		}
+		b.WriteString("\n| --- |" + strings.Repeat(" ---: |", cols) + "\n")
 		for _, row := range r.rows {
 			fmt.Fprintf(&b, "| `%s` |", row)
 			for _, impl := range r.impls {
@@ -240,6 +267,14 @@ func render(dir, heading string, tables []table) (string, error) {
 					continue
 				}
 				fmt.Fprintf(&b, " %s |", format(median(vs), t.unit))
+			}
+			if t.ratio[0] != "" {
+				a, z := r.values[row][t.ratio[0]], r.values[row][t.ratio[1]]
+				if len(a) == 0 || len(z) == 0 {
+					b.WriteString(" — |")
+				} else {
+					fmt.Fprintf(&b, " %.2f× |", median(z)/median(a))
+				}
 			}
 			b.WriteString("\n")
 		}
