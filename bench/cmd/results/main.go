@@ -70,9 +70,15 @@ var hostPaths = table{title: "Host fast path in actors (old) and through pgas.Pa
 	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
 	about: "The messaging benchmarks and the ring's hop median (8 B and 4 KiB payloads, 2000 laps, 8 PEs) of c503695 (old: actors wrote partitions and rang their own doorbells) and of issue 32's change (new: PutSignal and pgas.Park), alternating in one run, 6 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM."}
 
+// gpuPaths is the GPU check of issue 32's change: the round trips from Go
+// on both backends at that commit.
+var gpuPaths = table{title: "GPU from Go after the host path's move: round trips on both backends (µs)", file: "2026-11-25-nvidia-h100-x1-paths.txt",
+	match: `^GPU(Chan|Future)RoundTrip$`, unit: "us/RT", col: "backend",
+	about: "A Chan and a Future round trip driven from Go between two PEs sharing one H100: cuda (both PEs in one process) and nvshmem (two processes under MPS, mapped path), one call that also ran both suites and the forced-remote PGAS and actors suites (all passed)."}
+
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, goOnGPUs, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, goOnGPUs, gpuPaths, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
