@@ -127,4 +127,5 @@ var gpuTests = []test{
 	{"KernelActorHandover", (*kit).testKernelActorHandover},
 	{"KernelActorFails", (*kit).testKernelActorFails},
 	{"KernelActorRing", (*kit).testKernelActorRing},
+	{"UserKernel", (*kit).testUserKernel},
 }

@@ -106,6 +106,21 @@ func (m *Module) Handle() unsafe.Pointer {
 	return *new(unsafe.Pointer)
 }
 
+// NVRTCVersion returns the version of the NVRTC library CompilePTX uses,
+// or why it cannot load one.
+func NVRTCVersion() (major, minor int, err error) {
+	return *new(int), *new(int), ErrNoCUDA
+}
+
+// CompilePTX compiles CUDA C source to PTX with NVRTC, which it loads at
+// run time (EnvNVRTC), so that neither the build machine nor the program's
+// needs nvcc or the CUDA headers: what the source includes comes from
+// opts.Headers or the folders of its -I options. A source NVRTC refuses
+// gives a *CompileError with NVRTC's log.
+func CompilePTX(src string, opts CompileOptions) (string, error) {
+	return *new(string), ErrNoCUDA
+}
+
 // Stream is a CUDA stream of a Context. It never synchronises with the
 // legacy default stream, so a kernel that waits on the device (a waiting
 // kernel on another stream) cannot block it. A Stream is not safe for

@@ -63,6 +63,10 @@ type Program struct {
 	Name       string // names its PTX files and its modules
 	PTX        string
 	NVSHMEMPTX string
+	// A program from Compile: its nvshmem variant, compiled on first use,
+	// or why it has none.
+	nvshmem   *variant
+	noNVSHMEM string
 }
 
 // Runtime is symchan.cu: the kernels the GPU backends themselves run.
@@ -85,7 +89,13 @@ func (p Program) Code(nvshmem bool) (string, error) {
 			return "", fmt.Errorf("kernels: %s: %w", EnvPTXDir, err)
 		}
 	}
+	if code == "" && nvshmem && p.nvshmem != nil {
+		return p.nvshmem.get()
+	}
 	if code == "" {
+		if nvshmem && p.noNVSHMEM != "" {
+			return "", fmt.Errorf("kernels: program %s has no PTX for the nvshmem backend: %s", p.Name, p.noNVSHMEM)
+		}
 		return "", fmt.Errorf("kernels: program %s has no PTX for the %s backend", p.Name, map[bool]string{false: "cuda", true: "nvshmem"}[nvshmem])
 	}
 	return code, nil

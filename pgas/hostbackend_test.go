@@ -2,9 +2,13 @@ package pgas
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/symchan/symchan/device"
 )
 
 // Tests of pgas on its built-in host backend: what a program sees of the
@@ -124,5 +128,23 @@ func TestHostIgnoresForceRemote(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatalf("Run with ForceRemote on the host backend: %v", err)
+	}
+}
+
+// Launch needs a GPU: on the host backend it fails with ErrNotGPU before
+// it looks at its arguments.
+func TestLaunchOnHostIsNotGPU(t *testing.T) {
+	err := Run(context.Background(), Config{Backend: "host", PEs: 1, HeapSize: 1 << 20}, func(ctx context.Context, pe *PE) error {
+		a, err := AllocZeroed[uint64](ctx, pe, 4)
+		if err != nil {
+			return err
+		}
+		if err := Launch(pe, nil, "k", device.D1(1), device.D1(1), 0, a, 1); !errors.Is(err, ErrNotGPU) {
+			return fmt.Errorf("Launch on the host backend: %v, want ErrNotGPU", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -79,6 +79,9 @@
 #   .gpu/gpu-run.sh paths    # after a change to pgas's shared paths: both
 #                            # suites, the forced-remote PGAS and actors
 #                            # suites, the round trips from Go on both backends
+#   .gpu/gpu-run.sh userkernel # users' kernels compiled with NVRTC at run
+#                            # time and launched with Sym arguments, on cuda
+#                            # and under nvshmem, mapped and forced-remote
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -137,6 +140,10 @@ version() {
 }
 # One process per GPU under symrun; NVSHMEM over NVLink only.
 export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none
+# NVSHMEM's headers, for programs compiled at run time (kernels.Compile's
+# nvshmem variant): the pip package's, unless NVSHMEM_HOME says otherwise.
+nvh=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem
+[ -z "${NVSHMEM_HOME:-}" ] && [ -d "$nvh/include" ] && export NVSHMEM_HOME=$nvh
 # Under mpirun every rank needs the job's rendezvous secret (symrun makes its own).
 export SYMCHAN_BOOTSTRAP_SECRET=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 nvshmem_suites() { suites "suites-nvshmem-${ngpu}proc" "$1" SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$ngpu" ./symrun -n "$ngpu"; }
@@ -298,6 +305,17 @@ if [ "$what" = launch ]; then
 	step launch-mpirun-mpi-remote 120 "${mpi[@]}" -x SYMCHAN_FORCE_REMOTE=1 -x SYMCHAN_TEST_BACKEND=nvshmem -x SYMCHAN_TEST_PROCS="$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/(PGAS|GPU)/' -test.timeout=110s
 	step launch-mpirun-rendezvous 90 "${mpi[@]}" -x SYMCHAN_BOOTSTRAP=127.0.0.1:29533 -x SYMCHAN_BOOTSTRAP_SECRET ./nvshmem.test -test.v -test.count=1
 	step launch-symrun-suites 200 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.timeout=190s
+	mps off
+fi
+if [ "$what" = userkernel ]; then
+	# Users' kernels compiled with NVRTC at run time (kernels.Compile),
+	# launched with Sym arguments (pgas.Launch), on both backends.
+	ls /usr/local/cuda/lib64/libnvrtc* 2>&1 | head -3
+	uk='TestConformance/GPU/UserKernel$'
+	step userkernel-cuda 120 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1 ./tests.test -test.v -test.count=1 -test.run "$uk" -test.timeout=110s
+	mps on
+	step userkernel-nvshmem 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$uk" -test.timeout=110s
+	step userkernel-nvshmem-remote 120 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$uk" -test.timeout=110s
 	mps off
 fi
 if [ "$what" = paths ]; then

@@ -1,0 +1,115 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
+	"github.com/symchan/symchan/pgas"
+)
+
+// userSource is a user's program, compiled at run time: it includes the
+// device API and takes symmetric arrays, as pgas.Launch passes them (this
+// PE's copy), turning them into offsets for symchan.cuh's routines.
+const userSource = `#include "symchan.cuh"
+
+// fill writes pattern(i) = i*3 + pe into a, this PE's copy of a Sym.
+extern "C" __global__ void user_fill(const symchan_heap *h, unsigned long long *a, int n) {
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+		a[i] = (unsigned long long)i * 3 + h->pe;
+}
+
+// put_signal puts n words of src into dst on PE peer, then sets its sig
+// to value: one put-with-signal of the device API.
+extern "C" __global__ void user_put_signal(const symchan_heap *h, unsigned long long *dst, const unsigned long long *src,
+                                          unsigned long long *sig, int n, int peer, unsigned long long value) {
+	if (blockIdx.x != 0 || threadIdx.x != 0) return;
+	symchan_u64 off = (symchan_u64)dst - h->local, sig_off = (symchan_u64)sig - h->local;
+	symchan_put_signal(h, peer, off, src, (symchan_u64)n * 8, sig_off, value, SYMCHAN_SIGNAL_SET);
+}
+`
+
+// A user's CUDA C, compiled with NVRTC at run time (cold, then from the
+// cache), loaded on each PE's GPU and launched with Sym arguments: PE 0
+// fills its copy of an array on the device and puts it to PE 1 with a
+// put-with-signal of the device API; PE 1 waits for the signal from Go and
+// finds the pattern. A program with an error gives NVRTC's log with the
+// line.
+func (ck *kit) testUserKernel(t *testing.T) {
+	ck.needGPUs(t, 2)
+	cache := t.TempDir()
+	t0 := time.Now()
+	prog, err := kernels.Compile("user.cu", userSource, kernels.CompileOptions{CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold := time.Since(t0)
+	t0 = time.Now()
+	again, err := kernels.Compile("user.cu", userSource, kernels.CompileOptions{CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm := time.Since(t0)
+	if again.PTX != prog.PTX {
+		t.Fatal("the cached program differs from the compiled one")
+	}
+	t.Logf("NVRTC compile of user.cu for the cuda backend: cold %v, cached %v", cold, warm)
+	bad := "#include \"symchan.cuh\"\n\nextern \"C\" __global__ void broken() { undeclared_thing = 1; }\n"
+	_, err = kernels.Compile("broken.cu", bad, kernels.CompileOptions{CacheDir: "-"})
+	var ce *device.CompileError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Log, "broken.cu(3)") {
+		t.Fatalf("a program with an error on line 3: %v, want a *device.CompileError whose log names broken.cu(3)", err)
+	}
+	const n = 256
+	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+		a, err := pgas.AllocZeroed[uint64](ctx, pe, n)
+		if err != nil {
+			return err
+		}
+		sig, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
+		if err != nil {
+			return err
+		}
+		g := must(pe.GPU())
+		t0 := time.Now()
+		mod, err := g.Load(prog) // on nvshmem: its variant compiled, cold, then linked
+		if err != nil {
+			return err
+		}
+		t.Logf("PE %d: Load of user.cu: %v", pe.ID(), time.Since(t0))
+		if pe.ID() == 0 {
+			if err := pgas.Launch(pe, mod, "user_fill", device.D1(2), device.D1(128), 0, g.HeapDescriptor(), a, n); err != nil {
+				return err
+			}
+			// The put reads this PE's copy and writes PE 1's (same Sym).
+			if err := pgas.Launch(pe, mod, "user_put_signal", device.D1(1), device.D1(32), 0, g.HeapDescriptor(), a, a, sig, n, 1, uint64(7)); err != nil {
+				return err
+			}
+			if err := g.Stream().Sync(); err != nil {
+				return err
+			}
+		} else {
+			if _, err := pgas.Wait(ctx, pe, pgas.WaitAll, pgas.WaitSet[uint64]{Ivars: sig, Cmp: pgas.CmpEQ, Value: 7, From: []int{0}}); err != nil {
+				return err
+			}
+			got := make([]uint64, n)
+			if err := pgas.Get(pe, got, a, 1); err != nil {
+				return err
+			}
+			for i, v := range got {
+				if want := uint64(i*3 + 0); v != want {
+					return fmt.Errorf("PE 1's a[%d] = %d, want %d (PE 0's pattern)", i, v, want)
+				}
+			}
+		}
+		if err := pgas.Launch(pe, mod, "user_fill", device.D1(1), device.D1(32), 0, g.HeapDescriptor(), struct{}{}); !errors.Is(err, pgas.ErrBadArg) {
+			return fmt.Errorf("Launch with a struct argument: %v, want ErrBadArg", err)
+		}
+		return pe.Barrier(ctx)
+	})
+}

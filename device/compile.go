@@ -1,0 +1,32 @@
+package device
+
+import "fmt"
+
+// EnvNVRTC names the NVRTC library CompilePTX loads (a path or a soname);
+// unset, it tries libnvrtc.so, then the sonames of CUDA 13 and 12, on the
+// loader's path and in /usr/local/cuda/lib64.
+const EnvNVRTC = "SYMCHAN_NVRTC_LIB"
+
+// CompileOptions say how CompilePTX compiles.
+type CompileOptions struct {
+	// Name names the program in NVRTC's log and messages ("program.cu"
+	// when empty).
+	Name string
+	// Headers are files the source may #include by name, held in memory
+	// (name → content), so that no header need be on disk.
+	Headers map[string]string
+	// Options are NVRTC's options: -arch=compute_90, -DNAME=VALUE,
+	// -I folder, -rdc=true, -std=c++17, …
+	Options []string
+}
+
+// A CompileError is a program NVRTC refused: its log, with the file
+// names and line numbers of the errors, is in Log.
+type CompileError struct {
+	Name string
+	Log  string
+}
+
+func (e *CompileError) Error() string {
+	return fmt.Sprintf("device: NVRTC could not compile %s:\n%s", e.Name, e.Log)
+}

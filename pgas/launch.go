@@ -1,0 +1,87 @@
+package pgas
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/symchan/symchan/device"
+)
+
+// symArg is what Launch asks of a Sym of any element type.
+type symArg interface {
+	symRef() (*allocRec, int64)
+}
+
+func (s Sym[T]) symRef() (*allocRec, int64) { return s.rec, s.off }
+
+// Launch queues kernel (an extern "C" __global__ function of m, a module
+// of p's GPU: GPU.Load of a Program, kernels.Compile's included) on the
+// PE's stream, after the PE's routines issued before it, and returns
+// without waiting for it; the PE's routines issued later run after it
+// (GPU.Stream's rule). The arguments become the kernel's parameters, 8
+// bytes each:
+//
+//   - a Sym[T] of p's world: the device address of its first element in
+//     p's own partition, the symmetric address that symchan.cuh's routines
+//     and NVSHMEM's take (a kernel reaches PE q's copy of it with them);
+//   - a device.Ptr (GPU.HeapDescriptor, the struct symchan_heap pointer
+//     symchan.cuh's routines take first): as is;
+//   - int, int32, int64, uint, uint32, uint64, uintptr: the value (a
+//     4-byte parameter reads the low half); float64 and float32: their
+//     bits; bool: 0 or 1.
+//
+// Anything else, or a Sym that p cannot use, is an error before anything
+// is queued. It fails with ErrNotGPU on a backend whose PEs are not GPUs.
+func Launch(p *PE, m *device.Module, kernel string, grid, block device.Dim3, shared int, args ...any) error {
+	g, err := p.GPU()
+	if err != nil {
+		return err
+	}
+	if m == nil {
+		return fmt.Errorf("%w: Launch %s: nil module", ErrBadArg, kernel)
+	}
+	words := make([]uint64, len(args))
+	for i, a := range args {
+		var v uint64
+		switch a := a.(type) {
+		case symArg:
+			rec, off := a.symRef()
+			if err := p.checkSym(rec); err != nil {
+				return fmt.Errorf("Launch %s: argument %d: %w", kernel, i, err)
+			}
+			v = uint64(g.Addr(p.id, off))
+		case device.Ptr:
+			v = uint64(a)
+		case int:
+			v = uint64(a)
+		case int32:
+			v = uint64(uint32(a))
+		case int64:
+			v = uint64(a)
+		case uint:
+			v = uint64(a)
+		case uint32:
+			v = uint64(a)
+		case uint64:
+			v = a
+		case uintptr:
+			v = uint64(a)
+		case float64:
+			v = math.Float64bits(a)
+		case float32:
+			v = uint64(math.Float32bits(a))
+		case bool:
+			if a {
+				v = 1
+			}
+		default:
+			return fmt.Errorf("%w: Launch %s: argument %d is a %T (want a Sym, a device.Ptr, an integer, a float or a bool)", ErrBadArg, kernel, i, a)
+		}
+		words[i] = v
+	}
+	f, err := m.Function(kernel)
+	if err != nil {
+		return err
+	}
+	return g.Stream().Launch(f, grid, block, shared, words...)
+}
