@@ -8,8 +8,10 @@
 // the context current), device memory, host↔device and peer copies,
 // non-blocking streams with 64-bit write/wait-value memory operations,
 // events, mapped pinned host memory, PTX modules loaded with the driver's
-// JIT, and kernel launches (cooperative too). Kernel arguments are passed
-// as 8-byte values: our kernels take pointers and 64-bit integers.
+// JIT or linked with device libraries, kernel launches (cooperative too),
+// and CUDA C compiled to PTX with NVRTC, which it loads at run time
+// (CompilePTX). Kernel arguments are passed as 8-byte values: our kernels
+// take pointers and 64-bit integers.
 //
 // Build with CUDA on a machine without it (headers and libcuda from
 // Debian's non-free packages, nothing installed):

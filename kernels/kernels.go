@@ -3,8 +3,9 @@
 // (symchan.cu, Runtime) with their PTX, generated with nvcc on a GPU
 // machine by scripts/gpu-ptx.sh and committed beside them, Program, the
 // form in which the GPU backends load CUDA C that includes the API
-// (pgas.GPU.Load), and the Go copies of the API's struct layouts
-// (layout.go, generated from the header).
+// (pgas.GPU.Load), Compile, which builds a Program from a user's CUDA C
+// with NVRTC when the program runs, and the Go copies of the API's struct
+// layouts (layout.go, generated from the header).
 //
 // The cuda backend JIT-loads Runtime's PTX into every GPU's context; the
 // nvshmem backend loads its variant, compiled relocatable with

@@ -76,9 +76,15 @@ var gpuPaths = table{title: "GPU from Go after the host path's move: round trips
 	match: `^GPU(Chan|Future)RoundTrip$`, unit: "us/RT", col: "backend",
 	about: "A Chan and a Future round trip driven from Go between two PEs sharing one H100: cuda (both PEs in one process) and nvshmem (two processes under MPS, mapped path), one call that also ran both suites and the forced-remote PGAS and actors suites (all passed)."}
 
+// userKernels is issue 36's first item: users' CUDA C compiled with NVRTC
+// at run time.
+var userKernels = table{title: "Users' kernels compiled at run time (NVRTC)", file: "2026-11-25-nvidia-h100-x1-userkernel.txt",
+	match: `.`, unit: "sec/op",
+	about: "kernels.Compile of a small program that includes symchan.cuh, for the cuda backend: cold (a fresh cache; the first compile of a process also loads NVRTC) and from the disk cache; and a PE's first pgas.GPU.Load of it, which on the nvshmem backend compiles the nvshmem variant (NVSHMEM's device headers) and links it with libnvshmem_device.a. Medians over the processes of three test runs."}
+
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, goOnGPUs, gpuPaths, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
