@@ -45,6 +45,7 @@ var pgasTests = []test{
 	{"Atomics", (*kit).testAtomics},
 	{"AtomicWraps", (*kit).testAtomicWraps},
 	{"SymToSymAndLookup", (*kit).testSymToSymAndLookup},
+	{"SymmetricSources", (*kit).testSymmetricSources},
 	{"RingNeighbourExchange", (*kit).testRingNeighbourExchange},
 	{"PutSignalDataVisible", (*kit).testPutSignalDataVisible},
 	{"PutSignalAddFanIn", (*kit).testPutSignalAddFanIn},

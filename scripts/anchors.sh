@@ -23,7 +23,8 @@ mkdir -p "$build/lib"
 # package ships only as .so.3.
 ln -sf "$nvh/lib/libnvshmem_host.so.3" "$build/lib/libnvshmem_host.so"
 export PATH=/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$nvh/lib:${LD_LIBRARY_PATH:-}
-for prog in nvshmem_bench nvshmem_jacobi nvshmem_routines; do
+# ANCHOR_PROGRAMS: the NVSHMEM programs to build (default all three).
+for prog in ${ANCHOR_PROGRAMS:-nvshmem_bench nvshmem_jacobi nvshmem_routines}; do
 	if [ ! -x "$build/$prog" ] || [ "$prog.cu" -nt "$build/$prog" ] || [ common.cuh -nt "$build/$prog" ] ||
 		[ ../../kernels/symchan.cuh -nt "$build/$prog" ]; then
 		nvcc -O3 -std=c++17 -arch=sm_90 -rdc=true -ccbin mpicxx -I"$nvh/include" "$prog.cu" -o "$build/$prog" \

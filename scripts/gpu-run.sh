@@ -80,8 +80,9 @@
 #                            # suites, the forced-remote PGAS and actors
 #                            # suites, the round trips from Go on both backends
 #   .gpu/gpu-run.sh userkernel # users' kernels compiled with NVRTC at run
-#                            # time and launched with Sym arguments, on cuda
-#                            # and under nvshmem, mapped and forced-remote
+#                            # time and launched with Sym arguments, and the
+#                            # routines with a symmetric source, on cuda and
+#                            # under nvshmem, mapped and forced-remote
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -309,9 +310,10 @@ if [ "$what" = launch ]; then
 fi
 if [ "$what" = userkernel ]; then
 	# Users' kernels compiled with NVRTC at run time (kernels.Compile),
-	# launched with Sym arguments (pgas.Launch), on both backends.
+	# launched with Sym arguments (pgas.Launch), and the routines with a
+	# symmetric source (PutSignalSym, IPutSym, …), on both backends.
 	ls /usr/local/cuda/lib64/libnvrtc* 2>&1 | head -3
-	uk='TestConformance/GPU/UserKernel$'
+	uk='TestConformance/(GPU|PGAS)/(UserKernel|SymmetricSources)$'
 	step userkernel-cuda 120 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_CUDA_SHARE_GPUS=1 ./tests.test -test.v -test.count=1 -test.run "$uk" -test.timeout=110s
 	mps on
 	step userkernel-nvshmem 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$uk" -test.timeout=110s
