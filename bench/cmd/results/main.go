@@ -82,13 +82,30 @@ var userKernels = table{title: "Users' kernels compiled at run time (NVRTC)", fi
 	match: `.`, unit: "sec/op",
 	about: "kernels.Compile of a small program that includes symchan.cuh, for the cuda backend: cold (a fresh cache; the first compile of a process also loads NVRTC) and from the disk cache; and a PE's first pgas.GPU.Load of it, which on the nvshmem backend compiles the nvshmem variant (NVSHMEM's device headers) and links it with libnvshmem_device.a. Medians over the processes of three test runs."}
 
+// Between two GPUs (nvidia-h100-x2): the examples against the NVSHMEM
+// anchor, and the round trips from Go and between kernel actors.
+var (
+	twoGPUJacobi = table{title: "Between two GPUs: examples/jacobi against NVSHMEM's (16384² × 1000)", file: "2026-11-25-nvidia-h100-x2-gpus.txt",
+		match: `^Jacobi16384/`, unit: "sec/op", ratio: [2]string{"nvshmem", "symchan"},
+		about: "examples/jacobi on the cuda backend (-verify passed) and the same solver written against NVSHMEM in C (bench/anchors/nvshmem_jacobi.cu, vec4 kernel), on 1 and 2 H100s, in one call."}
+	twoGPURing = table{title: "Between two GPUs: the ring's hop (median)", file: "2026-11-25-nvidia-h100-x2-gpus.txt",
+		match: `^RingHop/`, unit: "sec/op",
+		about: "examples/ring on the cuda backend, 2 PEs on 2 H100s, 1000 laps: a Chan[hop] message and its payload fetched by Ref, with Go actors and with kernel actors (no host in a hop)."}
+	twoGPUFromGo = table{title: "Between two GPUs: round trips from Go (µs)", file: "2026-11-25-nvidia-h100-x2-gpus.txt",
+		match: `^GPU(Chan|Future)RoundTrip$`, unit: "us/RT",
+		about: "A Chan and a Future round trip driven from Go between PEs on two H100s (cuda backend)."}
+	twoGPUActors = table{title: "Between two GPUs: kernel-actor ping-pong (µs per half round trip)", file: "2026-11-25-nvidia-h100-x2-gpus.txt",
+		match: `^GPUActorPingPong$`, unit: "us/half-RT",
+		about: "An 8-byte echo between kernel actors on two H100s, with the actor's state in global or in shared memory."}
+)
+
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
-		goOnGPUs, deviceVsNVSHMEM,
+		twoGPUJacobi, twoGPURing, twoGPUFromGo, deviceVsNVSHMEM,
 	}},
 }
 
