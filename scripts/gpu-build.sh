@@ -9,7 +9,7 @@ mkdir -p .gpu
 for pkg in ./device ./pgas/internal/gpuop ./pgas/cuda ./pgas/nvshmem ./tests ./bench ./examples/service/server; do
 	go test -c -tags cuda -ldflags='-s -w' -o ".gpu/$(basename "$pkg").test" "$pkg"
 done
-for ex in ring jacobi service; do
+for ex in ring jacobi service devicering; do
 	go build -tags cuda -ldflags='-s -w' -o ".gpu/$ex" "./examples/$ex"
 done
 go build -ldflags='-s -w' -o .gpu/symrun ./cmd/symrun

@@ -80,9 +80,10 @@
 #                            # suites, the forced-remote PGAS and actors
 #                            # suites, the round trips from Go on both backends
 #   .gpu/gpu-run.sh userkernel # users' kernels compiled with NVRTC at run
-#                            # time and launched with Sym arguments, and the
-#                            # routines with a symmetric source, on cuda and
-#                            # under nvshmem, mapped and forced-remote
+#                            # time and launched with Sym arguments, the
+#                            # routines with a symmetric source, and
+#                            # examples/devicering, on cuda and under nvshmem,
+#                            # mapped and forced-remote
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -318,7 +319,10 @@ if [ "$what" = userkernel ]; then
 	mps on
 	step userkernel-nvshmem 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$uk" -test.timeout=110s
 	step userkernel-nvshmem-remote 120 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$uk" -test.timeout=110s
+	step devicering-nvshmem 120 ./symrun -n "$np" ./devicering -backend nvshmem
+	step devicering-nvshmem-remote 120 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./devicering -backend nvshmem
 	mps off
+	step devicering-cuda 60 env "${share[@]}" ./devicering -backend cuda -pes "$np"
 fi
 if [ "$what" = paths ]; then
 	# After a change to pgas's shared paths (put-with-signal, the claim,
