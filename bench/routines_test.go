@@ -182,3 +182,38 @@ func BenchmarkWorldBarrier(b *testing.B) {
 		return nil
 	})
 }
+
+// BenchmarkReduceAll: a to-all sum of 8 int64 over a world of 2 and of 8
+// host PEs, the smallest reduction (issue 36 compares its arguments across
+// the members in its first synchronisation).
+func BenchmarkReduceAll(b *testing.B) {
+	for _, pes := range []int{2, 8} {
+		b.Run(fmt.Sprintf("pes=%d", pes), func(b *testing.B) {
+			runWorld(b, pes, 4<<20, func(ctx context.Context, pe *pgas.PE) error {
+				src, err := pgas.AllocZeroed[int64](ctx, pe, 8)
+				if err != nil {
+					return err
+				}
+				dst, err := pgas.AllocZeroed[int64](ctx, pe, 8)
+				if err != nil {
+					return err
+				}
+				if err := pe.Barrier(ctx); err != nil {
+					return err
+				}
+				if pe.ID() == 0 {
+					b.StartTimer()
+				}
+				for range b.N {
+					if err := pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.ReduceSum, dst, src, 8); err != nil {
+						return err
+					}
+				}
+				if pe.ID() == 0 {
+					b.StopTimer()
+				}
+				return nil
+			})
+		})
+	}
+}
