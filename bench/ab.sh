@@ -10,13 +10,15 @@
 #   bench/ab.sh OLD NEW      # commits (or anything git worktree takes)
 #
 # Environment: ROUNDS (default 6), BENCHTIME (default 200ms), MACHINE
-# (default go-vm), RAW (the raw file; default
-# results/DATE-MACHINE-host-ab.txt).
+# (default go-vm), BENCH (the benchmarks, a -test.bench pattern; default
+# the messaging ones), RING (0: no ring), NAME (the raw file's name after
+# DATE-MACHINE-, default host-ab), RAW (the raw file; default
+# results/DATE-MACHINE-NAME.txt).
 set -euo pipefail
 cd "$(dirname "$0")"
 old=$(git rev-parse --short "$1") new=$(git rev-parse --short "$2")
 machine=${MACHINE:-go-vm}
-raw=${RAW:-results/$(date -u +%Y-%m-%d)-$machine-host-ab.txt}
+raw=${RAW:-results/$(date -u +%Y-%m-%d)-$machine-${NAME:-host-ab}.txt}
 work=$(mktemp -d)
 trap 'git worktree remove --force "$work/old" 2>/dev/null; git worktree remove --force "$work/new" 2>/dev/null; rm -rf "$work"' EXIT
 for b in old new; do
@@ -26,7 +28,7 @@ for b in old new; do
 	(cd "$work/$b/bench" && go test -c -o "$work/bench-$b.test" .)
 	(cd "$work/$b" && go build -o "$work/ring-$b" ./examples/ring)
 done
-benches='^Benchmark(ChanRoundTrip|FutureRoundTrip|Throughput8B|PingPong)$/^impl=symchan$'
+benches=${BENCH:-'^Benchmark(ChanRoundTrip|FutureRoundTrip|Throughput8B|PingPong)$/^impl=symchan$'}
 # ring's table: size hops median p99 p99.9 GB/s, durations as Go prints
 # them; its hop median becomes a benchmark line.
 ringlines() {
@@ -40,7 +42,7 @@ ringlines() {
 	echo "date: $(date -u +%Y-%m-%d)"
 	echo "machine: $machine ($(nproc) CPUs)"
 	echo "commit: $new against $old"
-	echo "command: bench/ab.sh $old $new (ROUNDS=${ROUNDS:-6} BENCHTIME=${BENCHTIME:-200ms}): per round, per blocking mode and GOMAXPROCS, old then new: bench.test -test.bench '$benches' -test.cpu P, then ring -laps 2000 -size 8,4K"
+	echo "command: bench/ab.sh $old $new (ROUNDS=${ROUNDS:-6} BENCHTIME=${BENCHTIME:-200ms}): per round, per blocking mode and GOMAXPROCS, old then new: bench.test -test.bench '$benches' -test.cpu P, then (unless RING=0) ring -laps 2000 -size 8,4K"
 	for round in $(seq "${ROUNDS:-6}"); do
 		for blocking in spin park; do
 			for procs in 2 8; do
@@ -50,7 +52,7 @@ ringlines() {
 					echo "gomaxprocs: $procs"
 					SYMCHAN_BLOCKING=$blocking "$work/bench-$b.test" -test.run '^$' -test.bench "$benches" \
 						-test.benchtime "${BENCHTIME:-200ms}" -test.cpu "$procs" | grep '^Benchmark'
-					SYMCHAN_BLOCKING=$blocking GOMAXPROCS=$procs "$work/ring-$b" -laps 2000 -size 8,4K | ringlines
+					[ "${RING:-1}" = 0 ] || SYMCHAN_BLOCKING=$blocking GOMAXPROCS=$procs "$work/ring-$b" -laps 2000 -size 8,4K | ringlines
 				done
 			done
 		done

@@ -9,6 +9,7 @@ var pgasTests = []test{
 	{"RunEnvironment", (*kit).testRunEnvironment},
 	{"CollectiveCancelledOnOneMember", (*kit).testCollectiveCancelledOnOneMember},
 	{"CollectiveKindsMismatch", (*kit).testCollectiveKindsMismatch},
+	{"CollectiveArgumentsDiffer", (*kit).testCollectiveArgumentsDiffer},
 	{"CollectiveBadArgumentOnOneMember", (*kit).testCollectiveBadArgumentOnOneMember},
 	{"NilHandles", (*kit).testNilHandles},
 	{"CollectiveCancelRace", (*kit).testCollectiveCancelRace},

@@ -28,7 +28,9 @@ func Collect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) (int, 
 			return 0, t.abortNext(syncCollect, err)
 		}
 	}
-	if err := t.barrier(ctx, syncCollect, bad); err != nil {
+	// Members contribute counts of their own: only the element type must
+	// agree.
+	if err := t.barrierArgs(ctx, syncCollect, bad, collArgs{count: -1, root: -1, op: -1, elem: elemCode[T](), tst: -1, sst: -1}); err != nil {
 		return 0, err
 	}
 	counts := make([]int, len(t.members))

@@ -69,7 +69,7 @@ func Broadcast[T any](ctx context.Context, t *Team, dst, src Sym[T], n, root int
 	p := t.pe
 	// Pull from the root once every member has entered (its src is ready,
 	// and no one still reads a dst about to change).
-	if err := t.barrier(ctx, syncBroadcast, bad); err != nil {
+	if err := t.barrierArgs(ctx, syncBroadcast, bad, collArgs{count: int64(n), root: int64(root), op: -1, elem: elemCode[T](), tst: -1, sst: -1}); err != nil {
 		return err
 	}
 	if n > 0 {
@@ -129,7 +129,7 @@ func ReduceAll[T Number](ctx context.Context, t *Team, op ReduceOp, dst, src Sym
 	case op >= ReduceAnd && isFloat[T]():
 		bad = fmt.Errorf("%w: %v reduction of a floating-point type", ErrBadArg, op)
 	}
-	return reduceAll(ctx, t, dst, src, n, bad, func(acc, v []T) { combine(op, acc, v) })
+	return reduceAll(ctx, t, op, dst, src, n, bad, func(acc, v []T) { combine(op, acc, v) })
 }
 
 // Complex is an element type of ReduceAllComplex.
@@ -146,7 +146,7 @@ func ReduceAllComplex[T Complex](ctx context.Context, t *Team, op ReduceOp, dst,
 	if op != ReduceSum && op != ReduceProd {
 		bad = fmt.Errorf("%w: %v reduction of a complex type (ReduceSum and ReduceProd only)", ErrBadArg, op)
 	}
-	return reduceAll(ctx, t, dst, src, n, bad, func(acc, v []T) {
+	return reduceAll(ctx, t, op, dst, src, n, bad, func(acc, v []T) {
 		for i := range acc {
 			if op == ReduceSum {
 				acc[i] += v[i]
@@ -157,16 +157,16 @@ func ReduceAllComplex[T Complex](ctx context.Context, t *Team, op ReduceOp, dst,
 	})
 }
 
-// reduceAll runs a to-all reduction that folds each member's src into an
-// accumulator with combine, in rank order; bad is the caller's argument
-// error, if any.
-func reduceAll[T any](ctx context.Context, t *Team, dst, src Sym[T], n int, bad error, combine func(acc, v []T)) error {
+// reduceAll runs a to-all reduction with op that folds each member's src
+// into an accumulator with combine, in rank order; bad is the caller's
+// argument error, if any.
+func reduceAll[T any](ctx context.Context, t *Team, op ReduceOp, dst, src Sym[T], n int, bad error, combine func(acc, v []T)) error {
 	if err := t.check(); err != nil {
 		return err
 	}
 	bad = firstErr(t.checkSyms(dst.rec, src.rec), needLen("reduce dst", dst.n, n), needLen("reduce src", src.n, n), bad)
 	p := t.pe
-	if err := t.barrier(ctx, syncReduce, bad); err != nil {
+	if err := t.barrierArgs(ctx, syncReduce, bad, collArgs{count: int64(n), root: -1, op: int64(op), elem: elemCode[T](), tst: -1, sst: -1}); err != nil {
 		return err
 	}
 	acc, buf := make([]T, n), make([]T, n)
@@ -280,11 +280,7 @@ func AllToAll[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) error
 // and it lands in dst at i·n·tst, tst apart. Strides count elements and are
 // at least 1. dst and src must not overlap.
 func AllToAlls[T any](ctx context.Context, t *Team, dst, src Sym[T], tst, sst, n int) error {
-	kind := syncAllToAlls
-	if tst == 1 && sst == 1 {
-		kind = syncAllToAll
-	}
-	return exchange(ctx, t, kind, dst, src, tst, sst, n, t.NumPEs(), func(int) int { return t.rank })
+	return exchange(ctx, t, syncAllToAll, dst, src, tst, sst, n, t.NumPEs(), func(int) int { return t.rank })
 }
 
 // exchange fills block r of dst on each member (n elements, tst apart,
@@ -311,7 +307,8 @@ func exchange[T any](ctx context.Context, t *Team, kind syncKind, dst, src Sym[T
 		bad = fmt.Errorf("%w: %s dst and src overlap", ErrBadArg, what)
 	}
 	p := t.pe
-	if err := t.barrier(ctx, kind, bad); err != nil {
+	args := collArgs{count: int64(n), root: -1, op: -1, elem: elemCode[T](), tst: int64(tst), sst: int64(sst)}
+	if err := t.barrierArgs(ctx, kind, bad, args); err != nil {
 		return err
 	}
 	if n > 0 {

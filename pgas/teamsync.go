@@ -2,6 +2,7 @@ package pgas
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -49,6 +50,12 @@ const (
 	syncRounds     = 16
 	teamScratchOff = syncRounds * 2 * 8 // after the round words: Split's agreement
 	teamVerdictOff = teamScratchOff + 64
+	// A round word's companion: the union of the members' argument
+	// signatures seen (collargs.go), put with the round word.
+	teamSigOff = teamVerdictOff + 64
+	// A collective's arguments, two buffers by synchronisation parity,
+	// read by the others only when the signatures differ.
+	teamArgsOff = teamSigOff + syncRounds*2*8
 
 	// MaxPEs is the largest number of PEs a world can have.
 	MaxPEs = 1 << syncRounds
@@ -65,15 +72,14 @@ const (
 	syncBroadcast
 	syncReduce
 	syncFCollect
-	syncAllToAll
+	syncAllToAll // and AllToAlls: the strides are among the arguments compared
 	syncCollect
-	syncAllToAlls
 	numSyncKinds
 )
 
 func (k syncKind) String() string {
 	if k < numSyncKinds {
-		return [...]string{"barrier", "sync", "collective allocation", "team split", "broadcast", "reduction", "fcollect", "alltoall", "collect", "alltoalls"}[k]
+		return [...]string{"barrier", "sync", "collective allocation", "team split", "broadcast", "reduction", "fcollect", "alltoall", "collect"}[k]
 	}
 	return fmt.Sprintf("syncKind(%d)", uint8(k))
 }
@@ -139,12 +145,17 @@ func (t *Team) roundOff(k int, e uint64) int64 {
 
 func (t *Team) verdictOff() int64 { return t.slotOff() + teamVerdictOff }
 
+func (t *Team) sigOff(k int, e uint64) int64 {
+	return t.slotOff() + teamSigOff + int64(2*k+int(e&1))*8
+}
+
 // syncState is how far a member got in its rounds of one synchronisation.
 type syncState struct {
 	e    uint64
 	k    int    // the round being run
 	sent bool   // round k's word was Set
 	acc  uint64 // the union of the masks seen
+	sig  uint64 // the union of the argument signatures seen (0: none)
 }
 
 // sync runs the next synchronisation of t as a collective of kind. bad,
@@ -152,6 +163,13 @@ type syncState struct {
 // returns an error (bad here, ErrBadArg on the others) and the team stays
 // usable.
 func (t *Team) sync(ctx context.Context, kind syncKind, bad error) error {
+	return t.syncSig(ctx, kind, bad, 0)
+}
+
+// syncSig is sync carrying sig, this member's argument signature
+// (collArgs.sig; 0 for none): when the members' differ, every member
+// that ran its rounds returns an *argsDiffer (the others ErrBadArg).
+func (t *Team) syncSig(ctx context.Context, kind syncKind, bad error, sig uint64) error {
 	// A broken team runs no more rounds: its words may hold poison or a
 	// late member's writes. Every member learnt of the break in the
 	// synchronisation that broke it (or will, when it gets there).
@@ -163,7 +181,7 @@ func (t *Team) sync(ctx context.Context, kind syncKind, bad error) error {
 	if e > maxEpoch {
 		return t.abort(kind, e, whyError, fmt.Errorf("team ran out of synchronisation numbers (%d)", uint64(maxEpoch)))
 	}
-	st := syncState{e: e, acc: 1 << kind}
+	st := syncState{e: e, acc: 1 << kind, sig: sig}
 	if bad != nil {
 		st.acc |= maskBadArg
 	}
@@ -195,12 +213,18 @@ func (t *Team) rounds(ctx context.Context, abort <-chan struct{}, st *syncState)
 			st.sent = true
 		}
 		off := t.roundOff(st.k, st.e)
-		r, err := tr.Wait(ctx, me, abort, driver.WaitRequest{Mode: driver.WaitAll, Kind: driver.KindUint64, Off: off, N: 1, Cmp: driver.CmpGE, Value: st.e << 16})
+		// One word, as an any-wait, whose fetch brings the signature
+		// word the sender put with it (no round trip of its own on GPUs).
+		r, err := tr.Wait(ctx, me, abort, driver.WaitRequest{Mode: driver.WaitAny, Kind: driver.KindUint64, Off: off, N: 1, Cmp: driver.CmpGE, Value: st.e << 16,
+			Fetch: driver.Fetch{Off: t.sigOff(st.k, st.e), Stride: 8, Bytes: 8, Into: t.sigIn[:]}})
 		if err != nil {
 			return err
 		}
 		st.sent = false
 		st.acc |= r.Word & 0xffff
+		if r.Word != poisonWord {
+			st.sig |= binary.LittleEndian.Uint64(t.sigIn[:])
+		}
 		if st.acc&maskPoison != 0 {
 			return nil
 		}
@@ -218,6 +242,12 @@ func (t *Team) settle(kind syncKind, st *syncState, bad error) error {
 	if st.acc&maskBadArg != 0 {
 		want |= stateBadArg
 	}
+	// Arguments that differ fail every member: those that ran their
+	// rounds see it in the signatures, the others in the verdict.
+	differ := st.acc&maskPoison == 0 && sigsDiffer(st.sig)
+	if differ {
+		want |= stateBadArg
+	}
 	if kinds := st.acc & maskKinds; st.acc&maskPoison == 0 && kinds != 1<<kind {
 		want = verdict(st.e, kinds, stateMismatch)
 	}
@@ -225,7 +255,13 @@ func (t *Team) settle(kind syncKind, st *syncState, bad error) error {
 	if err != nil {
 		return t.broke(t.noVerdict(kind, st.e, err))
 	}
-	return t.outcome(kind, v, st.e, bad, nil)
+	err = t.outcome(kind, v, st.e, bad, nil)
+	if differ && completedAs(v, st.e) && bad == nil && st.acc&maskBadArg == 0 {
+		// No member's arguments were invalid: every member that ran its
+		// rounds reads the others' to say how they differ.
+		return &argsDiffer{e: st.e}
+	}
+	return err
 }
 
 // outcome is this member's result of synchronisation e, settled by v:
@@ -296,11 +332,11 @@ func (t *Team) owe(st *syncState) {
 }
 
 // send Sets round k's word of synchronisation st.e at the member 2^k
-// ranks ahead to st.e<<16 | st.acc.
+// ranks ahead to st.e<<16 | st.acc, with the signatures seen as its data.
 func (t *Team) send(st *syncState, k int) error {
-	off := t.roundOff(k, st.e)
 	to := t.members[(t.rank+1<<k)%len(t.members)]
-	return t.pe.w.tr.PutSignal(t.pe.id, to, off, nil, off, st.e<<16|st.acc, driver.SignalSet, false)
+	binary.LittleEndian.PutUint64(t.sigOut[:], st.sig)
+	return t.pe.w.tr.PutSignal(t.pe.id, to, t.sigOff(k, st.e), t.sigOut[:], t.roundOff(k, st.e), st.e<<16|st.acc, driver.SignalSet, false)
 }
 
 // abort settles synchronisation e, which this member never entered, as

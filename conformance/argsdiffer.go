@@ -1,0 +1,100 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"strings"
+	"testing"
+
+	"github.com/symchan/symchan/pgas"
+)
+
+// Members that disagree on a collective's arguments (count, root,
+// operator, element type, strides) all fail with ErrCollectiveMismatch,
+// the same error on every member, naming the argument and who passed what;
+// the team stays usable. OpenSHMEM leaves this undefined.
+func (ck *kit) testCollectiveArgumentsDiffer(t *testing.T) {
+	n := ck.perProcess(3)
+	cases := []struct {
+		name  string
+		field string // the argument the error must name
+		call  func(ctx context.Context, pe *pgas.PE, tm *pgas.Team, a, b pgas.Sym[int64], f pgas.Sym[float64]) error
+	}{
+		{"reduce count", "count", func(ctx context.Context, pe *pgas.PE, tm *pgas.Team, a, b pgas.Sym[int64], _ pgas.Sym[float64]) error {
+			cnt := 8
+			if pe.ID() == 1 {
+				cnt = 4
+			}
+			return pgas.ReduceAll(ctx, tm, pgas.ReduceSum, b, a, cnt)
+		}},
+		{"reduce operator", "operator", func(ctx context.Context, pe *pgas.PE, tm *pgas.Team, a, b pgas.Sym[int64], _ pgas.Sym[float64]) error {
+			op := pgas.ReduceSum
+			if pe.ID() == n-1 {
+				op = pgas.ReduceMax
+			}
+			return pgas.ReduceAll(ctx, tm, op, b, a, 8)
+		}},
+		{"reduce element type", "element type", func(ctx context.Context, pe *pgas.PE, tm *pgas.Team, a, b pgas.Sym[int64], f pgas.Sym[float64]) error {
+			if pe.ID() == 0 {
+				return pgas.ReduceAll(ctx, tm, pgas.ReduceSum, f, f, 8)
+			}
+			return pgas.ReduceAll(ctx, tm, pgas.ReduceSum, b, a, 8)
+		}},
+		{"broadcast root", "root", func(ctx context.Context, pe *pgas.PE, tm *pgas.Team, a, b pgas.Sym[int64], _ pgas.Sym[float64]) error {
+			return pgas.Broadcast(ctx, tm, b, a, 8, pe.ID()) // each its own root
+		}},
+		{"fcollect count", "count", func(ctx context.Context, pe *pgas.PE, tm *pgas.Team, a, b pgas.Sym[int64], _ pgas.Sym[float64]) error {
+			return pgas.FCollect(ctx, tm, b, a, 1+pe.ID()%2)
+		}},
+		{"alltoalls strides", "source stride", func(ctx context.Context, pe *pgas.PE, tm *pgas.Team, a, b pgas.Sym[int64], _ pgas.Sym[float64]) error {
+			sst := 1
+			if pe.ID() == 0 {
+				sst = 2
+			}
+			return pgas.AllToAlls(ctx, tm, b, a, 1, sst, 2)
+		}},
+	}
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		tm := pe.TeamWorld()
+		a := must(pgas.AllocZeroed[int64](ctx, pe, 64))
+		b := must(pgas.AllocZeroed[int64](ctx, pe, 64))
+		f := must(pgas.AllocZeroed[float64](ctx, pe, 64))
+		boxes := must(pgas.AllocZeroed[uint64](ctx, pe, n*len(cases))) // one fresh box per case (swapCodes)
+		for i, c := range cases {
+			box := boxes.Slice(i*n, (i+1)*n)
+			err := c.call(ctx, pe, tm, a, b, f)
+			if !errors.Is(err, pgas.ErrCollectiveMismatch) || errors.Is(err, pgas.ErrTeamBroken) {
+				return fmt.Errorf("%s: %v, want ErrCollectiveMismatch and a usable team", c.name, err)
+			}
+			if !strings.Contains(err.Error(), "differ: "+c.field+": ") {
+				return fmt.Errorf("%s: %v: does not name the %s", c.name, err, c.field)
+			}
+			if pe.ID() == 0 {
+				t.Logf("%s: %v", c.name, err)
+			}
+			code := uint64(crc32.ChecksumIEEE([]byte(err.Error())))
+			codes, xerr := swapCodes(ctx, pe, box, code|1<<40)
+			if xerr != nil {
+				return xerr
+			}
+			for q, got := range codes {
+				if got != code|1<<40 {
+					return fmt.Errorf("%s: PE %d's error differs from this one's: %v", c.name, q, err)
+				}
+			}
+		}
+		// The team works on: the same reduction with the same arguments.
+		check(pgas.Put(pe, a, seq(8, func(i int) int64 { return int64(i) }), pe.ID()))
+		check(pgas.ReduceAll(ctx, tm, pgas.ReduceSum, b, a, 8))
+		got := make([]int64, 8)
+		check(pgas.Get(pe, got, b, pe.ID()))
+		for i, v := range got {
+			if v != int64(i*n) {
+				return fmt.Errorf("the reduction after the mismatches: b[%d] = %d, want %d", i, v, i*n)
+			}
+		}
+		return pe.Barrier(ctx)
+	})
+}

@@ -1,0 +1,191 @@
+package pgas
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+)
+
+// Collectives reject members that disagree on their arguments. OpenSHMEM
+// leaves a collective whose members pass different counts, roots,
+// operators, element types or strides undefined (a member sums elements
+// another never contributed); here every member fails with
+// ErrCollectiveMismatch, naming the argument and the members, and the team
+// stays usable.
+//
+// The check rides on the synchronisation each collective starts with: a
+// member's arguments hash to 32 bits h, and the round words carry the
+// union (OR) of h | ^h<<32 over the members seen, so after the last round
+// every member holds the same union, in which some bit is set in both
+// halves exactly when two members' h differ. Only then do the members
+// read each other's arguments, which each wrote (non-blocking, into its
+// own control slot) before the synchronisation, to say how they differ.
+
+// collArgs are the arguments of a collective its members must agree on;
+// a collective leaves out (as -1) those it does not take.
+type collArgs struct {
+	count, root, op, elem, tst, sst int64
+}
+
+// collArgNames name collArgs's fields, in order, for the error.
+var collArgNames = [...]string{"count", "root", "operator", "element type", "destination stride", "source stride"}
+
+func (a collArgs) words() [6]uint64 {
+	return [6]uint64{uint64(a.count), uint64(a.root), uint64(a.op), uint64(a.elem), uint64(a.tst), uint64(a.sst)}
+}
+
+// sig is a's signature for the rounds: never 0 (0 is no signature).
+func (a collArgs) sig() uint64 {
+	w := a.words()
+	h := fnv.New32a()
+	var b [8]byte
+	for _, v := range w {
+		binary.LittleEndian.PutUint64(b[:], v)
+		h.Write(b[:])
+	}
+	x := h.Sum32()
+	return uint64(x) | uint64(^x)<<32
+}
+
+// sigsDiffer reports whether a union of signatures holds two that differ.
+func sigsDiffer(u uint64) bool { return uint32(u)&uint32(u>>32) != 0 }
+
+// argsDiffer is what a member's synchronisation returns when the members'
+// signatures differed in synchronisation e.
+type argsDiffer struct{ e uint64 }
+
+func (d *argsDiffer) Error() string { return "pgas: collective arguments differ" }
+
+// elemCode names T for the signature: its kind where Go has one, else its
+// size.
+func elemCode[T any]() int64 {
+	switch any((*T)(nil)).(type) {
+	case *int8:
+		return 1
+	case *uint8:
+		return 2
+	case *int16:
+		return 3
+	case *uint16:
+		return 4
+	case *int32:
+		return 5
+	case *uint32:
+		return 6
+	case *int64:
+		return 7
+	case *uint64:
+		return 8
+	case *int:
+		return 9
+	case *uint:
+		return 10
+	case *uintptr:
+		return 11
+	case *float32:
+		return 12
+	case *float64:
+		return 13
+	case *complex64:
+		return 14
+	case *complex128:
+		return 15
+	}
+	return 1000 + sizeOf[T]()
+}
+
+// barrierArgs is the barrier a collective of kind starts with, carrying
+// its arguments: when the members' differ, every member that ran its
+// rounds returns ErrCollectiveMismatch naming the argument and the
+// members (the others ErrBadArg).
+func (t *Team) barrierArgs(ctx context.Context, kind syncKind, bad error, a collArgs) error {
+	// The arguments go to this member's slot of the coming
+	// synchronisation's parity before it (the barrier's Quiet completes
+	// the put); the next synchronisation of that parity comes only after
+	// every member has passed the one between, so nobody overwrites them
+	// while another reads.
+	e := t.epoch.Load() + 1
+	w := a.words()
+	if err := t.pe.w.tr.PutNBI(t.pe.id, t.pe.id, t.argsOff(e), wordsBytes(w[:])); err != nil {
+		return t.abortNext(kind, err)
+	}
+	if err := t.pe.w.tr.Quiet(t.pe.id); err != nil {
+		return t.abortNext(kind, err)
+	}
+	err := t.syncSig(ctx, kind, bad, a.sig())
+	var d *argsDiffer
+	if !errors.As(err, &d) {
+		return err
+	}
+	return t.mismatch(kind, d.e, w)
+}
+
+func (t *Team) argsOff(e uint64) int64 { return t.slotOff() + teamArgsOff + int64(e&1)*64 }
+
+// mismatch reads every member's arguments of synchronisation e and says
+// which differ, and which members (world PEs) passed which value.
+func (t *Team) mismatch(kind syncKind, e uint64, mine [6]uint64) error {
+	all := make([][6]uint64, len(t.members))
+	for r, m := range t.members {
+		if m == t.pe.id {
+			all[r] = mine
+			continue
+		}
+		if err := t.pe.w.tr.Get(t.pe.id, m, t.argsOff(e), wordsBytes(all[r][:])); err != nil {
+			return fmt.Errorf("%w: %s: the members' arguments differ (reading them: %v)", ErrCollectiveMismatch, kind, err)
+		}
+	}
+	var parts []string
+	for f, name := range collArgNames {
+		byValue := map[int64][]int{} // value → the world PEs that passed it
+		for r := range all {
+			v := int64(all[r][f])
+			byValue[v] = append(byValue[v], t.members[r])
+		}
+		if len(byValue) < 2 {
+			continue
+		}
+		values := make([]int64, 0, len(byValue))
+		for v := range byValue {
+			values = append(values, v)
+		}
+		slices.SortFunc(values, func(a, b int64) int { return byValue[a][0] - byValue[b][0] })
+		var who []string
+		for _, v := range values {
+			who = append(who, fmt.Sprintf("%s on %s", showArg(f, v), ranks(byValue[v])))
+		}
+		parts = append(parts, name+": "+strings.Join(who, "; "))
+	}
+	return fmt.Errorf("%w: %s: the members' arguments differ: %s", ErrCollectiveMismatch, kind, strings.Join(parts, ". "))
+}
+
+// ranks writes world PEs as "PE 0" or "PEs 1, 3".
+func ranks(pes []int) string {
+	s := make([]string, len(pes))
+	for i, pe := range pes {
+		s[i] = fmt.Sprint(pe)
+	}
+	if len(pes) == 1 {
+		return "PE " + s[0]
+	}
+	return "PEs " + strings.Join(s, ", ")
+}
+
+// showArg writes value v of field f.
+func showArg(f int, v int64) string {
+	switch collArgNames[f] {
+	case "operator":
+		return ReduceOp(v).String()
+	case "element type":
+		names := [...]string{"", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "int", "uint", "uintptr", "float32", "float64", "complex64", "complex128"}
+		if v > 0 && v < int64(len(names)) {
+			return names[v]
+		}
+		return fmt.Sprintf("a %d-byte type", v-1000)
+	}
+	return fmt.Sprint(v)
+}
