@@ -2,10 +2,8 @@ package pgas
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strings"
 )
@@ -38,17 +36,17 @@ func (a collArgs) words() [6]uint64 {
 	return [6]uint64{uint64(a.count), uint64(a.root), uint64(a.op), uint64(a.elem), uint64(a.tst), uint64(a.sst)}
 }
 
-// sig is a's signature for the rounds: never 0 (0 is no signature).
+// sig is a's signature for the rounds, h | ^h<<32 of a's FNV-1a hash:
+// never 0 (0 is no signature).
 func (a collArgs) sig() uint64 {
-	w := a.words()
-	h := fnv.New32a()
-	var b [8]byte
-	for _, v := range w {
-		binary.LittleEndian.PutUint64(b[:], v)
-		h.Write(b[:])
+	h := uint32(2166136261)
+	for _, v := range a.words() {
+		for range 8 {
+			h = (h ^ uint32(v&0xff)) * 16777619
+			v >>= 8
+		}
 	}
-	x := h.Sum32()
-	return uint64(x) | uint64(^x)<<32
+	return uint64(h) | uint64(^h)<<32
 }
 
 // sigsDiffer reports whether a union of signatures holds two that differ.

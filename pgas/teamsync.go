@@ -47,15 +47,16 @@ import (
 
 const (
 	// syncRounds bounds a team's size to 2^syncRounds PEs (MaxPEs).
-	syncRounds     = 16
-	teamScratchOff = syncRounds * 2 * 8 // after the round words: Split's agreement
+	syncRounds = 16
+	// Round k of parity p is 16 bytes at (2k+p)·16: its word, then the
+	// union of the argument signatures seen (collargs.go), which a
+	// collective's round puts with the word.
+	teamRoundBytes = 16
+	teamScratchOff = syncRounds * 2 * teamRoundBytes // after the rounds: Split's agreement
 	teamVerdictOff = teamScratchOff + 64
-	// A round word's companion: the union of the members' argument
-	// signatures seen (collargs.go), put with the round word.
-	teamSigOff = teamVerdictOff + 64
 	// A collective's arguments, two buffers by synchronisation parity,
 	// read by the others only when the signatures differ.
-	teamArgsOff = teamSigOff + syncRounds*2*8
+	teamArgsOff = teamVerdictOff + 64
 
 	// MaxPEs is the largest number of PEs a world can have.
 	MaxPEs = 1 << syncRounds
@@ -140,14 +141,10 @@ func laterThan(a, e uint64) bool {
 }
 
 func (t *Team) roundOff(k int, e uint64) int64 {
-	return t.slotOff() + int64(2*k+int(e&1))*8
+	return t.slotOff() + int64(2*k+int(e&1))*teamRoundBytes
 }
 
 func (t *Team) verdictOff() int64 { return t.slotOff() + teamVerdictOff }
-
-func (t *Team) sigOff(k int, e uint64) int64 {
-	return t.slotOff() + teamSigOff + int64(2*k+int(e&1))*8
-}
 
 // syncState is how far a member got in its rounds of one synchronisation.
 type syncState struct {
@@ -213,16 +210,24 @@ func (t *Team) rounds(ctx context.Context, abort <-chan struct{}, st *syncState)
 			st.sent = true
 		}
 		off := t.roundOff(st.k, st.e)
-		// One word, as an any-wait, whose fetch brings the signature
-		// word the sender put with it (no round trip of its own on GPUs).
-		r, err := tr.Wait(ctx, me, abort, driver.WaitRequest{Mode: driver.WaitAny, Kind: driver.KindUint64, Off: off, N: 1, Cmp: driver.CmpGE, Value: st.e << 16,
-			Fetch: driver.Fetch{Off: t.sigOff(st.k, st.e), Stride: 8, Bytes: 8, Into: t.sigIn[:]}})
+		req := driver.WaitRequest{Mode: driver.WaitAll, Kind: driver.KindUint64, Off: off, N: 1, Cmp: driver.CmpGE, Value: st.e << 16}
+		heap := tr.Heap(me)
+		if st.sig != 0 && heap == nil {
+			// Device memory: the signature word comes with the wait (an
+			// any-wait's fetch), not with a round trip of its own.
+			req.Mode, req.Fetch = driver.WaitAny, driver.Fetch{Off: off + 8, Stride: 8, Bytes: 8, Into: t.sigIn[:]}
+		}
+		r, err := tr.Wait(ctx, me, abort, req)
 		if err != nil {
 			return err
 		}
 		st.sent = false
 		st.acc |= r.Word & 0xffff
-		if r.Word != poisonWord {
+		switch {
+		case st.sig == 0 || r.Word == poisonWord:
+		case heap != nil:
+			st.sig |= binary.LittleEndian.Uint64(heap[off+8 : off+16]) // put before the word it saw
+		default:
 			st.sig |= binary.LittleEndian.Uint64(t.sigIn[:])
 		}
 		if st.acc&maskPoison != 0 {
@@ -332,11 +337,17 @@ func (t *Team) owe(st *syncState) {
 }
 
 // send Sets round k's word of synchronisation st.e at the member 2^k
-// ranks ahead to st.e<<16 | st.acc, with the signatures seen as its data.
+// ranks ahead to st.e<<16 | st.acc, with the signatures seen as the data
+// after it when the synchronisation carries them.
 func (t *Team) send(st *syncState, k int) error {
 	to := t.members[(t.rank+1<<k)%len(t.members)]
-	binary.LittleEndian.PutUint64(t.sigOut[:], st.sig)
-	return t.pe.w.tr.PutSignal(t.pe.id, to, t.sigOff(k, st.e), t.sigOut[:], t.roundOff(k, st.e), st.e<<16|st.acc, driver.SignalSet, false)
+	off := t.roundOff(k, st.e)
+	var data []byte
+	if st.sig != 0 {
+		binary.LittleEndian.PutUint64(t.sigOut[:], st.sig)
+		data = t.sigOut[:]
+	}
+	return t.pe.w.tr.PutSignal(t.pe.id, to, off+8, data, off, st.e<<16|st.acc, driver.SignalSet, false)
 }
 
 // abort settles synchronisation e, which this member never entered, as

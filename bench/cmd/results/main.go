@@ -99,9 +99,15 @@ var (
 		about: "An 8-byte echo between kernel actors on two H100s, with the actor's state in global or in shared memory."}
 )
 
+// collectiveArgs is the cost of comparing a collective's arguments
+// across its members (issue 36, item 7): before and after, alternating.
+var collectiveArgs = table{title: "Collectives that compare their arguments: before and after", file: "2026-11-25-go-vm-host-collective-args.txt",
+	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
+	about: "A barrier (2, 8, 64 host PEs) and a to-all sum of 8 int64 (2, 8 PEs) before (old) and after (new) the argument signatures joined the round words and a reduction's arguments its slot, alternating in one run, 6 rounds, 2-core VM (bench/ab.sh with BENCH and RING=0)."}
+
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, collectiveArgs, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
