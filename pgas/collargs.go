@@ -2,7 +2,6 @@ package pgas
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,15 +35,13 @@ func (a collArgs) words() [6]uint64 {
 	return [6]uint64{uint64(a.count), uint64(a.root), uint64(a.op), uint64(a.elem), uint64(a.tst), uint64(a.sst)}
 }
 
-// sig is a's signature for the rounds, h | ^h<<32 of a's FNV-1a hash:
-// never 0 (0 is no signature).
+// sig is a's signature for the rounds, h | ^h<<32 of a 32-bit hash of
+// a's words (FNV-1a over their halves): never 0 (0 is no signature).
 func (a collArgs) sig() uint64 {
 	h := uint32(2166136261)
 	for _, v := range a.words() {
-		for range 8 {
-			h = (h ^ uint32(v&0xff)) * 16777619
-			v >>= 8
-		}
+		h = (h ^ uint32(v)) * 16777619
+		h = (h ^ uint32(v>>32)) * 16777619
 	}
 	return uint64(h) | uint64(^h)<<32
 }
@@ -107,19 +104,18 @@ func (t *Team) barrierArgs(ctx context.Context, kind syncKind, bad error, a coll
 	// every member has passed the one between, so nobody overwrites them
 	// while another reads.
 	e := t.epoch.Load() + 1
-	w := a.words()
-	if err := t.pe.w.tr.PutNBI(t.pe.id, t.pe.id, t.argsOff(e), wordsBytes(w[:])); err != nil {
+	t.argsOut = a.words()
+	if err := t.pe.w.tr.PutNBI(t.pe.id, t.pe.id, t.argsOff(e), wordsBytes(t.argsOut[:])); err != nil {
 		return t.abortNext(kind, err)
 	}
 	if err := t.pe.w.tr.Quiet(t.pe.id); err != nil {
 		return t.abortNext(kind, err)
 	}
 	err := t.syncSig(ctx, kind, bad, a.sig())
-	var d *argsDiffer
-	if !errors.As(err, &d) {
-		return err
+	if d, ok := err.(*argsDiffer); ok { // as syncSig returns it: not wrapped
+		return t.mismatch(kind, d.e, t.argsOut)
 	}
-	return t.mismatch(kind, d.e, w)
+	return err
 }
 
 func (t *Team) argsOff(e uint64) int64 { return t.slotOff() + teamArgsOff + int64(e&1)*64 }

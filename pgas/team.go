@@ -22,9 +22,11 @@ type Team struct {
 	broken  atomic.Pointer[CollectiveError] // the synchronisation that broke it
 	shared  *teamShare                      // with the members in this process; nil: none
 	cfg     TeamConfig
-	// A round's signature word, put and fetched (teamsync.go); used by
-	// the goroutine that runs the team's collective.
+	// A round's signature word, put and fetched (teamsync.go), and a
+	// collective's arguments, put (collargs.go); used by the goroutine
+	// that runs the team's collective.
 	sigOut, sigIn [8]byte
+	argsOut       [6]uint64
 }
 
 // newTeam makes p's handle of the team of members (world ids in
