@@ -130,7 +130,7 @@ func Park(ctx context.Context, p *PE, words Sym[uint64], from []int, ready func(
 }
 
 // CanPark reports whether p's backend runs Park (driver.ParkTransport).
-func CanPark(p *PE) bool { return p.w.pt != nil }
+func CanPark(p *PE) bool { return p != nil && p.w.pt != nil }
 
 // satisfied reports whether a test found what a wait of mode waits for.
 func satisfied(mode driver.WaitMode, r driver.WaitResult) bool {
