@@ -53,12 +53,31 @@ func BenchmarkServiceLoad(b *testing.B) {
 	if *loadDuration == 0 {
 		b.Skip("set -load.duration (bench/load.sh) to run the load sweep")
 	}
+	// The service as examples/service ships it (per-call histograms), with
+	// no observability at all, and with OpenTelemetry's tracing and
+	// metrics as well: what they cost at the highest rate sustained.
+	otelMW, err := otelstats.Middleware(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())), sdktrace.NewTracerProvider())
+	if err != nil {
+		b.Fatal(err)
+	}
+	bare := func(cfg server.Config) server.Config { cfg.NoCallMetrics = true; return cfg }
+	withOTel := func(cfg server.Config) server.Config {
+		cfg.Options = []service.Option{service.Intercept(otelMW), service.Carry(otelstats.Carrier(propagation.TraceContext{}))}
+		return cfg
+	}
+	same := func(cfg server.Config) server.Config { return cfg }
 	for _, impl := range []struct {
 		name string
 		make func(context.Context, server.Config) (*server.Server, error)
-	}{{"symchan", server.New}, {"workerpool", server.NewPool}} {
+		cfg  func(server.Config) server.Config
+	}{
+		{"symchan", server.New, same},
+		{"symchan-bare", server.New, bare},
+		{"symchan-otel", server.New, withOTel},
+		{"workerpool", server.NewPool, same},
+	} {
 		b.Run("impl="+impl.name, func(b *testing.B) {
-			s, err := impl.make(context.Background(), serviceConfig())
+			s, err := impl.make(context.Background(), impl.cfg(serviceConfig()))
 			if err != nil {
 				b.Fatal(err)
 			}

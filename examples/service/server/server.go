@@ -37,6 +37,13 @@ type Config struct {
 	// RuntimeMetrics adds the Go runtime's and the process's collectors
 	// (go_*, process_*) to /metrics.
 	RuntimeMetrics bool
+	// NoCallMetrics leaves out the per-call queue and service time
+	// histograms (promstats.Calls), to measure what they cost.
+	NoCallMetrics bool
+	// Options are more options of the world's service: middleware around
+	// every call (service.Intercept, e.g. otelstats.Middleware), context
+	// carried with calls (service.Carry).
+	Options []service.Option
 }
 
 // A Server serves the endpoints of examples/service (see Handler).
@@ -98,16 +105,24 @@ func (cfg Config) withDefaults() Config {
 func newServer(ctx context.Context, cfg Config, eng engine) (*Server, error) {
 	cfg = cfg.withDefaults()
 	maxN := cfg.Limits.MaxN
-	calls := promstats.NewCalls() // per-call queue and service time
+	opts := append([]service.Option{service.Logger(cfg.Logger), service.Restart(cfg.Restart)}, cfg.Options...)
+	var calls *promstats.Calls
+	if !cfg.NoCallMetrics {
+		calls = promstats.NewCalls() // per-call queue and service time
+		opts = append(opts, service.Intercept(calls.Middleware))
+	}
 	svc, err := service.Start(ctx, cfg.World, func(ctx context.Context, pe *pgas.PE) (service.Actor[Job, Result], error) {
 		return eng(ctx, pe, maxN)
-	}, service.Logger(cfg.Logger), service.Restart(cfg.Restart), service.Intercept(calls.Middleware))
+	}, opts...)
 	if err != nil {
 		return nil, err
 	}
 	s := newHTTP(cfg, serviceExec{svc})
 	s.svc = svc
-	s.reg.MustRegister(promstats.New(svc), calls)
+	s.reg.MustRegister(promstats.New(svc))
+	if calls != nil {
+		s.reg.MustRegister(calls)
+	}
 	return s, nil
 }
 
