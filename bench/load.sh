@@ -4,7 +4,8 @@
 # the highest sustained rate and its latency percentiles. The sweep's
 # steps are in the raw output (-test.v).
 # Environment: DURATION per rate (default 20s), START rate (default 500),
-# SLO (p99 bound of a sustained rate, default 50ms),
+# SLO (p99 bound of a sustained rate, default 50ms), RESOLUTION (where
+# the bisection stops, a fraction of the rate; default 0.125),
 # PES (default 2), JOB (default {"n":64,"iters":20}), MACHINE (default
 # go-vm), RAW (the raw output; default results/DATE-MACHINE-service-load.txt,
 # led by date/machine/commit/command lines). Extra arguments go to the test
@@ -14,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 machine=${MACHINE:-go-vm}
 raw=${RAW:-results/$(date -u +%Y-%m-%d)-$machine-service-load.txt}
-args=(-load.duration "${DURATION:-20s}" -load.start "${START:-500}" -load.slo "${SLO:-50ms}" -service.pes "${PES:-2}"
+args=(-load.duration "${DURATION:-20s}" -load.start "${START:-500}" -load.slo "${SLO:-50ms}" -load.resolution "${RESOLUTION:-0.125}" -service.pes "${PES:-2}"
 	-service.job "${JOB:-{\"n\":64,\"iters\":20\}}" "$@")
 {
 	echo "date: $(date -u +%Y-%m-%d)"

@@ -33,6 +33,7 @@ var (
 	loadDuration   = flag.Duration("load.duration", 0, "how long BenchmarkServiceLoad drives each rate (at least 20s for a report; 0 skips it)")
 	loadStart      = flag.Int("load.start", 500, "BenchmarkServiceLoad's first rate, in requests/s")
 	loadSLO        = flag.Duration("load.slo", 50*time.Millisecond, "the p99 latency a sustained rate keeps within")
+	loadResolution = flag.Float64("load.resolution", 1.0/8, "the sweep stops when the gap between the best sustained rate and the lowest failed one is at most this fraction of the latter")
 )
 
 func serviceConfig() server.Config {
@@ -116,7 +117,7 @@ func sweep(b *testing.B, url string) (best *vegeta.Metrics, bestRate int) {
 		switch {
 		case bad == 0:
 			rate *= 2
-		case bad-bestRate <= bad/8 || bestRate == 0:
+		case float64(bad-bestRate) <= *loadResolution*float64(bad) || bestRate == 0:
 			return best, bestRate
 		default:
 			rate = (bestRate + bad) / 2
