@@ -105,9 +105,14 @@ var collectiveArgs = table{title: "Collectives that compare their arguments: bef
 	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
 	about: "A barrier (2, 8, 64 host PEs) and a to-all sum of 8 int64 (2, 8 PEs) before (old) and after (new) the argument signatures joined the round words and a reduction's arguments its slot, alternating in one run, 6 rounds, 2-core VM (bench/ab.sh with BENCH and RING=0)."}
 
+// serviceLoad is issue 37's observability cost at max load.
+var serviceLoad = table{title: "examples/service at its highest sustained rate (requests/s)", file: "2026-11-25-go-vm-service-load.txt",
+	match: `^ServiceLoad$`, unit: "max-req/s", ratio: [2]string{"symchan-bare", "symchan"},
+	about: "vegeta against POST /v1/jacobi (2 host PEs, {\"n\":64,\"iters\":20}), rising rates of 4 s each bisected to 3%, sustained: 99.9% answered 200, throughput ≥ 95% of the rate, p99 ≤ 50 ms; two sweeps each, 2-core VM (bench/load.sh). symchan: as examples/service ships (per-call histograms, promstats); symchan-bare: no per-call observability; symchan-otel: OpenTelemetry's tracing and metrics middleware and trace context carried, beside the histograms; workerpool: the same endpoint on a plain Go worker pool."}
+
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, collectiveArgs, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, collectiveArgs, serviceLoad, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
