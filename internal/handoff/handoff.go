@@ -2,8 +2,9 @@
 // channel hands a value to a parked receiver: the ringer's send makes the
 // parked goroutine runnable on the ringer's own processor, so that a
 // request/response pair of goroutines runs on one core without cache
-// misses between them. The host backend's waits, and the actors'
-// mailboxes and futures on host memory, park on Spots.
+// misses between them. The host backend's waits and parks (pgas.Park,
+// on which the actors' mailboxes and futures rest on host memory) park on
+// Spots: the one parking mechanism of the host path.
 package handoff
 
 import (
