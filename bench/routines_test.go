@@ -165,21 +165,7 @@ func BenchmarkAllToAll(b *testing.B) {
 // by the rounds of larger worlds).
 func BenchmarkWorldBarrier(b *testing.B) {
 	runDefault(b, 2, func(ctx context.Context, pe *pgas.PE) error {
-		if err := pe.Barrier(ctx); err != nil {
-			return err
-		}
-		if pe.ID() == 0 {
-			b.StartTimer()
-		}
-		for range b.N {
-			if err := pe.Barrier(ctx); err != nil {
-				return err
-			}
-		}
-		if pe.ID() == 0 {
-			b.StopTimer()
-		}
-		return nil
+		return timedOnPE0(ctx, b, pe, func() error { return pe.Barrier(ctx) })
 	})
 }
 
@@ -198,21 +184,7 @@ func BenchmarkReduceAll(b *testing.B) {
 				if err != nil {
 					return err
 				}
-				if err := pe.Barrier(ctx); err != nil {
-					return err
-				}
-				if pe.ID() == 0 {
-					b.StartTimer()
-				}
-				for range b.N {
-					if err := pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.ReduceSum, dst, src, 8); err != nil {
-						return err
-					}
-				}
-				if pe.ID() == 0 {
-					b.StopTimer()
-				}
-				return nil
+				return timedOnPE0(ctx, b, pe, func() error { return pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.ReduceSum, dst, src, 8) })
 			})
 		})
 	}
