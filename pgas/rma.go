@@ -111,27 +111,31 @@ func G[T any](p *PE, src Sym[T], pe int) (T, error) {
 // pe (shmem_put with a symmetric source). No host memory is involved, so
 // on device backends the data moves device to device.
 func PutSym[T any](p *PE, dst, src Sym[T], pe int) error {
-	return copySym(p, dst, pe, src, p.id, src.n, "PutSym")
+	return copySym(p, dst, pe, src, p.id, 1, 1, src.n, "PutSym")
 }
 
 // GetSym copies PE pe's copy of src into dst, this PE's copy of a
 // symmetric array (shmem_get into a symmetric destination).
 func GetSym[T any](p *PE, dst, src Sym[T], pe int) error {
-	return copySym(p, dst, p.id, src, pe, dst.n, "GetSym")
+	return copySym(p, dst, p.id, src, pe, 1, 1, dst.n, "GetSym")
 }
 
-func copySym[T any](p *PE, dst Sym[T], dstPE int, src Sym[T], srcPE int, n int, op string) error {
+// copySym copies n elements between two PEs' copies of symmetric arrays:
+// from src on srcPE, sst apart, into dst on dstPE, tst apart. Contiguous,
+// it is one copy of the transport (device to device on GPU backends);
+// strided, one per element.
+func copySym[T any](p *PE, dst Sym[T], dstPE int, src Sym[T], srcPE int, tst, sst, n int, op string) error {
 	if err := p.checkRMA(dst.rec, dstPE); err != nil {
 		return err
 	}
 	if err := p.checkRMA(src.rec, srcPE); err != nil {
 		return err
 	}
-	if err := checkFits(op, n, min(dst.n, src.n)); err != nil || n == 0 {
+	if err := checkStrided(op, tst, sst, n, dst.n, src.n); err != nil || n == 0 {
 		return err
 	}
-	nb := int64(n) * sizeOf[T]()
-	if dstPE == srcPE && dst.off < src.off+nb && src.off < dst.off+nb {
+	esz := sizeOf[T]()
+	if dstPE == srcPE && dst.off < src.off+int64(covered(n, sst))*esz && src.off < dst.off+int64(covered(n, tst))*esz {
 		return fmt.Errorf("%w: %s: source and destination overlap", ErrBadArg, op)
 	}
 	if err := dst.rec.hold(); err != nil {
@@ -142,5 +146,13 @@ func copySym[T any](p *PE, dst Sym[T], dstPE int, src Sym[T], srcPE int, n int, 
 		return err
 	}
 	defer src.rec.release()
-	return p.w.tr.Copy(p.id, dstPE, dst.off, srcPE, src.off, nb)
+	if tst == 1 && sst == 1 {
+		return p.w.tr.Copy(p.id, dstPE, dst.off, srcPE, src.off, int64(n)*esz)
+	}
+	for i := range n {
+		if err := p.w.tr.Copy(p.id, dstPE, dst.off+int64(i*tst)*esz, srcPE, src.off+int64(i*sst)*esz, esz); err != nil {
+			return err
+		}
+	}
+	return nil
 }

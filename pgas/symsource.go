@@ -14,14 +14,14 @@ import "fmt"
 // src must stay unchanged, and dst is delivered, once p.Quiet returns
 // (nvshmem_putmem_nbi with a symmetric source).
 func PutSymNBI[T any](p *PE, dst, src Sym[T], pe int) error {
-	return copySym(p, dst, pe, src, p.id, src.n, "PutSymNBI")
+	return copySym(p, dst, pe, src, p.id, 1, 1, src.n, "PutSymNBI")
 }
 
 // GetSymNBI is GetSym that may return before dst is filled: dst holds the
 // data once p.Quiet returns (nvshmem_getmem_nbi into a symmetric
 // destination).
 func GetSymNBI[T any](p *PE, dst, src Sym[T], pe int) error {
-	return copySym(p, dst, p.id, src, pe, dst.n, "GetSymNBI")
+	return copySym(p, dst, p.id, src, pe, 1, 1, dst.n, "GetSymNBI")
 }
 
 // PutSignalSym copies src, this PE's copy of a symmetric array, into dst
@@ -57,7 +57,7 @@ func putSignalSym[T any](p *PE, dst, src Sym[T], sig Sym[uint64], val uint64, op
 	if sig.off < dst.off+nb && dst.off < sig.off+8 {
 		return fmt.Errorf("%w: %s: signal word at offset %d overlaps the data [%d, %d)", ErrBadArg, name, sig.off, dst.off, dst.off+nb)
 	}
-	if err := copySym(p, dst, pe, src, p.id, src.n, name); err != nil {
+	if err := copySym(p, dst, pe, src, p.id, 1, 1, src.n, name); err != nil {
 		return err
 	}
 	if err := p.Fence(); err != nil {
@@ -71,44 +71,12 @@ func putSignalSym[T any](p *PE, dst, src Sym[T], sig Sym[uint64], val uint64, op
 // symmetric source). It returns once src may be reused; delivery is
 // complete at the latest after Quiet or a barrier.
 func IPutSym[T any](p *PE, dst, src Sym[T], tst, sst, n, pe int) error {
-	return stridedSym(p, dst, pe, src, p.id, tst, sst, n, "IPutSym")
+	return copySym(p, dst, pe, src, p.id, tst, sst, n, "IPutSym")
 }
 
 // IGetSym copies n elements of src on PE pe, taken at stride sst, into
 // dst, this PE's copy of a symmetric array, at stride tst (shmem_iget into
 // a symmetric destination). It returns when dst holds them.
 func IGetSym[T any](p *PE, dst, src Sym[T], tst, sst, n, pe int) error {
-	return stridedSym(p, dst, p.id, src, pe, tst, sst, n, "IGetSym")
-}
-
-// stridedSym copies element by element between two PEs' copies, one
-// device-to-device copy each on GPU backends.
-func stridedSym[T any](p *PE, dst Sym[T], dstPE int, src Sym[T], srcPE int, tst, sst, n int, name string) error {
-	if err := p.checkRMA(dst.rec, dstPE); err != nil {
-		return err
-	}
-	if err := p.checkRMA(src.rec, srcPE); err != nil {
-		return err
-	}
-	if err := checkStrided(name, tst, sst, n, dst.n, src.n); err != nil || n == 0 {
-		return err
-	}
-	esz := sizeOf[T]()
-	if dstPE == srcPE && dst.off < src.off+int64(covered(n, sst))*esz && src.off < dst.off+int64(covered(n, tst))*esz {
-		return fmt.Errorf("%w: %s: source and destination overlap", ErrBadArg, name)
-	}
-	if err := dst.rec.hold(); err != nil {
-		return err
-	}
-	defer dst.rec.release()
-	if err := src.rec.hold(); err != nil {
-		return err
-	}
-	defer src.rec.release()
-	for i := range n {
-		if err := p.w.tr.Copy(p.id, dstPE, dst.off+int64(i*tst)*esz, srcPE, src.off+int64(i*sst)*esz, esz); err != nil {
-			return err
-		}
-	}
-	return nil
+	return copySym(p, dst, p.id, src, pe, tst, sst, n, "IGetSym")
 }
