@@ -200,15 +200,16 @@ if [ "$what" = worlds ]; then
 	step worlds-gpu-suite-cuda 200 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=190s
 	step worlds-large-cuda 200 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" SYMCHAN_TEST_LARGE_WORLDS=1 ./tests.test -test.v -test.count=1 -test.run "$big/(128|1024)\$" -test.timeout=190s
 fi
-# service_across PES: examples/service under symrun, one process per PE in
-# the forced-remote mode; PE 0's HTTP server is asked for a solve on every
-# PE (a call into each process), then all are stopped with SIGTERM.
-service_across() {
-	local n=$1 log=/tmp/symchan-service-across.out
-	SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$n" ./service -backend nvshmem -addr 127.0.0.1:0 -drain 500ms > "$log" 2>&1 &
-	local pid=$! addr="" pe
+# service_try N COMMAND…: examples/service started by COMMAND (which gets
+# -addr and -drain), asked for a solve on each of PEs 0 … N-1 (under
+# symrun a call into each process), then stopped with SIGTERM.
+service_try() {
+	local n=$1 log=/tmp/symchan-service-try.out addr="" pe
+	shift
+	"$@" -addr 127.0.0.1:0 -drain 500ms > "$log" 2>&1 &
+	local pid=$!
 	for _ in $(seq 100); do
-		addr=$(grep -h '^\[PE 0\].*"listening"' "$log" | sed 's/.*"addr":"\([^"]*\)".*/\1/' | head -1)
+		addr=$(grep -h '"listening"' "$log" | sed 's/.*"addr":"\([^"]*\)".*/\1/' | head -1)
 		[ -n "$addr" ] && break
 		sleep 0.2
 	done
@@ -219,24 +220,10 @@ service_across() {
 	kill -TERM "$pid"
 	wait "$pid"
 }
-# service_cuda: examples/service on the cuda backend (2 PEs sharing the
-# GPUs where there is one), asked for a solve on each PE, then stopped.
-service_cuda() {
-	local log=/tmp/symchan-service-cuda.out addr="" pe
-	SYMCHAN_CUDA_SHARE_GPUS=1 ./service -backend cuda -pes 2 -addr 127.0.0.1:0 -drain 500ms > "$log" 2>&1 &
-	local pid=$!
-	for _ in $(seq 100); do
-		addr=$(grep -h '"listening"' "$log" | sed 's/.*"addr":"\([^"]*\)".*/\1/' | head -1)
-		[ -n "$addr" ] && break
-		sleep 0.2
-	done
-	[ -n "$addr" ] || { cat "$log"; kill "$pid"; return 1; }
-	for pe in 0 1; do
-		curl -sf -d "{\"n\":64,\"iters\":50,\"pe\":$pe}" "http://$addr/v1/jacobi" | tee -a /dev/stderr | grep -q "\"pe\":$pe" || { kill "$pid"; cat "$log"; return 1; }
-	done
-	kill -TERM "$pid"
-	wait "$pid"
-}
+# The service on cuda (2 PEs sharing the GPUs where there is one), and
+# under symrun in the forced-remote mode, one process per PE.
+svc_cuda="$(declare -f service_try); service_try 2 env SYMCHAN_CUDA_SHARE_GPUS=1 ./service -backend cuda -pes 2"
+svc_across="$(declare -f service_try); service_try $np env SYMCHAN_FORCE_REMOTE=1 ./symrun -n $np ./service -backend nvshmem"
 if [ "$what" = programs ]; then
 	# The kernel programs (kernels.Program) loaded with pgas.GPU.Load: every
 	# test, benchmark and example kernel, on cuda and under nvshmem
@@ -246,14 +233,14 @@ if [ "$what" = programs ]; then
 	step prog-ring-kernel-cuda 60 env "${share[@]}" ./ring -backend cuda -pes "$np" -actors kernel -size 8,4K,1M -laps 50
 	step prog-ring-mixed-cuda 60 env "${share[@]}" ./ring -backend cuda -pes 4 -actors mixed -size 8,64K -laps 50
 	step prog-jacobi-cuda 120 ./jacobi -backend cuda -pes 1 -nx 4096 -niter 300 -verify
-	step prog-service-cuda 60 bash -c "$(declare -f service_cuda); service_cuda"
+	step prog-service-cuda 60 bash -c "$svc_cuda"
 	step prog-bench-gpu 150 env CUDA_DEVICE_MAX_CONNECTIONS=32 "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPU(ActorPingPong|DevicePingPong|DevicePutBlock|ActorMessageRate)' -test.benchtime 1x
 	mps on
 	step prog-gpu-suite-nvshmem 150 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=140s
 	step prog-gpu-suite-remote 150 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=140s
 	step prog-ring-kernel-remote 60 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./ring -backend nvshmem -actors kernel -size 8,4K -laps 20
 	step prog-jacobi-remote 120 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./jacobi -backend nvshmem -nx 4096 -niter 300 -verify
-	step prog-service-remote 90 bash -c "$(declare -f service_across); service_across $np"
+	step prog-service-remote 90 bash -c "$svc_across"
 	mps off
 fi
 if [ "$what" = service-wire ]; then
@@ -263,18 +250,18 @@ if [ "$what" = service-wire ]; then
 	# processes and on cuda.
 	svc='TestConformance/(Actors|PGAS)/(Service|StartStopCycles)'
 	step wire-service-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$svc" -test.timeout=140s
-	step wire-service-http-cuda 60 bash -c "$(declare -f service_cuda); service_cuda"
+	step wire-service-http-cuda 60 bash -c "$svc_cuda"
 	mps on
 	for f in 0 1; do
 		step wire-service-nvshmem-remote$f 150 env SYMCHAN_FORCE_REMOTE=$f SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$svc" -test.timeout=140s
 	done
-	step wire-service-http-remote 90 bash -c "$(declare -f service_across); service_across $np"
+	step wire-service-http-remote 90 bash -c "$svc_across"
 	mps off
 fi
 if [ "$what" = worlds-nvshmem ]; then
 	big='TestConformance/GPU/(DeviceMailboxFanIn|KernelActorEcho)'
 	mps on
-	step remote-service 90 bash -c "$(declare -f service_across); service_across $np"
+	step remote-service 90 bash -c "$svc_across"
 	step remote-soak 150 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/Actors/ActorsSoak' -test.timeout=140s
 	step worlds-gpu-suite-nvshmem-${np}proc 150 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run 'TestConformance/GPU' -test.timeout=140s
 	for f in 0 1; do
