@@ -12,6 +12,6 @@ func stillMapped(pe *pgas.PE, words pgas.Sym[uint64], local []uint64) error {
 	if local == nil || pgas.AddrAccessible(pe, words, pe.ID()) {
 		return nil
 	}
-	_, err := pgas.Local(pe, words) // why not
+	_, err := pgas.Local(pe, words) // the reason, as pgas says it
 	return err
 }

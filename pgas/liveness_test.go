@@ -44,8 +44,7 @@ func TestPark(t *testing.T) {
 		if err := pe.Barrier(ctx); err != nil {
 			return err
 		}
-		calls := 0
-		err = Park(ctx, pe, words, []int{1}, func() bool { calls++; return atomic.LoadUint64(&local[2]) == 7 })
+		err = Park(ctx, pe, words, []int{1}, func() bool { return atomic.LoadUint64(&local[2]) == 7 })
 		if err != nil {
 			return fmt.Errorf("parked for PE 1's write: %v", err)
 		}

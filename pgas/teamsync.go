@@ -211,7 +211,10 @@ func (t *Team) rounds(ctx context.Context, abort <-chan struct{}, st *syncState)
 		}
 		off := t.roundOff(st.k, st.e)
 		req := driver.WaitRequest{Mode: driver.WaitAll, Kind: driver.KindUint64, Off: off, N: 1, Cmp: driver.CmpGE, Value: st.e << 16}
-		heap := tr.Heap(me)
+		var heap []byte
+		if st.sig != 0 {
+			heap = tr.Heap(me)
+		}
 		if st.sig != 0 && heap == nil {
 			// Device memory: the signature word comes with the wait (an
 			// any-wait's fetch), not with a round trip of its own.
