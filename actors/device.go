@@ -20,7 +20,7 @@ type DeviceMailbox struct {
 	CreditOff int64 // n uint64 credit words
 	NPEs      int
 	Slots     int // k, per sender
-	SlotSize  int // bytes per slot: a 16-byte header and the payload
+	SlotSize  int // bytes per slot: a 24-byte header (with the seal) and the payload
 }
 
 // DeviceMailboxSize is the size of struct symchan_mailbox.

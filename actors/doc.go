@@ -7,9 +7,14 @@
 // A [Mailbox] is created collectively ([NewMailbox]) and gives every PE an
 // inbox in its own partition of the symmetric heap: for each sender s, a
 // ring of K slots of S bytes, each with a uint64 signal word that holds the
-// sequence number of the last message put there. A send is one PutSignal
-// of the slot (header and payload) with SignalSet of the message's
-// sequence number. The receiver waits with WaitUntilSome (vector form: each
+// sequence number of the last message put there. A send is one
+// put-with-signal of the slot (header and payload) with SignalSet of the
+// message's sequence number. On GPUs it is pgas.PutSignalUnordered, with
+// no fence between data and word (one fewer system-scope fence a
+// message): the slot is sealed, its header holding a hash of the sequence
+// number, header and payload, and a receiver that reads a slot whose data
+// has not all landed reads it again until the seal agrees. The receiver
+// waits with WaitUntilSome (vector form: each
 // word against the sequence number due in its slot) over all its slot
 // words, copies out every message that is ready, in each sender's order,
 // and returns the slots to their senders with SignalAdd on a credit word in
@@ -20,7 +25,7 @@
 //
 // Where partitions are host memory (the host backend), each slot word
 // starts a 64-byte cache line of its own, and the slot's header and a
-// payload of up to 40 bytes travel in that line with the signal: the send
+// payload of up to 32 bytes travel in that line with the signal: the send
 // is still one PutSignal, whose data is the rest of the line (a larger
 // payload is put into the slot first, with a Fence before the line). A
 // receiver then learns of a small message and reads it with one

@@ -3,16 +3,23 @@ package actors
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/symchan/symchan/internal/seal"
+	"github.com/symchan/symchan/kernels"
 )
 
-// A slot holds a 16-byte header, then up to S-16 payload bytes:
+// A slot holds a 24-byte header, then up to S-24 payload bytes:
 //
-//	byte 0     kind: kindData, kindMore or kindClose
-//	bytes 1-3  zero
-//	bytes 4-7  payload bytes in this slot (little endian)
-//	bytes 8-15 kindData: the message's total length;
-//	           kindMore: the offset of this chunk in the message
-const headerSize = 16
+//	byte 0       kind: kindData, kindMore or kindClose
+//	bytes 1-3    zero
+//	bytes 4-7    payload bytes in this slot (little endian)
+//	bytes 8-15   kindData: the message's total length;
+//	             kindMore: the offset of this chunk in the message
+//	bytes 16-23  the seal, where slots are sealed (see slotSeal); else zero
+const headerSize = kernels.SlotHeader // 24, as symchan.cuh's kernels read it
+
+// sealAt is the seal's place in the header.
+const sealAt = 16
 
 const (
 	kindData  = 1 // a message, or the first chunk of one
@@ -35,6 +42,47 @@ func putHeader(b []byte, h header) {
 		v = h.off
 	}
 	binary.LittleEndian.PutUint64(b[8:], uint64(v))
+	binary.LittleEndian.PutUint64(b[sealAt:], 0)
+}
+
+// Slots in device memory are sealed: their writer puts data and slot
+// word with no fence between them (pgas.PutSignalUnordered; on GPUs the
+// fence costs about a microsecond a message, and over NVLink the word
+// may then arrive before the data), so the receiver checks what it read
+// against the seal and reads again until they agree. The seal of the
+// slot of sequence number seq holding b (its header, then n payload
+// bytes) is the XOR of seal.Mix(seq, 0), seal.Mix(header word i, 1+i)
+// for its first two words, and seal.Mix(payload word j, 3+j) over the
+// payload's 8-byte little-endian words, the last one zero-padded.
+// symchan.cuh (symchan_mailbox_seal) computes the same.
+func slotSeal(b []byte, seq uint64) uint64 {
+	h := seal.Mix(seq, 0) ^ seal.Mix(binary.LittleEndian.Uint64(b), 1) ^ seal.Mix(binary.LittleEndian.Uint64(b[8:]), 2)
+	p := b[headerSize:]
+	j := uint64(3)
+	for ; len(p) >= 8; p, j = p[8:], j+1 {
+		h ^= seal.Mix(binary.LittleEndian.Uint64(p), j)
+	}
+	if len(p) > 0 {
+		var w [8]byte
+		copy(w[:], p)
+		h ^= seal.Mix(binary.LittleEndian.Uint64(w[:]), j)
+	}
+	return h
+}
+
+// sealSlot writes the seal of b, the header and payload of the slot of
+// sequence number seq, into its header.
+func sealSlot(b []byte, seq uint64) {
+	binary.LittleEndian.PutUint64(b[sealAt:], slotSeal(b, seq))
+}
+
+// sealedLen is the length of the slot whose header starts b (header and
+// payload, the payload bytes read from the header clipped to cap) and
+// whether b holds all of it with a seal that agrees: the slot is then
+// whole, as its writer wrote it for sequence number seq.
+func sealedLen(b []byte, seq uint64, cap int) (int, bool) {
+	n := headerSize + min(int(binary.LittleEndian.Uint32(b[4:])), cap)
+	return n, n <= len(b) && binary.LittleEndian.Uint64(b[sealAt:]) == slotSeal(b[:n], seq)
 }
 
 // decodeHeader checks a slot header against the mailbox's limits: the

@@ -10,9 +10,13 @@
 //     (^0 once s has closed: never).
 //   - s commits sequence number q only when q ≤ out[r].freed + K: the
 //     slot's previous message was taken and credited by r.
-//   - A slot's data is written before its word (PutSignal's order, with a
-//     Fence before the line for a payload put into the slot), and r reads
-//     the data only after it saw the word reach the slot's number.
+//   - r reads a slot only after it saw the slot's word reach the slot's
+//     number. Where words have lines (host memory) the data is written
+//     before the word (PutSignal's order, with a Fence before the line
+//     for a payload put into the slot). Elsewhere (GPUs) the slot is
+//     sealed and put with no order between data and word
+//     (PutSignalUnordered): r takes it only once what it read agrees with
+//     the seal for that number, reading again until it does.
 //   - r credits s in batches of at least K/2 slots; a sender waiting for
 //     credit has more than K/2 messages unread at r, so a receive of r
 //     pays it, and no sender waits forever on a receiver that receives.
@@ -27,6 +31,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/symchan/symchan/internal/racesync"
@@ -99,8 +104,9 @@ type inbox struct {
 	asm   []assembly
 	queue []Message // ready messages, taken in order
 	qhead int
-	arena []byte   // payloads of single-slot messages in queue
-	hdr   [64]byte // a slot's header and the start of its payload
+	arena []byte                   // payloads of single-slot messages in queue
+	hdr   [pgas.MaxFetchBytes]byte // a slot's header and the start of its payload
+	slot  []byte                   // a sealed slot read whole (Mailbox.whole)
 	// Where words are not host memory, the wait also brings each
 	// reported slot's first bytes (header and a small payload), in
 	// report order, sparing take a read.
@@ -211,7 +217,7 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 // mailboxFits checks, before anything is allocated, that a mailbox of n
 // PEs × k slots of s bytes can exist: its symmetric size must not
 // overflow, and the receive side's Go memory on every PE (about
-// n·k·(24·stride+107) bytes each, 64 more with stride 1 for the wait's
+// n·k·(24·stride+107) bytes each, 72 more with stride 1 for the wait's
 // fetched headers, all PEs of this machine together) must
 // fit mem, the machine's memory (0: unknown). The inputs are the same on
 // every PE of a machine, so all of them fail alike.
@@ -222,7 +228,7 @@ func mailboxFits(n, k, s, stride int, mem int64) error {
 	}
 	per := 24*stride + 107
 	if stride == 1 {
-		per += 64
+		per += pgas.MaxFetchBytes
 	}
 	goBytes := float64(n) * float64(n) * float64(k) * float64(per)
 	if mem > 0 && goBytes > float64(mem) {
@@ -352,9 +358,9 @@ func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
 }
 
 // commit sends header h and the payload into the reserved slot at to
-// with one PutSignal whose signal is the slot's word, set to the slot's
-// sequence number. Its data is the slot (header and payload), or, with
-// lines, the rest of the word's line (header and a payload of up to
+// with one put-with-signal whose signal is the slot's word, set to the
+// slot's sequence number. Its data is the slot (header and payload,
+// sealed, with no order between data and word), or, with lines, the rest of the word's line (header and a payload of up to
 // lineCap bytes; a larger payload is put into the slot first, and a fence
 // orders it before the line). A receiver that sees the word sees the
 // data; where it is parked (pgas.Park), the write wakes it.
@@ -369,7 +375,8 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 		}
 		putHeader(o.buf, h)
 		n := headerSize + copy(o.buf[headerSize:], payload)
-		err = pgas.PutSignal(m.pe, m.slots.Slice(si*m.s, si*m.s+n), o.buf[:n], m.words.Index(wi), seq, pgas.SignalSet, to)
+		sealSlot(o.buf[:n], seq)
+		err = pgas.PutSignalUnordered(m.pe, m.slots.Slice(si*m.s, si*m.s+n), o.buf[:n], m.words.Index(wi), seq, pgas.SignalSet, to)
 	} else {
 		line := wordBytes(o.line[:])
 		putHeader(line, h)
@@ -565,7 +572,7 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			}
 		}
 		for _, i := range in.idx[:n] {
-			if err := m.drain(i / m.stride / m.k); err != nil {
+			if err := m.drain(ctx, i/m.stride/m.k); err != nil {
 				clear(in.ready)
 				return false, err
 			}
@@ -609,7 +616,8 @@ func (m *Mailbox) drainHeads() bool {
 	for snd, seq := range in.next {
 		wi := (snd*m.k + int((seq-1)%uint64(m.k))) * m.stride
 		if in.expect[wi] == seq && atomic.LoadUint64(&m.localWords[wi]) >= seq {
-			if err := m.drain(snd); err != nil {
+			// Lines are not sealed: take never re-reads, and needs no context.
+			if err := m.drain(context.Background(), snd); err != nil {
 				in.err = err
 				return true
 			}
@@ -633,7 +641,7 @@ func (m *Mailbox) pay(snd int) error {
 // credit has sent K slots beyond the credit it holds, fewer than K/2 of
 // which are freed and unpaid, so more than K/2 wait unread here and the
 // next receives free enough of them to pay. Callers hold in.mu.
-func (m *Mailbox) drain(snd int) error {
+func (m *Mailbox) drain(ctx context.Context, snd int) error {
 	in := &m.in
 	for range m.k {
 		seq := in.next[snd]
@@ -658,7 +666,7 @@ func (m *Mailbox) drain(snd int) error {
 		} else {
 			racesync.Acquire()
 		}
-		h, err := m.take(snd, si, place)
+		h, err := m.take(ctx, snd, si, place)
 		if err != nil {
 			return err
 		}
@@ -681,19 +689,25 @@ func (m *Mailbox) drain(snd int) error {
 
 // take reads slot si of sender snd and acts on it; place is the slot's
 // ready entry (1 + where the wait fetched its first bytes, when > 0).
-func (m *Mailbox) take(snd, si int, place int32) (header, error) {
+func (m *Mailbox) take(ctx context.Context, snd, si int, place int32) (header, error) {
 	in := &m.in
 	var head []byte // the header and the start of the payload
 	if m.stride > 1 {
 		wi := si * m.stride
 		head = wordBytes(m.localWords[wi+1 : wi+m.stride])
-	} else if place > 0 {
-		b := in.fetch.Bytes
-		head = in.fetched[int(place-1)*b : int(place)*b] // brought by the wait
 	} else {
-		// One read covers the header and a small payload.
-		head = in.hdr[:min(len(in.hdr), m.s)]
-		if err := m.read(head, si*m.s); err != nil {
+		if place > 0 {
+			b := in.fetch.Bytes
+			head = in.fetched[int(place-1)*b : int(place)*b] // brought by the wait
+		} else {
+			// One read covers the header and a small payload.
+			head = in.hdr[:min(len(in.hdr), m.s)]
+			if err := m.read(head, si*m.s); err != nil {
+				return header{}, err
+			}
+		}
+		var err error
+		if head, err = m.whole(ctx, snd, si, head); err != nil {
 			return header{}, err
 		}
 	}
@@ -739,6 +753,48 @@ func (m *Mailbox) take(snd, si int, place int32) (header, error) {
 		*a = assembly{}
 	}
 	return h, nil
+}
+
+// tornLimit bounds how long a receiver re-reads a sealed slot whose word
+// it saw: a writer's bytes land within microseconds of its word, so a
+// slot torn for longer was not written by a sender of this mailbox.
+const tornLimit = time.Second
+
+// whole returns sealed slot si of sender snd as its sender wrote it for
+// the sequence number due, given head, a read of its start: head itself
+// when the slot lies there whole, else a read of the whole slot into
+// in.slot, read again until its seal agrees (the word may arrive before
+// the data). It fails with ErrProtocol if the slot stays torn past
+// tornLimit, and with ctx's error if ctx ends first; the slot is then
+// left for the next receive.
+func (m *Mailbox) whole(ctx context.Context, snd, si int, head []byte) ([]byte, error) {
+	in := &m.in
+	seq := in.next[snd]
+	var since time.Time
+	for {
+		n, ok := sealedLen(head, seq, m.cap)
+		if ok {
+			return head, nil
+		}
+		if n <= len(head) { // all of it read, and torn
+			m.stats.tornRead()
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if since.IsZero() {
+				since = time.Now()
+			} else if time.Since(since) > tornLimit {
+				return nil, fmt.Errorf("%w: slot %d of PE %d stays torn for sequence number %d", ErrProtocol, si%m.k, snd, seq)
+			}
+		}
+		if in.slot == nil {
+			in.slot = make([]byte, m.s)
+		}
+		head = in.slot[:max(n, min(len(in.hdr), m.s))]
+		if err := m.read(head, si*m.s); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // payload copies the payload of slot si into dst: from head, the bytes

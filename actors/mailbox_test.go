@@ -23,7 +23,7 @@ func mailboxIn(ctx context.Context, pe *pgas.PE, viaGet bool, opts ...MailboxOpt
 }
 
 // Both layouts carry messages at the edges of what fits in place: the
-// payload beside the slot word (40 bytes, host memory), in a slot (48
+// payload beside the slot word (32 bytes, host memory), in a slot (40
 // bytes with 64-byte slots), and beyond it (chunks, whose last one may fit
 // beside the word again). The layout of device-memory partitions is taken
 // through Get and SignalFetch.
@@ -37,7 +37,7 @@ func TestMailboxLayouts(t *testing.T) {
 }
 
 func testMailboxSizes(t *testing.T, viaGet bool) {
-	sizes := []int{0, 8, 39, 40, 41, 48, 49, 88, 89, 97, 200, 1000}
+	sizes := []int{0, 8, 31, 32, 33, 39, 40, 41, 79, 80, 81, 97, 200, 1000}
 	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
 		m, err := mailboxIn(ctx, pe, viaGet, Slots(2), SlotSize(64))
 		if err != nil {

@@ -65,12 +65,12 @@ func Slots(k int) MailboxOption {
 	}
 }
 
-// SlotSize sets S, the bytes of a slot including its 16-byte header
+// SlotSize sets S, the bytes of a slot including its 24-byte header
 // (default 1 KiB, a multiple of 8). Larger messages are chunked.
 func SlotSize(s int) MailboxOption {
 	return func(c *mailboxConfig) error {
-		if s < 2*headerSize || s%8 != 0 || s > 1<<30 {
-			return fmt.Errorf("%w: SlotSize(%d): want a multiple of 8 in [%d, 1 GiB]", ErrBadArg, s, 2*headerSize)
+		if s < headerSize+8 || s%8 != 0 || s > 1<<30 {
+			return fmt.Errorf("%w: SlotSize(%d): want a multiple of 8 in [%d, 1 GiB]", ErrBadArg, s, headerSize+8)
 		}
 		c.slotSize = s
 		return nil

@@ -23,6 +23,9 @@ type MailboxStats struct {
 	// the backend; Wakeups, those waits that ended with messages.
 	Waits   uint64
 	Wakeups uint64
+	// TornReads counts reads of a sealed slot (GPU memory) that caught it
+	// torn, its word seen before all of its data, and were done again.
+	TornReads uint64
 	// Queued is how many messages have been copied out of their slots but
 	// not yet returned by a receive: the part of the inbox this PE holds.
 	Queued int
@@ -36,7 +39,8 @@ func (s MailboxStats) Add(o MailboxStats) MailboxStats {
 		Received: s.Received + o.Received, ReceivedBytes: s.ReceivedBytes + o.ReceivedBytes,
 		CreditWaits: s.CreditWaits + o.CreditWaits, CreditWaitTime: s.CreditWaitTime + o.CreditWaitTime,
 		Waits: s.Waits + o.Waits, Wakeups: s.Wakeups + o.Wakeups,
-		Queued: s.Queued + o.Queued,
+		TornReads: s.TornReads + o.TornReads,
+		Queued:    s.Queued + o.Queued,
 	}
 }
 
@@ -54,6 +58,7 @@ type mailboxCounters struct {
 	recvBytes   atomic.Uint64
 	waits       atomic.Uint64
 	wakeups     atomic.Uint64
+	torn        atomic.Uint64
 	queued      atomic.Int64
 }
 
@@ -81,6 +86,13 @@ func (c *mailboxCounters) waited(woke bool) {
 		if woke {
 			c.wakeups.Add(1)
 		}
+	}
+}
+
+// tornRead counts a read of a sealed slot that caught it torn.
+func (c *mailboxCounters) tornRead() {
+	if c != nil {
+		c.torn.Add(1)
 	}
 }
 
@@ -112,6 +124,7 @@ func (m *Mailbox) Stats() MailboxStats {
 		Received: c.received.Load(), ReceivedBytes: c.recvBytes.Load(),
 		CreditWaits: c.creditWaits.Load(), CreditWaitTime: time.Duration(c.creditNanos.Load()),
 		Waits: c.waits.Load(), Wakeups: c.wakeups.Load(),
-		Queued: int(c.queued.Load()),
+		TornReads: c.torn.Load(),
+		Queued:    int(c.queued.Load()),
 	}
 }

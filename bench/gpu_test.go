@@ -396,7 +396,7 @@ func (l latencies) reportImpl(b *testing.B, impl, unit string) {
 // the two GPU PEs, driven from Go; mailboxes in GPU memory.
 func BenchmarkGPUChanRoundTrip(b *testing.B) {
 	gpuWorld(b, 64<<20, func(ctx context.Context, pe *pgas.PE) error {
-		ch, err := actors.NewChan[uint64](ctx, pe)
+		ch, err := actors.NewChan[uint64](ctx, pe, actors.KeepStats())
 		if err != nil {
 			return err
 		}
@@ -425,9 +425,84 @@ func BenchmarkGPUChanRoundTrip(b *testing.B) {
 		}
 		if me == 0 {
 			rt.report(b, "us/RT")
+			reportTorn(b, ch.Mailbox())
 		}
 		return pe.Barrier(ctx)
 	})
+}
+
+// reportTorn reports the share of m's received messages whose sealed slot
+// was read torn (its word seen before all of its data) and read again.
+func reportTorn(b *testing.B, m *actors.Mailbox) {
+	if st := m.Stats(); st.Received > 0 {
+		b.ReportMetric(float64(st.TornReads)/float64(st.Received), "torn-reads/msg")
+	}
+}
+
+// BenchmarkGPUChanStream: PE 0 sends 8-byte Chan messages to PE 1's
+// mailbox in GPU memory as fast as its sending goroutines can (one, then
+// eight, sharing the Chan), and PE 1 receives them from Go: messages per
+// second from the first send to the last receive, the median of reps
+// after warm-up. The anchor is NVSHMEM's host-initiated put-with-signal
+// stream (bench/anchors/nvshmem_bench.cu, impl=nvshmem-onstream).
+func BenchmarkGPUChanStream(b *testing.B) {
+	const msgs, reps = 20000, 7
+	for _, senders := range []int{1, 8} {
+		b.Run(fmt.Sprintf("senders=%d", senders), func(b *testing.B) {
+			gpuWorld(b, 64<<20, func(ctx context.Context, pe *pgas.PE) error {
+				ch, err := actors.NewChan[uint64](ctx, pe, actors.KeepStats())
+				if err != nil {
+					return err
+				}
+				defer ch.Close(ctx)
+				var rates []float64
+				for rep := range reps {
+					if err := pe.Barrier(ctx); err != nil {
+						return err
+					}
+					t0 := time.Now()
+					if pe.ID() == 0 {
+						errs := make(chan error, senders)
+						for g := range senders {
+							go func() {
+								for i := g; i < msgs; i += senders {
+									if err := ch.Send(ctx, 1, uint64(i)); err != nil {
+										errs <- err
+										return
+									}
+								}
+								errs <- nil
+							}()
+						}
+						for range senders {
+							if err := <-errs; err != nil {
+								return err
+							}
+						}
+					} else {
+						for range msgs {
+							if _, err := ch.Recv(ctx); err != nil {
+								return err
+							}
+						}
+					}
+					if err := pe.Barrier(ctx); err != nil { // the last receive is done
+						return err
+					}
+					if rep >= 2 {
+						rates = append(rates, msgs/time.Since(t0).Seconds())
+					}
+				}
+				if pe.ID() == 1 {
+					return nil
+				}
+				r := medianOf(rates)
+				b.ReportMetric(1e9/r, "ns/op")
+				b.ReportMetric(r/1e6, "Mmsg/s")
+				return nil
+			})
+		})
+	}
 }
 
 // BenchmarkGPUFutureRoundTrip: PE 0 sends a request carrying a future's

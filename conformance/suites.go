@@ -124,6 +124,7 @@ var gpuTests = []test{
 	{"DeviceMailboxFanIn", (*kit).testDeviceMailboxFanIn},
 	{"DeviceMailboxChunks", (*kit).testDeviceMailboxChunks},
 	{"DeviceMailboxManySenders", (*kit).testDeviceMailboxManySenders},
+	{"SealedSlotNeverTakenTorn", (*kit).testSealedSlotNeverTakenTorn},
 	{"DeviceFutures", (*kit).testDeviceFutures},
 	{"KernelActorEcho", (*kit).testKernelActorEcho},
 	{"KernelActorHandover", (*kit).testKernelActorHandover},

@@ -117,7 +117,7 @@ func (ck *kit) testWaitFetchBadArguments(t *testing.T) {
 		cases := map[string]error{
 			"WaitAll":       wait(pgas.WaitAll, pgas.WaitFetch{Data: data, Stride: 8, Bytes: 8, Into: make([]byte, 32)}),
 			"no bytes":      wait(pgas.WaitSome, pgas.WaitFetch{Data: data, Stride: 8, Bytes: 0, Into: make([]byte, 32)}),
-			"too many":      wait(pgas.WaitSome, pgas.WaitFetch{Data: data, Stride: 0, Bytes: pgas.MaxFetchBytes + 1, Into: make([]byte, 4*65)}),
+			"too many":      wait(pgas.WaitSome, pgas.WaitFetch{Data: data, Stride: 0, Bytes: pgas.MaxFetchBytes + 1, Into: make([]byte, 4*(pgas.MaxFetchBytes+1))}),
 			"negative":      wait(pgas.WaitAny, pgas.WaitFetch{Data: data, Stride: -8, Bytes: 8, Into: make([]byte, 8)}),
 			"beyond Data":   wait(pgas.WaitSome, pgas.WaitFetch{Data: data, Stride: 20, Bytes: 8, Into: make([]byte, 32)}),
 			"short Into":    wait(pgas.WaitSome, pgas.WaitFetch{Data: data, Stride: 8, Bytes: 8, Into: make([]byte, 31)}),

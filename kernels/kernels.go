@@ -19,7 +19,7 @@ package kernels
 
 // The Go copy of symchan.cuh's shared structs (layout.go): sizes and field
 // offsets, regenerated from the header (TestLayout checks it is current).
-//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor SYMCHAN_LOCAL_PES=LocalPEs SYMCHAN_TIMING_WORDS=TimingWords
+//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor SYMCHAN_LOCAL_PES=LocalPEs SYMCHAN_TIMING_WORDS=TimingWords SYMCHAN_SLOT_HEADER=SlotHeader
 
 import (
 	_ "embed"

@@ -144,7 +144,7 @@ func TestLayout(t *testing.T) {
 	want, err := cstructs.GoConsts("kernels", "symchan.cuh", h, [][2]string{
 		{"symchan_heap", "Heap"}, {"symchan_mailbox", "Mailbox"}, {"symchan_mbox_out", "MboxOut"},
 		{"symchan_replies", "Replies"}, {"symchan_actor", "Actor"}, {"SYMCHAN_LOCAL_PES", "LocalPEs"},
-		{"SYMCHAN_TIMING_WORDS", "TimingWords"},
+		{"SYMCHAN_TIMING_WORDS", "TimingWords"}, {"SYMCHAN_SLOT_HEADER", "SlotHeader"},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -62,3 +62,6 @@ const LocalPEs = 64
 
 // TimingWords is SYMCHAN_TIMING_WORDS of symchan.cuh.
 const TimingWords = 4
+
+// SlotHeader is SYMCHAN_SLOT_HEADER of symchan.cuh.
+const SlotHeader = 24

@@ -254,7 +254,7 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 //         line: [0] last sequence done, [1] epoch of the launch whose
 //         warp left, [2] reads done again (agent_fetch).
 //   entry: [0] sequence (written last by the host), [1] op | sigop<<8 |
-//         kind<<16 (a put: AGENT_CLAIM) | atomic op<<24 | bytes<<32, [2]
+//         kind<<16 (a put: AGENT_CLAIM or AGENT_UNORDERED) | atomic op<<24 | bytes<<32, [2]
 //         address, [3] signal address (a copy's source), [4] signal
 //         value or operand, [5] comparand, [6] a claim's new value, [7]
 //         hash of the other words (agent_fetch), [8..31] the payload (put
@@ -279,7 +279,7 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 #define AGENT_LANE_BYTES (AGENT_RING * 256 + 64)
 #define AGENT_WORDS 1024
 #define AGENT_FETCH_AT 16384
-#define AGENT_SLOT_BYTES (AGENT_FETCH_AT + AGENT_WORDS * 64)
+#define AGENT_SLOT_BYTES (AGENT_FETCH_AT + AGENT_WORDS * 72) // 72: driver.MaxFetchBytes
 #define AGENT_SCRATCH (AGENT_WORDS * 9)
 #define AGENT_PUT 1
 #define AGENT_GET 2
@@ -292,6 +292,10 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 // value in [8] (pgas.PutSignalIf: a Future's reply, without a round trip
 // to the host between its claim and its data).
 #define AGENT_CLAIM 1
+// AGENT_UNORDERED (in a put's kind byte): no fence between the data and
+// the signal (pgas.PutSignalUnordered: sealed mailbox slots, whose
+// receiver checks what it read).
+#define AGENT_UNORDERED 2
 #define AGENT_SEALED_BYTES 1024
 #define PHI 0x9e3779b97f4a7c15ull
 #define FULL 0xffffffffu
@@ -350,16 +354,11 @@ static __device__ __forceinline__ bool agent_leave(volatile u64 *gone, u64 epoch
 	return false;
 }
 
-// agent_mix is splitmix64's finaliser. A request's hash is the XOR over
-// its words i ≠ 7 of agent_mix(word ^ i·φ), which the host stores in word
-// 7 before the sequence (entryHash in pgas/internal/gpuop/seal.go).
-static __device__ __forceinline__ u64 agent_mix(u64 x) {
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
+// agent_mix is splitmix64's finaliser (symchan_seal_mix at index 0). A
+// request's hash is the XOR over its words i ≠ 7 of agent_mix(word ^ i·φ),
+// which the host stores in word 7 before the sequence (entryHash in
+// pgas/internal/gpuop/seal.go).
+static __device__ __forceinline__ u64 agent_mix(u64 x) { return symchan_seal_mix(x, 0); }
 
 // agent_fetch reads words [0, n) of an entry (lane l gets word l in w) and
 // reports whether it holds request seq. One read does it when the words
@@ -489,7 +488,7 @@ static __device__ void agent_lane(u64 *lane, u64 epoch, const agent_ctl &c) {
 				// The data before the signal. A signal alone needs no
 				// fence: the routines before it on this lane were fenced
 				// before their completion.
-				if (n > 0)
+				if (n > 0 && ((code >> 16) & 0xff) != AGENT_UNORDERED)
 					fence_acq_rel_sys();
 				__syncwarp();
 				// A store or a reduction: an atomic that returns the old

@@ -623,8 +623,12 @@ static __device__ __forceinline__ void symchan_alltoall_warp(const symchan_heap 
 // the layout over with actors.Mailbox.Device, laid out as symchan_mailbox.
 // Receiver r's inbox holds, for each sender s, k slot words (words_off, a
 // uint64 each: the sequence number of the slot's message) and k slots of
-// slot_size bytes (slots_off): a 16-byte header (kind, payload bytes,
-// total bytes) and the payload. Sender s's credit word for r (credit_off
+// slot_size bytes (slots_off): a SYMCHAN_SLOT_HEADER-byte header (kind,
+// payload bytes, total bytes, seal) and the payload. Slots are sealed
+// (symchan_mailbox_seal): a sender puts a slot and its word with no fence
+// between them, and a receiver takes a slot only once what it read agrees
+// with the seal for the slot's sequence number, reading again until it
+// does. Sender s's credit word for r (credit_off
 // + 8r, in s's partition) counts the slots r has freed. On one PE, either
 // Go or the device sends to a given destination (one thread or group, or
 // many at once with the _mp routines), and either Go or one device thread
@@ -652,6 +656,11 @@ static __device__ __forceinline__ symchan_u64 *symchan_in_next(const symchan_mai
 static __device__ __forceinline__ symchan_u64 *symchan_in_unpaid(const symchan_mailbox *mb, const symchan_mbox_in *in) {
 	return (symchan_u64 *)in + mb->npes;
 }
+
+// A slot's header: word 0 kind | payload bytes << 32, word 1 the
+// message's total bytes (a first chunk) or the chunk's offset (a further
+// one), word 2 the seal; then the payload.
+#define SYMCHAN_SLOT_HEADER 24
 
 #define SYMCHAN_MBOX_DATA 1
 #define SYMCHAN_MBOX_MORE 2
@@ -686,6 +695,69 @@ static __device__ __forceinline__ symchan_u64 symchan_mailbox_ring(symchan_u64 s
 	return (k & (k - 1)) == 0 ? (seq - 1) & (k - 1) : (seq - 1) % k;
 }
 
+// symchan_seal_mix is the hash term of word w at index i: splitmix64's
+// finaliser over w ^ i·φ (seal.Mix in internal/seal; the agent's requests
+// are sealed with it too).
+static __device__ __forceinline__ symchan_u64 symchan_seal_mix(symchan_u64 w, symchan_u64 i) {
+	w ^= i * 0x9e3779b97f4a7c15ull;
+	w ^= w >> 30;
+	w *= 0xbf58476d1ce4e5b9ull;
+	w ^= w >> 27;
+	w *= 0x94d049bb133111ebull;
+	return w ^ (w >> 31);
+}
+
+// symchan_mailbox_seal is the seal of the slot of sequence number seq
+// whose header words are w0 and v and whose payload words' terms XOR to
+// part: the XOR of symchan_seal_mix(seq, 0), (w0, 1), (v, 2) and, over the
+// payload's 8-byte little-endian words j (the last one zero-padded),
+// (word, 3 + j), which part holds (actors' slotSeal computes the same).
+static __device__ __forceinline__ symchan_u64 symchan_mailbox_seal(symchan_u64 seq, symchan_u64 w0, symchan_u64 v, symchan_u64 part) {
+	return part ^ symchan_seal_mix(seq, 0) ^ symchan_seal_mix(w0, 1) ^ symchan_seal_mix(v, 2);
+}
+
+// symchan_payload_word is word j of the n bytes at src (any alignment),
+// zero past n.
+static __device__ __forceinline__ symchan_u64 symchan_payload_word(const unsigned char *src, symchan_u64 n, symchan_u64 j) {
+	const symchan_u64 at = 8 * j;
+	if (((symchan_u64)src & 7) == 0 && at + 8 <= n)
+		return *(const symchan_u64 *)(src + at);
+	symchan_u64 w = 0;
+	for (unsigned b = 0; b < 8 && at + b < n; b++)
+		w |= (symchan_u64)src[at + b] << (8 * b);
+	return w;
+}
+
+// symchan_group_xor returns to every thread of the group the XOR of the
+// values its threads pass (a full warp, or the whole block).
+static __device__ __forceinline__ symchan_u64 symchan_group_xor(symchan_u64 x, int scope) {
+	if (scope == SYMCHAN_SCOPE_THREAD)
+		return x;
+	for (int o = 16; o > 0; o /= 2)
+		x ^= __shfl_xor_sync(0xffffffffu, x, o);
+	if (scope == SYMCHAN_SCOPE_WARP)
+		return x;
+	__shared__ unsigned long long acc;
+	__syncthreads(); // every thread read the last call's acc
+	if (symchan_block_tid() == 0)
+		acc = 0;
+	__syncthreads();
+	if ((threadIdx.x & 31) == 0 && x != 0)
+		atomicXor(&acc, (unsigned long long)x);
+	__syncthreads();
+	return acc;
+}
+
+// symchan_group_all reports to every thread of the group whether ok holds
+// in all of them (a group barrier).
+static __device__ __forceinline__ bool symchan_group_all(bool ok, int scope) {
+	if (scope == SYMCHAN_SCOPE_WARP)
+		return __all_sync(0xffffffffu, ok);
+	if (scope == SYMCHAN_SCOPE_BLOCK)
+		return __syncthreads_and(ok);
+	return ok;
+}
+
 // symchan_mailbox_credit waits (one thread) until the slot of sequence
 // number seq towards PE to is free: the receiver has credited seq - k.
 // With shared, out is shared by several senders of this GPU (see
@@ -713,35 +785,39 @@ static __device__ __forceinline__ void symchan_mailbox_credit(const symchan_heap
 }
 
 // symchan_mailbox_put_slot sends the slot of sequence number seq to PE
-// to: waits (thread 0) for credit, the group copies the payload, then
-// thread 0 publishes the slot with a system fence (covering the group's
-// stores) and its sequence number. Without shared it also records seq as
-// sent.
+// to: waits (thread 0) for credit, the group copies the payload and seals
+// it, then thread 0 writes the header and the slot's word, with no fence
+// between data and word (the receiver checks the seal). Without shared it
+// also records seq as sent.
 static __device__ void symchan_mailbox_put_slot(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, unsigned kind,
                                                 unsigned n, symchan_u64 v, const void *payload, symchan_u64 seq, bool shared, unsigned tid,
                                                 unsigned nth, int scope) {
 	if (tid == 0)
 		symchan_mailbox_credit(h, mb, out, to, seq, shared);
-	symchan_group_sync(scope);
+	symchan_u64 part = 0;
+	for (symchan_u64 j = tid; 8 * j < n; j += nth)
+		part ^= symchan_seal_mix(symchan_payload_word((const unsigned char *)payload, n, j), 3 + j);
+	part = symchan_group_xor(part, scope); // a group barrier too: credit is there
+	const symchan_u64 w0 = (symchan_u64)n << 32 | kind, seal = symchan_mailbox_seal(seq, w0, v, part);
 	const symchan_u64 slot = (symchan_u64)h->pe * mb->k + symchan_mailbox_ring(seq, mb->k);
 #ifdef SYMCHAN_NVSHMEM
-	if (h->base[to] == 0) { // through NVSHMEM: the header, the payload, a fence, the word
+	if (h->base[to] == 0) { // through NVSHMEM: the header, the payload, the word
 		char *p = (char *)symchan_sym(h, mb->slots_off + slot * mb->slot_size);
-		if (tid == 0) { // the header as two words (_p: values in registers, as a proxy needs them)
-			nvshmem_uint64_p((uint64_t *)p, (symchan_u64)n << 32 | kind, to);
+		if (tid == 0) { // the header as words (_p: values in registers, as a proxy needs them)
+			nvshmem_uint64_p((uint64_t *)p, w0, to);
 			nvshmem_uint64_p((uint64_t *)(p + 8), v, to);
+			nvshmem_uint64_p((uint64_t *)(p + 16), seal, to);
 		}
 		if (n > 0) {
 			if (scope == SYMCHAN_SCOPE_WARP)
-				nvshmemx_putmem_warp(p + 16, payload, n, to);
+				nvshmemx_putmem_warp(p + SYMCHAN_SLOT_HEADER, payload, n, to);
 			else if (scope == SYMCHAN_SCOPE_BLOCK)
-				nvshmemx_putmem_block(p + 16, payload, n, to);
+				nvshmemx_putmem_block(p + SYMCHAN_SLOT_HEADER, payload, n, to);
 			else
-				nvshmem_putmem(p + 16, payload, n, to);
+				nvshmem_putmem(p + SYMCHAN_SLOT_HEADER, payload, n, to);
 		}
 		symchan_group_sync(scope);
 		if (tid == 0) {
-			nvshmem_quiet(); // the group's puts, before the word
 			nvshmemx_signal_op((uint64_t *)symchan_sym(h, mb->words_off + slot * 8), seq, NVSHMEM_SIGNAL_SET, to);
 			if (!shared)
 				out->sent = seq;
@@ -752,21 +828,14 @@ static __device__ void symchan_mailbox_put_slot(const symchan_heap *h, const sym
 #endif
 	unsigned char *p = (unsigned char *)symchan_ptr(h, to, mb->slots_off + slot * mb->slot_size);
 	if (tid == 0) {
-		((unsigned *)p)[0] = kind;
-		((unsigned *)p)[1] = n;
-		*(symchan_u64 *)(p + 8) = v;
+		((symchan_u64 *)p)[0] = w0;
+		((symchan_u64 *)p)[1] = v;
+		((symchan_u64 *)p)[2] = seal;
 	}
-	symchan_copy_part(p + 16, payload, n, tid, nth);
+	symchan_copy_part(p + SYMCHAN_SLOT_HEADER, payload, n, tid, nth);
 	symchan_group_sync(scope);
 	if (tid == 0) {
-		// One thread's stores need only the signal's release; a group's,
-		// a fence after the group's barrier (cumulative over them).
-		if (scope == SYMCHAN_SCOPE_THREAD)
-			symchan_signal_release(h, to, mb->words_off + slot * 8, seq, SYMCHAN_SIGNAL_SET);
-		else {
-			__threadfence_system();
-			symchan_signal_op(h, to, mb->words_off + slot * 8, seq, SYMCHAN_SIGNAL_SET);
-		}
+		symchan_signal_op(h, to, mb->words_off + slot * 8, seq, SYMCHAN_SIGNAL_SET);
 		if (!shared)
 			out->sent = seq;
 	}
@@ -784,7 +853,7 @@ static __device__ __forceinline__ symchan_u64 symchan_mailbox_first_seq(const sy
 		return out->sent + 1;
 	symchan_u64 seq = 0;
 	if (tid == 0) {
-		const symchan_u64 cap = mb->slot_size - 16, slots = n == 0 ? 1 : (n + cap - 1) / cap;
+		const symchan_u64 cap = mb->slot_size - SYMCHAN_SLOT_HEADER, slots = n == 0 ? 1 : (n + cap - 1) / cap;
 		seq = atomicAdd((unsigned long long *)&out->sent, (unsigned long long)slots) + 1;
 	}
 	if (scope == SYMCHAN_SCOPE_WARP)
@@ -793,12 +862,12 @@ static __device__ __forceinline__ symchan_u64 symchan_mailbox_first_seq(const sy
 }
 
 // symchan_mailbox_send_group sends n bytes to PE to as one message, in
-// chunks of slot_size-16 bytes in consecutive slots when it does not fit
+// chunks of slot_size - SYMCHAN_SLOT_HEADER bytes in consecutive slots when it does not fit
 // one, waiting for credit: the wire format of Mailbox.Send, so Go and
 // kernel receivers take it alike. The Go receiver's MaxMessage bounds n.
 static __device__ void symchan_mailbox_send_group(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
                                                   symchan_u64 n, bool shared, unsigned tid, unsigned nth, int scope) {
-	const symchan_u64 cap = mb->slot_size - 16;
+	const symchan_u64 cap = mb->slot_size - SYMCHAN_SLOT_HEADER;
 	symchan_u64 seq = symchan_mailbox_first_seq(mb, out, n, shared, tid, scope), off = 0;
 	do {
 		const unsigned c = (unsigned)(n - off < cap ? n - off : cap);
@@ -914,50 +983,69 @@ static __device__ __forceinline__ int symchan_mailbox_next_sender(const symchan_
 }
 
 // symchan_slot_head is a slot's header (w0: kind | payload bytes << 32;
-// v: total bytes or chunk offset) and, with payload, its first 16 payload
-// bytes, read together by symchan_mailbox_head after the slot's word was
-// seen: a small message's payload then comes with its header, not a
-// memory round trip after it (it is written before the word's release,
-// as the rest). One thread reading for itself takes the payload bytes
-// too (the kernel-actor ping-pong: 3.14 → 3.00 µs a half round trip on
-// two H200s); a group reads the header alone, since every one of its
-// threads reads it and more loads of one line slowed the ring's block
-// receiver (6.5 → 6.8 µs a hop).
+// v: total bytes or chunk offset; seal) and, with payload, its first 16
+// payload bytes, read together by symchan_mailbox_head after the slot's
+// word was seen: a small message's payload then comes with its header,
+// not a memory round trip after it. One thread reading for itself takes
+// the payload bytes too (the kernel-actor ping-pong: 3.14 → 3.00 µs a
+// half round trip on two H200s); a group reads the header alone, since
+// every one of its threads reads it and more loads of one line slowed the
+// ring's block receiver (6.5 → 6.8 µs a hop). The loads are volatile:
+// a slot read again after a torn read must come from memory, not L1.
 struct symchan_slot_head {
-	symchan_u64 w0, v, d0, d1;
+	symchan_u64 w0, v, seal, d0, d1;
 	bool payload;
 };
 
 static __device__ __forceinline__ symchan_slot_head symchan_mailbox_head(const unsigned char *p, bool payload) {
 	const volatile symchan_u64 *q = (const volatile symchan_u64 *)p;
 	if (payload)
-		return symchan_slot_head{q[0], q[1], q[2], q[3], true};
-	return symchan_slot_head{q[0], q[1], 0, 0, false};
+		return symchan_slot_head{q[0], q[1], q[2], q[3], q[4], true};
+	return symchan_slot_head{q[0], q[1], q[2], 0, 0, false};
 }
 
-// symchan_mailbox_copy_payload copies m bytes of the payload of the slot
-// at p, whose head hd was read, to dst: from hd when they lie there (one
-// thread), else from the slot with the group (tid of nth).
-static __device__ __forceinline__ void symchan_mailbox_copy_payload(void *dst, const unsigned char *p, const symchan_slot_head &hd, unsigned m,
-                                                                    unsigned tid, unsigned nth) {
-	if (!hd.payload || m > 16) {
-		symchan_copy_part(dst, p + 16, m, tid, nth);
-		return;
+// symchan_slot_payload is the payload's length in the header hd read,
+// clipped to what the slot holds (a torn header may say more).
+static __device__ __forceinline__ unsigned symchan_slot_payload(const symchan_mailbox *mb, const symchan_slot_head &hd) {
+	const symchan_u64 n = hd.w0 >> 32, cap = mb->slot_size - SYMCHAN_SLOT_HEADER;
+	return (unsigned)(n < cap ? n : cap);
+}
+
+// symchan_mailbox_read_payload reads the n-byte payload of the slot at p,
+// whose head hd was read, with the group (tid of nth): this thread's
+// words j = tid, tid + nth, … (from hd where they lie there), copying
+// their bytes below m to dst unless dst is NULL. It returns this thread's
+// part of the seal (the XOR of its words' terms).
+static __device__ __forceinline__ symchan_u64 symchan_mailbox_read_payload(void *dst, unsigned m, const unsigned char *p,
+                                                                          const symchan_slot_head &hd, unsigned n, unsigned tid,
+                                                                          unsigned nth) {
+	const volatile symchan_u64 *q = (const volatile symchan_u64 *)(p + SYMCHAN_SLOT_HEADER);
+	unsigned char *d = (unsigned char *)dst;
+	symchan_u64 part = 0;
+	for (unsigned j = tid; 8 * j < n; j += nth) {
+		symchan_u64 w = hd.payload && j < 2 ? (j == 0 ? hd.d0 : hd.d1) : q[j];
+		const unsigned at = 8 * j, left = n - at;
+		if (left < 8)
+			w &= (1ull << (8 * left)) - 1;
+		part ^= symchan_seal_mix(w, 3 + j);
+		if (d != NULL && at < m) {
+			if (at + 8 <= m && ((symchan_u64)(d + at) & 7) == 0)
+				*(symchan_u64 *)(d + at) = w;
+			else
+				for (unsigned b = 0; b < 8 && at + b < m; b++)
+					d[at + b] = (unsigned char)(w >> (8 * b));
+		}
 	}
-	if (m == 8 && ((symchan_u64)dst & 7) == 0) {
-		*(symchan_u64 *)dst = hd.d0;
-		return;
-	}
-	for (unsigned k = 0; k < m; k++)
-		((unsigned char *)dst)[k] = (unsigned char)((k < 8 ? hd.d0 >> (8 * k) : hd.d1 >> (8 * (k - 8))) & 0xff);
+	return part;
 }
 
 // symchan_mailbox_take: the group takes from's due message, which has
 // arrived: it copies up to cap bytes of it into buf (joining the chunks
 // of a message of several slots as they arrive) and retires its slots,
-// crediting them back. It returns the message's length (which may exceed
-// cap: the rest is dropped), SYMCHAN_MBOX_CLOSED, SYMCHAN_MBOX_CUT_SHORT
-// or SYMCHAN_MBOX_PROTOCOL.
+// crediting them back. Each slot is read until its seal agrees for its
+// sequence number (its word may have come before its data). It returns
+// the message's length (which may exceed cap: the rest is dropped),
+// SYMCHAN_MBOX_CLOSED, SYMCHAN_MBOX_CUT_SHORT or SYMCHAN_MBOX_PROTOCOL.
 static __device__ int symchan_mailbox_take(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int from, void *buf, symchan_u64 cap,
                                            unsigned tid, unsigned nth, int scope) {
 	symchan_u64 got = 0, total = 0;
@@ -969,18 +1057,29 @@ static __device__ int symchan_mailbox_take(const symchan_heap *h, const symchan_
 			symchan_group_sync(scope);
 		}
 		const unsigned char *p = symchan_mailbox_slot(h, mb, in, from);
-		const symchan_slot_head hd = symchan_mailbox_head(p, scope == SYMCHAN_SCOPE_THREAD);
-		const symchan_u64 v = hd.v;
-		const unsigned kind = (unsigned)hd.w0 & 0xff, n = (unsigned)(hd.w0 >> 32);
-		int r = 0;
-		if (first && kind == SYMCHAN_MBOX_DATA)
-			total = v;
-		else if (first)
-			r = kind == SYMCHAN_MBOX_CLOSE ? SYMCHAN_MBOX_CLOSED : SYMCHAN_MBOX_PROTOCOL;
-		else if (kind != SYMCHAN_MBOX_MORE || v != got)
-			return SYMCHAN_MBOX_CUT_SHORT; // the slot stays: it starts the sender's next message
-		if (r == 0 && got < cap)
-			symchan_mailbox_copy_payload((char *)buf + got, p, hd, (unsigned)(n < cap - got ? n : cap - got), tid, nth);
+		const symchan_u64 seq = symchan_in_next(mb, in)[from] ? symchan_in_next(mb, in)[from] : 1;
+		symchan_slot_head hd;
+		unsigned kind, n;
+		int r;
+		for (;;) {
+			hd = symchan_mailbox_head(p, scope == SYMCHAN_SCOPE_THREAD && mb->slot_size >= SYMCHAN_SLOT_HEADER + 16);
+			kind = (unsigned)hd.w0 & 0xff, n = symchan_slot_payload(mb, hd);
+			r = 0;
+			if (first && kind != SYMCHAN_MBOX_DATA)
+				r = kind == SYMCHAN_MBOX_CLOSE ? SYMCHAN_MBOX_CLOSED : SYMCHAN_MBOX_PROTOCOL;
+			else if (!first && (kind != SYMCHAN_MBOX_MORE || hd.v != got))
+				r = SYMCHAN_MBOX_CUT_SHORT;
+			const symchan_u64 m = r == 0 && got < cap ? (n < cap - got ? n : cap - got) : 0;
+			const symchan_u64 part = symchan_mailbox_read_payload(m ? (char *)buf + got : NULL, (unsigned)m, p, hd, n, tid, nth);
+			// Each thread read the header for itself: the group goes on
+			// only when every one of them found it whole.
+			if (symchan_group_all(symchan_mailbox_seal(seq, hd.w0, hd.v, symchan_group_xor(part, scope)) == hd.seal, scope))
+				break; // else torn: read it again
+		}
+		if (r == SYMCHAN_MBOX_CUT_SHORT)
+			return r; // the slot stays: it starts the sender's next message
+		if (first && r == 0)
+			total = hd.v;
 		symchan_group_sync(scope);
 		if (tid == 0)
 			symchan_mailbox_done(h, mb, in, from, kind);
@@ -1029,18 +1128,23 @@ static __device__ int symchan_mailbox_recv_any_warp(const symchan_heap *h, const
 
 // symchan_mailbox_probe: sender s's message seq0 + j (j ≥ 0) is ready and
 // whole in its slot: the slot's word reached that sequence number (the
-// sender reuses a slot only after this receiver credits it), and the slot
-// holds a single-slot message. It sets *p to the slot and *hd to its head
-// (the message's length is hd->w0 >> 32). Any thread; j < k.
+// sender reuses a slot only after this receiver credits it), the slot
+// holds a single-slot message, and what was read agrees with its seal.
+// It copies up to cap bytes of the message to dst and sets *n to its
+// length. Any thread; j < k.
 static __device__ __forceinline__ bool symchan_mailbox_probe(const symchan_heap *h, const symchan_mailbox *mb, int s, symchan_u64 seq0, unsigned j,
-                                                             const unsigned char **p, symchan_slot_head *hd) {
+                                                             void *dst, symchan_u64 cap, unsigned *n) {
 	const symchan_u64 seq = seq0 + j, slot = (symchan_u64)s * mb->k + symchan_mailbox_ring(seq, mb->k);
 	const volatile symchan_u64 *w = (const volatile symchan_u64 *)symchan_sym(h, mb->words_off + slot * 8);
-	*p = (const unsigned char *)symchan_sym(h, mb->slots_off + slot * mb->slot_size);
+	const unsigned char *p = (const unsigned char *)symchan_sym(h, mb->slots_off + slot * mb->slot_size);
 	if (symchan_load_acquire(w) < seq)
 		return false;
-	*hd = symchan_mailbox_head(*p, true);
-	return ((unsigned)hd->w0 & 0xff) == SYMCHAN_MBOX_DATA && hd->v == hd->w0 >> 32; // a whole message in this slot
+	const symchan_slot_head hd = symchan_mailbox_head(p, mb->slot_size >= SYMCHAN_SLOT_HEADER + 16);
+	*n = symchan_slot_payload(mb, hd);
+	if (((unsigned)hd.w0 & 0xff) != SYMCHAN_MBOX_DATA || hd.v != hd.w0 >> 32)
+		return false; // not a whole message in this slot (or torn: the next probe tells)
+	const symchan_u64 part = symchan_mailbox_read_payload(dst, (unsigned)(*n < cap ? *n : cap), p, hd, *n, 0, 1);
+	return symchan_mailbox_seal(seq, hd.w0, hd.v, part) == hd.seal;
 }
 
 // symchan_mailbox_retire_run retires sender s's next run slots, each a
@@ -1077,9 +1181,9 @@ static __device__ int symchan_mailbox_recv_many_warp(const symchan_heap *h, cons
 	s = __shfl_sync(0xffffffffu, s, 0);
 	*from = s;
 	*len = 0;
-	const unsigned char *p;
-	symchan_slot_head hd;
-	const bool ok = lane < mb->k && symchan_mailbox_probe(h, mb, s, symchan_in_next(mb, in)[s] ? symchan_in_next(mb, in)[s] : 1, lane, &p, &hd);
+	unsigned n = 0;
+	const bool ok = lane < mb->k &&
+	                symchan_mailbox_probe(h, mb, s, symchan_in_next(mb, in)[s] ? symchan_in_next(mb, in)[s] : 1, lane, (char *)buf + lane * cap, cap, &n);
 	const unsigned ready = __ballot_sync(0xffffffffu, ok);
 	const unsigned run = ready == 0xffffffffu ? 32 : __ffs(~ready) - 1; // lanes 0 … run-1 hold one
 	if (run == 0) { // the head alone: several slots, or a marker
@@ -1090,11 +1194,8 @@ static __device__ int symchan_mailbox_recv_many_warp(const symchan_heap *h, cons
 			*len = r;
 		return 1;
 	}
-	if (lane < run) {
-		const unsigned n = (unsigned)(hd.w0 >> 32);
-		symchan_mailbox_copy_payload((char *)buf + lane * cap, p, hd, (unsigned)(n < cap ? n : cap), 0, 1);
+	if (lane < run)
 		*len = (int)n;
-	}
 	__syncwarp();
 	if (lane == 0)
 		symchan_mailbox_retire_run(h, mb, in, s, run);
@@ -1123,9 +1224,9 @@ static __device__ int symchan_mailbox_recv_many_block(const symchan_heap *h, con
 	const int s = picked;
 	*from = s;
 	*len = 0;
-	const unsigned char *p;
-	symchan_slot_head hd;
-	if (tid < mb->k && !symchan_mailbox_probe(h, mb, s, symchan_in_next(mb, in)[s] ? symchan_in_next(mb, in)[s] : 1, tid, &p, &hd))
+	unsigned n = 0;
+	if (tid < mb->k &&
+	    !symchan_mailbox_probe(h, mb, s, symchan_in_next(mb, in)[s] ? symchan_in_next(mb, in)[s] : 1, tid, (char *)buf + tid * cap, cap, &n))
 		atomicMin(&run, tid); // threads 0 … run-1 hold one
 	__syncthreads();
 	const unsigned r = run;
@@ -1138,11 +1239,8 @@ static __device__ int symchan_mailbox_recv_many_block(const symchan_heap *h, con
 			*len = t;
 		return 1;
 	}
-	if (tid < r) {
-		const unsigned n = (unsigned)(hd.w0 >> 32);
-		symchan_mailbox_copy_payload((char *)buf + tid * cap, p, hd, (unsigned)(n < cap ? n : cap), 0, 1);
+	if (tid < r)
 		*len = (int)n;
-	}
 	__syncthreads();
 	if (tid == 0)
 		symchan_mailbox_retire_run(h, mb, in, s, r);

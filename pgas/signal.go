@@ -13,7 +13,7 @@ import (
 // putSignal validates and issues a put-with-signal. It is the send path
 // of every mailbox: no closure, so that nothing is called through a
 // function value.
-func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, op SigOp, pe int, nbi bool) error {
+func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, op SigOp, pe int, nbi, unordered bool) error {
 	if !op.Valid() {
 		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
 	}
@@ -23,7 +23,12 @@ func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, o
 	if err := holdPair(dst.rec, sig.rec); err != nil {
 		return err
 	}
-	err := p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, op, nbi)
+	var err error
+	if ut := p.w.ut; unordered && ut != nil {
+		err = ut.PutSignalUnordered(p.id, pe, dst.off, asBytes(src), sig.off, val, op)
+	} else {
+		err = p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, op, nbi)
+	}
 	releasePair(dst.rec, sig.rec)
 	return err
 }
@@ -122,13 +127,25 @@ func claimPutSignal(p *PE, src []byte, off, sigOff int64, cond, claim, val uint6
 // ordered without Fence or Quiet. The signal word must not overlap the
 // data. It returns once src may be reused.
 func PutSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, op SigOp, pe int) error {
-	return putSignal(p, dst, src, sig, val, op, pe, false)
+	return putSignal(p, dst, src, sig, val, op, pe, false, false)
 }
 
 // PutSignalNBI is PutSignal that may return before src may be reused:
 // src must stay unchanged until p.Quiet returns.
 func PutSignalNBI[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, op SigOp, pe int) error {
-	return putSignal(p, dst, src, sig, val, op, pe, true)
+	return putSignal(p, dst, src, sig, val, op, pe, true, false)
+}
+
+// PutSignalUnordered is PutSignal without the order between data and
+// signal: a PE that observes the signal update may still read older bytes
+// of dst for a while (every byte lands eventually). It is for data that
+// carries its own check, so that a reader can tell whole from torn and
+// read again: actors' mailbox slots on GPUs are sealed so, and skip the
+// system-scope fence a GPU's put-with-signal costs between data and
+// signal. Where the backend orders them for free (the host backend), it is
+// PutSignal.
+func PutSignalUnordered[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, op SigOp, pe int) error {
+	return putSignal(p, dst, src, sig, val, op, pe, false, true)
 }
 
 // SignalOp updates sig's first word on PE pe with op and val, without data

@@ -19,8 +19,9 @@ import (
 type World struct {
 	cfg Config
 	tr  driver.Transport
-	pt  driver.ParkTransport  // tr, where it runs Park; else nil
-	ct  driver.ClaimTransport // tr, where it claims and puts in one routine; else nil
+	pt  driver.ParkTransport      // tr, where it runs Park; else nil
+	ct  driver.ClaimTransport     // tr, where it claims and puts in one routine; else nil
+	ut  driver.UnorderedTransport // tr, where a put-with-signal may leave out its order; else nil
 	n   int
 
 	failed   chan struct{} // closed when a PE fails
@@ -287,6 +288,7 @@ func open(ctx context.Context, cfg Config) (*World, error) {
 	w := &World{cfg: cfg, tr: tr, n: tr.NumPEs(), failed: make(chan struct{}), teams: map[uint64]*teamShare{}}
 	w.pt, _ = tr.(driver.ParkTransport)
 	w.ct, _ = tr.(driver.ClaimTransport)
+	w.ut, _ = tr.(driver.UnorderedTransport)
 	w.cfg.PEs = w.n
 	w.done = make([]atomic.Bool, w.n)
 	// The world and node teams' member lists, shared by the PEs' handles:

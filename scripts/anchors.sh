@@ -6,8 +6,9 @@
 # benchstat) and Jacobi's as "anchor <name> <size> <value> <unit>" lines.
 # Binaries go to $ANCHOR_BUILD (default /tmp/symchan-anchors).
 #
-#   scripts/anchors.sh [bench|rate|routines|jacobi|floor|all] [jacobi args: nx ny niter]
+#   scripts/anchors.sh [bench|rate|stream|routines|jacobi|floor|all] [jacobi args: nx ny niter]
 #   (rate: nvshmem_bench's message rate alone; bench includes it)
+#   (stream: its host-initiated put-with-signal stream alone; bench too)
 #   (routines: nvshmem_routines.cu, the anchors of bench/routines_test.go)
 #   (floor: the host↔GPU round trips of floor.cu, plain CUDA)
 #   (ANCHOR_KERNELS: the Jacobi sweep kernels to run, default "vec4 scalar")
@@ -50,8 +51,8 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
 	# 2 PEs: on a machine of one GPU they share it (not an NVLink figure).
 	run 2 "$build/nvshmem_bench"
 fi
-if [ "$what" = rate ]; then
-	run 2 "$build/nvshmem_bench" rate
+if [ "$what" = rate ] || [ "$what" = stream ]; then
+	run 2 "$build/nvshmem_bench" "$what"
 fi
 if [ "$what" = routines ] || [ "$what" = all ]; then
 	run 2 "$build/nvshmem_routines"

@@ -84,6 +84,14 @@
 #                            # routines with a symmetric source, and
 #                            # examples/devicering, on cuda and under nvshmem,
 #                            # mapped and forced-remote
+#   .gpu/gpu-run.sh sealed   # sealed mailbox slots (issue 33): the GPU
+#                            # suite on cuda and under nvshmem (mapped and
+#                            # forced-remote), the actors suite's messaging
+#                            # tests, the ring with Go, kernel and mixed
+#                            # actors; then the floor, the stream from Go and
+#                            # its NVSHMEM anchor, and, alternating old/ and
+#                            # these, two rounds of the round trips from Go,
+#                            # the kernel-actor ping-pong and the ring
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -421,6 +429,39 @@ if [ "$what" = actors ]; then
 	for f in /tmp/symchan-ring-*.log /tmp/symchan-actor-pingpong.log /tmp/symchan-actor-rate.log /tmp/symchan-actors-anchors.log; do
 		[ -f "$f" ] || continue
 		grep -hE "^(ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s |Benchmark.*(PingPong|MessageRate))" "$f" | sed "s/^/$(basename "$f" .log | sed 's/symchan-//') /"
+	done
+fi
+if [ "$what" = sealed ]; then
+	[ "$ngpu" -lt 2 ] && export SYMCHAN_CUDA_SHARE_GPUS=1
+	msg='TestConformance/Actors/(Chan|Mailbox|Future|Send|TrySend|Recv)'
+	step sealed-gpuop 60 ./gpuop.test -test.count=1
+	step sealed-gpu-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/GPU' -test.timeout=140s
+	step sealed-actors-cuda 120 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run "$msg" -test.timeout=110s
+	mps on
+	step sealed-gpu-nvshmem 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/GPU' -test.timeout=110s
+	step sealed-gpu-remote 120 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/GPU/(DeviceMailbox|SealedSlot|KernelActorEcho)' -test.timeout=110s
+	mps off
+	for a in go kernel mixed; do
+		step "sealed-ring-$a" 60 env "${share[@]}" ./ring -backend cuda -pes "$np" -actors $a -size 8,4K,1M -laps 100
+	done
+	[ -d "$repo/bench/anchors" ] && step floor 60 "$repo/scripts/anchors.sh" floor
+	step sealed-stream 120 ./bench.test -test.run '^$' -test.bench 'GPUChanStream' -test.benchtime 1x
+	[ -d "$repo/bench/anchors" ] && step sealed-stream-anchor 150 env ANCHOR_PROGRAMS=nvshmem_bench "$repo/scripts/anchors.sh" stream
+	for round in 1 2; do
+		for v in old new; do
+			[ -d old ] || [ "$v" = new ] || continue
+			version "$v"
+			step "sealed-$v-$round-gpu" 100 env "${ptx[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPU(HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)' -test.benchtime 1x
+			step "sealed-$v-$round-actor" 90 env "${ptx[@]}" "${share[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPU(ActorPingPong|DevicePingPong)/(kind=put-signal-8B|impl=symchan-kernel-actor)' -test.benchtime 1x
+			step "sealed-$v-$round-ring" 60 env "${ptx[@]}" "$d/ring" -backend cuda -pes "$np" -size 8 -laps 2000
+		done
+	done
+	echo
+	echo "sealed figures:"
+	for f in /tmp/symchan-sealed-*-[12]-*.log /tmp/symchan-sealed-stream*.log /tmp/symchan-floor.log; do
+		[ -f "$f" ] || continue
+		n=$(basename "$f" .log)
+		grep -hE "^(\[PE [0-9]+\] )?(Benchmark|ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s )" "$f" | sed "s/^/${n#symchan-} /"
 	done
 fi
 if [ "$what" = compare ] && [ -d old ]; then

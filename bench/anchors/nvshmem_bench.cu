@@ -2,7 +2,8 @@
 // what each Go benchmark does. Output: lines of Go's benchmark format named
 // like the Go benchmark each anchors, with impl=nvshmem… (bench_line),
 // medians over reps after warm-up. Build and run: scripts/anchors.sh. With
-// the argument "rate", only the message rate.
+// the argument "rate", only the message rate; with "stream", only the
+// host-initiated put-with-signal stream.
 #include "common.cuh"
 #include <string>
 #include "../../kernels/symchan.cuh"
@@ -144,8 +145,49 @@ static void message_rate(int me, cudaStream_t st) {
 	nvshmem_free(sig);
 }
 
+// host_stream: the anchor of BenchmarkGPUChanStream. PE 0's host queues n
+// 8-byte putmem_signal_on_stream, each setting the signal word to its
+// number, and PE 1 waits on its stream for the last: messages per second
+// from a barrier to both streams done and a barrier, the median of reps
+// after two warm-up reps.
+static void host_stream(int me, char *buf, uint64_t *sig, cudaStream_t st) {
+	const int n = 20000, reps = 7;
+	std::vector<double> r;
+	for (int rep = 0; rep < reps; rep++) {
+		nvshmem_barrier_all();
+		const uint64_t base = (uint64_t)rep * n;
+		double t0 = MPI_Wtime();
+		if (me == 0)
+			for (int i = 1; i <= n; i++)
+				nvshmemx_putmem_signal_on_stream(buf, buf, 8, sig, base + i, NVSHMEM_SIGNAL_SET, 1, st);
+		else
+			nvshmemx_signal_wait_until_on_stream(sig, NVSHMEM_CMP_GE, base + n, st);
+		CK(cudaStreamSynchronize(st));
+		nvshmem_barrier_all();
+		double t = MPI_Wtime() - t0;
+		if (rep >= 2)
+			r.push_back(n / t);
+	}
+	if (me == 0) {
+		const double m = median(r);
+		bench_line("BenchmarkGPUChanStream/impl=nvshmem-onstream", 1e9 / m, m / 1e6, "Mmsg/s");
+	}
+}
+
 int main(int argc, char **argv) {
 	int me = anchor_init(&argc, &argv);
+	if (argc > 1 && std::string(argv[1]) == "stream") {
+		cudaStream_t st;
+		CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+		char *buf = (char *)nvshmem_malloc(64);
+		uint64_t *sig = (uint64_t *)nvshmem_calloc(1, sizeof(uint64_t));
+		host_stream(me, buf, sig, st);
+		nvshmem_barrier_all();
+		nvshmem_free(buf);
+		nvshmem_free(sig);
+		anchor_fini();
+		return 0;
+	}
 	if (argc > 1 && std::string(argv[1]) == "rate") {
 		cudaStream_t st;
 		CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
@@ -297,6 +339,7 @@ int main(int argc, char **argv) {
 	};
 	host_pingpong("nvshmem-onstream", sig + 2, 2000, 7, false);
 	host_pingpong("nvshmem-blocking", sig + 3, 200, 12, true);
+	host_stream(me, buf, sig + 4, st);
 	message_rate(me, st);
 	nvshmem_barrier_all();
 	nvshmem_free(buf);

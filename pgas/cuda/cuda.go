@@ -271,6 +271,19 @@ func (t *transport) PutSignal(from, pe int, off int64, src []byte, sigOff int64,
 	})
 }
 
+var _ driver.UnorderedTransport = (*transport)(nil)
+
+// PutSignalUnordered leaves out the agent's fence between data and
+// signal; a put too large for the lane is PutSignal.
+func (t *transport) PutSignalUnordered(from, pe int, off int64, src []byte, sigOff int64, sig uint64, op driver.SigOp) error {
+	if len(src) > gpuop.LaneMax {
+		return t.PutSignal(from, pe, off, src, sigOff, sig, op, false)
+	}
+	return t.lane(from, func(l *gpuop.Lane) error {
+		return l.PutSignalUnordered(t.addr(pe, off), src, t.addr(pe, sigOff), sig, op)
+	})
+}
+
 var _ driver.ClaimTransport = (*transport)(nil)
 
 // ClaimPutSignal runs on from's lane: the claim, the data and the signal

@@ -171,6 +171,17 @@ type ClaimTransport interface {
 	ClaimPutSignal(from, pe int, off int64, src []byte, sigOff int64, cond, claim, v uint64) (uint64, error)
 }
 
+// UnorderedTransport is implemented by transports whose PutSignal pays to
+// order its data before its signal (a system-scope fence on GPUs) and can
+// leave the order out, for data that carries its own check
+// (pgas.PutSignalUnordered; actors' sealed mailbox slots).
+type UnorderedTransport interface {
+	// PutSignalUnordered is PutSignal, not NBI, without the order between
+	// data and signal: a PE that observes the update may still read older
+	// bytes at off for a while; every byte lands eventually.
+	PutSignalUnordered(from, pe int, off int64, src []byte, sigOff int64, sig uint64, op SigOp) error
+}
+
 // ParkTransport is implemented by transports whose PEs all run as
 // goroutines of this process with their partitions in host memory (the
 // host backend). It is the host fast path of messaging layers above pgas
@@ -344,8 +355,10 @@ type Fetch struct {
 	Into        []byte
 }
 
-// MaxFetchBytes is the most a Fetch reads per index.
-const MaxFetchBytes = 64
+// MaxFetchBytes is the most a Fetch reads per index: a mailbox slot's
+// 24-byte header and a payload of up to 48 bytes (package actors), so that
+// a small message needs no read after its wait.
+const MaxFetchBytes = 72
 
 // Reported calls fn(k, i) for the k-th index i that r, a result of req,
 // reports: Indices[:r.N] of a some-wait, the index of an any-wait that

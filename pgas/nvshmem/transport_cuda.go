@@ -487,6 +487,19 @@ func (t *transport) ClaimPutSignal(_, pe int, off int64, src []byte, sigOff int6
 	return t.lane.ClaimPut(t.peers[pe]+device.Ptr(off), src, t.peers[pe]+device.Ptr(sigOff), cond, claim, v)
 }
 
+var _ driver.UnorderedTransport = (*transport)(nil)
+
+// PutSignalUnordered leaves out the agent's fence between data and signal
+// for a peer this process maps; to others it is PutSignal.
+func (t *transport) PutSignalUnordered(from, pe int, off int64, src []byte, sigOff int64, sig uint64, op driver.SigOp) error {
+	if !t.onLane(pe, len(src)) {
+		return t.PutSignal(from, pe, off, src, sigOff, sig, op, false)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lane.PutSignalUnordered(t.peers[pe]+device.Ptr(off), src, t.peers[pe]+device.Ptr(sigOff), sig, op)
+}
+
 func (t *transport) PutSignal(_, pe int, off int64, src []byte, sigOff int64, sig uint64, op driver.SigOp, _ bool) error {
 	if t.onLane(pe, len(src)) {
 		t.mu.Lock()

@@ -34,7 +34,8 @@ type table struct {
 
 	// For runs of several configurations in one file (bench/ab.sh): col
 	// is the configuration key whose value names a line's column instead
-	// of its impl= (e.g. build: old/new), and keys are the configuration
+	// of its impl= (e.g. build: old/new; an impl= other than symchan then
+	// stays in the row's name, which match sees), and keys are the configuration
 	// keys whose values lead its row's name (e.g. blocking, gomaxprocs).
 	col  string
 	keys []string
@@ -110,9 +111,26 @@ var serviceLoad = table{title: "examples/service at its highest sustained rate (
 	match: `^ServiceLoad$`, unit: "max-req/s", ratio: [2]string{"symchan-bare", "symchan"},
 	about: "vegeta against POST /v1/jacobi (2 host PEs, {\"n\":64,\"iters\":20}), rising rates of 4 s each bisected to 3%, sustained: 99.9% answered 200, throughput ≥ 95% of the rate, p99 ≤ 50 ms; two sweeps each, 2-core VM (bench/load.sh). symchan: as examples/service ships (per-call histograms, promstats); symchan-bare: no per-call observability; symchan-otel: OpenTelemetry's tracing and metrics middleware and trace context carried, beside the histograms; workerpool: the same endpoint on a plain Go worker pool."}
 
+// Issue 33's sealed mailbox slots between two GPUs: before and after in
+// one call, and the stream from Go against NVSHMEM's.
+var (
+	sealedFromGo = table{title: "Sealed mailbox slots between two GPUs: round trips from Go, before and after (µs)", file: "2026-11-25-nvidia-h100-x2-sealed.txt",
+		match: `^GPU(Chan|Future)RoundTrip$`, unit: "us/RT", col: "build", ratio: [2]string{"old", "new"},
+		about: "A Chan and a Future round trip driven from Go between PEs on two H100s (cuda backend), 6e49905 (old: a fence between each slot's data and its word) against sealed slots (new: no fence, the receiver checks the seal), alternating, two rounds in one call. Futures' reply slots are not sealed: their figure is the control. A Chan message read torn, and read again: 5.5% (the raw file's torn-reads/msg)."}
+	sealedActors = table{title: "Sealed mailbox slots between two GPUs: kernel actors, before and after (µs per half round trip)", file: "2026-11-25-nvidia-h100-x2-sealed.txt",
+		match: `^GPU(ActorPingPong/impl=.*|DevicePingPong/kind=put-signal-8B)$`, unit: "us/half-RT", col: "build", ratio: [2]string{"old", "new"},
+		about: "An 8-byte echo between kernel actors on two H100s (state in global memory, and in shared memory: -local), beside the device put-with-signal ping-pong (symchan.cuh, not a mailbox: the anchor of the kernel-actor target), same call."}
+	sealedRing = table{title: "Sealed mailbox slots between two GPUs: the ring's 8-byte hop, before and after", file: "2026-11-25-nvidia-h100-x2-sealed.txt",
+		match: `^RingHop/`, unit: "sec/op", col: "build", ratio: [2]string{"old", "new"},
+		about: "examples/ring -backend cuda -pes 2 -size 8 -laps 2000, Go actors on two H100s: the hop's median, same call."}
+	sealedStream = table{title: "Between two GPUs: a stream of 8-byte Chan messages from Go (million messages per second)", file: "2026-11-25-nvidia-h100-x2-sealed.txt",
+		match: `^GPUChanStream`, unit: "Mmsg/s",
+		about: "One or eight goroutines of PE 0 send 8-byte Chan messages to PE 1's mailbox on the other H100 as fast as they can, PE 1 receives them from Go; the anchor: PE 0's host queues NVSHMEM's putmem_signal_on_stream of 8 bytes, PE 1 waits on its stream for the last (bench/anchors/nvshmem_bench.cu). 20,000 messages a rep, median of 5 after 2 warm-up reps, same call."}
+)
+
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, collectiveArgs, serviceLoad, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
@@ -225,11 +243,16 @@ func parse(file string, t table) (*parsed, error) {
 			}
 		}
 		rowName := strings.Join(row, "/")
+		if t.col != "" {
+			// The configuration names the column: a variant other than
+			// symchan's plain one stays in the row.
+			if impl != "symchan" {
+				rowName += "/impl=" + impl
+			}
+			impl = now[t.col]
+		}
 		if !re.MatchString(rowName) {
 			continue
-		}
-		if t.col != "" {
-			impl = now[t.col]
 		}
 		for i := len(t.keys) - 1; i >= 0; i-- {
 			rowName = t.keys[i] + "=" + now[t.keys[i]] + " " + rowName

@@ -58,13 +58,14 @@ const (
 )
 
 const (
-	opPut    = 1
-	opGet    = 2
-	opAtomic = 3
-	opCopy   = 4
-	sigSet   = 1
-	sigAdd   = 2
-	putClaim = 1 // in a put's kind byte: AGENT_CLAIM
+	opPut        = 1
+	opGet        = 2
+	opAtomic     = 3
+	opCopy       = 4
+	sigSet       = 1
+	sigAdd       = 2
+	putClaim     = 1 // in a put's kind byte: AGENT_CLAIM
+	putUnordered = 2 // in a put's kind byte: AGENT_UNORDERED
 )
 
 // Agent runs the small routines of the PEs on one GPU context in a
@@ -497,6 +498,17 @@ func (l *Lane) post(code, addr, sig, operand, cond, swap uint64, payload []byte)
 // the agent runs a lane's entries in order and fences each before the
 // next, so the signal follows all of the data.
 func (l *Lane) Put(dst device.Ptr, src []byte, signal bool, sig device.Ptr, v uint64, op driver.SigOp) error {
+	return l.put(dst, src, signal, sig, v, op, 0)
+}
+
+// PutSignalUnordered is Put with a signal, without the fence between the
+// last entry's data and the signal (driver.UnorderedTransport): a reader
+// that sees the signal may read older bytes at dst for a while.
+func (l *Lane) PutSignalUnordered(dst device.Ptr, src []byte, sig device.Ptr, v uint64, op driver.SigOp) error {
+	return l.put(dst, src, true, sig, v, op, putUnordered<<16)
+}
+
+func (l *Lane) put(dst device.Ptr, src []byte, signal bool, sig device.Ptr, v uint64, op driver.SigOp, kind uint64) error {
 	if len(src) > LaneMax {
 		return fmt.Errorf("gpuop: lane put of %d bytes (at most %d)", len(src), LaneMax)
 	}
@@ -513,7 +525,7 @@ func (l *Lane) Put(dst device.Ptr, src []byte, signal bool, sig device.Ptr, v ui
 		last := at+n == len(src)
 		code, s, sv := uint64(opPut), uint64(0), uint64(0)
 		if last {
-			code, s, sv = code|sigCode, uint64(sig), v
+			code, s, sv = code|sigCode|kind, uint64(sig), v
 		}
 		if _, _, err := l.post(code, uint64(dst)+uint64(at), s, sv, 0, 0, src[at:at+n]); err != nil || last {
 			return err

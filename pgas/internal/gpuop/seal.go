@@ -1,6 +1,9 @@
 package gpuop
 
-import "github.com/symchan/symchan/pgas/driver"
+import (
+	"github.com/symchan/symchan/internal/seal"
+	"github.com/symchan/symchan/pgas/driver"
+)
 
 // Requests and answers cross PCIe between the host and the agent with no
 // fence between their words and their sequence number: each carries a
@@ -8,22 +11,8 @@ import "github.com/symchan/symchan/pgas/driver"
 // agrees with the hash (symchan.cu: agent_fetch for requests, agent_seal
 // for answers). A fence would cost about a PCIe round trip per message.
 
-// phi spreads a word's index over the hash (agent_mix(w ^ i·φ)).
-const phi = 0x9e3779b97f4a7c15
-
-// mix is the hash term of word w at index i: splitmix64's finaliser over
-// w ^ i·φ (agent_mix in symchan.cu).
-func mix(w, i uint64) uint64 {
-	w ^= i * phi
-	w ^= w >> 30
-	w *= 0xbf58476d1ce4e5b9
-	w ^= w >> 27
-	w *= 0x94d049bb133111eb
-	return w ^ w>>31
-}
-
 // entryHash is the hash of a request of sequence seq (words[0] is about to
-// be seq; words[7] is the hash's place): the XOR of mix(words[i], i) over
+// be seq; words[7] is the hash's place): the XOR of seal.Mix(words[i], i) over
 // i ≠ 7.
 func entryHash(words []uint64, seq uint64) uint64 {
 	var h uint64
@@ -34,7 +23,7 @@ func entryHash(words []uint64, seq uint64) uint64 {
 		case 7:
 			continue
 		}
-		h ^= mix(w, uint64(i))
+		h ^= seal.Mix(w, uint64(i))
 	}
 	return h
 }
@@ -82,13 +71,13 @@ func answerSealed(state uint64, nidx, cnt, fbytes int, faddr, fstride uint64) bo
 // sum is the hash the agent writes for a, over a.idx and a.data too when
 // sealed.
 func (a *answer) sum(sealed bool) uint64 {
-	h := mix(a.seq, 0) ^ mix(a.state, 1) ^ mix(a.res, 2) ^ mix(a.word, 3)
+	h := seal.Mix(a.seq, 0) ^ seal.Mix(a.state, 1) ^ seal.Mix(a.res, 2) ^ seal.Mix(a.word, 3)
 	if sealed {
 		for k, v := range a.idx {
-			h ^= mix(uint64(v), uint64(8+k))
+			h ^= seal.Mix(uint64(v), uint64(8+k))
 		}
 		for t, v := range a.data {
-			h ^= mix(v, uint64(64+t))
+			h ^= seal.Mix(v, uint64(64+t))
 		}
 	}
 	return h
