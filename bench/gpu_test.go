@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -352,8 +353,70 @@ func putSignalPingPong(ctx context.Context, pe *pgas.PE) (latencies, error) {
 }
 
 // The GPU messaging benchmarks time every operation: warmup of them
-// first, then rounds, whose percentiles they report (latencies).
-const warmup, rounds = 200, 2000
+// first, then rounds, whose percentiles they report (latencies): enough
+// that p99.9 is the 20th slowest.
+const warmup, rounds = 200, 20000
+
+// timeline keeps when each timed operation started, beside its time, to
+// tell what makes the tail: a histogram of the times (power-of-two µs
+// buckets) and the spacing of the slow ones (over 3× the median). Slow
+// operations one agent lifetime apart (5 ms) point at its relaunch;
+// spaced at random, at the scheduler or the GC.
+type timeline struct {
+	start time.Time
+	at    []time.Duration // since start
+	us    []float64
+}
+
+func (tl *timeline) add(t0 time.Time, d time.Duration) {
+	if tl.start.IsZero() {
+		tl.start = t0
+	}
+	tl.at = append(tl.at, t0.Sub(tl.start))
+	tl.us = append(tl.us, float64(d.Nanoseconds())/1e3)
+}
+
+// log writes tl's histogram and its slow operations' spacing to b's log
+// (a benchmark's log is always printed).
+func (tl *timeline) log(b *testing.B) {
+	if len(tl.us) == 0 {
+		return
+	}
+	med := medianOf(slices.Clone(tl.us))
+	var hist [16]int // [0,1), [1,2), [2,4) … µs
+	var slow []time.Duration
+	for i, u := range tl.us {
+		k := 0
+		for v := u; v >= 1 && k < len(hist)-1; v /= 2 {
+			k++
+		}
+		hist[k]++
+		if u > 3*med {
+			slow = append(slow, tl.at[i])
+		}
+	}
+	var s strings.Builder
+	s.WriteString("histogram (µs):")
+	for k, n := range hist {
+		if n > 0 {
+			lo := 0
+			if k > 0 {
+				lo = 1 << (k - 1)
+			}
+			fmt.Fprintf(&s, " [%d,%d):%d", lo, max(1, 2*lo), n)
+		}
+	}
+	gap := 0.0
+	if len(slow) > 1 {
+		gaps := make([]float64, len(slow)-1)
+		for i := range gaps {
+			gaps[i] = float64(slow[i+1]-slow[i]) / 1e6
+		}
+		gap = medianOf(gaps)
+	}
+	fmt.Fprintf(&s, "; %d slow (over 3× the median, %.2f µs) in %.0f ms, median gap between them %.2f ms", len(slow), med, float64(tl.at[len(tl.at)-1])/1e6, gap)
+	b.Log(s.String())
+}
 
 // latencies are per-operation times in µs.
 type latencies []float64
@@ -403,6 +466,7 @@ func BenchmarkGPUChanRoundTrip(b *testing.B) {
 		defer ch.Close(ctx)
 		me, peer := pe.ID(), 1-pe.ID()
 		var rt latencies
+		var tl timeline
 		for i := range warmup + rounds {
 			t0 := time.Now()
 			if me == 0 {
@@ -420,11 +484,14 @@ func BenchmarkGPUChanRoundTrip(b *testing.B) {
 				}
 			}
 			if i >= warmup {
-				rt.add(time.Since(t0), 1)
+				d := time.Since(t0)
+				rt.add(d, 1)
+				tl.add(t0, d)
 			}
 		}
 		if me == 0 {
 			rt.report(b, "us/RT")
+			tl.log(b)
 			reportTorn(b, ch.Mailbox())
 		}
 		return pe.Barrier(ctx)
@@ -522,16 +589,20 @@ func BenchmarkGPUFutureRoundTrip(b *testing.B) {
 			return pe.Barrier(ctx)
 		}
 		var rt latencies
+		var tl timeline
 		for i := range uint64(warmup + rounds) {
 			t0 := time.Now()
 			if err := ask(ctx, sys, reqs, i); err != nil {
 				return err
 			}
 			if i >= warmup {
-				rt.add(time.Since(t0), 1)
+				d := time.Since(t0)
+				rt.add(d, 1)
+				tl.add(t0, d)
 			}
 		}
 		rt.report(b, "us/RT")
+		tl.log(b)
 		return pe.Barrier(ctx)
 	})
 }

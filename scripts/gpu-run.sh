@@ -92,6 +92,12 @@
 #                            # its NVSHMEM anchor, and, alternating old/ and
 #                            # these, two rounds of the round trips from Go,
 #                            # the kernel-actor ping-pong and the ring
+#   .gpu/gpu-run.sh tail     # the round trips' tail (issue 33): the agent's
+#                            # and the GPU and messaging suites on cuda and
+#                            # under nvshmem; then, alternating old/ and
+#                            # these, two rounds of the round trips from Go
+#                            # (with their histograms and the slow ones'
+#                            # spacing) and the ring; these with GOGC=off
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -462,6 +468,31 @@ if [ "$what" = sealed ]; then
 		[ -f "$f" ] || continue
 		n=$(basename "$f" .log)
 		grep -hE "^(\[PE [0-9]+\] )?(Benchmark|ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s )" "$f" | sed "s/^/${n#symchan-} /"
+	done
+fi
+if [ "$what" = tail ]; then
+	[ "$ngpu" -lt 2 ] && export SYMCHAN_CUDA_SHARE_GPUS=1
+	step tail-gpuop 60 ./gpuop.test -test.count=1
+	step tail-gpu-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/GPU' -test.timeout=140s
+	step tail-actors-cuda 120 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/(Actors|PGAS)/(Chan|Mailbox|Future|Send|TrySend|Recv|Wait|PutSignal)' -test.timeout=110s
+	mps on
+	step tail-nvshmem 150 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/(GPU|Actors/(Chan|Mailbox|Future))' -test.timeout=140s
+	mps off
+	for round in 1 2; do
+		for v in old new; do
+			[ -d old ] || [ "$v" = new ] || continue
+			version "$v"
+			step "tail-$v-$round-gpu" 120 env "${ptx[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPU(HostPingPong|ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup)$' -test.benchtime 1x
+			step "tail-$v-$round-ring" 60 env "${ptx[@]}" "$d/ring" -backend cuda -pes "$np" -size 8 -laps 5000
+		done
+	done
+	step tail-gogc-off-gpu 120 env GOGC=off ./bench.test -test.run '^$' -test.bench 'GPU(ChanRoundTrip|FutureRoundTrip)$' -test.benchtime 1x
+	echo
+	echo "tail figures:"
+	for f in /tmp/symchan-tail-*-gpu.log /tmp/symchan-tail-*-ring.log; do
+		[ -f "$f" ] || continue
+		n=$(basename "$f" .log)
+		grep -hE "^(Benchmark|ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s |.*histogram)" "$f" | sed "s/^/${n#symchan-} /"
 	done
 fi
 if [ "$what" = compare ] && [ -d old ]; then

@@ -128,9 +128,23 @@ var (
 		about: "One or eight goroutines of PE 0 send 8-byte Chan messages to PE 1's mailbox on the other H100 as fast as they can, PE 1 receives them from Go; the anchor: PE 0's host queues NVSHMEM's putmem_signal_on_stream of 8 bytes, PE 1 waits on its stream for the last (bench/anchors/nvshmem_bench.cu). 20,000 messages a rep, median of 5 after 2 warm-up reps, same call."}
 )
 
+// Issue 33's tail: what makes the slow round trips from Go, and the
+// agent's next launch queued behind a busy one.
+var (
+	tailP999 = table{title: "Between two GPUs: the round trips' p99.9, agent launched on demand (old) or queued ahead (new) (µs)", file: "2026-11-25-nvidia-h100-x2-tail.txt",
+		match: `^GPU(Chan|Future)RoundTrip$`, unit: "us/RT-p99.9", col: "build", ratio: [2]string{"old", "new"},
+		about: "p99.9 of 20,000 round trips driven from Go between PEs on two H100s, two rounds alternating in one call; new-gogc-off: the new build with the garbage collector off. The Future's slow round trips came one agent lifetime (5 ms) apart, and half as many with the next launch queued ahead; the Chan's come about 1.5 ms apart, GC or not: their cause is still open."}
+	tailHist = table{title: "Between two GPUs: histogram of the round trips from Go (round trips per bucket, of 20,000)", file: "2026-11-25-nvidia-h100-x2-tail.txt",
+		match: `^GPU(Chan|Future)RoundTrip/(hist=.*|slow)$`, unit: "RTs", col: "build",
+		about: "The same runs: round trips per power-of-two bucket of µs, and (slow) those over 3× the median."}
+	tailGap = table{title: "Between two GPUs: median gap between slow round trips (ms)", file: "2026-11-25-nvidia-h100-x2-tail.txt",
+		match: `^GPU(Chan|Future)RoundTrip/slow$`, unit: "gap-ms", col: "build",
+		about: "The same runs: the median time between two round trips over 3× the median; 5 ms is the agent's lifetime, after which it was launched again on demand."}
+)
+
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, tailP999, tailHist, tailGap, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
