@@ -6,9 +6,10 @@
 # benchstat) and Jacobi's as "anchor <name> <size> <value> <unit>" lines.
 # Binaries go to $ANCHOR_BUILD (default /tmp/symchan-anchors).
 #
-#   scripts/anchors.sh [bench|rate|stream|routines|jacobi|floor|all] [jacobi args: nx ny niter]
+#   scripts/anchors.sh [bench|rate|host|routines|jacobi|floor|all] [jacobi args: nx ny niter]
 #   (rate: nvshmem_bench's message rate alone; bench includes it)
-#   (stream: its host-initiated put-with-signal stream alone; bench too)
+#   (host: its host-driven ping-pongs and put-with-signal stream alone;
+#   bench includes them)
 #   (routines: nvshmem_routines.cu, the anchors of bench/routines_test.go)
 #   (floor: the host↔GPU round trips of floor.cu, plain CUDA)
 #   (ANCHOR_KERNELS: the Jacobi sweep kernels to run, default "vec4 scalar")
@@ -51,7 +52,7 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
 	# 2 PEs: on a machine of one GPU they share it (not an NVLink figure).
 	run 2 "$build/nvshmem_bench"
 fi
-if [ "$what" = rate ] || [ "$what" = stream ]; then
+if [ "$what" = rate ] || [ "$what" = host ]; then
 	run 2 "$build/nvshmem_bench" "$what"
 fi
 if [ "$what" = routines ] || [ "$what" = all ]; then

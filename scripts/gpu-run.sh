@@ -92,6 +92,11 @@
 #                            # its NVSHMEM anchor, and, alternating old/ and
 #                            # these, two rounds of the round trips from Go,
 #                            # the kernel-actor ping-pong and the ring
+#   .gpu/gpu-run.sh sealed-checks # after sealed slots: both suites on
+#                            # cuda and under nvshmem, the many-warps message
+#                            # rate, the host-driven ping-pong and the stream
+#                            # from Go, each beside its NVSHMEM anchor, the
+#                            # ring with kernel actors
 #   .gpu/gpu-run.sh tail     # the round trips' tail (issue 33): the agent's
 #                            # and the GPU and messaging suites on cuda and
 #                            # under nvshmem; then, alternating old/ and
@@ -452,7 +457,7 @@ if [ "$what" = sealed ]; then
 	done
 	[ -d "$repo/bench/anchors" ] && step floor 60 "$repo/scripts/anchors.sh" floor
 	step sealed-stream 120 ./bench.test -test.run '^$' -test.bench 'GPUChanStream' -test.benchtime 1x
-	[ -d "$repo/bench/anchors" ] && step sealed-stream-anchor 150 env ANCHOR_PROGRAMS=nvshmem_bench "$repo/scripts/anchors.sh" stream
+	[ -d "$repo/bench/anchors" ] && step sealed-stream-anchor 150 env ANCHOR_PROGRAMS=nvshmem_bench "$repo/scripts/anchors.sh" host
 	for round in 1 2; do
 		for v in old new; do
 			[ -d old ] || [ "$v" = new ] || continue
@@ -468,6 +473,24 @@ if [ "$what" = sealed ]; then
 		[ -f "$f" ] || continue
 		n=$(basename "$f" .log)
 		grep -hE "^(\[PE [0-9]+\] )?(Benchmark|ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s )" "$f" | sed "s/^/${n#symchan-} /"
+	done
+fi
+if [ "$what" = sealed-checks ]; then
+	suites "suites-cuda-${ngpu}gpu" 200 SYMCHAN_TEST_BACKEND=cuda "${share[@]}"
+	mps on
+	step "suites-nvshmem-${np}proc" 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.short -test.timeout=110s
+	mps off
+	step checks-rate 120 env CUDA_DEVICE_MAX_CONNECTIONS=32 "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUActorMessageRate' -test.benchtime 1x -test.count 2
+	step checks-host 120 ./bench.test -test.run '^$' -test.bench 'GPU(HostPingPong|ChanStream)' -test.benchtime 1x
+	if [ -d "$repo/bench/anchors" ]; then
+		step checks-anchor-host 150 env ANCHOR_PROGRAMS=nvshmem_bench "$repo/scripts/anchors.sh" host
+		step checks-anchor-rate 120 env ANCHOR_PROGRAMS=nvshmem_bench "$repo/scripts/anchors.sh" rate
+	fi
+	step checks-ring-kernel 60 env "${share[@]}" ./ring -backend cuda -pes "$np" -actors kernel -size 8,4K -laps 2000
+	echo
+	echo "checks figures:"
+	for f in /tmp/symchan-checks-*.log; do
+		grep -hE "^(Benchmark|ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s )" "$f" | sed "s/^/$(basename "$f" .log | sed 's/symchan-//') /"
 	done
 fi
 if [ "$what" = tail ]; then

@@ -2,8 +2,8 @@
 // what each Go benchmark does. Output: lines of Go's benchmark format named
 // like the Go benchmark each anchors, with impl=nvshmem… (bench_line),
 // medians over reps after warm-up. Build and run: scripts/anchors.sh. With
-// the argument "rate", only the message rate; with "stream", only the
-// host-initiated put-with-signal stream.
+// the argument "rate", only the message rate; with "host", only the
+// host-driven ping-pongs and the host-initiated put-with-signal stream.
 #include "common.cuh"
 #include <string>
 #include "../../kernels/symchan.cuh"
@@ -145,6 +145,48 @@ static void message_rate(int me, cudaStream_t st) {
 	nvshmem_free(sig);
 }
 
+// host_pingpong: the host-driven ping-pong, half round trip:
+// putmem_signal_on_stream + signal_wait_until_on_stream. On stream, the
+// host only queues (one synchronisation per round); host-blocking, every
+// step waits on the host, as a blocking host API does (the anchor of the
+// nvshmem backend's PutSignal + SignalWaitUntil). base: the signal's last
+// value, advanced.
+static void host_pingpong(int me, char *buf, uint64_t *s, cudaStream_t st, uint64_t &base, const char *name, int n, int reps, bool blocking) {
+	const int peer = 1 - me;
+	std::vector<double> r;
+	for (int rep = 0; rep < reps; rep++) {
+		nvshmem_barrier_all();
+		double t0 = MPI_Wtime();
+		for (int i = 1; i <= n; i++) {
+			uint64_t v = base + i;
+			if (me == 1) {
+				nvshmemx_signal_wait_until_on_stream(s, NVSHMEM_CMP_GE, v, st);
+				if (blocking)
+					CK(cudaStreamSynchronize(st));
+			}
+			nvshmemx_putmem_signal_on_stream(buf, buf, 8, s, v, NVSHMEM_SIGNAL_SET, peer, st);
+			if (blocking)
+				CK(cudaStreamSynchronize(st));
+			if (me == 0) {
+				nvshmemx_signal_wait_until_on_stream(s, NVSHMEM_CMP_GE, v, st);
+				if (blocking)
+					CK(cudaStreamSynchronize(st));
+			}
+		}
+		CK(cudaStreamSynchronize(st));
+		double t = MPI_Wtime() - t0;
+		base += n;
+		if (rep >= 2)
+			r.push_back(t * 1e6 / n / 2);
+	}
+	if (me == 0)
+		for (const char *bench : {"BenchmarkGPUHostPingPong", "BenchmarkNVSHMEMPingPong"}) {
+			char line[160];
+			snprintf(line, sizeof line, "%s/impl=%s", bench, name);
+			bench_line(line, median(r) * 1e3, median(r), "us/half-RT");
+		}
+}
+
 // host_stream: the anchor of BenchmarkGPUChanStream. PE 0's host queues n
 // 8-byte putmem_signal_on_stream, each setting the signal word to its
 // number, and PE 1 waits on its stream for the last: messages per second
@@ -176,12 +218,15 @@ static void host_stream(int me, char *buf, uint64_t *sig, cudaStream_t st) {
 
 int main(int argc, char **argv) {
 	int me = anchor_init(&argc, &argv);
-	if (argc > 1 && std::string(argv[1]) == "stream") {
+	if (argc > 1 && std::string(argv[1]) == "host") {
 		cudaStream_t st;
 		CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 		char *buf = (char *)nvshmem_malloc(64);
-		uint64_t *sig = (uint64_t *)nvshmem_calloc(1, sizeof(uint64_t));
-		host_stream(me, buf, sig, st);
+		uint64_t *sig = (uint64_t *)nvshmem_calloc(3, sizeof(uint64_t));
+		uint64_t base = 0;
+		host_pingpong(me, buf, sig, st, base, "nvshmem-onstream", 2000, 7, false);
+		host_pingpong(me, buf, sig + 1, st, base, "nvshmem-blocking", 200, 12, true);
+		host_stream(me, buf, sig + 2, st);
 		nvshmem_barrier_all();
 		nvshmem_free(buf);
 		nvshmem_free(sig);
@@ -298,47 +343,8 @@ int main(int argc, char **argv) {
 			                     : "BenchmarkGPUDevicePingPong/kind=signal/impl=nvshmem",
 			           median(r) * 1e3, median(r), "us/half-RT");
 	}
-	// Host-driven ping-pong, half round trip: putmem_signal_on_stream +
-	// signal_wait_until_on_stream. On stream, the host only queues (one
-	// synchronisation per round); host-blocking, every step waits on the
-	// host, as a blocking host API does (the anchor of the nvshmem
-	// backend's PutSignal + SignalWaitUntil).
-	auto host_pingpong = [&](const char *name, uint64_t *s, int n, int reps, bool blocking) {
-		std::vector<double> r;
-		for (int rep = 0; rep < reps; rep++) {
-			nvshmem_barrier_all();
-			double t0 = MPI_Wtime();
-			for (int i = 1; i <= n; i++) {
-				uint64_t v = base + i;
-				if (me == 1) {
-					nvshmemx_signal_wait_until_on_stream(s, NVSHMEM_CMP_GE, v, st);
-					if (blocking)
-						CK(cudaStreamSynchronize(st));
-				}
-				nvshmemx_putmem_signal_on_stream(buf, buf, 8, s, v, NVSHMEM_SIGNAL_SET, peer, st);
-				if (blocking)
-					CK(cudaStreamSynchronize(st));
-				if (me == 0) {
-					nvshmemx_signal_wait_until_on_stream(s, NVSHMEM_CMP_GE, v, st);
-					if (blocking)
-						CK(cudaStreamSynchronize(st));
-				}
-			}
-			CK(cudaStreamSynchronize(st));
-			double t = MPI_Wtime() - t0;
-			base += n;
-			if (rep >= 2)
-				r.push_back(t * 1e6 / n / 2);
-		}
-		if (me == 0)
-			for (const char *bench : {"BenchmarkGPUHostPingPong", "BenchmarkNVSHMEMPingPong"}) {
-				char line[160];
-				snprintf(line, sizeof line, "%s/impl=%s", bench, name);
-				bench_line(line, median(r) * 1e3, median(r), "us/half-RT");
-			}
-	};
-	host_pingpong("nvshmem-onstream", sig + 2, 2000, 7, false);
-	host_pingpong("nvshmem-blocking", sig + 3, 200, 12, true);
+	host_pingpong(me, buf, sig + 2, st, base, "nvshmem-onstream", 2000, 7, false);
+	host_pingpong(me, buf, sig + 3, st, base, "nvshmem-blocking", 200, 12, true);
 	host_stream(me, buf, sig + 4, st);
 	message_rate(me, st);
 	nvshmem_barrier_all();

@@ -64,6 +64,12 @@ var (
 	collectives     = table{title: "nvshmem backend: collectives, mapped and forced-remote", file: "2026-11-25-nvidia-h100-x1-nvshmem-paths.txt", match: `.`, unit: "sec/op", about: "Two nvshmem processes sharing one H100 under MPS, the mapped path against the forced-remote one: AllToAll of n int64 per peer, contiguous or strided (alltoalls); one barrier round."}
 )
 
+// hostSealed is issue 33's check of the host backend after sealed slots
+// (its line layout lost 8 payload bytes to the longer header).
+var hostSealed = table{title: "Host backend after sealed slots: before and after", file: "2026-11-25-go-vm-host-ab-sealed.txt",
+	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
+	about: "The messaging benchmarks and the ring's hop median (8 B and 4 KiB, 8 PEs) of 6e49905 (old) and f1fb472 (new: sealed slots; the host backend keeps its line layout, unsealed, with 32 payload bytes beside the word instead of 40), alternating, 3 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM (bench/ab.sh): no change beyond the VM's noise (benchstat: p > 0.05 everywhere)."}
+
 // hostPaths is issue 32's before and after: the host fast path moved
 // from package actors into the backend (pgas.Park), old and new builds
 // alternating (bench/ab.sh).
@@ -142,9 +148,24 @@ var (
 		about: "The same runs: the median time between two round trips over 3× the median; 5 ms is the agent's lifetime, after which it was launched again on demand."}
 )
 
+// Issue 33's checks after sealed slots, between two GPUs: the host-driven
+// ping-pong and the many-warps message rate against NVSHMEM's, the ring
+// with kernel actors.
+var (
+	checksHostPP = table{title: "Between two GPUs: host-driven put-with-signal ping-pong (µs per half round trip)", file: "2026-11-25-nvidia-h100-x2-sealed-checks.txt",
+		match: `^GPUHostPingPong$`, unit: "us/half-RT",
+		about: "PutSignal and SignalWaitUntil from Go between PEs on two H100s (cuda backend), against NVSHMEM's putmem_signal_on_stream and signal_wait_until_on_stream driven by the host, queued (onstream) and synchronised at each step (blocking), same call (bench/anchors/nvshmem_bench.cu host)."}
+	checksRate = table{title: "Between two GPUs: messages from many warps to one receiver (million messages per second)", file: "2026-11-25-nvidia-h100-x2-sealed-checks.txt",
+		match: `^GPUActorMessageRate/`, unit: "Mmsg/s",
+		about: "Warps of a sending kernel on one H100, one receiver on the other, with sealed slots: symchan's mailboxes and kernel actors (mp: a thread per message; many: a warp takes a run; block: a block takes a run; deep: more slots), raw put-with-signal into a ring (no flow control), and NVSHMEM's anchor, same call, two runs."}
+	checksRing = table{title: "Between two GPUs: the ring's hop with kernel actors", file: "2026-11-25-nvidia-h100-x2-sealed-checks.txt",
+		match: `^RingHop/`, unit: "sec/op",
+		about: "examples/ring -backend cuda -pes 2 -actors kernel -laps 2000 on two H100s with sealed slots: the hop's median (no host in a hop)."}
+)
+
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, tailP999, tailHist, tailGap, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, tailP999, tailHist, tailGap, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
