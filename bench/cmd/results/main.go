@@ -134,6 +134,19 @@ var (
 		about: "One or eight goroutines of PE 0 send 8-byte Chan messages to PE 1's mailbox on the other H100 as fast as they can, PE 1 receives them from Go; the anchor: PE 0's host queues NVSHMEM's putmem_signal_on_stream of 8 bytes, PE 1 waits on its stream for the last (bench/anchors/nvshmem_bench.cu). 20,000 messages a rep, median of 5 after 2 warm-up reps, same call."}
 )
 
+// The same on one GPU (two PEs sharing an H100).
+var (
+	sealedFromGo1 = table{title: "Sealed mailbox slots on one GPU: round trips from Go, before and after (µs)", file: "2026-11-25-nvidia-h100-x1-sealed.txt",
+		match: `^GPU(Chan|Future)RoundTrip$`, unit: "us/RT", col: "build", ratio: [2]string{"old", "new"},
+		about: "As between two GPUs, with the two PEs sharing one H100: 6e49905 (old) against 76b948d (new), alternating, two rounds in one call (old times 2,000 round trips, new 20,000)."}
+	sealedActors1 = table{title: "Sealed mailbox slots on one GPU: kernel actors, before and after (µs per half round trip)", file: "2026-11-25-nvidia-h100-x1-sealed.txt",
+		match: `^GPU(ActorPingPong/impl=.*|DevicePingPong/kind=put-signal-8B)$`, unit: "us/half-RT", col: "build", ratio: [2]string{"old", "new"},
+		about: "Kernel actors' 8-byte echo and the device put-with-signal ping-pong, the two PEs sharing one H100, same call."}
+	sealedRing1 = table{title: "Sealed mailbox slots on one GPU: the ring's 8-byte hop, before and after", file: "2026-11-25-nvidia-h100-x1-sealed.txt",
+		match: `^RingHop/`, unit: "sec/op", col: "build", ratio: [2]string{"old", "new"},
+		about: "examples/ring -backend cuda -pes 2 -size 8 -laps 2000, Go actors sharing one H100, same call."}
+)
+
 // Issue 33's tail: what makes the slow round trips from Go, and the
 // agent's next launch queued behind a busy one.
 var (
@@ -165,7 +178,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, tailP999, tailHist, tailGap, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, tailP999, tailHist, tailGap, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
