@@ -161,6 +161,19 @@ var (
 		about: "The same runs: the median time between two round trips over 3× the median; 5 ms is the agent's lifetime, after which it was launched again on demand."}
 )
 
+// The agent's lifetime on one GPU: what makes the tail there.
+var (
+	lifetimeP999 = table{title: "On one GPU: the round trips' p99.9 with the agent's lifetime 5 ms (as shipped) and 50 ms (µs)", file: "2026-11-25-nvidia-h100-x1-lifetime.txt",
+		match: `^GPU(ChanRoundTrip|FutureRoundTrip)$`, unit: "us/RT-p99.9", col: "lifetime", ratio: [2]string{"5ms", "50ms"},
+		about: "p99.9 of 20,000 round trips from Go, the two PEs sharing one H100, the shipped build against the same build with a 50 ms agent lifetime (an experiment), alternating, two rounds in one call; 5ms-gogc-off: the shipped build with the garbage collector off."}
+	lifetimeHist = table{title: "On one GPU: histogram of the round trips from Go by the agent's lifetime (round trips per bucket, of 20,000)", file: "2026-11-25-nvidia-h100-x1-lifetime.txt",
+		match: `^GPU(Chan|Future)RoundTrip/(hist=.*|slow)$`, unit: "RTs", col: "lifetime",
+		about: "The same runs: the cluster at 128–256 µs (one relaunch of the agent every 5 ms) shrinks tenfold with a 50 ms lifetime; GC off changes nothing."}
+	lifetimeHalf = table{title: "On one GPU: host ping-pong and WaitAny p99.9 by the agent's lifetime (µs per half round trip)", file: "2026-11-25-nvidia-h100-x1-lifetime.txt",
+		match: `^GPU(HostPingPong|WaitAnyWakeup)$`, unit: "us/half-RT-p99.9", col: "lifetime", ratio: [2]string{"5ms", "50ms"},
+		about: "The same runs, per half round trip."}
+)
+
 // Issue 33's checks after sealed slots, between two GPUs: the host-driven
 // ping-pong and the many-warps message rate against NVSHMEM's, the ring
 // with kernel actors.
@@ -178,7 +191,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, tailP999, tailHist, tailGap, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},

@@ -180,7 +180,9 @@ func (a *Agent) Lane(i int) *Lane { return a.lanes[i] }
 // ends: otherwise, once every lifetime, a request finds the warps gone and
 // waits for the host to launch again (tens of µs: the round trips' p99.9
 // tail). An idle agent queues nothing, and a launch that ended early
-// (idle) is launched again on demand as before.
+// (idle) is launched again on demand as before. The cost: stream work of
+// another stream that shares the agent's hardware queue and comes after
+// the queued launch waits for it too, up to a lifetime more.
 func (a *Agent) ensure(gone *uint64) error {
 	if e := a.epoch.Load(); e != 0 && atomic.LoadUint64(gone) != e {
 		if time.Since(a.born).Nanoseconds() < a.renew.Load() {
@@ -237,7 +239,8 @@ func (a *Agent) spin(done func() bool, gone *uint64, stop func() error) error {
 	})
 }
 
-// Close waits for the agent's launch to end (at most its lifetime) and
+// Close waits for the agent's launches to end (at most two lifetimes: one
+// may be queued behind the current one) and
 // frees its memory; no routine may be in progress.
 func (a *Agent) Close() error {
 	errs := []error{a.st.Sync()}
