@@ -106,7 +106,7 @@ type inbox struct {
 	qhead int
 	arena []byte                   // payloads of single-slot messages in queue
 	hdr   [pgas.MaxFetchBytes]byte // a slot's header and the start of its payload
-	slot  []byte                   // a sealed slot read whole (Mailbox.whole)
+	slot  []byte                   // a sealed slot read whole (Mailbox.whole), made at its first use
 	// Where words are not host memory, the wait also brings each
 	// reported slot's first bytes (header and a small payload), in
 	// report order, sparing take a read.
@@ -360,10 +360,12 @@ func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
 // commit sends header h and the payload into the reserved slot at to
 // with one put-with-signal whose signal is the slot's word, set to the
 // slot's sequence number. Its data is the slot (header and payload,
-// sealed, with no order between data and word), or, with lines, the rest of the word's line (header and a payload of up to
-// lineCap bytes; a larger payload is put into the slot first, and a fence
-// orders it before the line). A receiver that sees the word sees the
-// data; where it is parked (pgas.Park), the write wakes it.
+// sealed, with no order between data and word: the receiver checks the
+// seal), or, with lines, the rest of the word's line (header and a
+// payload of up to lineCap bytes; a larger payload is put into the slot
+// first, and a fence orders it before the line: a receiver that sees the
+// word sees the data). Where the receiver is parked (pgas.Park), the
+// write wakes it.
 func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 	seq := o.sent + 1
 	si := m.pe.ID()*m.k + int((seq-1)%uint64(m.k))
