@@ -134,6 +134,16 @@ var (
 		about: "One or eight goroutines of PE 0 send 8-byte Chan messages to PE 1's mailbox on the other H100 as fast as they can, PE 1 receives them from Go; the anchor: PE 0's host queues NVSHMEM's putmem_signal_on_stream of 8 bytes, PE 1 waits on its stream for the last (bench/anchors/nvshmem_bench.cu). 20,000 messages a rep, median of 5 after 2 warm-up reps, same call."}
 )
 
+// Issue 33's no-regression check between two GPUs: bandwidth and Jacobi.
+var (
+	noRegressBW = table{title: "Between two GPUs after sealed slots: bandwidth, before and after (GB/s)", file: "2026-11-25-nvidia-h100-x2-sealed-noregress.txt",
+		match: `^GPU(Put|DevicePutBlock)/size=[0-9]+$`, unit: "GB/s", col: "build", ratio: [2]string{"old", "new"},
+		about: "symchan's PutSym (copy engines) and a kernel's block put between two H100s, 6e49905 (old) against 83cbfe2 (new), alternating, two rounds in one call."}
+	noRegressJacobi = table{title: "Between two GPUs after sealed slots: examples/jacobi, before and after", file: "2026-11-25-nvidia-h100-x2-sealed-noregress.txt",
+		match: `^Jacobi16384/`, unit: "sec/op", col: "build", ratio: [2]string{"old", "new"},
+		about: "examples/jacobi -backend cuda -verify (16384² × 1000 sweeps) on two H100s, the same call; -verify passed in every run."}
+)
+
 // The same on one GPU (two PEs sharing an H100).
 var (
 	sealedFromGo1 = table{title: "Sealed mailbox slots on one GPU: round trips from Go, before and after (µs)", file: "2026-11-25-nvidia-h100-x1-sealed.txt",
@@ -191,7 +201,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
