@@ -184,6 +184,16 @@ var (
 		about: "The same runs, per half round trip."}
 )
 
+// Queuing the agent's next launch from a goroutine of its own, on one GPU.
+var (
+	queueAgent = table{title: "On one GPU: a round trip through the agent across a new launch, queued by the request (sync) or by a goroutine (async) (µs)", file: "2026-11-25-nvidia-h100-x1-queue-ahead.txt",
+		match: `^AgentRoundTrip/`, unit: "us", col: "queue", ratio: [2]string{"sync", "async"},
+		about: "pgas/internal/gpuop's TestAgentRelaunchCost: put-then-wait round trips on one lane for 20 lifetimes, medians of those during which a new launch began and of the others, per run (sync: 3 runs, async: 2, on two warm one-H100 machines)."}
+	queueFromGo = table{title: "On one GPU: the round trips' p99.9 from Go, the next launch queued sync or async (µs)", file: "2026-11-25-nvidia-h100-x1-queue-ahead.txt",
+		match: `^GPU(Chan|Future)RoundTrip$`, unit: "us/RT-p99.9", col: "queue", ratio: [2]string{"sync", "async"},
+		about: "The same call, alternating, two rounds: with two PEs sharing the H100 the cluster at 128–256 µs stays (41–55 of 20,000 either way; histograms in the raw file), so something else the agent's lifetime brings makes it there."}
+)
+
 // Issue 33's checks after sealed slots, between two GPUs: the host-driven
 // ping-pong and the many-warps message rate against NVSHMEM's, the ring
 // with kernel actors.
@@ -201,7 +211,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},

@@ -95,6 +95,12 @@ type Agent struct {
 	// behind the latest one, if requests still come (written under mu).
 	renew atomic.Int64
 	born  time.Time
+	// queuing is set while a goroutine queues the next launch (see
+	// ensure); failed keeps the error of one that failed, for the next
+	// ensure to return; aheadWG counts those goroutines, for Close.
+	queuing atomic.Bool
+	failed  atomic.Pointer[error]
+	aheadWG sync.WaitGroup
 
 	slots   chan int // free wait slots
 	slotSeq []uint64 // a slot's latest request
@@ -182,20 +188,20 @@ func (a *Agent) Lane(i int) *Lane { return a.lanes[i] }
 // tail). An idle agent queues nothing, and a launch that ended early
 // (idle) is launched again on demand as before. The cost: stream work of
 // another stream that shares the agent's hardware queue and comes after
-// the queued launch waits for it too, up to a lifetime more.
+// the queued launch waits for it too, up to a lifetime more. A goroutine
+// of its own queues it: the host takes 10–17 µs to queue a launch behind
+// a running one (TestAgentRelaunchCost), which the request that happened
+// to be due would otherwise wait for.
 func (a *Agent) ensure(gone *uint64) error {
 	if e := a.epoch.Load(); e != 0 && atomic.LoadUint64(gone) != e {
-		if time.Since(a.born).Nanoseconds() < a.renew.Load() {
-			return nil
+		if err := a.failed.Load(); err != nil {
+			return *err
 		}
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		if e != a.epoch.Load() || time.Since(a.born).Nanoseconds() < a.renew.Load() {
-			return nil // queued meanwhile
+		if time.Since(a.born).Nanoseconds() >= a.renew.Load() && a.queuing.CompareAndSwap(false, true) {
+			a.aheadWG.Add(1)
+			go a.queueNext(e)
 		}
-		// Behind a launch that runs its whole lifetime: the next starts
-		// about when it ends.
-		return a.launch(e, a.renew.Load()+ahead.Nanoseconds())
+		return nil
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -204,6 +210,21 @@ func (a *Agent) ensure(gone *uint64) error {
 		return nil // launched again meanwhile
 	}
 	return a.launch(e, time.Since(a.born).Nanoseconds())
+}
+
+// queueNext queues the launch after e, expected to start when e's
+// lifetime ends (see ensure).
+func (a *Agent) queueNext(e uint64) {
+	defer a.aheadWG.Done()
+	defer a.queuing.Store(false)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if e != a.epoch.Load() || time.Since(a.born).Nanoseconds() < a.renew.Load() {
+		return // launched again meanwhile
+	}
+	if err := a.launch(e, a.renew.Load()+ahead.Nanoseconds()); err != nil {
+		a.failed.Store(&err)
+	}
 }
 
 // launch queues launch e+1 on the agent's stream, expected to start at
@@ -243,6 +264,7 @@ func (a *Agent) spin(done func() bool, gone *uint64, stop func() error) error {
 // may be queued behind the current one) and
 // frees its memory; no routine may be in progress.
 func (a *Agent) Close() error {
+	a.aheadWG.Wait()
 	errs := []error{a.st.Sync()}
 	errs = append(errs, a.fallback.Close(), a.ctx.Free(a.scratch), a.mem.Free(), a.st.Destroy(), a.copySt.Destroy())
 	return errors.Join(errs...)

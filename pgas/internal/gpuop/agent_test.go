@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -402,4 +403,49 @@ func TestAgentWaitWindows(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a wait whose context ended: %v", err)
 	}
+}
+
+// What a relaunch costs a round trip through the agent (issue 33's tail):
+// put-then-wait round trips on one lane for 20 lifetimes, split into those
+// during which a launch began (the epoch moved) and the others, and the
+// host's time to queue a launch behind a running one. A measurement, not a
+// check: it logs, and fails only on errors.
+func TestAgentRelaunchCost(t *testing.T) {
+	a, buf := newAgent(t, 1, 64)
+	l := a.Lane(0)
+	var steady, across []time.Duration
+	start := time.Now()
+	for v := uint64(1); time.Since(start) < 20*lifetime; v++ {
+		e0 := a.epoch.Load()
+		t0 := time.Now()
+		if err := l.Put(buf, nil, true, buf, v, driver.SignalSet); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Wait(context.Background(), nil, buf, driver.WaitRequest{N: 1, Kind: driver.KindUint64, Cmp: driver.CmpGE, Mode: driver.WaitAll, Value: v}); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(t0); a.epoch.Load() != e0 {
+			across = append(across, d)
+		} else {
+			steady = append(steady, d)
+		}
+	}
+	a.mu.Lock()
+	t0 := time.Now()
+	err := a.launch(a.epoch.Load(), time.Since(a.born).Nanoseconds())
+	queued := time.Since(t0)
+	a.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pct := func(d []time.Duration, q float64) time.Duration {
+		if len(d) == 0 {
+			return 0
+		}
+		s := append([]time.Duration(nil), d...)
+		slices.Sort(s)
+		return s[min(len(s)-1, int(q*float64(len(s))))]
+	}
+	t.Logf("round trips: %d steady, median %v, p99.9 %v, max %v; %d across a new launch: %v", len(steady), pct(steady, 0.5), pct(steady, 0.999), pct(steady, 1), len(across), across)
+	t.Logf("queuing a launch behind a running one took the host %v", queued)
 }
