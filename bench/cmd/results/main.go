@@ -451,9 +451,13 @@ func median(vs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// format writes a figure: a time in ns, µs, ms or s; else the number.
+// format writes a figure: a time in ns, µs, ms or s; else the number, to
+// four significant digits, and whole from 10,000 on (a count, not 1.83e+04).
 func format(v float64, unit string) string {
 	if unit != "sec/op" {
+		if v >= 1e4 {
+			return strconv.FormatFloat(v, 'f', 0, 64)
+		}
 		return strconv.FormatFloat(v, 'g', 4, 64)
 	}
 	switch {
