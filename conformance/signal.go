@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/signals"
@@ -84,6 +85,59 @@ func (ck *kit) testPutSignalDataVisible(t *testing.T) {
 			})
 		}
 	}
+}
+
+// PutSignalUnordered: the signal may be seen before the data, but every
+// byte lands: a receiver that saw the signal and reads until the data is
+// whole finds the round's words, in sizes on both sides of what a GPU
+// agent's lane carries in one routine. (Sealed mailbox slots rely on it;
+// GPU/SealedSlotNeverTakenTorn tests the receivers that check.)
+func (ck *kit) testPutSignalUnordered(t *testing.T) {
+	for _, words := range []int{1, 24, 25, 1 << 12} {
+		t.Run(fmt.Sprint(words), func(t *testing.T) {
+			ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+				data := must(pgas.AllocZeroed[uint64](ctx, pe, words))
+				sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+				ack := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+				buf := make([]uint64, words)
+				for round := uint64(1); round <= 50; round++ {
+					if pe.ID() == 0 {
+						fillRound(buf, round)
+						check(pgas.PutSignalUnordered(pe, data, buf, sig, round, pgas.SignalSet, 1))
+						if _, err := pgas.SignalWaitUntil(ctx, pe, ack, pgas.CmpEQ, round); err != nil {
+							return err
+						}
+						continue
+					}
+					if _, err := pgas.SignalWaitUntil(ctx, pe, sig, pgas.CmpGE, round); err != nil {
+						return err
+					}
+					deadline := time.Now().Add(time.Second)
+					for {
+						check(pgas.Get(pe, buf, data, pe.ID()))
+						if whole(buf, round) {
+							break
+						}
+						if time.Now().After(deadline) {
+							return fmt.Errorf("round %d: the data never landed whole after the signal", round)
+						}
+					}
+					check(pgas.SignalOp(pe, ack, round, pgas.SignalSet, 0))
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// whole reports whether buf holds round's words (fillRound).
+func whole(buf []uint64, round uint64) bool {
+	for i, w := range buf {
+		if w != round<<32|uint64(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // fillRound fills buf with round's words: round<<32 | index.

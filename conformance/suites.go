@@ -51,6 +51,7 @@ var pgasTests = []test{
 	{"PutSignalDataVisible", (*kit).testPutSignalDataVisible},
 	{"PutSignalAddFanIn", (*kit).testPutSignalAddFanIn},
 	{"PutSignalIf", (*kit).testPutSignalIf},
+	{"PutSignalUnordered", (*kit).testPutSignalUnordered},
 	{"FenceOrdersDelivery", (*kit).testFenceOrdersDelivery},
 	{"QuietCompletesNBI", (*kit).testQuietCompletesNBI},
 	{"SignalOpAndFetch", (*kit).testSignalOpAndFetch},
