@@ -215,7 +215,7 @@ var targets = []target{
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
-		twoGPUJacobi, twoGPURing, twoGPUFromGo, deviceVsNVSHMEM,
+		twoGPUJacobi, sealedFromGo, sealedRing, checksRing, sealedActors, sealedStream, deviceVsNVSHMEM,
 	}},
 }
 
