@@ -442,6 +442,19 @@ if [ "$what" = actors ]; then
 		grep -hE "^(ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s |Benchmark.*(PingPong|MessageRate))" "$f" | sed "s/^/$(basename "$f" .log | sed 's/symchan-//') /"
 	done
 fi
+# figures TITLE LOG...: the benchmark, ring and histogram lines of the
+# steps' logs, each led by its step's name.
+figures() {
+	local title=$1 f n
+	shift
+	echo
+	echo "$title figures:"
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		n=$(basename "$f" .log)
+		grep -hE "^(\[PE [0-9]+\] )?(Benchmark|ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s |.*histogram)" "$f" | sed "s/^/${n#symchan-} /"
+	done
+}
 if [ "$what" = sealed ]; then
 	[ "$ngpu" -lt 2 ] && export SYMCHAN_CUDA_SHARE_GPUS=1
 	msg='TestConformance/Actors/(Chan|Mailbox|Future|Send|TrySend|Recv)'
@@ -470,13 +483,7 @@ if [ "$what" = sealed ]; then
 			step "sealed-$v-$round-ring" 60 env "${ptx[@]}" "$d/ring" -backend cuda -pes "$np" -size 8 -laps 2000
 		done
 	done
-	echo
-	echo "sealed figures:"
-	for f in /tmp/symchan-sealed-*-[12]-*.log /tmp/symchan-sealed-stream*.log /tmp/symchan-floor.log; do
-		[ -f "$f" ] || continue
-		n=$(basename "$f" .log)
-		grep -hE "^(\[PE [0-9]+\] )?(Benchmark|ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s )" "$f" | sed "s/^/${n#symchan-} /"
-	done
+	figures sealed /tmp/symchan-sealed-*-[12]-*.log /tmp/symchan-sealed-stream*.log /tmp/symchan-floor.log
 fi
 if [ "$what" = sealed-checks ]; then
 	suites "suites-cuda-${ngpu}gpu" 200 SYMCHAN_TEST_BACKEND=cuda "${share[@]}"
@@ -490,11 +497,7 @@ if [ "$what" = sealed-checks ]; then
 		step checks-anchor-rate 120 env ANCHOR_PROGRAMS=nvshmem_bench "$repo/scripts/anchors.sh" rate
 	fi
 	step checks-ring-kernel 60 env "${share[@]}" ./ring -backend cuda -pes "$np" -actors kernel -size 8,4K -laps 2000
-	echo
-	echo "checks figures:"
-	for f in /tmp/symchan-checks-*.log; do
-		grep -hE "^(Benchmark|ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s )" "$f" | sed "s/^/$(basename "$f" .log | sed 's/symchan-//') /"
-	done
+	figures checks /tmp/symchan-checks-*.log
 fi
 if [ "$what" = tail ]; then
 	[ "$ngpu" -lt 2 ] && export SYMCHAN_CUDA_SHARE_GPUS=1
@@ -513,13 +516,7 @@ if [ "$what" = tail ]; then
 		done
 	done
 	step tail-gogc-off-gpu 120 env GOGC=off ./bench.test -test.run '^$' -test.bench 'GPU(ChanRoundTrip|FutureRoundTrip)$' -test.benchtime 1x
-	echo
-	echo "tail figures:"
-	for f in /tmp/symchan-tail-*-gpu.log /tmp/symchan-tail-*-ring.log; do
-		[ -f "$f" ] || continue
-		n=$(basename "$f" .log)
-		grep -hE "^(Benchmark|ring: | *[0-9]+ +[0-9]+ +[0-9.]+[µm]?s |.*histogram)" "$f" | sed "s/^/${n#symchan-} /"
-	done
+	figures tail /tmp/symchan-tail-*-gpu.log /tmp/symchan-tail-*-ring.log
 fi
 if [ "$what" = compare ] && [ -d old ]; then
 	[ "$ngpu" -lt 2 ] && export SYMCHAN_CUDA_SHARE_GPUS=1
