@@ -125,3 +125,18 @@ func TestSlotSealCoversEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// What a seal costs a sender (and a receiver, which computes it again):
+// per slot, by payload size.
+func BenchmarkSlotSeal(b *testing.B) {
+	for _, n := range []int{8, 40, 1000} {
+		buf := make([]byte, headerSize+n)
+		putHeader(buf, header{kind: kindData, n: n, total: n})
+		b.Run(fmt.Sprintf("payload=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for i := range b.N {
+				sealSlot(buf, uint64(i))
+			}
+		})
+	}
+}
