@@ -217,8 +217,9 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 // mailboxFits checks, before anything is allocated, that a mailbox of n
 // PEs × k slots of s bytes can exist: its symmetric size must not
 // overflow, and the receive side's Go memory on every PE (about
-// n·k·(24·stride+107) bytes each, 72 more with stride 1 for the wait's
-// fetched headers, all PEs of this machine together) must
+// n·k·(24·stride+107) bytes each, with stride 1 72 more for the wait's
+// fetched headers and a slot's s bytes to read one whole, all PEs of this
+// machine together) must
 // fit mem, the machine's memory (0: unknown). The inputs are the same on
 // every PE of a machine, so all of them fail alike.
 func mailboxFits(n, k, s, stride int, mem int64) error {
@@ -231,6 +232,9 @@ func mailboxFits(n, k, s, stride int, mem int64) error {
 		per += pgas.MaxFetchBytes
 	}
 	goBytes := float64(n) * float64(n) * float64(k) * float64(per)
+	if stride == 1 {
+		goBytes += float64(n) * float64(s) // in.slot (Mailbox.whole)
+	}
 	if mem > 0 && goBytes > float64(mem) {
 		return fmt.Errorf("actors: a mailbox of %d PEs × %d slots needs about %s of Go memory for its receive sides, more than this machine's %s; lower Slots or the PE count",
 			n, k, sysmem.Format(int64(min(goBytes, math.MaxInt64))), sysmem.Format(mem))
