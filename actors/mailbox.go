@@ -815,8 +815,9 @@ func (m *Mailbox) payload(dst, head []byte, si int) error {
 }
 
 // read copies len(dst) bytes of this PE's slots at byte off into dst.
-// The slot's word was seen first (an atomic load, or a wait), which
-// orders this read after the sender's put.
+// The slot's word was seen first (an atomic load, or a wait): with lines
+// that orders this read after the sender's put; a sealed slot's read may
+// still be torn, which whole checks.
 func (m *Mailbox) read(dst []byte, off int) error {
 	if m.localSlots != nil {
 		copy(dst, m.localSlots[off:off+len(dst)])

@@ -357,11 +357,11 @@ func putSignalPingPong(ctx context.Context, pe *pgas.PE) (latencies, error) {
 // that p99.9 is the 20th slowest.
 const warmup, rounds = 200, 20000
 
-// timeline keeps when each timed operation started, beside its time, to
-// tell what makes the tail: a histogram of the times (power-of-two µs
-// buckets) and the spacing of the slow ones (over 3× the median). Slow
-// operations one agent lifetime apart (5 ms) point at its relaunch;
-// spaced at random, at the scheduler or the GC.
+// timeline keeps each timed operation's time (its latencies, in µs) and
+// when it started, to tell what makes the tail: a histogram of the times
+// (power-of-two µs buckets) and the spacing of the slow ones (over 3× the
+// median). Slow operations one agent lifetime apart (5 ms) point at its
+// relaunch; spaced at random, at the scheduler or the GC.
 type timeline struct {
 	start time.Time
 	at    []time.Duration // since start
@@ -465,7 +465,6 @@ func BenchmarkGPUChanRoundTrip(b *testing.B) {
 		}
 		defer ch.Close(ctx)
 		me, peer := pe.ID(), 1-pe.ID()
-		var rt latencies
 		var tl timeline
 		for i := range warmup + rounds {
 			t0 := time.Now()
@@ -484,14 +483,12 @@ func BenchmarkGPUChanRoundTrip(b *testing.B) {
 				}
 			}
 			if i >= warmup {
-				d := time.Since(t0)
-				rt.add(d, 1)
-				tl.add(t0, d)
+				tl.add(t0, time.Since(t0))
 			}
 		}
 		if me == 0 {
-			rt.report(b, "us/RT")
 			tl.log(b)
+			latencies(tl.us).report(b, "us/RT") // sorts tl.us: after log
 			reportTorn(b, ch.Mailbox())
 		}
 		return pe.Barrier(ctx)
@@ -588,7 +585,6 @@ func BenchmarkGPUFutureRoundTrip(b *testing.B) {
 			}
 			return pe.Barrier(ctx)
 		}
-		var rt latencies
 		var tl timeline
 		for i := range uint64(warmup + rounds) {
 			t0 := time.Now()
@@ -596,13 +592,11 @@ func BenchmarkGPUFutureRoundTrip(b *testing.B) {
 				return err
 			}
 			if i >= warmup {
-				d := time.Since(t0)
-				rt.add(d, 1)
-				tl.add(t0, d)
+				tl.add(t0, time.Since(t0))
 			}
 		}
-		rt.report(b, "us/RT")
 		tl.log(b)
+		latencies(tl.us).report(b, "us/RT") // sorts tl.us: after log
 		return pe.Barrier(ctx)
 	})
 }

@@ -42,22 +42,10 @@ func (ck *kit) needGPUs(t *testing.T, n int) {
 func (ck *kit) testOnStream(t *testing.T) {
 	ck.needGPUs(t, 2)
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		src, err := pgas.AllocZeroed[uint64](ctx, pe, 512)
-		if err != nil {
-			return err
-		}
-		dst, err := pgas.AllocZeroed[uint64](ctx, pe, 512)
-		if err != nil {
-			return err
-		}
-		out, err := pgas.AllocZeroed[uint64](ctx, pe, 512)
-		if err != nil {
-			return err
-		}
-		sig, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
-		if err != nil {
-			return err
-		}
+		src := must(pgas.AllocZeroed[uint64](ctx, pe, 512))
+		dst := must(pgas.AllocZeroed[uint64](ctx, pe, 512))
+		out := must(pgas.AllocZeroed[uint64](ctx, pe, 512))
+		sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		g := must(pe.GPU())
 		st, err := g.Context().NewStream()
 		if err != nil {

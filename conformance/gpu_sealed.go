@@ -25,53 +25,42 @@ func (ck *kit) testSealedSlotNeverTakenTorn(t *testing.T) {
 	ck.needGPUs(t, 2)
 	const k, slotSize = 4, 64
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		ch, err := actors.NewChan[uint64](ctx, pe, actors.Slots(k), actors.SlotSize(slotSize))
-		if err != nil {
-			return err
-		}
+		ch := must(actors.NewChan[uint64](ctx, pe, actors.Slots(k), actors.SlotSize(slotSize)))
 		if pe.ID() == 0 {
 			return sealedSender(ctx, pe, ch)
 		}
-		g, err := pe.GPU()
-		if err != nil {
-			return err
-		}
+		g := must(pe.GPU())
 		d := ch.Mailbox().Device()
-		st, err := g.Context().NewStream()
-		if err != nil {
-			return err
-		}
+		st := must(g.Context().NewStream())
 		defer st.Destroy()
 		slot := func(seq uint64) device.Ptr { // sender 0's slot of seq, in this PE's memory
 			return g.Addr(1, d.SlotsOff+int64((seq-1)%k)*int64(d.SlotSize))
 		}
-		tear := func(seq uint64, stale []byte) error {
+		// whole is the slot of seq as its message left it: header and 8 bytes.
+		whole := func(seq uint64) []byte {
+			b := make([]byte, 32)
+			check(st.CopyOut(b, slot(seq)))
+			return b
+		}
+		// tear sets the word of seq's slot over what the slot holds, after
+		// writing stale there, if any.
+		tear := func(seq uint64, stale []byte) {
 			if stale != nil {
-				if err := st.CopyIn(slot(seq), stale); err != nil {
-					return err
-				}
+				check(st.CopyIn(slot(seq), stale))
 			}
 			var w [8]byte
 			binary.LittleEndian.PutUint64(w[:], seq)
-			if err := st.CopyIn(g.Addr(1, d.WordsOff+8*int64((seq-1)%k)), w[:]); err != nil {
-				return err
-			}
-			return st.Sync()
+			check(st.CopyIn(g.Addr(1, d.WordsOff+8*int64((seq-1)%k)), w[:]))
+			check(st.Sync())
 		}
 		if v, err := ch.Recv(ctx); err != nil || v != 100 {
 			return fmt.Errorf("message 1: %d, %v", v, err)
 		}
-		first := make([]byte, 32) // message 1's slot, whole: header and 8 bytes
-		if err := st.CopyOut(first, slot(1)); err != nil {
-			return err
-		}
 		for _, torn := range []struct {
 			name  string
 			stale []byte
-		}{{"the word alone", nil}, {"a whole slot of sequence number 1", first}} {
-			if err := tear(2, torn.stale); err != nil {
-				return err
-			}
+		}{{"the word alone", nil}, {"a whole slot of sequence number 1", whole(1)}} {
+			tear(2, torn.stale)
 			rctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 			v, err := ch.Recv(rctx)
 			cancel()
@@ -79,25 +68,15 @@ func (ck *kit) testSealedSlotNeverTakenTorn(t *testing.T) {
 				return fmt.Errorf("torn slot (%s): Recv = %d, %v; want it to wait for the data", torn.name, v, err)
 			}
 		}
-		if err := pe.Barrier(ctx); err != nil { // PE 0 sends message 2
-			return err
-		}
+		check(pe.Barrier(ctx)) // PE 0 sends message 2
 		if v, err := ch.Recv(ctx); err != nil || v != 101 {
 			return fmt.Errorf("message 2 after its torn slot: %d, %v; want 101", v, err)
 		}
 		// The device receiver: message 3's slot holds message 2's, whole.
-		second := make([]byte, 32)
-		if err := st.CopyOut(second, slot(2)); err != nil {
-			return err
-		}
-		if err := tear(3, second); err != nil {
-			return err
-		}
+		tear(3, whole(2))
 		in := make([]byte, mboxInBytes(pe.NumPEs()))
-		binary.LittleEndian.PutUint64(in, 3)    // next from sender 0: 3, as Go left it
-		if err := pe.Barrier(ctx); err != nil { // PE 0 looks for an echo, then sends message 3
-			return err
-		}
+		binary.LittleEndian.PutUint64(in, 3) // next from sender 0: 3, as Go left it
+		check(pe.Barrier(ctx))               // PE 0 looks for an echo, then sends message 3
 		b, err := runKernel(pe, kernelMailboxEcho, 1,
 			[]region{{actors.DeviceMailboxSize, d.Bytes()}, {mboxOutBytes(pe.NumPEs()), nil}, {int64(len(in)), in}, {8, nil}},
 			func(at []device.Ptr) []uint64 {
@@ -109,25 +88,15 @@ func (ck *kit) testSealedSlotNeverTakenTorn(t *testing.T) {
 
 // sealedSender is PE 0's side of testSealedSlotNeverTakenTorn.
 func sealedSender(ctx context.Context, pe *pgas.PE, ch *actors.Chan[uint64]) error {
-	if err := ch.Send(ctx, 1, 100); err != nil {
-		return err
-	}
-	if err := pe.Barrier(ctx); err != nil {
-		return err
-	}
-	if err := ch.Send(ctx, 1, 101); err != nil {
-		return err
-	}
-	if err := pe.Barrier(ctx); err != nil {
-		return err
-	}
+	check(ch.Send(ctx, 1, 100))
+	check(pe.Barrier(ctx)) // PE 1 tears message 2's slot
+	check(ch.Send(ctx, 1, 101))
+	check(pe.Barrier(ctx))             // PE 1 tears message 3's slot and starts its kernel
 	time.Sleep(300 * time.Millisecond) // the kernel runs on the torn slot
 	if v, ok, err := ch.TryRecv(); ok || err != nil {
 		return fmt.Errorf("the device receiver took a torn slot: it echoed %d (%v)", v, err)
 	}
-	if err := ch.Send(ctx, 1, 102); err != nil {
-		return err
-	}
+	check(ch.Send(ctx, 1, 102))
 	if v, err := ch.Recv(ctx); err != nil || v != 1102 {
 		return fmt.Errorf("echo of message 3: %d, %v; want 1102", v, err)
 	}

@@ -67,14 +67,8 @@ func (ck *kit) testUserKernel(t *testing.T) {
 	}
 	const n = 256
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		a, err := pgas.AllocZeroed[uint64](ctx, pe, n)
-		if err != nil {
-			return err
-		}
-		sig, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
-		if err != nil {
-			return err
-		}
+		a := must(pgas.AllocZeroed[uint64](ctx, pe, n))
+		sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		g := must(pe.GPU())
 		t0 := time.Now()
 		mod, err := g.Load(prog) // on nvshmem: its variant compiled, cold, then linked

@@ -53,7 +53,16 @@ func checkPutSignal[T any](p *PE, name string, dst Sym[T], src []T, sig Sym[uint
 	if err := checkFits(name, len(src), dst.n); err != nil {
 		return err
 	}
-	return fmt.Errorf("%w: signal word at offset %d overlaps the data [%d, %d)", ErrBadArg, sig.off, dst.off, dst.off+n)
+	return signalApart(name, sig, dst.off, n)
+}
+
+// signalApart checks that the signal word at sig lies outside the n bytes
+// put at off: a put-with-signal's data and its word must not overlap.
+func signalApart(name string, sig Sym[uint64], off, n int64) error {
+	if sig.off < off+n && off < sig.off+8 {
+		return fmt.Errorf("%w: %s: signal word at offset %d overlaps the data [%d, %d)", ErrBadArg, name, sig.off, off, off+n)
+	}
+	return nil
 }
 
 // holdPair holds the data's and the signal's allocations for an

@@ -53,9 +53,8 @@ func putSignalSym[T any](p *PE, dst, src Sym[T], sig Sym[uint64], val uint64, op
 	if sig.n < 1 {
 		return fmt.Errorf("%w: %s: empty signal Sym", ErrBadSize, name)
 	}
-	nb := int64(min(src.n, dst.n)) * sizeOf[T]()
-	if sig.off < dst.off+nb && dst.off < sig.off+8 {
-		return fmt.Errorf("%w: %s: signal word at offset %d overlaps the data [%d, %d)", ErrBadArg, name, sig.off, dst.off, dst.off+nb)
+	if err := signalApart(name, sig, dst.off, int64(min(src.n, dst.n))*sizeOf[T]()); err != nil {
+		return err
 	}
 	if err := copySym(p, dst, pe, src, p.id, 1, 1, src.n, name); err != nil {
 		return err

@@ -502,6 +502,7 @@ fi
 if [ "$what" = tail ]; then
 	[ "$ngpu" -lt 2 ] && export SYMCHAN_CUDA_SHARE_GPUS=1
 	step tail-gpuop 60 ./gpuop.test -test.count=1
+	step tail-agent-relaunch 60 ./gpuop.test -test.run '^$' -test.bench AgentRelaunch -test.benchtime 1x -test.count 3
 	step tail-gpu-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/GPU' -test.timeout=140s
 	step tail-actors-cuda 120 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run 'TestConformance/(Actors|PGAS)/(Chan|Mailbox|Future|Send|TrySend|Recv|Wait|PutSignal)' -test.timeout=110s
 	mps on
@@ -516,7 +517,7 @@ if [ "$what" = tail ]; then
 		done
 	done
 	step tail-gogc-off-gpu 120 env GOGC=off ./bench.test -test.run '^$' -test.bench 'GPU(ChanRoundTrip|FutureRoundTrip)$' -test.benchtime 1x
-	figures tail /tmp/symchan-tail-*-gpu.log /tmp/symchan-tail-*-ring.log
+	figures tail /tmp/symchan-tail-*-gpu.log /tmp/symchan-tail-*-ring.log /tmp/symchan-tail-agent-relaunch.log
 fi
 if [ "$what" = compare ] && [ -d old ]; then
 	[ "$ngpu" -lt 2 ] && export SYMCHAN_CUDA_SHARE_GPUS=1

@@ -200,7 +200,7 @@ var (
 var (
 	queueAgent = table{title: "On one GPU: a round trip through the agent across a new launch, queued by the request (sync) or by a goroutine (async) (µs)", file: "2026-11-25-nvidia-h100-x1-queue-ahead.txt",
 		match: `^AgentRoundTrip/`, unit: "us", col: "queue", ratio: [2]string{"sync", "async"},
-		about: "pgas/internal/gpuop's TestAgentRelaunchCost: put-then-wait round trips on one lane for 20 lifetimes, medians of those during which a new launch began and of the others, per run (sync: 3 runs, async: 2, on two warm one-H100 machines)."}
+		about: "pgas/internal/gpuop's TestAgentRelaunchCost, since BenchmarkAgentRelaunch: put-then-wait round trips on one lane for 20 lifetimes, medians of those during which a new launch began and of the others, per run (sync: 3 runs, async: 2, on two warm one-H100 machines)."}
 	queueFromGo = table{title: "On one GPU: the round trips' p99.9 from Go, the next launch queued sync or async (µs)", file: "2026-11-25-nvidia-h100-x1-queue-ahead.txt",
 		match: `^GPU(Chan|Future)RoundTrip$`, unit: "us/RT-p99.9", col: "queue", ratio: [2]string{"sync", "async"},
 		about: "The same call, alternating, two rounds: with two PEs sharing the H100 the cluster at 128–256 µs stays (41–55 of 20,000 either way; histograms in the raw file), so something else the agent's lifetime brings makes it there."}

@@ -190,7 +190,7 @@ func (a *Agent) Lane(i int) *Lane { return a.lanes[i] }
 // another stream that shares the agent's hardware queue and comes after
 // the queued launch waits for it too, up to a lifetime more. A goroutine
 // of its own queues it: the host takes 10–17 µs to queue a launch behind
-// a running one (TestAgentRelaunchCost), which the request that happened
+// a running one (BenchmarkAgentRelaunch), which the request that happened
 // to be due would otherwise wait for.
 func (a *Agent) ensure(gone *uint64) error {
 	if e := a.epoch.Load(); e != 0 && atomic.LoadUint64(gone) != e {

@@ -17,7 +17,7 @@ import (
 
 // newAgent makes an agent of lanes lanes on GPU 0 and a zeroed buffer of
 // n bytes there.
-func newAgent(t *testing.T, lanes int, n int64) (*Agent, device.Ptr) {
+func newAgent(t testing.TB, lanes int, n int64) (*Agent, device.Ptr) {
 	t.Helper()
 	if c, err := device.Count(); err != nil || c == 0 {
 		t.Skipf("no GPU: %v", err)
@@ -405,26 +405,28 @@ func TestAgentWaitWindows(t *testing.T) {
 	}
 }
 
-// What a relaunch costs a round trip through the agent (issue 33's tail):
-// put-then-wait round trips on one lane for 20 lifetimes, split into those
-// during which a launch began (the epoch moved) and the others, and the
-// host's time to queue a launch behind a running one. A measurement, not a
-// check: it logs, and fails only on errors.
-func TestAgentRelaunchCost(t *testing.T) {
-	a, buf := newAgent(t, 1, 64)
+// BenchmarkAgentRelaunch: what a new launch costs a round trip through
+// the agent (issue 33's tail). Put-then-wait round trips on one lane for
+// 20 lifetimes: the median of those during which a launch began (the
+// epoch moved) and of the others, and the host's time to queue a launch
+// behind a running one. Run it with -test.benchtime 1x: one pass is the
+// measurement.
+func BenchmarkAgentRelaunch(b *testing.B) {
+	a, buf := newAgent(b, 1, 64)
 	l := a.Lane(0)
-	var steady, across []time.Duration
+	var steady, across []float64
 	start := time.Now()
 	for v := uint64(1); time.Since(start) < 20*lifetime; v++ {
 		e0 := a.epoch.Load()
 		t0 := time.Now()
 		if err := l.Put(buf, nil, true, buf, v, driver.SignalSet); err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
 		if _, err := a.Wait(context.Background(), nil, buf, driver.WaitRequest{N: 1, Kind: driver.KindUint64, Cmp: driver.CmpGE, Mode: driver.WaitAll, Value: v}); err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
-		if d := time.Since(t0); a.epoch.Load() != e0 {
+		d := float64(time.Since(t0).Nanoseconds()) / 1e3
+		if a.epoch.Load() != e0 {
 			across = append(across, d)
 		} else {
 			steady = append(steady, d)
@@ -436,16 +438,16 @@ func TestAgentRelaunchCost(t *testing.T) {
 	queued := time.Since(t0)
 	a.mu.Unlock()
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
-	pct := func(d []time.Duration, q float64) time.Duration {
+	median := func(d []float64) float64 {
 		if len(d) == 0 {
 			return 0
 		}
-		s := append([]time.Duration(nil), d...)
-		slices.Sort(s)
-		return s[min(len(s)-1, int(q*float64(len(s))))]
+		slices.Sort(d)
+		return d[len(d)/2]
 	}
-	t.Logf("round trips: %d steady, median %v, p99.9 %v, max %v; %d across a new launch: %v", len(steady), pct(steady, 0.5), pct(steady, 0.999), pct(steady, 1), len(across), across)
-	t.Logf("queuing a launch behind a running one took the host %v", queued)
+	b.ReportMetric(median(steady), "us/RT")
+	b.ReportMetric(median(across), "us/RT-across-launch")
+	b.ReportMetric(float64(queued.Nanoseconds())/1e3, "us/queue-launch")
 }
