@@ -2,9 +2,9 @@
 
 package device
 
-// What gorgonia.org/cu v0.9.6 lacks, against the same cuda.h: mapped
-// pinned host memory, 64-bit stream memory operations, event timing and
-// cooperative launch.
+// The CUDA driver API calls of the package, through cgo against cuda.h
+// and libcuda: the driver is initialised on first use (driverInit), so a
+// cuda-tagged binary runs, and reports an error, where no driver is.
 
 /*
 #cgo LDFLAGS: -lcuda
@@ -73,8 +73,123 @@ import "C"
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 )
+
+var (
+	initOnce sync.Once
+	initErr  error
+)
+
+// driverInit initialises the CUDA driver once; every entry point that
+// does not start from a Context calls it first.
+func driverInit() error {
+	initOnce.Do(func() { initErr = check("cuInit", C.cuInit(0)) })
+	return initErr
+}
+
+func deviceCount() (int, error) {
+	if err := driverInit(); err != nil {
+		return 0, err
+	}
+	var n C.int
+	return int(n), check("cuDeviceGetCount", C.cuDeviceGetCount(&n))
+}
+
+func deviceGet(ordinal int) (C.CUdevice, error) {
+	var d C.CUdevice
+	return d, check("cuDeviceGet", C.cuDeviceGet(&d, C.int(ordinal)))
+}
+
+func deviceAttribute(d C.CUdevice, a C.CUdevice_attribute) (int, error) {
+	var v C.int
+	return int(v), check("cuDeviceGetAttribute", C.cuDeviceGetAttribute(&v, a, d))
+}
+
+func deviceName(d C.CUdevice) (string, error) {
+	var b [256]C.char
+	if err := check("cuDeviceGetName", C.cuDeviceGetName(&b[0], C.int(len(b)), d)); err != nil {
+		return "", err
+	}
+	return C.GoString(&b[0]), nil
+}
+
+func deviceTotalMem(d C.CUdevice) (int64, error) {
+	var n C.size_t
+	return int64(n), check("cuDeviceTotalMem", C.cuDeviceTotalMem(&n, d))
+}
+
+func canAccessPeer(a, b C.CUdevice) (bool, error) {
+	var ok C.int
+	return ok != 0, check("cuDeviceCanAccessPeer", C.cuDeviceCanAccessPeer(&ok, a, b))
+}
+
+func ctxCreate(d C.CUdevice) (C.CUcontext, error) {
+	var c C.CUcontext
+	return c, check("cuCtxCreate", C.cuCtxCreate(&c, C.CU_CTX_SCHED_AUTO, d))
+}
+
+func ctxDestroy(c C.CUcontext) error    { return check("cuCtxDestroy", C.cuCtxDestroy(c)) }
+func ctxSetCurrent(c C.CUcontext) error { return check("cuCtxSetCurrent", C.cuCtxSetCurrent(c)) }
+func ctxSynchronize() error             { return check("cuCtxSynchronize", C.cuCtxSynchronize()) }
+func memFree(p Ptr) error               { return check("cuMemFree", C.cuMemFree(C.CUdeviceptr(p))) }
+func streamSynchronize(s C.CUstream) error {
+	return check("cuStreamSynchronize", C.cuStreamSynchronize(s))
+}
+func streamDestroy(s C.CUstream) error { return check("cuStreamDestroy", C.cuStreamDestroy(s)) }
+
+func memAlloc(n int64) (Ptr, error) {
+	var p C.CUdeviceptr
+	return Ptr(p), check("cuMemAlloc", C.cuMemAlloc(&p, C.size_t(n)))
+}
+
+func memInfo() (free, total int64, err error) {
+	var f, t C.size_t
+	err = check("cuMemGetInfo", C.cuMemGetInfo(&f, &t))
+	return int64(f), int64(t), err
+}
+
+// enablePeer maps peer's memory into the current context; already mapped
+// is not an error.
+func enablePeer(peer C.CUcontext) error {
+	r := C.cuCtxEnablePeerAccess(peer, 0)
+	if r == C.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED {
+		return nil
+	}
+	return check("cuCtxEnablePeerAccess", r)
+}
+
+func memcpyPeer(dst Ptr, dc C.CUcontext, src Ptr, sc C.CUcontext, n int64) error {
+	return check("cuMemcpyPeer", C.cuMemcpyPeer(C.CUdeviceptr(dst), dc, C.CUdeviceptr(src), sc, C.size_t(n)))
+}
+
+func memcpyPeerAsync(dst Ptr, dc C.CUcontext, src Ptr, sc C.CUcontext, n int64, s C.CUstream) error {
+	return check("cuMemcpyPeerAsync", C.cuMemcpyPeerAsync(C.CUdeviceptr(dst), dc, C.CUdeviceptr(src), sc, C.size_t(n), s))
+}
+
+func memsetD8Async(dst Ptr, b byte, n int64, s C.CUstream) error {
+	return check("cuMemsetD8Async", C.cuMemsetD8Async(C.CUdeviceptr(dst), C.uchar(b), C.size_t(n), s))
+}
+
+func streamCreate() (C.CUstream, error) {
+	var s C.CUstream
+	return s, check("cuStreamCreate", C.cuStreamCreate(&s, C.CU_STREAM_NON_BLOCKING))
+}
+
+func moduleLoadData(ptx string) (C.CUmodule, error) {
+	cs := C.CString(ptx)
+	defer C.free(unsafe.Pointer(cs))
+	var m C.CUmodule
+	return m, check("cuModuleLoadData", C.cuModuleLoadData(&m, unsafe.Pointer(cs)))
+}
+
+func moduleFunction(m C.CUmodule, name string) (C.CUfunction, error) {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	var f C.CUfunction
+	return f, check("cuModuleGetFunction", C.cuModuleGetFunction(&f, m, cs))
+}
 
 // drvError is a CUDA driver error from our own cgo calls.
 type drvError struct {
@@ -191,11 +306,11 @@ func copy2D(toDevice bool, dev Ptr, devPitch int64, host []byte, hostPitch, widt
 		C.size_t(hostPitch), C.size_t(width), C.size_t(height), s))
 }
 
-func primaryRetain(ordinal int) (C.CUcontext, error) {
+func primaryRetain(d C.CUdevice) (C.CUcontext, error) {
 	var ctx C.CUcontext
-	return ctx, check("cuDevicePrimaryCtxRetain", C.cuDevicePrimaryCtxRetain(&ctx, C.CUdevice(ordinal)))
+	return ctx, check("cuDevicePrimaryCtxRetain", C.cuDevicePrimaryCtxRetain(&ctx, d))
 }
 
-func primaryRelease(ordinal int) error {
-	return check("cuDevicePrimaryCtxRelease", C.cuDevicePrimaryCtxRelease(C.CUdevice(ordinal)))
+func primaryRelease(d C.CUdevice) error {
+	return check("cuDevicePrimaryCtxRelease", C.cuDevicePrimaryCtxRelease(d))
 }

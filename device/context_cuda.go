@@ -2,13 +2,12 @@
 
 package device
 
+// #include <cuda.h>
+import "C"
+
 import (
-	"errors"
 	"fmt"
 	"runtime"
-	"unsafe"
-
-	"gorgonia.org/cu"
 )
 
 // Context is a CUDA context on one GPU. CUDA makes a context current per
@@ -16,7 +15,8 @@ import (
 // its thread and makes the context current there.
 type Context struct {
 	ordinal int
-	ctx     cu.CUContext
+	dev     C.CUdevice
+	ctx     C.CUcontext
 	primary bool // the device's primary context: released, not destroyed
 }
 
@@ -29,26 +29,27 @@ func NewContext(ordinal int) (*Context, error) {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	ctx, err := d.MakeContext(cu.SchedAuto)
+	ctx, err := ctxCreate(d)
 	if err != nil {
 		return nil, fmt.Errorf("device: context on GPU %d: %w", ordinal, err)
 	}
-	return &Context{ordinal: ordinal, ctx: ctx}, nil
+	return &Context{ordinal: ordinal, dev: d, ctx: ctx}, nil
 }
 
 // PrimaryContext retains GPU ordinal's primary context: the one the CUDA
 // runtime, and so libraries built on it (NVSHMEM), use. Close releases it.
 func PrimaryContext(ordinal int) (*Context, error) {
-	if _, err := get(ordinal); err != nil {
+	d, err := get(ordinal)
+	if err != nil {
 		return nil, err
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c, err := primaryRetain(ordinal)
+	c, err := primaryRetain(d)
 	if err != nil {
 		return nil, fmt.Errorf("device: primary context of GPU %d: %w", ordinal, err)
 	}
-	return &Context{ordinal: ordinal, ctx: *(*cu.CUContext)(unsafe.Pointer(&c)), primary: true}, nil
+	return &Context{ordinal: ordinal, dev: d, ctx: c, primary: true}, nil
 }
 
 // Ordinal is the context's GPU.
@@ -58,7 +59,7 @@ func (c *Context) Ordinal() int { return c.ordinal }
 func (c *Context) Do(fn func() error) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := cu.SetCurrentContext(c.ctx); err != nil {
+	if err := ctxSetCurrent(c.ctx); err != nil {
 		return fmt.Errorf("device: make GPU %d's context current: %w", c.ordinal, err)
 	}
 	return fn()
@@ -69,20 +70,20 @@ func (c *Context) Alloc(n int64) (Ptr, error) {
 	if n <= 0 {
 		return 0, fmt.Errorf("device: allocation of %d bytes", n)
 	}
-	var p cu.DevicePtr
+	var p Ptr
 	err := c.Do(func() (err error) {
-		p, err = cu.MemAlloc(n)
+		p, err = memAlloc(n)
 		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("device: allocate %d bytes on GPU %d: %w", n, c.ordinal, err)
 	}
-	return Ptr(p), nil
+	return p, nil
 }
 
 // Free frees device memory from Alloc.
 func (c *Context) Free(p Ptr) error {
-	return c.Do(func() error { return cu.MemFree(cu.DevicePtr(p)) })
+	return c.Do(func() error { return memFree(p) })
 }
 
 // CopyIn copies host bytes to device memory.
@@ -94,7 +95,7 @@ func (c *Context) CopyIn(dst Ptr, src []byte) error {
 		if err := copyIn(dst, src, nil); err != nil {
 			return err
 		}
-		return cu.Synchronize()
+		return ctxSynchronize()
 	})
 }
 
@@ -107,15 +108,15 @@ func (c *Context) CopyOut(dst []byte, src Ptr) error {
 		if err := copyOut(dst, src, nil); err != nil {
 			return err
 		}
-		return cu.Synchronize()
+		return ctxSynchronize()
 	})
 }
 
 // EnablePeer lets this context access peer's memory directly (NVLink or
 // PCIe P2P). Enabling twice is not an error.
 func (c *Context) EnablePeer(peer *Context) error {
-	err := c.Do(func() error { return peer.ctx.EnablePeerAccess(0) })
-	if err != nil && !errors.Is(err, cu.PeerAccessAlreadyEnabled) {
+	err := c.Do(func() error { return enablePeer(peer.ctx) })
+	if err != nil {
 		return fmt.Errorf("device: peer access GPU %d → GPU %d: %w", c.ordinal, peer.ordinal, err)
 	}
 	return nil
@@ -124,7 +125,7 @@ func (c *Context) EnablePeer(peer *Context) error {
 // MemInfo reports the GPU's free and total memory in bytes.
 func (c *Context) MemInfo() (free, total int64, err error) {
 	err = c.Do(func() (err error) {
-		free, total, err = cu.MemInfo()
+		free, total, err = memInfo()
 		return err
 	})
 	return free, total, err
@@ -135,22 +136,22 @@ func (c *Context) Close() error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if c.primary {
-		return primaryRelease(c.ordinal)
+		return primaryRelease(c.dev)
 	}
-	return c.ctx.Destroy()
+	return ctxDestroy(c.ctx)
 }
 
 // CopyPeer copies n bytes from src in context sc to dst in context dc and
 // returns when the copy is complete.
 func CopyPeer(dst Ptr, dc *Context, src Ptr, sc *Context, n int64) error {
 	err := dc.Do(func() error {
-		if err := cu.MemcpyPeer(cu.DevicePtr(dst), dc.ctx, cu.DevicePtr(src), sc.ctx, n); err != nil {
+		if err := memcpyPeer(dst, dc.ctx, src, sc.ctx, n); err != nil {
 			return fmt.Errorf("device: peer copy of %d bytes GPU %d → GPU %d: %w", n, sc.ordinal, dc.ordinal, err)
 		}
-		return cu.Synchronize()
+		return ctxSynchronize()
 	})
 	if err != nil {
 		return err
 	}
-	return sc.Do(cu.Synchronize)
+	return sc.Do(ctxSynchronize)
 }

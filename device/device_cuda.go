@@ -2,22 +2,21 @@
 
 package device
 
-import (
-	"fmt"
+// #include <cuda.h>
+import "C"
 
-	"gorgonia.org/cu"
-)
+import "fmt"
 
 // Count returns the number of GPUs the driver sees.
 func Count() (int, error) {
-	n, err := cu.NumDevices()
+	n, err := deviceCount()
 	if err != nil {
 		return 0, fmt.Errorf("device: count: %w", err)
 	}
 	return n, nil
 }
 
-func get(ordinal int) (cu.Device, error) {
+func get(ordinal int) (C.CUdevice, error) {
 	n, err := Count()
 	if err != nil {
 		return 0, err
@@ -25,7 +24,7 @@ func get(ordinal int) (cu.Device, error) {
 	if ordinal < 0 || ordinal >= n {
 		return 0, fmt.Errorf("device: GPU %d not in [0, %d)", ordinal, n)
 	}
-	d, err := cu.GetDevice(ordinal)
+	d, err := deviceGet(ordinal)
 	if err != nil {
 		return 0, fmt.Errorf("device: GPU %d: %w", ordinal, err)
 	}
@@ -39,16 +38,19 @@ func Describe(ordinal int) (Info, error) {
 		return Info{}, err
 	}
 	info := Info{Ordinal: ordinal}
-	if info.Name, err = d.Name(); err != nil {
+	if info.Name, err = deviceName(d); err != nil {
 		return info, fmt.Errorf("device: GPU %d name: %w", ordinal, err)
 	}
-	if info.TotalMem, err = d.TotalMem(); err != nil {
+	if info.TotalMem, err = deviceTotalMem(d); err != nil {
 		return info, fmt.Errorf("device: GPU %d memory: %w", ordinal, err)
 	}
-	if info.Major, info.Minor, err = d.ComputeCapability(); err != nil {
+	if info.Major, err = deviceAttribute(d, C.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR); err == nil {
+		info.Minor, err = deviceAttribute(d, C.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
+	}
+	if err != nil {
 		return info, fmt.Errorf("device: GPU %d compute capability: %w", ordinal, err)
 	}
-	if info.SMs, err = d.Attribute(cu.MultiprocessorCount); err != nil {
+	if info.SMs, err = deviceAttribute(d, C.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT); err != nil {
 		return info, fmt.Errorf("device: GPU %d multiprocessors: %w", ordinal, err)
 	}
 	return info, nil
@@ -65,9 +67,9 @@ func CanAccessPeer(a, b int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ok, err := da.CanAccessPeer(db)
+	ok, err := canAccessPeer(da, db)
 	if err != nil {
 		return false, fmt.Errorf("device: peer access %d→%d: %w", a, b, err)
 	}
-	return ok != 0, nil
+	return ok, nil
 }

@@ -1,7 +1,8 @@
-// Package device is symchan's GPU driver layer, on gorgonia.org/cu (the
-// CUDA driver API) plus small cgo of its own for what that lacks. It is
-// compiled in only with the build tag cuda; without it every function
-// returns ErrNoCUDA, which says how to build with CUDA.
+// Package device is symchan's GPU driver layer: the CUDA driver API
+// through cgo, against cuda.h and libcuda. It is compiled in only with the
+// build tag cuda; without it every function returns ErrNoCUDA, which says
+// how to build with CUDA. It depends on no Go module: a program that
+// imports symchan without the cuda tag gets no GPU dependency.
 //
 // It has device enumeration and description, peer-access capability,
 // contexts (used through Do, which pins the goroutine to an OS thread with
@@ -19,9 +20,9 @@
 //	eval "$(scripts/cuda-sdk.sh --env)"
 //	go build -tags cuda ./...
 //
-// Note: gorgonia.org/cu initialises the driver in its package init and
-// exits the process if that fails, so a cuda-tagged binary needs an
-// NVIDIA driver wherever it runs.
+// The driver is initialised on first use: a cuda-tagged binary runs where
+// no NVIDIA driver is, and its first GPU call (Count, say) returns the
+// driver's error.
 package device
 
 // The !cuda twin of the *_cuda.go files: the same API and docs, every

@@ -31,8 +31,6 @@ import "C"
 import (
 	"fmt"
 	"unsafe"
-
-	"gorgonia.org/cu"
 )
 
 // LinkModule JIT-links ptx, compiled as relocatable device code (nvcc
@@ -61,13 +59,10 @@ func (c *Context) LinkModule(ptx string, libs ...string) (*Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("device: link PTX with %v on GPU %d: %w: %s", libs, c.ordinal, err, C.GoString(log))
 	}
-	// cu.Module is its CUmodule alone (as cu.Stream is its CUstream).
-	*(*C.CUmodule)(unsafe.Pointer(&m.m)) = raw
+	m.m = raw
 	return m, nil
 }
 
 // Handle is the module's CUmodule, for libraries that initialise a
 // module's device state themselves (NVSHMEM's nvshmemx_cumodule_init).
-func (m *Module) Handle() unsafe.Pointer { return unsafe.Pointer(*(*C.CUmodule)(unsafe.Pointer(&m.m))) }
-
-var _ = [1]struct{}{}[unsafe.Sizeof(cu.Module{})-unsafe.Sizeof(C.CUmodule(nil))] // cu.Module is one CUmodule
+func (m *Module) Handle() unsafe.Pointer { return unsafe.Pointer(m.m) }

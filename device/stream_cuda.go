@@ -9,8 +9,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"unsafe"
-
-	"gorgonia.org/cu"
 )
 
 // Stream is a CUDA stream of a Context. It never synchronises with the
@@ -19,14 +17,14 @@ import (
 // concurrent use; its methods enqueue and return unless they say otherwise.
 type Stream struct {
 	ctx *Context
-	s   cu.Stream
+	s   C.CUstream
 }
 
 // NewStream creates a non-blocking stream.
 func (c *Context) NewStream() (*Stream, error) {
 	st := &Stream{ctx: c}
 	err := c.Do(func() (err error) {
-		st.s, err = cu.MakeStream(cu.NonBlocking)
+		st.s, err = streamCreate()
 		return err
 	})
 	if err != nil {
@@ -35,7 +33,7 @@ func (c *Context) NewStream() (*Stream, error) {
 	return st, nil
 }
 
-func (s *Stream) c() C.CUstream { return *(*C.CUstream)(unsafe.Pointer(&s.s)) }
+func (s *Stream) c() C.CUstream { return s.s }
 
 // Handle is the stream's CUstream (a cudaStream_t to the runtime), for
 // handing to C libraries that enqueue on it (NVSHMEM's on-stream calls).
@@ -45,7 +43,7 @@ func (s *Stream) Handle() unsafe.Pointer { return unsafe.Pointer(s.c()) }
 func (s *Stream) Context() *Context { return s.ctx }
 
 // Sync blocks until everything enqueued on s has completed.
-func (s *Stream) Sync() error { return s.ctx.Do(s.s.Synchronize) }
+func (s *Stream) Sync() error { return s.ctx.Do(func() error { return streamSynchronize(s.s) }) }
 
 // Done reports whether all the work queued on s has completed, without
 // waiting; an error is that of a failed operation (a faulting kernel).
@@ -58,7 +56,7 @@ func (s *Stream) Done() (done bool, err error) {
 }
 
 // Destroy releases s once its work completes.
-func (s *Stream) Destroy() error { return s.ctx.Do(s.s.Destroy) }
+func (s *Stream) Destroy() error { return s.ctx.Do(func() error { return streamDestroy(s.s) }) }
 
 // CopyIn enqueues a host-to-device copy. From pageable memory (any Go
 // slice) the driver stages src before it returns, so src may be reused at
@@ -109,7 +107,7 @@ func (s *Stream) CopyOut2D(dst []byte, dstPitch int64, src Ptr, srcPitch, width,
 		if err := copy2D(false, src, srcPitch, dst, dstPitch, width, height, s.c()); err != nil {
 			return err
 		}
-		return s.s.Synchronize()
+		return streamSynchronize(s.s)
 	})
 }
 
@@ -134,13 +132,13 @@ func (s *Stream) CopyPeer(dst Ptr, dc *Context, src Ptr, sc *Context, n int64) e
 		return nil
 	}
 	return s.ctx.Do(func() error {
-		return cu.MemcpyPeerAsync(cu.DevicePtr(dst), dc.ctx, cu.DevicePtr(src), sc.ctx, n, s.s)
+		return memcpyPeerAsync(dst, dc.ctx, src, sc.ctx, n, s.s)
 	})
 }
 
 // Memset enqueues setting n bytes at dst to b.
 func (s *Stream) Memset(dst Ptr, b byte, n int64) error {
-	return s.ctx.Do(func() error { return cu.MemsetD8Async(cu.DevicePtr(dst), b, n, s.s) })
+	return s.ctx.Do(func() error { return memsetD8Async(dst, b, n, s.s) })
 }
 
 // WriteValue64 enqueues a 64-bit store of v to addr (any GPU's memory
@@ -179,7 +177,7 @@ func (s *Stream) launch(f *Function, grid, block Dim3, shared int, args []uint64
 		return d
 	}
 	err := s.ctx.Do(func() error {
-		return launch(*(*C.CUfunction)(unsafe.Pointer(&f.f)), fix(grid), fix(block), shared, s.c(), args, coop)
+		return launch(f.f, fix(grid), fix(block), shared, s.c(), args, coop)
 	})
 	if err != nil {
 		return fmt.Errorf("device: launch %s on GPU %d: %w", f.name, s.ctx.ordinal, err)
@@ -190,14 +188,14 @@ func (s *Stream) launch(f *Function, grid, block Dim3, shared int, args []uint64
 // Module is PTX loaded into a Context (JIT-compiled by the driver).
 type Module struct {
 	ctx *Context
-	m   cu.Module
+	m   C.CUmodule
 }
 
 // LoadModule JIT-compiles and loads PTX text.
 func (c *Context) LoadModule(ptx string) (*Module, error) {
 	m := &Module{ctx: c}
 	err := c.Do(func() (err error) {
-		m.m, err = cu.LoadData(ptx)
+		m.m, err = moduleLoadData(ptx)
 		return err
 	})
 	if err != nil {
@@ -209,14 +207,14 @@ func (c *Context) LoadModule(ptx string) (*Module, error) {
 // Function is a kernel of a Module.
 type Function struct {
 	name string
-	f    cu.Function
+	f    C.CUfunction
 }
 
 // Function looks up an extern "C" kernel by name.
 func (m *Module) Function(name string) (*Function, error) {
 	fn := &Function{name: name}
 	err := m.ctx.Do(func() (err error) {
-		fn.f, err = m.m.Function(name)
+		fn.f, err = moduleFunction(m.m, name)
 		return err
 	})
 	if err != nil {

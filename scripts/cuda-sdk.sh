@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetches what building with -tags cuda needs on a machine without CUDA:
 # cuda.h (and cudaTypedefs.h) from Debian's non-free nvidia-cuda-dev
-# (CUDA 11.8 headers, which gorgonia.org/cu v0.9.6 builds against) and the
+# (CUDA 11.8 headers, which package device builds against) and the
 # libcuda link library from libcuda1, into a cache outside the repository.
 # Nothing is installed: the packages are downloaded and only those files
 # extracted. The driver at run time may be newer (CUDA 13 on the GPU
