@@ -103,6 +103,11 @@
 #                            # these, two rounds of the round trips from Go
 #                            # (with their histograms and the slow ones'
 #                            # spacing) and the ring; these with GOGC=off
+#   .gpu/gpu-run.sh verify   # after a change that moves no figure: the
+#                            # device package's, gpuop's and both backends'
+#                            # tests, both suites on cuda (PEs sharing the
+#                            # GPUs) and under nvshmem, the examples with
+#                            # -verify
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -329,6 +334,21 @@ if [ "$what" = userkernel ]; then
 	step devicering-nvshmem-remote 120 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./devicering -backend nvshmem
 	mps off
 	step devicering-cuda 60 env "${share[@]}" ./devicering -backend cuda -pes "$np"
+fi
+if [ "$what" = verify ]; then
+	step device 120 ./device.test -test.v -test.count=1
+	step gpuop 60 ./gpuop.test -test.v -test.count=1
+	step pgas-cuda 120 ./cuda.test -test.v -test.count=1
+	suites suites-cuda-shared 300 SYMCHAN_TEST_BACKEND=cuda "${share[@]}"
+	step ring-cuda 60 env "${share[@]}" ./ring -backend cuda -pes "$np" -actors mixed -size 8,4K,1M -laps 20
+	step jacobi-cuda 120 env "${share[@]}" ./jacobi -backend cuda -pes "$np" -nx 4096 -niter 300 -verify
+	step devicering-cuda 60 env "${share[@]}" ./devicering -backend cuda -pes "$np"
+	mps on
+	step "nvshmem-${np}proc" 120 ./symrun -n "$np" ./nvshmem.test -test.v -test.count=1
+	suites "suites-nvshmem-${np}proc" 230 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np"
+	step "jacobi-nvshmem-${np}proc" 120 ./symrun -n "$np" ./jacobi -backend nvshmem -nx 4096 -niter 300 -verify
+	step "devicering-nvshmem-${np}proc" 60 ./symrun -n "$np" ./devicering -backend nvshmem
+	mps off
 fi
 if [ "$what" = paths ]; then
 	# After a change to pgas's shared paths (put-with-signal, the claim,
