@@ -65,6 +65,15 @@ func (ck *kit) testUserKernel(t *testing.T) {
 	if !errors.As(err, &ce) || !strings.Contains(ce.Log, "broken.cu(3)") {
 		t.Fatalf("a program with an error on line 3: %v, want a *device.CompileError whose log names broken.cu(3)", err)
 	}
+	// A second program of the same name is a program of its own: its
+	// module is not the first one's.
+	renamed, err := kernels.Compile("user.cu", "#include \"symchan.cuh\"\nextern \"C\" __global__ void user_mark(unsigned long long *a) { a[0] = 99; }\n", kernels.CompileOptions{CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if renamed.Key() == prog.Key() {
+		t.Fatalf("two sources named user.cu share the key %q", prog.Key())
+	}
 	const n = 256
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		a := must(pgas.AllocZeroed[uint64](ctx, pe, n))
@@ -100,6 +109,21 @@ func (ck *kit) testUserKernel(t *testing.T) {
 					return fmt.Errorf("PE 1's a[%d] = %d, want %d (PE 0's pattern)", i, v, want)
 				}
 			}
+		}
+		other, err := g.Load(renamed)
+		if err != nil {
+			return err
+		}
+		mark := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		if err := pgas.Launch(pe, other, "user_mark", device.D1(1), device.D1(1), 0, mark); err != nil {
+			return fmt.Errorf("the second user.cu's kernel: %w", err)
+		}
+		if err := g.Stream().Sync(); err != nil {
+			return err
+		}
+		got := make([]uint64, 1)
+		if err := pgas.Get(pe, got, mark, pe.ID()); err != nil || got[0] != 99 {
+			return fmt.Errorf("the second user.cu's kernel wrote %d (%v), want 99", got[0], err)
 		}
 		if err := pgas.Launch(pe, mod, "user_fill", device.D1(1), device.D1(32), 0, g.HeapDescriptor(), struct{}{}); !errors.Is(err, pgas.ErrBadArg) {
 			return fmt.Errorf("Launch with a struct argument: %v, want ErrBadArg", err)

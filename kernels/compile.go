@@ -98,6 +98,7 @@ func Compile(name, src string, opts CompileOptions) (Program, error) {
 	base := append([]string{"-arch=" + arch, "-std=c++17", "-default-device"}, opts.Options...)
 	p := Program{Name: strings.TrimSuffix(name, ".cu")}
 	c := compiler{name: name, src: src, cache: opts.CacheDir, nvrtc: fmt.Sprintf("%d.%d", major, minor)}
+	p.compiled = p.Name + "#" + c.key("program", "", base)[:16]
 	if p.PTX, err = c.compile("cuda", rtcTypes, base); err != nil {
 		return Program{}, err
 	}
@@ -151,11 +152,7 @@ type compiler struct {
 // compile compiles the source with options, preamble ahead of it (its
 // lines not counted), through the cache.
 func (c compiler) compile(variant, preamble string, options []string) (string, error) {
-	h := sha256.New()
-	for _, part := range append([]string{Header, c.src, c.name, variant, preamble, c.nvrtc}, options...) {
-		fmt.Fprintf(h, "%d:%s;", len(part), part)
-	}
-	key := hex.EncodeToString(h.Sum(nil))
+	key := c.key(variant, preamble, options)
 	file := ""
 	if dir, err := c.cacheDir(); err == nil && dir != "" {
 		file = filepath.Join(dir, key+".ptx")
@@ -180,6 +177,16 @@ func (c compiler) compile(variant, preamble string, options []string) (string, e
 		_ = writeAtomic(file, []byte(ptx))
 	}
 	return ptx, nil
+}
+
+// key names what compile makes of the source: a hash of everything that
+// goes into it.
+func (c compiler) key(variant, preamble string, options []string) string {
+	h := sha256.New()
+	for _, part := range append([]string{Header, c.src, c.name, variant, preamble, c.nvrtc}, options...) {
+		fmt.Fprintf(h, "%d:%s;", len(part), part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // cacheDir is the cache's folder, made if need be; "" for none.

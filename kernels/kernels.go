@@ -64,24 +64,37 @@ type Program struct {
 	Name       string // names its PTX files and its modules
 	PTX        string
 	NVSHMEMPTX string
-	// A program from Compile: its nvshmem variant, compiled on first use,
-	// or why it has none.
+	// A program from Compile: its identity (name and a hash of what it
+	// was compiled from), its nvshmem variant, compiled on first use, or
+	// why it has none.
+	compiled  string
 	nvshmem   *variant
 	noNVSHMEM string
+}
+
+// Key is what a GPU context keeps p's module under: its Name for
+// symchan's own programs, and its name with a hash of its source and
+// options for one from Compile, so that two compiled programs of one name
+// (a user's ring.cu and examples/ring's ring) load as two modules.
+func (p Program) Key() string {
+	if p.compiled != "" {
+		return p.compiled
+	}
+	return p.Name
 }
 
 // Runtime is symchan.cu: the kernels the GPU backends themselves run.
 var Runtime = Program{Name: "symchan", PTX: symchanPTX, NVSHMEMPTX: nvshmemPTX}
 
 // Code returns p's PTX for the cuda backend, or with nvshmem for the
-// nvshmem backend: the file of EnvPTXDir's folder named after p when
-// there is one, else p's own.
+// nvshmem backend: for symchan's own programs the file of EnvPTXDir's
+// folder named after p when there is one, else p's own.
 func (p Program) Code(nvshmem bool) (string, error) {
 	file, code := p.Name+".ptx", p.PTX
 	if nvshmem {
 		file, code = p.Name+"_nvshmem.ptx", p.NVSHMEMPTX
 	}
-	if dir := os.Getenv(EnvPTXDir); dir != "" {
+	if dir := os.Getenv(EnvPTXDir); dir != "" && p.compiled == "" {
 		b, err := os.ReadFile(filepath.Join(dir, file))
 		if err == nil {
 			return string(b), nil

@@ -187,3 +187,33 @@ func TestTimings(t *testing.T) {
 		}
 	}
 }
+
+// A program compiled at run time is the user's: SYMCHAN_PTX_DIR, which
+// replaces symchan's own programs by name, does not replace it, and its
+// key is not its bare name (examples/ring's program is also "ring").
+func TestCompiledProgramKeepsItsPTX(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ring.ptx"), []byte("// the ring example's PTX"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvPTXDir, dir)
+	for _, c := range []struct {
+		name    string
+		p       Program
+		code    string
+		bareKey bool
+	}{
+		{"symchan's own", Program{Name: "ring", PTX: "// embedded"}, "// the ring example's PTX", true},
+		{"compiled", Program{Name: "ring", PTX: "// the user's", compiled: "ring#0123456789abcdef"}, "// the user's", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, err := c.p.Code(false)
+			if err != nil || code != c.code {
+				t.Fatalf("Code: %q, %v; want %q", code, err, c.code)
+			}
+			if got := c.p.Key() == c.p.Name; got != c.bareKey {
+				t.Fatalf("Key %q: equal to the name %v, want %v", c.p.Key(), got, c.bareKey)
+			}
+		})
+	}
+}

@@ -37,7 +37,7 @@ func (x *gpuAPI) Module() *device.Module { return x.g.mod }
 
 // Load loads p's PTX into the GPU's context, once per context.
 func (x *gpuAPI) Load(p kernels.Program) (*device.Module, error) {
-	return x.g.progs.Load(p.Name, func() (*device.Module, error) {
+	return x.g.progs.Load(p.Key(), func() (*device.Module, error) {
 		ptx, err := p.Code(false)
 		if err != nil {
 			return nil, err

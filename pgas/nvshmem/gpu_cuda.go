@@ -39,7 +39,7 @@ func (x *gpuAPI) Module() *device.Module { return proc.mod }
 // the GPU's primary context and initialises NVSHMEM's state in it, once
 // per process.
 func (x *gpuAPI) Load(p kernels.Program) (*device.Module, error) {
-	return proc.progs.Load(p.Name, func() (*device.Module, error) {
+	return proc.progs.Load(p.Key(), func() (*device.Module, error) {
 		ptx, err := p.Code(true)
 		if err != nil {
 			return nil, err
