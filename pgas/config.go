@@ -66,6 +66,13 @@ type Config struct {
 	// cuda) have no remote path and ignore it, so that one setting can
 	// cover a test run that also starts such worlds.
 	ForceRemote bool
+	// ProcessLocal says that a world of a backend whose PEs all share one
+	// process (host, cuda) is meant to be this process's own even where
+	// symrun started the process as one of several ranks: a reference run
+	// beside the job's world, say. Without it such a world is refused
+	// there, since every rank would open one of its own, and nothing
+	// would say so.
+	ProcessLocal bool
 }
 
 // Blocking is how a blocking wait on host memory passes the time.

@@ -218,23 +218,26 @@ func TestPELabels(t *testing.T) {
 
 // A process that symrun started as one of several ranks cannot open a
 // world of a backend whose PEs all live in one process: each rank would
-// run a world of its own. One rank, or no launcher, is fine.
+// run a world of its own. One rank, no launcher, or a world the program
+// says is the process's own (Config.ProcessLocal) is fine.
 func TestSymrunNeedsAMultiProcessBackend(t *testing.T) {
 	fn := func(ctx context.Context, pe *pgas.PE) error { return nil }
 	for _, c := range []struct {
 		name, rank, size string
+		local            bool
 		fails            bool
 	}{
-		{"two ranks", "1", "2", true},
-		{"one rank", "0", "1", false},
-		{"no launcher", "", "", false},
+		{"two ranks", "1", "2", false, true},
+		{"two ranks, process-local world", "1", "2", true, false},
+		{"one rank", "0", "1", false, false},
+		{"no launcher", "", "", false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.rank != "" {
 				t.Setenv(bootstrap.EnvRank, c.rank)
 				t.Setenv(bootstrap.EnvNRanks, c.size)
 			}
-			err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, fn)
+			err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20, ProcessLocal: c.local}, fn)
 			if (err != nil) != c.fails || (c.fails && !strings.Contains(err.Error(), "symrun started this process as rank 1 of 2")) {
 				t.Fatalf("Run: %v", err)
 			}

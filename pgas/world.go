@@ -267,8 +267,10 @@ func open(ctx context.Context, cfg Config) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := oneWorldPerJob(cfg.Backend, b); err != nil {
-		return nil, err
+	if !cfg.ProcessLocal {
+		if err := oneWorldPerJob(cfg.Backend, b); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.PEs > MaxPEs {
 		return nil, fmt.Errorf("pgas: %d PEs: a world has at most %d (%s or Config.PEs)", cfg.PEs, MaxPEs, EnvPEs)
@@ -436,5 +438,5 @@ func oneWorldPerJob(name string, b driver.Backend) error {
 	if mp, ok := b.(driver.MultiProcess); ok && mp.MultiProcess() {
 		return nil
 	}
-	return fmt.Errorf("pgas: symrun started this process as rank %d of %d, but the %s backend runs all its PEs in one process (each rank would open a world of its own): run it without symrun (%s sets its PE count), or use a backend whose PEs are processes (nvshmem)", info.Rank, info.Size, name, EnvPEs)
+	return fmt.Errorf("pgas: symrun started this process as rank %d of %d, but the %s backend runs all its PEs in one process (each rank would open a world of its own): run it without symrun (%s sets its PE count), or use a backend whose PEs are processes (nvshmem); Config.ProcessLocal says such a world is meant", info.Rank, info.Size, name, EnvPEs)
 }

@@ -166,6 +166,7 @@ func solveAndReport(p problem, backend string, pes int, kernel string, verify bo
 		label := "single PE"
 		if res.local < res.pes {
 			single.Backend = "cuda"
+			single.ProcessLocal = true // beside the job's world, on purpose
 			label = "single PE (cuda backend, GPU 0)"
 		}
 		ref, err := solve(ctx, single, p, verify, kernel, nil)
