@@ -1,3 +1,3 @@
 module github.com/symchan/symchan
 
-go 1.26.0
+go 1.23.0

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"golang.org/x/mod/module"
+	"golang.org/x/mod/semver"
 	modzip "golang.org/x/mod/zip"
 )
 
@@ -27,11 +28,17 @@ var published = []struct{ path, dir string }{
 // publishedVersion is the version the modules require of each other.
 const publishedVersion = "v0.1.0"
 
+// oldestGo is the published modules' go directive: the oldest Go release
+// they build with.
+const oldestGo = "1.23.0"
+
 // A program outside the repository gets symchan from a module proxy
 // alone, no replace: the published modules at HEAD, zipped as their
 // v0.1.0 (the first tag) into a file-based proxy put in front of the
 // usual one, satisfy a consumer that imports all four, and its host-only
-// build works. It reports the consumer's module graph (go list -m all).
+// build works, and no module in its graph asks for a newer Go than the
+// published modules' directive. It reports the consumer's
+// module graph (go list -m all).
 func TestConsumerWithoutReplace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module from a proxy: about a minute the first time")
@@ -72,7 +79,7 @@ func TestConsumerWithoutReplace(t *testing.T) {
 	}
 	consumer := t.TempDir()
 	files := map[string]string{
-		"go.mod": "module example.com/consumer\n\ngo 1.26.0\n",
+		"go.mod": "module example.com/consumer\n\ngo " + oldestGo + "\n",
 		"main.go": `package main
 
 import (
@@ -113,8 +120,17 @@ func main() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GONOSUMDB=github.com/symchan",
-		"GOPROXY=file://"+filepath.ToSlash(proxy)+","+strings.TrimSpace(string(upstream)))
+	// A module cache of the test's own: one shared with other runs would
+	// keep the first v0.1.0 it saw (and the build cache its index of it),
+	// whatever HEAD holds now. The machine's cache serves everything else,
+	// as a proxy, before the network does.
+	cache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod -modcacherw", "GONOSUMDB=github.com/symchan",
+		"GOMODCACHE="+t.TempDir(),
+		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+filepath.ToSlash(filepath.Join(strings.TrimSpace(string(cache)), "cache", "download"))+","+strings.TrimSpace(string(upstream)))
 	run := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command("go", args...)
@@ -128,6 +144,12 @@ func main() {
 	run("mod", "tidy")
 	if out := run("run", "."); strings.TrimSpace(out) != "42 <nil>" {
 		t.Fatalf("the consumer printed %q, want 42 <nil>", out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(run("list", "-m", "-f", "{{.Path}} {{.GoVersion}}", "all")), "\n") {
+		path, goVersion, _ := strings.Cut(line, " ")
+		if goVersion != "" && semver.Compare("v"+goVersion, "v"+oldestGo) > 0 {
+			t.Errorf("%s asks for Go %s, newer than the published modules' %s", path, goVersion, oldestGo)
+		}
 	}
 	mods := strings.Split(strings.TrimSpace(run("list", "-m", "all")), "\n")
 	t.Logf("a host-only consumer of the four modules: %d modules in its graph (go list -m all)", len(mods))

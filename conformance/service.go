@@ -95,7 +95,9 @@ func (ck *kit) testServiceCalls(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 256)
 	for g := range 256 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			for i := range 8 {
@@ -110,7 +112,7 @@ func (ck *kit) testServiceCalls(t *testing.T) {
 					return
 				}
 			}
-		})
+		}()
 	}
 	wg.Wait()
 	close(errs)

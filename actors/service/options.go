@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"time"
@@ -37,7 +38,7 @@ type options struct {
 
 func newOptions(opts []Option) (options, error) {
 	o := options{
-		log:          slog.New(slog.DiscardHandler),
+		log:          slog.New(discard{}),
 		policy:       DefaultRestartPolicy,
 		queue:        DefaultQueueDepth,
 		forwarders:   DefaultForwarders,
@@ -156,3 +157,12 @@ func StartTimeout(d time.Duration) Option {
 		return nil
 	}
 }
+
+// discard is a slog.Handler that drops every record: the log of a service
+// that was given none.
+type discard struct{}
+
+func (discard) Enabled(context.Context, slog.Level) bool  { return false }
+func (discard) Handle(context.Context, slog.Record) error { return nil }
+func (d discard) WithAttrs([]slog.Attr) slog.Handler      { return d }
+func (d discard) WithGroup(string) slog.Handler           { return d }

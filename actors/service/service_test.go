@@ -133,7 +133,9 @@ func TestConcurrentCallers(t *testing.T) {
 			var wg sync.WaitGroup
 			var bad atomic.Int64
 			for i := range callers {
-				wg.Go(func() {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
 					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 					defer cancel()
 					var r resp
@@ -147,7 +149,7 @@ func TestConcurrentCallers(t *testing.T) {
 						bad.Add(1)
 						t.Errorf("call %d: %+v, %v", i, r, err)
 					}
-				})
+				}()
 			}
 			wg.Wait()
 			var calls uint64

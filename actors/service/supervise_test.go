@@ -137,13 +137,15 @@ func TestStopDrainsCalls(t *testing.T) {
 			var wg sync.WaitGroup
 			errs := make(chan error, 20)
 			for i := range 20 {
-				wg.Go(func() {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
 					r, err := s.Call(context.Background(), i%2, req{X: int64(i), Sleep: int64(20 * time.Millisecond)})
 					if err == nil && r.Y != int64(2*i) {
 						err = errors.New("wrong answer")
 					}
 					errs <- err
-				})
+				}()
 			}
 			testhelp.WaitFor(t, "20 calls under way", func() bool {
 				st := s.Stats()

@@ -58,9 +58,11 @@ func TestAgentMoreWaitsThanSlots(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make([]error, n)
 		for i := range n {
-			wg.Go(func() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
 				_, errs[i] = pgas.SignalWaitUntil(ctx, pe, w.Index(i), pgas.CmpGE, 1)
-			})
+			}()
 		}
 		time.Sleep(20 * time.Millisecond)
 		for i := range n {
