@@ -35,10 +35,11 @@ const oldestGo = "1.23.0"
 // A program outside the repository gets symchan from a module proxy
 // alone, no replace: the published modules at HEAD, zipped as their
 // v0.1.0 (the first tag) into a file-based proxy put in front of the
-// usual one, satisfy a consumer that imports all four, and its host-only
-// build works, and no module in its graph asks for a newer Go than the
-// published modules' directive. It reports the consumer's
-// module graph (go list -m all).
+// usual one, satisfy a consumer that imports all four and one that
+// imports only the core: their host-only builds work, no module in their
+// graphs asks for a newer Go than the published modules' directive, and
+// the core's consumer has no module but itself and the core (the lean
+// graph). It reports each graph's size (go list -m all).
 func TestConsumerWithoutReplace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module from a proxy: about a minute the first time")
@@ -77,10 +78,67 @@ func TestConsumerWithoutReplace(t *testing.T) {
 			}
 		}
 	}
-	consumer := t.TempDir()
-	files := map[string]string{
-		"go.mod": "module example.com/consumer\n\ngo " + oldestGo + "\n",
-		"main.go": `package main
+	upstream, err := exec.Command("go", "env", "GOPROXY").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A module cache of the test's own: one shared with other runs would
+	// keep the first v0.1.0 it saw (and the build cache its index of it),
+	// whatever HEAD holds now. The machine's cache serves everything else,
+	// as a proxy, before the network does.
+	cache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod -modcacherw", "GONOSUMDB=github.com/symchan",
+		"GOMODCACHE="+t.TempDir(),
+		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+filepath.ToSlash(filepath.Join(strings.TrimSpace(string(cache)), "cache", "download"))+","+strings.TrimSpace(string(upstream)))
+	for _, c := range consumers {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"go.mod": "module example.com/consumer\n\ngo " + oldestGo + "\n", "main.go": c.main}
+			for name, text := range files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run := func(args ...string) string {
+				t.Helper()
+				cmd := exec.Command("go", args...)
+				cmd.Dir, cmd.Env = dir, env
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+				}
+				return string(out)
+			}
+			run("mod", "tidy")
+			if out := run("run", "."); strings.TrimSpace(out) != "42 <nil>" {
+				t.Fatalf("the consumer printed %q, want 42 <nil>", out)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(run("list", "-m", "-f", "{{.Path}} {{.GoVersion}}", "all")), "\n") {
+				path, goVersion, _ := strings.Cut(line, " ")
+				if goVersion != "" && semver.Compare("v"+goVersion, "v"+oldestGo) > 0 {
+					t.Errorf("%s asks for Go %s, newer than the published modules' %s", path, goVersion, oldestGo)
+				}
+			}
+			mods := strings.Split(strings.TrimSpace(run("list", "-m", "all")), "\n")
+			t.Logf("%s: %d modules in its graph (go list -m all)", c.name, len(mods))
+			if c.maxModules > 0 && len(mods) > c.maxModules {
+				t.Errorf("%d modules in the graph, want at most %d:\n%s", len(mods), c.maxModules, strings.Join(mods, "\n"))
+			}
+		})
+	}
+}
+
+// consumers are programs outside the repository: one of all four
+// published modules, and a host-only one of the core, whose graph is
+// itself and the core (maxModules: 0 for no bound).
+var consumers = []struct {
+	name, main string
+	maxModules int
+}{
+	{"all four modules", `package main
 
 import (
 	"context"
@@ -109,48 +167,42 @@ func main() {
 	y, err := svc.Call(context.Background(), 1, 21)
 	fmt.Println(y, err)
 }
-`,
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(consumer, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	upstream, err := exec.Command("go", "env", "GOPROXY").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A module cache of the test's own: one shared with other runs would
-	// keep the first v0.1.0 it saw (and the build cache its index of it),
-	// whatever HEAD holds now. The machine's cache serves everything else,
-	// as a proxy, before the network does.
-	cache, err := exec.Command("go", "env", "GOMODCACHE").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod -modcacherw", "GONOSUMDB=github.com/symchan",
-		"GOMODCACHE="+t.TempDir(),
-		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+filepath.ToSlash(filepath.Join(strings.TrimSpace(string(cache)), "cache", "download"))+","+strings.TrimSpace(string(upstream)))
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("go", args...)
-		cmd.Dir, cmd.Env = consumer, env
-		out, err := cmd.CombinedOutput()
+`, 0},
+	{"host-only core", `package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/symchan/symchan/actors"
+	"github.com/symchan/symchan/pgas"
+)
+
+var _ = actors.ErrClosed
+
+func main() {
+	var got int64
+	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 4 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+		x, err := pgas.AllocZeroed[int64](ctx, pe, 1)
 		if err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+			return err
 		}
-		return string(out)
-	}
-	run("mod", "tidy")
-	if out := run("run", "."); strings.TrimSpace(out) != "42 <nil>" {
-		t.Fatalf("the consumer printed %q, want 42 <nil>", out)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(run("list", "-m", "-f", "{{.Path}} {{.GoVersion}}", "all")), "\n") {
-		path, goVersion, _ := strings.Cut(line, " ")
-		if goVersion != "" && semver.Compare("v"+goVersion, "v"+oldestGo) > 0 {
-			t.Errorf("%s asks for Go %s, newer than the published modules' %s", path, goVersion, oldestGo)
+		if _, err := pgas.AtomicFetchAdd(pe, x, 21, 0); err != nil {
+			return err
 		}
-	}
-	mods := strings.Split(strings.TrimSpace(run("list", "-m", "all")), "\n")
-	t.Logf("a host-only consumer of the four modules: %d modules in its graph (go list -m all)", len(mods))
+		if err := pe.Barrier(ctx); err != nil {
+			return err
+		}
+		if pe.ID() == 0 {
+			v := make([]int64, 1)
+			if err := pgas.Get(pe, v, x, 0); err != nil {
+				return err
+			}
+			got = v[0]
+		}
+		return nil
+	})
+	fmt.Println(got, err)
+}
+`, 2},
 }
