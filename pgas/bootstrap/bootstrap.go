@@ -51,7 +51,7 @@ type Info struct {
 	Addr                 string // the rendezvous, host:port; "" when unset
 	Served               bool   // a launcher serves the rendezvous
 	Secret               string // the job's rendezvous secret; "" when unset
-	Source               string // which launcher's variables: symrun, openmpi, pmi, slurm
+	Source               string // where it came from: symrun, openmpi, pmi, slurm (a launcher's variables), uid (Join)
 }
 
 // launchers lists where ranks come from, in order of preference:

@@ -8,6 +8,13 @@
 //
 //	symrun -n 2 ./app
 //
+// or with no launcher, from a unique id that one process makes and the
+// program hands to the others by its own means:
+//
+//	id, err := bootstrap.NewUniqueID(ctx, "10.0.0.5:0") // one process; serves while ctx lasts
+//	job, err := bootstrap.Join(ctx, id, rank, size)     // every process
+//	err = pgas.Run(ctx, pgas.Config{Driver: nvshmem.Backend{Job: &job}}, fn)
+//
 // It is compiled in with the build tag cuda. The NVSHMEM host library is
 // loaded at run time — SYMCHAN_NVSHMEM_LIB (the library file), else
 // $NVSHMEM_HOME/lib, else well-known locations including a pip-installed
@@ -67,7 +74,10 @@
 // with 4 processes on 2 GPUs); run one process per GPU, or use MPS.
 package nvshmem
 
-import "github.com/symchan/symchan/pgas"
+import (
+	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/bootstrap"
+)
 
 // Environment variables the backend reads.
 const (
@@ -92,6 +102,20 @@ type Backend struct {
 	// link instead of the one the binary embeds (or SYMCHAN_PTX_DIR's
 	// symchan_nvshmem.ptx).
 	PTXFile string
+	// Job is this process's place in its job where no launcher started
+	// it: what bootstrap.Join returns for the job's unique id
+	// (bootstrap.UniqueID, made by one process and handed to the others
+	// by the program's own means). Nil reads the launcher's environment
+	// (bootstrap.FromEnv).
+	Job *bootstrap.Info
+}
+
+// job is the process's place in its job: b.Job, else the launcher's.
+func (b Backend) job() (bootstrap.Info, error) {
+	if b.Job != nil {
+		return *b.Job, nil
+	}
+	return bootstrap.FromEnv()
 }
 
 // MultiProcess reports that the backend's PEs are processes (one each):

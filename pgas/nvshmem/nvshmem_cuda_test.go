@@ -14,13 +14,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/symchan/symchan/actors"
 	"github.com/symchan/symchan/pgas"
 	"github.com/symchan/symchan/pgas/bootstrap"
-	_ "github.com/symchan/symchan/pgas/nvshmem"
+	"github.com/symchan/symchan/pgas/nvshmem"
 	"github.com/symchan/symchan/signals"
 )
 
@@ -37,33 +41,82 @@ func world(t *testing.T, fn func(ctx context.Context, pe *pgas.PE) error) {
 }
 
 func TestPutSignalRing(t *testing.T) {
-	world(t, func(ctx context.Context, pe *pgas.PE) error {
-		n, me := pe.NumPEs(), pe.ID()
-		buf, err := pgas.AllocZeroed[int64](ctx, pe, 4)
+	world(t, putSignalRing)
+}
+
+// Processes the test starts itself, with no launcher, form one nvshmem
+// world from a unique id (bootstrap.NewUniqueID in this process, handed to
+// the children in their environment; bootstrap.Join and Backend.Job in
+// each), and pass a put-with-signal around their ring.
+func TestUniqueIDWorld(t *testing.T) {
+	const envUID, envRank, procs = "SYMCHAN_TEST_NVSHMEM_UID", "SYMCHAN_TEST_NVSHMEM_UID_RANK", 2
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if id := os.Getenv(envUID); id != "" { // a child
+		rank, _ := strconv.Atoi(os.Getenv(envRank))
+		job, err := bootstrap.Join(ctx, bootstrap.UniqueID(id), rank, procs)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		sig, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
-		if err != nil {
-			return err
+		if err := pgas.Run(ctx, pgas.Config{Driver: nvshmem.Backend{Job: &job}, HeapSize: 64 << 20}, putSignalRing); err != nil {
+			t.Fatal(err)
 		}
-		msg := []int64{int64(me), int64(me) * 10, -1, 42}
-		if err := pgas.PutSignal(pe, buf, msg, sig, 7, pgas.SignalSet, (me+1)%n); err != nil {
-			return err
+		return
+	}
+	if _, err := bootstrap.FromEnv(); !errors.Is(err, bootstrap.ErrNoLauncher) {
+		t.Skip("starts its own processes: run without a launcher")
+	}
+	id, err := bootstrap.NewUniqueID(ctx, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []*exec.Cmd
+	var outs []*strings.Builder
+	for r := range procs {
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestUniqueIDWorld$", "-test.v")
+		out := &strings.Builder{}
+		cmd.Stdout, cmd.Stderr = out, out
+		cmd.Env = append(os.Environ(), envUID+"="+string(id), envRank+"="+strconv.Itoa(r))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-		if err := signals.WaitUntil(ctx, pe, sig, pgas.CmpEQ, 7); err != nil {
-			return err
+		cmds, outs = append(cmds, cmd), append(outs, out)
+	}
+	for r, cmd := range cmds {
+		if err := cmd.Wait(); err != nil || !strings.Contains(outs[r].String(), "--- PASS: TestUniqueIDWorld") {
+			t.Errorf("process %d: %v\n%s", r, err, outs[r])
 		}
-		got := make([]int64, 4)
-		if err := pgas.Get(pe, got, buf, me); err != nil {
-			return err
-		}
-		left := int64((me + n - 1) % n)
-		if got[0] != left || got[1] != left*10 || got[2] != -1 || got[3] != 42 {
-			return fmt.Errorf("PE %d got %v from its left neighbour %d", me, got, left)
-		}
-		return nil
-	})
+	}
+}
+
+// putSignalRing puts a message with a signal to the right neighbour and
+// checks the one from the left.
+func putSignalRing(ctx context.Context, pe *pgas.PE) error {
+	n, me := pe.NumPEs(), pe.ID()
+	buf, err := pgas.AllocZeroed[int64](ctx, pe, 4)
+	if err != nil {
+		return err
+	}
+	sig, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
+	if err != nil {
+		return err
+	}
+	msg := []int64{int64(me), int64(me) * 10, -1, 42}
+	if err := pgas.PutSignal(pe, buf, msg, sig, 7, pgas.SignalSet, (me+1)%n); err != nil {
+		return err
+	}
+	if err := signals.WaitUntil(ctx, pe, sig, pgas.CmpEQ, 7); err != nil {
+		return err
+	}
+	got := make([]int64, 4)
+	if err := pgas.Get(pe, got, buf, me); err != nil {
+		return err
+	}
+	left := int64((me + n - 1) % n)
+	if got[0] != left || got[1] != left*10 || got[2] != -1 || got[3] != 42 {
+		return fmt.Errorf("PE %d got %v from its left neighbour %d", me, got, left)
+	}
+	return nil
 }
 
 func TestPutGetSizes(t *testing.T) {

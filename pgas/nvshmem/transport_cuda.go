@@ -90,7 +90,7 @@ func startOnce(ctx context.Context, b Backend, heap int64) error {
 	if _, err := passHeapSize(heap); err != nil {
 		return fmt.Errorf("nvshmem backend: %w", err)
 	}
-	info, err := bootstrap.FromEnv()
+	info, err := b.job()
 	if err != nil {
 		return fmt.Errorf("nvshmem backend: %w", err)
 	}
