@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,12 +26,27 @@ extern "C" __global__ void user_fill(const symchan_heap *h, unsigned long long *
 }
 
 // put_signal puts n words of src into dst on PE peer, then sets its sig
-// to value: one put-with-signal of the device API.
+// to value: one put-with-signal of the device API, in NVSHMEM's terms.
 extern "C" __global__ void user_put_signal(const symchan_heap *h, unsigned long long *dst, const unsigned long long *src,
                                           unsigned long long *sig, int n, int peer, unsigned long long value) {
 	if (blockIdx.x != 0 || threadIdx.x != 0) return;
-	symchan_u64 off = (symchan_u64)dst - h->local, sig_off = (symchan_u64)sig - h->local;
-	symchan_put_signal(h, peer, off, src, (symchan_u64)n * 8, sig_off, value, SYMCHAN_SIGNAL_SET);
+	symchan_putmem_signal(h, dst, src, (symchan_u64)n * 8, sig, value, SYMCHAN_SIGNAL_SET, peer);
+}
+
+// terms runs the word routines in NVSHMEM's terms against PE peer: a
+// fetch-add on its counter, a p to its word and a g back, a compare-swap
+// that fails and one that succeeds, a signal add; out gets what they return.
+extern "C" __global__ void user_terms(const symchan_heap *h, unsigned long long *counter, unsigned long long *word,
+                                     unsigned long long *sig, unsigned long long *out, int peer) {
+	if (blockIdx.x != 0 || threadIdx.x != 0) return;
+	out[0] = symchan_uint64_atomic_fetch_add(h, counter, 5, peer);
+	symchan_uint64_p(h, word, 11 + symchan_my_pe(h), peer);
+	symchan_quiet();
+	out[1] = symchan_uint64_g(h, word, peer);
+	out[2] = symchan_n_pes(h);
+	out[3] = symchan_uint64_atomic_compare_swap(h, counter, 99, 1, peer); // fails: counter is 5
+	out[4] = symchan_uint64_atomic_compare_swap(h, counter, 5, 6, peer);
+	symchan_signal(h, sig, 3, SYMCHAN_SIGNAL_ADD, peer);
 }
 `
 
@@ -113,6 +129,44 @@ func (ck *kit) testUserKernel(t *testing.T) {
 		other, err := g.Load(renamed)
 		if err != nil {
 			return err
+		}
+		// The word routines in NVSHMEM's terms, each PE on the other.
+		counter := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		word := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		tsig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		out := must(pgas.AllocZeroed[uint64](ctx, pe, 5))
+		if err := pe.Barrier(ctx); err != nil {
+			return err
+		}
+		peer := 1 - pe.ID()
+		if err := pgas.Launch(pe, mod, "user_terms", device.D1(1), device.D1(32), 0, g.HeapDescriptor(), counter, word, tsig, out, peer); err != nil {
+			return err
+		}
+		if _, err := pgas.Wait(ctx, pe, pgas.WaitAll, pgas.WaitSet[uint64]{Ivars: tsig, Cmp: pgas.CmpEQ, Value: 3, From: []int{peer}}); err != nil {
+			return err
+		}
+		if err := g.Stream().Sync(); err != nil {
+			return err
+		}
+		if err := pe.Barrier(ctx); err != nil {
+			return err
+		}
+		ret := make([]uint64, 5)
+		if err := pgas.Get(pe, ret, out, pe.ID()); err != nil {
+			return err
+		}
+		if want := []uint64{0, uint64(11 + pe.ID()), 2, 5, 5}; !slices.Equal(ret, want) {
+			return fmt.Errorf("PE %d: the routines in NVSHMEM's terms returned %v, want %v", pe.ID(), ret, want)
+		}
+		mine := make([]uint64, 1)
+		for _, c := range []struct {
+			name string
+			s    pgas.Sym[uint64]
+			want uint64
+		}{{"counter", counter, 6}, {"word", word, uint64(11 + peer)}} {
+			if err := pgas.Get(pe, mine, c.s, pe.ID()); err != nil || mine[0] != c.want {
+				return fmt.Errorf("PE %d: its %s is %d (%v), want %d", pe.ID(), c.name, mine[0], err, c.want)
+			}
 		}
 		mark := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		if err := pgas.Launch(pe, other, "user_mark", device.D1(1), device.D1(1), 0, mark); err != nil {

@@ -616,6 +616,92 @@ static __device__ __forceinline__ void symchan_alltoall_warp(const symchan_heap 
 	__syncwarp();
 }
 
+// --- in NVSHMEM's terms: symmetric pointers and PE numbers ---------------
+//
+// The routines above name symmetric memory by its offset in the heap; these
+// take what NVSHMEM's take: dest and source (or sig_addr) are this PE's
+// address of a symmetric object (what pgas.Launch passes for a Sym, or
+// symchan_sym), pe the PE whose copy the routine reaches, and they go the
+// same way (load/store or copy on a peer this GPU maps, NVSHMEM's routine
+// on one it does not). Local buffers (src of a put, dest of a get) are any
+// device memory. Waits, fence and quiet above already take pointers.
+
+// symchan_off is the heap offset of this PE's address p of a symmetric object.
+static __device__ __forceinline__ symchan_u64 symchan_off(const symchan_heap *h, const void *p) { return (symchan_u64)p - h->local; }
+static __device__ __forceinline__ int symchan_my_pe(const symchan_heap *h) { return h->pe; }
+static __device__ __forceinline__ int symchan_n_pes(const symchan_heap *h) { return h->npes; }
+
+// nvshmem_putmem, _warp, _block: n bytes from local source to dest on pe.
+static __device__ __forceinline__ void symchan_putmem(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe) {
+	symchan_put(h, pe, symchan_off(h, dest), source, n);
+}
+static __device__ __forceinline__ void symchan_putmem_warp(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe) {
+	symchan_put_warp(h, pe, symchan_off(h, dest), source, n);
+}
+static __device__ __forceinline__ void symchan_putmem_block(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe) {
+	symchan_put_block(h, pe, symchan_off(h, dest), source, n);
+}
+// nvshmem_getmem, _warp, _block: n bytes of source on pe to local dest.
+static __device__ __forceinline__ void symchan_getmem(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe) {
+	symchan_get(h, dest, pe, symchan_off(h, source), n);
+}
+static __device__ __forceinline__ void symchan_getmem_warp(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe) {
+	symchan_get_warp(h, dest, pe, symchan_off(h, source), n);
+}
+static __device__ __forceinline__ void symchan_getmem_block(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe) {
+	symchan_get_block(h, dest, pe, symchan_off(h, source), n);
+}
+// nvshmem_uint64_p and _g: one word.
+static __device__ __forceinline__ void symchan_uint64_p(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
+	symchan_put(h, pe, symchan_off(h, dest), &value, sizeof value);
+}
+static __device__ __forceinline__ symchan_u64 symchan_uint64_g(const symchan_heap *h, const symchan_u64 *source, int pe) {
+	symchan_u64 v;
+	symchan_get(h, &v, pe, symchan_off(h, source), sizeof v);
+	return v;
+}
+// nvshmem_putmem_signal, _warp, _block: the put, then sig_addr on pe
+// updated by sig_op (SYMCHAN_SIGNAL_SET or _ADD) with signal, after it.
+static __device__ __forceinline__ void symchan_putmem_signal(const symchan_heap *h, void *dest, const void *source, symchan_u64 n,
+                                                             symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe) {
+	symchan_put_signal(h, pe, symchan_off(h, dest), source, n, symchan_off(h, sig_addr), signal, sig_op);
+}
+static __device__ __forceinline__ void symchan_putmem_signal_warp(const symchan_heap *h, void *dest, const void *source, symchan_u64 n,
+                                                                  symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe) {
+	symchan_put_signal_warp(h, pe, symchan_off(h, dest), source, n, symchan_off(h, sig_addr), signal, sig_op);
+}
+static __device__ __forceinline__ void symchan_putmem_signal_block(const symchan_heap *h, void *dest, const void *source, symchan_u64 n,
+                                                                   symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe) {
+	symchan_put_signal_block(h, pe, symchan_off(h, dest), source, n, symchan_off(h, sig_addr), signal, sig_op);
+}
+// nvshmemx_signal_op: sig_addr on pe updated by sig_op with signal.
+static __device__ __forceinline__ void symchan_signal(const symchan_heap *h, symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe) {
+	symchan_signal_op(h, pe, symchan_off(h, sig_addr), signal, sig_op);
+}
+// nvshmem_uint64_atomic_*: on dest of pe, returning the value before.
+static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch_add(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
+	return symchan_atomic_fetch_add(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_compare_swap(const symchan_heap *h, symchan_u64 *dest, symchan_u64 cond,
+                                                                                 symchan_u64 value, int pe) {
+	return symchan_atomic_compare_swap(h, pe, symchan_off(h, dest), cond, value);
+}
+static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_swap(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
+	return symchan_atomic_swap(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch(const symchan_heap *h, const symchan_u64 *source, int pe) {
+	return symchan_atomic_fetch(h, pe, symchan_off(h, source));
+}
+static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch_and(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
+	return symchan_atomic_fetch_and(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch_or(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
+	return symchan_atomic_fetch_or(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch_xor(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
+	return symchan_atomic_fetch_xor(h, pe, symchan_off(h, dest), value);
+}
+
 // --- mailboxes (the wire format of package actors) ----------------------
 //
 // A kernel can send to a PE's actors.Mailbox (or a Chan[T] of a plain T,
