@@ -287,17 +287,83 @@ func BenchmarkGPUDevicePingPong(b *testing.B) {
 }
 
 // BenchmarkGPUHostPingPong: host-initiated 8-byte put-with-signal through
-// the Go API (PutSignal + SignalWaitUntil), half round trip.
+// the Go API (PutSignal + SignalWaitUntil), half round trip; and
+// impl=symchan-onstream, the same queued on a pgas.Stream
+// (PutSignalOnStream + SignalWaitUntilOnStream), the host only enqueuing
+// and syncing once per 2000 round trips, as NVSHMEM's on-stream anchor
+// (impl=nvshmem-onstream) does: the median of 5 such runs after 2.
 func BenchmarkGPUHostPingPong(b *testing.B) {
 	var half latencies
+	var onStream float64
 	gpuWorld(b, 16<<20, func(ctx context.Context, pe *pgas.PE) error {
 		l, err := putSignalPingPong(ctx, pe)
+		if err != nil {
+			return err
+		}
+		us, err := streamPingPong(ctx, pe, 2000, 7)
 		if pe.ID() == 0 {
-			half = l
+			half, onStream = l, us
 		}
 		return err
 	})
 	half.reportImpl(b, "symchan", "us/half-RT")
+	if onStream > 0 {
+		reportImpl(b, "symchan-onstream", onStream*1e3, onStream, "us/half-RT")
+	}
+}
+
+// streamPingPong bounces an 8-byte put-with-signal between PEs 0 and 1 on
+// a pgas.Stream each, n round trips per run, and returns the median half
+// round trip in µs of runs 3 to reps.
+func streamPingPong(ctx context.Context, pe *pgas.PE, n, reps int) (float64, error) {
+	st, err := pgas.NewStream(ctx, pe)
+	if err != nil {
+		return 0, err
+	}
+	buf, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
+	if err != nil {
+		return 0, err
+	}
+	sig, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
+	if err != nil {
+		return 0, err
+	}
+	me := pe.ID()
+	var runs []float64
+	base := uint64(0)
+	for rep := range reps {
+		if err := pe.Barrier(ctx); err != nil {
+			return 0, err
+		}
+		t0 := time.Now()
+		for i := 1; i <= n && me < 2; i++ {
+			v := base + uint64(i)
+			if me == 1 {
+				if err := pgas.SignalWaitUntilOnStream(st, sig, pgas.CmpGE, v); err != nil {
+					return 0, err
+				}
+			}
+			if err := pgas.PutSignalOnStream(st, buf, buf, sig, v, pgas.SignalSet, 1-me); err != nil {
+				return 0, err
+			}
+			if me == 0 {
+				if err := pgas.SignalWaitUntilOnStream(st, sig, pgas.CmpGE, v); err != nil {
+					return 0, err
+				}
+			}
+		}
+		if err := st.Sync(ctx); err != nil {
+			return 0, err
+		}
+		base += uint64(n)
+		if rep >= 2 {
+			runs = append(runs, float64(time.Since(t0).Nanoseconds())/1e3/float64(n)/2)
+		}
+	}
+	if err := st.Close(ctx); err != nil {
+		return 0, err
+	}
+	return medianOf(runs), nil
 }
 
 // symPair allocates two zeroed symmetric byte buffers of size bytes.

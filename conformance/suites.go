@@ -47,6 +47,7 @@ var pgasTests = []test{
 	{"AtomicWraps", (*kit).testAtomicWraps},
 	{"SymToSymAndLookup", (*kit).testSymToSymAndLookup},
 	{"SymmetricSources", (*kit).testSymmetricSources},
+	{"StreamOrdered", (*kit).testStreamOrdered},
 	{"RingNeighbourExchange", (*kit).testRingNeighbourExchange},
 	{"PutSignalDataVisible", (*kit).testPutSignalDataVisible},
 	{"PutSignalAddFanIn", (*kit).testPutSignalAddFanIn},
@@ -132,4 +133,5 @@ var gpuTests = []test{
 	{"KernelActorFails", (*kit).testKernelActorFails},
 	{"KernelActorRing", (*kit).testKernelActorRing},
 	{"UserKernel", (*kit).testUserKernel},
+	{"StreamGraph", (*kit).testStreamGraph},
 }

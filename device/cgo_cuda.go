@@ -314,3 +314,29 @@ func primaryRetain(d C.CUdevice) (C.CUcontext, error) {
 func primaryRelease(d C.CUdevice) error {
 	return check("cuDevicePrimaryCtxRelease", C.cuDevicePrimaryCtxRelease(d))
 }
+
+func streamBeginCapture(s C.CUstream) error {
+	// Relaxed: other goroutines' CUDA calls (other PEs, the agent) go on
+	// while this stream is captured.
+	return check("cuStreamBeginCapture", C.cuStreamBeginCapture(s, C.CU_STREAM_CAPTURE_MODE_RELAXED))
+}
+
+func streamEndCapture(s C.CUstream) (C.CUgraph, error) {
+	var g C.CUgraph
+	return g, check("cuStreamEndCapture", C.cuStreamEndCapture(s, &g))
+}
+
+func graphInstantiate(g C.CUgraph) (C.CUgraphExec, error) {
+	var e C.CUgraphExec
+	return e, check("cuGraphInstantiateWithFlags", C.cuGraphInstantiateWithFlags(&e, g, 0))
+}
+
+func graphLaunch(e C.CUgraphExec, s C.CUstream) error {
+	return check("cuGraphLaunch", C.cuGraphLaunch(e, s))
+}
+
+func graphDestroy(g C.CUgraph) error { return check("cuGraphDestroy", C.cuGraphDestroy(g)) }
+
+func graphExecDestroy(e C.CUgraphExec) error {
+	return check("cuGraphExecDestroy", C.cuGraphExecDestroy(e))
+}

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"unsafe"
 )
@@ -301,4 +302,48 @@ func Elapsed(from, to *Event) (float32, error) {
 		return err
 	})
 	return ms, err
+}
+
+// Graph is work captured from a stream (BeginCapture … EndCapture) and
+// instantiated, to be replayed with Launch: a loop of kernels and
+// routines queued on one stream costs one launch per replay.
+type Graph struct {
+	ctx  *Context
+	g    C.CUgraph
+	exec C.CUgraphExec
+}
+
+// BeginCapture starts capturing s: the work queued on it until EndCapture
+// is recorded into a graph, not run.
+func (s *Stream) BeginCapture() error {
+	return s.ctx.Do(func() error { return streamBeginCapture(s.c()) })
+}
+
+// EndCapture ends s's capture and returns the captured work as a Graph,
+// ready to Launch.
+func (s *Stream) EndCapture() (*Graph, error) {
+	gr := &Graph{ctx: s.ctx}
+	err := s.ctx.Do(func() (err error) {
+		if gr.g, err = streamEndCapture(s.c()); err != nil {
+			return err
+		}
+		if gr.exec, err = graphInstantiate(gr.g); err != nil {
+			return errors.Join(err, graphDestroy(gr.g))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("device: graph on GPU %d: %w", s.ctx.ordinal, err)
+	}
+	return gr, nil
+}
+
+// Launch queues one replay of the graph on s.
+func (gr *Graph) Launch(s *Stream) error {
+	return s.ctx.Do(func() error { return graphLaunch(gr.exec, s.c()) })
+}
+
+// Destroy releases the graph; replays already queued still run.
+func (gr *Graph) Destroy() error {
+	return gr.ctx.Do(func() error { return errors.Join(graphExecDestroy(gr.exec), graphDestroy(gr.g)) })
 }

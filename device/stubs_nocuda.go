@@ -291,3 +291,30 @@ func (e *Event) Destroy() error {
 func Elapsed(from, to *Event) (float32, error) {
 	return *new(float32), ErrNoCUDA
 }
+
+// Graph is work captured from a stream (BeginCapture … EndCapture) and
+// instantiated, to be replayed with Launch: a loop of kernels and
+// routines queued on one stream costs one launch per replay.
+type Graph struct{}
+
+// BeginCapture starts capturing s: the work queued on it until EndCapture
+// is recorded into a graph, not run.
+func (s *Stream) BeginCapture() error {
+	return ErrNoCUDA
+}
+
+// EndCapture ends s's capture and returns the captured work as a Graph,
+// ready to Launch.
+func (s *Stream) EndCapture() (*Graph, error) {
+	return *new(*Graph), ErrNoCUDA
+}
+
+// Launch queues one replay of the graph on s.
+func (gr *Graph) Launch(s *Stream) error {
+	return ErrNoCUDA
+}
+
+// Destroy releases the graph; replays already queued still run.
+func (gr *Graph) Destroy() error {
+	return ErrNoCUDA
+}

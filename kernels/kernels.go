@@ -147,6 +147,9 @@ const (
 	Wait   = "symchan_wait"
 	Agent  = "symchan_agent"
 	Copy   = "symchan_copy"
+	// WaitOnStream holds a stream until a word compares (arguments: its
+	// address, the comparison as driver.Cmp numbers it, the value).
+	WaitOnStream = "symchan_wait_on_stream"
 )
 
 // Timings decodes a timing log of n repetitions that a kernel wrote

@@ -240,6 +240,13 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 		symchan_copy_part((void *)(dst + lo), (const void *)(src + lo), min(share, n - lo), threadIdx.x, blockDim.x);
 }
 
+// symchan_wait_on_stream holds its stream until the uint64 word at sig
+// compares as cmp says to value (the stream form of a signal wait for the
+// comparisons a stream memory operation has no form of). One thread.
+extern "C" __global__ void symchan_wait_on_stream(u64 sig, u64 cmp, u64 value) {
+	symchan_wait_until((const volatile symchan_u64 *)sig, (int)cmp, value);
+}
+
 // --- the agent: host routines without a kernel launch each ----------------
 //
 // symchan_agent is one resident kernel per GPU context, of bounded life,

@@ -37,8 +37,35 @@ func Launch(p *PE, m *device.Module, kernel string, grid, block device.Dim3, sha
 	if err != nil {
 		return err
 	}
+	f, words, err := launchArgs(p, g, m, kernel, args)
+	if err != nil {
+		return err
+	}
+	return g.Stream().Launch(f, grid, block, shared, words...)
+}
+
+// LaunchOnStream is Launch on s, a Stream of p's on a GPU backend, rather
+// than on the PE's own stream: the kernel runs in order with the routines
+// enqueued on s (PutSignalOnStream, SignalWaitUntilOnStream, …).
+func LaunchOnStream(s *Stream, m *device.Module, kernel string, grid, block device.Dim3, shared int, args ...any) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	g, err := s.p.GPU()
+	if err != nil {
+		return err
+	}
+	f, words, err := launchArgs(s.p, g, m, kernel, args)
+	if err != nil {
+		return err
+	}
+	return s.Device().Launch(f, grid, block, shared, words...)
+}
+
+// launchArgs finds kernel in m and turns args into its parameters.
+func launchArgs(p *PE, g GPU, m *device.Module, kernel string, args []any) (*device.Function, []uint64, error) {
 	if m == nil {
-		return fmt.Errorf("%w: Launch %s: nil module", ErrBadArg, kernel)
+		return nil, nil, fmt.Errorf("%w: Launch %s: nil module", ErrBadArg, kernel)
 	}
 	words := make([]uint64, len(args))
 	for i, a := range args {
@@ -47,7 +74,7 @@ func Launch(p *PE, m *device.Module, kernel string, grid, block device.Dim3, sha
 		case symArg:
 			rec, off := a.symRef()
 			if err := p.checkSym(rec); err != nil {
-				return fmt.Errorf("Launch %s: argument %d: %w", kernel, i, err)
+				return nil, nil, fmt.Errorf("Launch %s: argument %d: %w", kernel, i, err)
 			}
 			v = uint64(g.Addr(p.id, off))
 		case device.Ptr:
@@ -75,13 +102,13 @@ func Launch(p *PE, m *device.Module, kernel string, grid, block device.Dim3, sha
 				v = 1
 			}
 		default:
-			return fmt.Errorf("%w: Launch %s: argument %d is a %T (want a Sym, a device.Ptr, an integer, a float or a bool)", ErrBadArg, kernel, i, a)
+			return nil, nil, fmt.Errorf("%w: Launch %s: argument %d is a %T (want a Sym, a device.Ptr, an integer, a float or a bool)", ErrBadArg, kernel, i, a)
 		}
 		words[i] = v
 	}
 	f, err := m.Function(kernel)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	return g.Stream().Launch(f, grid, block, shared, words...)
+	return f, words, nil
 }

@@ -108,6 +108,11 @@
 #                            # tests, both suites on cuda (PEs sharing the
 #                            # GPUs) and under nvshmem, the examples with
 #                            # -verify
+#   .gpu/gpu-run.sh streams  # stream-ordered routines (pgas.Stream): their
+#                            # tests and the graph replay on cuda and under
+#                            # nvshmem (mapped and forced-remote), both
+#                            # suites, the on-stream ping-pong beside
+#                            # NVSHMEM's, 3 rounds
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -348,6 +353,21 @@ if [ "$what" = verify ]; then
 	suites "suites-nvshmem-${np}proc" 230 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np"
 	step "jacobi-nvshmem-${np}proc" 120 ./symrun -n "$np" ./jacobi -backend nvshmem -nx 4096 -niter 300 -verify
 	step "devicering-nvshmem-${np}proc" 60 ./symrun -n "$np" ./devicering -backend nvshmem
+	mps off
+fi
+if [ "$what" = streams ]; then
+	[ "$ngpu" -lt 2 ] && export SYMCHAN_CUDA_SHARE_GPUS=1
+	sr='TestConformance/(PGAS|GPU)/(StreamOrdered|StreamGraph)$'
+	step streams-cuda 120 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$sr" -test.timeout=110s
+	suites suites-cuda-shared 300 SYMCHAN_TEST_BACKEND=cuda "${share[@]}"
+	mps on
+	step "streams-nvshmem-${np}proc" 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$sr" -test.timeout=110s
+	step "streams-remote-${np}proc" 120 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$sr" -test.timeout=110s
+	suites "suites-nvshmem-${np}proc" 230 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np"
+	for round in 1 2 3; do
+		step "streams-pingpong-$round" 120 ./bench.test -test.run '^$' -test.bench 'GPUHostPingPong' -test.benchtime 1x
+		[ -d "$repo/bench/anchors" ] && step "streams-anchor-$round" 150 env ANCHOR_PROGRAMS=nvshmem_bench "$repo/scripts/anchors.sh" host
+	done
 	mps off
 fi
 if [ "$what" = paths ]; then

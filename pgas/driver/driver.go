@@ -11,7 +11,8 @@
 // the heap and aligned for their kind. Optional capabilities are optional
 // interfaces a Transport may also implement: [FailureNotifier] for backends
 // whose PEs run in several processes, [GPUTransport] for backends whose PEs
-// are GPUs, [ClaimTransport] for a claim and a put-with-signal in one
+// are GPUs, [StreamTransport] for routines enqueued on a GPU's stream,
+// [ClaimTransport] for a claim and a put-with-signal in one
 // routine, [StridedTransport] for backends that move strided data in one
 // operation, [ParkTransport] for backends whose PEs are goroutines of this
 // process.
@@ -198,6 +199,46 @@ type ParkTransport interface {
 	// [lo, hi). Writes before Park's arming are seen by its next call of
 	// ready, so none is missed.
 	Park(ctx context.Context, pe int, abort <-chan struct{}, lo, hi int64, ready func() bool) error
+}
+
+// StreamTransport is implemented by transports whose PEs are GPUs: their
+// routines can be enqueued on a stream of a PE's GPU, to run in order with
+// the kernels queued there (NVSHMEM's *_on_stream). Where a transport does
+// not implement it, pgas runs the same routines in order on a goroutine of
+// the PE (a host stream).
+type StreamTransport interface {
+	// NewStream makes a stream of local PE me's GPU.
+	NewStream(me int) (Stream, error)
+}
+
+// A Stream enqueues PE me's routines on a stream of its GPU: each method
+// but Sync and Close returns once its routine is enqueued, and the stream
+// runs them in order, each after the stream's earlier work is complete.
+// Offsets are in partitions; pgas has checked every argument. A Stream is
+// used by one goroutine at a time.
+type Stream interface {
+	// Copy copies n bytes from srcPE's partition at srcOff to dstPE's at
+	// dstOff; me is one of the two.
+	Copy(dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error
+	// PutSignal copies n bytes of me's partition at srcOff to pe's at off
+	// (none when n is 0), then updates pe's uint64 signal word at sigOff
+	// with op and sig: a PE that observes the update sees the data.
+	PutSignal(pe int, off, srcOff, n, sigOff int64, sig uint64, op SigOp) error
+	// Wait makes the stream's later work wait until me's uint64 word at
+	// off compares as cmp says to v.
+	Wait(off int64, cmp Cmp, v uint64) error
+	// Atomic performs op on the word of kind k at pe's off, and stores the
+	// old value (8 bytes, the value in the low bits) in me's partition at
+	// resultOff unless resultOff is negative.
+	Atomic(pe int, off int64, k Kind, op AtomicOp, operand, cond uint64, resultOff int64) error
+	// Sync returns once the work enqueued so far is complete, with the
+	// stream's error if it failed.
+	Sync() error
+	// Device is the stream as the device API sees it (a *device.Stream),
+	// for kernels and graph capture.
+	Device() any
+	// Close syncs the stream and releases it.
+	Close() error
 }
 
 // GPUTransport is implemented by transports whose PEs are GPUs. GPU returns

@@ -3,6 +3,8 @@
 package gpuop
 
 import (
+	"math"
+
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas/driver"
 )
@@ -21,4 +23,17 @@ func Signal(st *device.Stream, fn *device.Function, addr device.Ptr, v uint64, o
 		return st.WriteValue64(addr, v)
 	}
 	return SignalAdd(st, fn, addr, v)
+}
+
+// WaitOnStream holds st until the uint64 word at addr compares as cmp says
+// to v: a stream memory operation for ≥ (and > below the largest value),
+// the wait kernel (kernels.WaitOnStream, fn) for the other comparisons.
+func WaitOnStream(st *device.Stream, fn *device.Function, addr device.Ptr, cmp driver.Cmp, v uint64) error {
+	switch {
+	case cmp == driver.CmpGE:
+		return st.WaitValue64(addr, v)
+	case cmp == driver.CmpGT && v < math.MaxUint64:
+		return st.WaitValue64(addr, v+1)
+	}
+	return st.Launch(fn, device.D1(1), device.D1(1), 0, uint64(addr), uint64(cmp), v)
 }

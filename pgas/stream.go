@@ -1,0 +1,444 @@
+package pgas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/pgas/driver"
+)
+
+// A Stream orders a PE's routines with the kernels it queues, as NVSHMEM's
+// *_on_stream routines do: each *OnStream function checks its arguments,
+// enqueues its routine and returns without waiting for it; the stream runs
+// its routines and kernels in order, each once the earlier ones are
+// complete. On the GPU backends it is a CUDA stream of the PE's GPU
+// (Device; kernels queue on it with LaunchOnStream, and a loop of kernels
+// and routines on it can be captured into a CUDA graph and replayed). On
+// other backends the same routines run in order on a goroutine of the PE,
+// so that programs stay portable.
+//
+// Sources and destinations are symmetric arrays (this PE's copy for the
+// local side): their memory must stay allocated, and a source unchanged,
+// until the routine has run (Sync). A routine that fails fails the
+// stream: later ones are skipped and Sync returns the error. NewStream and
+// Close are collective; a Stream is used by one goroutine at a time.
+type Stream struct {
+	p      *PE
+	ds     driver.Stream // GPU backends
+	host   *hostStream   // others
+	bar    Sym[uint64]   // BarrierOnStream's word
+	rounds uint64        // barriers enqueued so far
+	closed bool
+}
+
+// NewStream collectively makes a stream for PE p (every PE calls it, in
+// the same order relative to its other collective calls).
+func NewStream(ctx context.Context, p *PE) (*Stream, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	s := &Stream{p: p}
+	if st, ok := p.w.tr.(driver.StreamTransport); ok {
+		ds, err := st.NewStream(p.id)
+		if err != nil {
+			return nil, fmt.Errorf("NewStream: %w", err)
+		}
+		s.ds = ds
+	} else {
+		s.host = newHostStream()
+	}
+	bar, err := AllocZeroed[uint64](ctx, p, 1)
+	if err != nil {
+		s.release()
+		return nil, fmt.Errorf("NewStream: %w", err)
+	}
+	s.bar = bar
+	return s, nil
+}
+
+// Device is the stream's CUDA stream on the GPU backends, for kernels and
+// graph capture, and nil on others.
+func (s *Stream) Device() *device.Stream {
+	if s == nil || s.ds == nil {
+		return nil
+	}
+	d, _ := s.ds.Device().(*device.Stream)
+	return d
+}
+
+// Sync waits until everything enqueued on s so far has run, and returns
+// the error of the routine that failed the stream, if one did. On the GPU
+// backends it blocks its goroutine until the GPU is done; ctx ends the
+// wait on others.
+func (s *Stream) Sync(ctx context.Context) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if s.ds != nil {
+		return s.ds.Sync()
+	}
+	return s.host.sync(ctx)
+}
+
+// Close syncs s, frees what NewStream allocated and releases the stream:
+// collective, as NewStream.
+func (s *Stream) Close(ctx context.Context) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	err := s.Sync(ctx)
+	s.closed = true
+	return errors.Join(err, s.release(), Free(ctx, s.p, s.bar))
+}
+
+func (s *Stream) release() error {
+	if s.ds != nil {
+		return s.ds.Close()
+	}
+	s.host.close()
+	return nil
+}
+
+func (s *Stream) usable() error {
+	if s == nil {
+		return fmt.Errorf("%w: nil Stream", ErrBadArg)
+	}
+	if s.closed {
+		return fmt.Errorf("%w: the Stream is closed", ErrBadArg)
+	}
+	return s.p.check()
+}
+
+// PutOnStream enqueues on s a copy of src, this PE's copy of a symmetric
+// array, into dst on PE pe (nvshmemx_putmem_on_stream).
+func PutOnStream[T any](s *Stream, dst, src Sym[T], pe int) error {
+	return copyOnStream(s, dst, pe, src, s.pe(), 1, 1, src.n, "PutOnStream")
+}
+
+// GetOnStream enqueues on s a copy of src on PE pe into dst, this PE's
+// copy of a symmetric array (nvshmemx_getmem_on_stream).
+func GetOnStream[T any](s *Stream, dst, src Sym[T], pe int) error {
+	return copyOnStream(s, dst, s.pe(), src, pe, 1, 1, dst.n, "GetOnStream")
+}
+
+// IPutOnStream enqueues on s a strided put: n elements of src (this PE's
+// copy), taken at stride sst, into dst on PE pe at stride tst.
+func IPutOnStream[T any](s *Stream, dst, src Sym[T], tst, sst, n, pe int) error {
+	return copyOnStream(s, dst, pe, src, s.pe(), tst, sst, n, "IPutOnStream")
+}
+
+// IGetOnStream enqueues on s a strided get: n elements of src on PE pe,
+// taken at stride sst, into dst (this PE's copy) at stride tst.
+func IGetOnStream[T any](s *Stream, dst, src Sym[T], tst, sst, n, pe int) error {
+	return copyOnStream(s, dst, s.pe(), src, pe, tst, sst, n, "IGetOnStream")
+}
+
+// PutSignalOnStream enqueues on s a put of src (this PE's copy) into dst
+// on PE pe, then the update of sig's first word there with op and val
+// (nvshmemx_putmem_signal_on_stream): a PE that observes the update sees
+// the data. The signal word must not overlap the data.
+func PutSignalOnStream[T any](s *Stream, dst, src Sym[T], sig Sym[uint64], val uint64, op SigOp, pe int) error {
+	const name = "PutSignalOnStream"
+	if err := s.usable(); err != nil {
+		return err
+	}
+	p := s.p
+	if err := checkSignal(p, name, sig, op, pe); err != nil {
+		return err
+	}
+	n := src.n
+	if err := p.checkRMA(dst.rec, pe); err != nil {
+		return err
+	}
+	if err := p.checkRMA(src.rec, p.id); err != nil {
+		return err
+	}
+	if err := checkFits(name, n, dst.n); err != nil {
+		return err
+	}
+	nb := int64(n) * sizeOf[T]()
+	if err := signalApart(name, sig, dst.off, nb); err != nil {
+		return err
+	}
+	if s.ds != nil {
+		return s.ds.PutSignal(pe, dst.off, src.off, nb, sig.off, val, op)
+	}
+	return s.host.enqueue(func(context.Context) error { return PutSignalSym(p, dst, src, sig, val, op, pe) })
+}
+
+// SignalOpOnStream enqueues on s the update of sig's first word on PE pe
+// with op and val (nvshmemx_signal_op_on_stream).
+func SignalOpOnStream(s *Stream, sig Sym[uint64], val uint64, op SigOp, pe int) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := checkSignal(s.p, "SignalOpOnStream", sig, op, pe); err != nil {
+		return err
+	}
+	return s.signal(sig, val, op, pe)
+}
+
+func (s *Stream) signal(sig Sym[uint64], val uint64, op SigOp, pe int) error {
+	if s.ds != nil {
+		return s.ds.PutSignal(pe, sig.off, 0, 0, sig.off, val, op)
+	}
+	p := s.p
+	return s.host.enqueue(func(context.Context) error { return SignalOp(p, sig, val, op, pe) })
+}
+
+// SignalWaitUntilOnStream makes s's later work wait until sig's first word
+// on this PE compares as cmp says to val
+// (nvshmemx_signal_wait_until_on_stream).
+func SignalWaitUntilOnStream(s *Stream, sig Sym[uint64], cmp Cmp, val uint64) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if !cmp.Valid() {
+		return fmt.Errorf("%w: SignalWaitUntilOnStream: comparison %v", ErrBadArg, cmp)
+	}
+	if err := s.p.checkRMA(sig.rec, s.p.id); err != nil {
+		return fmt.Errorf("SignalWaitUntilOnStream: %w", err)
+	}
+	if sig.n < 1 {
+		return fmt.Errorf("%w: SignalWaitUntilOnStream: empty signal Sym", ErrBadSize)
+	}
+	return s.wait(sig, cmp, val)
+}
+
+func (s *Stream) wait(sig Sym[uint64], cmp Cmp, val uint64) error {
+	if s.ds != nil {
+		return s.ds.Wait(sig.off, cmp, val)
+	}
+	p := s.p
+	return s.host.enqueue(func(ctx context.Context) error {
+		_, err := Wait(ctx, p, WaitAll, WaitSet[uint64]{Ivars: sig.Slice(0, 1), Cmp: cmp, Value: val})
+		return err
+	})
+}
+
+// BarrierOnStream enqueues on s a barrier of every PE's s (the streams of
+// one NewStream call; nvshmemx_barrier_all_on_stream): the work each PE
+// enqueued on its stream before it is complete before any PE's stream runs
+// past it. Every PE enqueues the same number of them.
+func BarrierOnStream(s *Stream) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	s.rounds++
+	n := s.p.NumPEs()
+	for q := range n {
+		if err := s.signal(s.bar, 1, SignalAdd, q); err != nil {
+			return err
+		}
+	}
+	return s.wait(s.bar, CmpGE, s.rounds*uint64(n))
+}
+
+// AtomicFetchAddOnStream enqueues on s an atomic add of v to dst's first
+// element on PE pe; the previous value goes to fetch's first element (this
+// PE's copy) unless fetch is the zero Sym.
+func AtomicFetchAddOnStream[T Word](s *Stream, fetch, dst Sym[T], v T, pe int) error {
+	return atomicOnStream(s, fetch, dst, pe, driver.OpFetchAdd, v, 0, "AtomicFetchAddOnStream")
+}
+
+// AtomicCompareSwapOnStream enqueues on s a store of v into dst's first
+// element on PE pe if it equals cond; the previous value goes to fetch
+// unless fetch is the zero Sym.
+func AtomicCompareSwapOnStream[T Word](s *Stream, fetch, dst Sym[T], cond, v T, pe int) error {
+	return atomicOnStream(s, fetch, dst, pe, driver.OpCompareSwap, v, cond, "AtomicCompareSwapOnStream")
+}
+
+// AtomicSwapOnStream enqueues on s an atomic store of v into dst's first
+// element on PE pe; the previous value goes to fetch unless fetch is the
+// zero Sym.
+func AtomicSwapOnStream[T Word](s *Stream, fetch, dst Sym[T], v T, pe int) error {
+	return atomicOnStream(s, fetch, dst, pe, driver.OpSwap, v, 0, "AtomicSwapOnStream")
+}
+
+// AtomicFetchOnStream enqueues on s an atomic load of dst's first element
+// on PE pe into fetch.
+func AtomicFetchOnStream[T Word](s *Stream, fetch, dst Sym[T], pe int) error {
+	if fetch.rec == nil {
+		return fmt.Errorf("%w: AtomicFetchOnStream: the zero Sym to fetch into", ErrBadArg)
+	}
+	return atomicOnStream(s, fetch, dst, pe, driver.OpFetch, 0, 0, "AtomicFetchOnStream")
+}
+
+// atomicOnStream checks an atomic's arguments and enqueues it.
+func atomicOnStream[T Word](s *Stream, fetch, dst Sym[T], pe int, op driver.AtomicOp, operand, cond T, name string) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	p := s.p
+	if err := p.checkRMA(dst.rec, pe); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if dst.n < 1 {
+		return fmt.Errorf("%w: %s: empty Sym", ErrBadSize, name)
+	}
+	resultOff := int64(-1)
+	if fetch.rec != nil {
+		if err := p.checkRMA(fetch.rec, p.id); err != nil {
+			return fmt.Errorf("%s's fetch: %w", name, err)
+		}
+		if fetch.n < 1 {
+			return fmt.Errorf("%w: %s: empty fetch Sym", ErrBadSize, name)
+		}
+		if sizeOf[T]() != 8 {
+			// The stream's atomic stores the old value as 8 bytes.
+			return fmt.Errorf("%w: %s: fetching a %d-byte word on a stream (8-byte words fetch)", ErrBadArg, name, sizeOf[T]())
+		}
+		resultOff = fetch.off
+	}
+	if s.ds != nil {
+		return s.ds.Atomic(pe, dst.off, kindOf[T](), op, bitsOf(operand), bitsOf(cond), resultOff)
+	}
+	return s.host.enqueue(func(context.Context) error {
+		old, err := atomicOp(p, dst, pe, op, operand, cond)
+		if err != nil || fetch.rec == nil {
+			return err
+		}
+		return Put(p, fetch, []T{old}, p.id)
+	})
+}
+
+// copyOnStream checks a contiguous or strided copy between symmetric
+// arrays, as copySym does, and enqueues it.
+func copyOnStream[T any](s *Stream, dst Sym[T], dstPE int, src Sym[T], srcPE int, tst, sst, n int, name string) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	p := s.p
+	if err := p.checkRMA(dst.rec, dstPE); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := p.checkRMA(src.rec, srcPE); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := checkStrided(name, tst, sst, n, dst.n, src.n); err != nil || n == 0 {
+		return err
+	}
+	esz := sizeOf[T]()
+	if dstPE == srcPE && dst.off < src.off+int64(covered(n, sst))*esz && src.off < dst.off+int64(covered(n, tst))*esz {
+		return fmt.Errorf("%w: %s: source and destination overlap", ErrBadArg, name)
+	}
+	if s.ds == nil {
+		return s.host.enqueue(func(context.Context) error { return copySym(p, dst, dstPE, src, srcPE, tst, sst, n, name) })
+	}
+	if tst == 1 && sst == 1 {
+		return s.ds.Copy(dstPE, dst.off, srcPE, src.off, int64(n)*esz)
+	}
+	for i := range n {
+		if err := s.ds.Copy(dstPE, dst.off+int64(i*tst)*esz, srcPE, src.off+int64(i*sst)*esz, esz); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSignal checks a signal update's arguments.
+func checkSignal(p *PE, name string, sig Sym[uint64], op SigOp, pe int) error {
+	if !op.Valid() {
+		return fmt.Errorf("%w: %s: signal operation %v", ErrBadArg, name, op)
+	}
+	if err := p.checkRMA(sig.rec, pe); err != nil {
+		return fmt.Errorf("%s's signal: %w", name, err)
+	}
+	if sig.n < 1 {
+		return fmt.Errorf("%w: %s: empty signal Sym", ErrBadSize, name)
+	}
+	return nil
+}
+
+// pe is the stream's PE's number (-1 for a nil stream, which usable
+// refuses before it matters).
+func (s *Stream) pe() int {
+	if s == nil {
+		return -1
+	}
+	return s.p.id
+}
+
+// A hostStream runs a PE's stream routines in order on a goroutine of its
+// own, where the backend has no GPU streams.
+type hostStream struct {
+	mu      sync.Mutex
+	queue   []func(context.Context) error
+	running bool
+	idle    *sync.Cond // signalled when the queue empties
+	err     error      // the first routine's error; later ones are skipped
+	ctx     context.Context
+	stop    context.CancelFunc
+}
+
+func newHostStream() *hostStream {
+	h := &hostStream{}
+	h.idle = sync.NewCond(&h.mu)
+	h.ctx, h.stop = context.WithCancel(context.Background())
+	return h
+}
+
+// enqueue adds op to the queue, starting the runner when it is idle.
+func (h *hostStream) enqueue(op func(context.Context) error) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.queue = append(h.queue, op)
+	if !h.running {
+		h.running = true
+		go h.run()
+	}
+	return nil
+}
+
+// run runs the queue until it is empty.
+func (h *hostStream) run() {
+	h.mu.Lock()
+	for len(h.queue) > 0 {
+		op := h.queue[0]
+		h.queue[0] = nil
+		h.queue = h.queue[1:]
+		failed := h.err != nil
+		h.mu.Unlock()
+		var err error
+		if !failed {
+			err = op(h.ctx)
+		}
+		h.mu.Lock()
+		if err != nil && h.err == nil {
+			h.err = err
+		}
+	}
+	h.running = false
+	h.idle.Broadcast()
+	h.mu.Unlock()
+}
+
+// sync waits until the queue is empty and idle, or ctx ends.
+func (h *hostStream) sync(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() {
+		h.mu.Lock()
+		h.idle.Broadcast()
+		h.mu.Unlock()
+	})
+	defer stop()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for h.running && ctx.Err() == nil {
+		h.idle.Wait()
+	}
+	if h.running {
+		return context.Cause(ctx)
+	}
+	return h.err
+}
+
+// close ends the routines still waiting (their context) and drops the rest.
+func (h *hostStream) close() {
+	h.stop()
+	h.mu.Lock()
+	h.queue = nil
+	h.mu.Unlock()
+}
