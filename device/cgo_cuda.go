@@ -340,3 +340,9 @@ func graphDestroy(g C.CUgraph) error { return check("cuGraphDestroy", C.cuGraphD
 func graphExecDestroy(e C.CUgraphExec) error {
 	return check("cuGraphExecDestroy", C.cuGraphExecDestroy(e))
 }
+
+func streamIsCapturing(s C.CUstream) (bool, error) {
+	var st C.CUstreamCaptureStatus
+	err := check("cuStreamIsCapturing", C.cuStreamIsCapturing(s, &st))
+	return st == C.CU_STREAM_CAPTURE_STATUS_ACTIVE, err
+}

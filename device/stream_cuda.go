@@ -319,6 +319,18 @@ func (s *Stream) BeginCapture() error {
 	return s.ctx.Do(func() error { return streamBeginCapture(s.c()) })
 }
 
+// Capturing reports whether s is being captured (between BeginCapture and
+// EndCapture): some operations, peer copies among them, cannot be
+// captured, and callers then take another way (a copy kernel).
+func (s *Stream) Capturing() (bool, error) {
+	var on bool
+	err := s.ctx.Do(func() (err error) {
+		on, err = streamIsCapturing(s.c())
+		return err
+	})
+	return on, err
+}
+
 // EndCapture ends s's capture and returns the captured work as a Graph,
 // ready to Launch.
 func (s *Stream) EndCapture() (*Graph, error) {

@@ -303,6 +303,13 @@ func (s *Stream) BeginCapture() error {
 	return ErrNoCUDA
 }
 
+// Capturing reports whether s is being captured (between BeginCapture and
+// EndCapture): some operations, peer copies among them, cannot be
+// captured, and callers then take another way (a copy kernel).
+func (s *Stream) Capturing() (bool, error) {
+	return *new(bool), ErrNoCUDA
+}
+
 // EndCapture ends s's capture and returns the captured work as a Graph,
 // ready to Launch.
 func (s *Stream) EndCapture() (*Graph, error) {

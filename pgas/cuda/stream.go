@@ -19,25 +19,33 @@ func (t *transport) NewStream(me int) (driver.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
+	cp, err := g.mod.Function(kernels.Copy)
+	if err != nil {
+		return nil, err
+	}
 	st, err := g.ctx.NewStream()
 	if err != nil {
 		return nil, err
 	}
-	return &stream{t: t, g: g, st: st, wait: wait}, nil
+	return &stream{t: t, g: g, st: st, wait: wait, copy: cp}, nil
 }
 
 // A stream is a driver.Stream on the cuda backend: copies go to the copy
-// engines (peer to peer), signals are stream writes or the atomic kernel,
+// engines (peer to peer; the copy kernel while captured), signals are stream writes or the atomic kernel,
 // waits stream memory operations or the wait kernel.
 type stream struct {
 	t    *transport
 	g    *gpu
 	st   *device.Stream
 	wait *device.Function
+	copy *device.Function
 }
 
 func (s *stream) Copy(dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error {
-	return s.st.CopyPeer(s.t.addr(dstPE, dstOff), s.t.gpus[dstPE].ctx, s.t.addr(srcPE, srcOff), s.t.gpus[srcPE].ctx, n)
+	dst, src := s.t.addr(dstPE, dstOff), s.t.addr(srcPE, srcOff)
+	return gpuop.CopyOnStream(s.st, s.copy, dst, src, n, func() error {
+		return s.st.CopyPeer(dst, s.t.gpus[dstPE].ctx, src, s.t.gpus[srcPE].ctx, n)
+	})
 }
 
 // PutSignal: the stream starts the signal once the copy is complete.

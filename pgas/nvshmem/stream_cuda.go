@@ -31,6 +31,10 @@ func (t *transport) NewStream(me int) (driver.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
+	cp, err := proc.mod.Function(kernels.Copy)
+	if err != nil {
+		return nil, err
+	}
 	st, err := proc.ctx.NewStream()
 	if err != nil {
 		return nil, err
@@ -39,7 +43,7 @@ func (t *transport) NewStream(me int) (driver.Stream, error) {
 	if err != nil {
 		return nil, errors.Join(err, st.Destroy())
 	}
-	return &stream{t: t, st: st, wait: wait, atomic: atomic, scratch: scratch}, nil
+	return &stream{t: t, st: st, wait: wait, atomic: atomic, copy: cp, scratch: scratch}, nil
 }
 
 // A stream is a driver.Stream on the nvshmem backend: a mapped peer's
@@ -51,6 +55,7 @@ type stream struct {
 	st      *device.Stream
 	wait    *device.Function
 	atomic  *device.Function
+	copy    *device.Function
 	scratch device.Ptr // where a remote atomic's unwanted result goes
 	// unquiet: a put to an unmapped PE went since the last quiet, so
 	// the next signal alone is preceded by one (a signal must not
@@ -69,14 +74,18 @@ func (s *stream) mapped(pe int, off int64) device.Ptr {
 func (s *stream) Copy(dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error {
 	dst, src := s.mapped(dstPE, dstOff), s.mapped(srcPE, srcOff)
 	if dst != 0 && src != 0 {
-		return s.st.CopyPeer(dst, proc.ctx, src, proc.ctx, n)
+		return gpuop.CopyOnStream(s.st, s.copy, dst, src, n, func() error { return s.st.CopyPeer(dst, proc.ctx, src, proc.ctx, n) })
 	}
 	if srcPE == s.t.me {
 		s.unquiet = true
-		call(func() { C.sc_put(C.uintptr_t(s.t.addr(dstOff)), C.uintptr_t(s.t.addr(srcOff)), C.size_t(n), C.int(dstPE), s.st.Handle()) })
+		call(func() {
+			C.sc_put(C.uintptr_t(s.t.addr(dstOff)), C.uintptr_t(s.t.addr(srcOff)), C.size_t(n), C.int(dstPE), s.st.Handle())
+		})
 		return nil
 	}
-	call(func() { C.sc_get(C.uintptr_t(s.t.addr(dstOff)), C.uintptr_t(s.t.addr(srcOff)), C.size_t(n), C.int(srcPE), s.st.Handle()) })
+	call(func() {
+		C.sc_get(C.uintptr_t(s.t.addr(dstOff)), C.uintptr_t(s.t.addr(srcOff)), C.size_t(n), C.int(srcPE), s.st.Handle())
+	})
 	return nil
 }
 
@@ -98,7 +107,9 @@ func (s *stream) PutSignal(pe int, off, srcOff, n, sigOff int64, sig uint64, op 
 		return nil
 	}
 	s.quiet()
-	call(func() { C.sc_signal_op(C.uintptr_t(s.t.addr(sigOff)), C.uint64_t(sig), sigOp(op), C.int(pe), s.st.Handle()) })
+	call(func() {
+		C.sc_signal_op(C.uintptr_t(s.t.addr(sigOff)), C.uint64_t(sig), sigOp(op), C.int(pe), s.st.Handle())
+	})
 	return nil
 }
 

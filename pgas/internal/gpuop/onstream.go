@@ -37,3 +37,20 @@ func WaitOnStream(st *device.Stream, fn *device.Function, addr device.Ptr, cmp d
 	}
 	return st.Launch(fn, device.D1(1), device.D1(1), 0, uint64(addr), uint64(cmp), v)
 }
+
+// CopyOnStream enqueues a copy of n bytes from src to dst (any memory the
+// stream's GPU addresses) on st: with the copy engines (peer, which calls
+// with the contexts of dst and src), or, while st is being captured into a
+// graph, where peer copies cannot go, with the copy kernel (kernels.Copy,
+// fn).
+func CopyOnStream(st *device.Stream, fn *device.Function, dst, src device.Ptr, n int64, peer func() error) error {
+	capturing, err := st.Capturing()
+	if err != nil {
+		return err
+	}
+	if !capturing {
+		return peer()
+	}
+	blocks := min(max((n+(64<<10)-1)>>16, 1), 64) // 64 KiB a block, at most 64 blocks
+	return st.Launch(fn, device.D1(int(blocks)), device.D1(256), 0, uint64(dst), uint64(src), uint64(n))
+}
