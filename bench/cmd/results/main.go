@@ -221,9 +221,15 @@ var (
 		about: "examples/ring -backend cuda -pes 2 -actors kernel -laps 2000 on two H100s with sealed slots: the hop's median (no host in a hop)."}
 )
 
+// Stream-ordered routines (issue 36, item 3) between two GPUs: the
+// on-stream ping-pong against NVSHMEM's.
+var streamPingPong = table{title: "Between two GPUs: put-with-signal ping-pong queued on a stream (µs per half round trip)", file: "2026-11-25-nvidia-h100-x2-streams.txt",
+	match: `^GPUHostPingPong$`, unit: "us/half-RT", ratio: [2]string{"nvshmem-onstream", "symchan-onstream"},
+	about: "8 bytes and a signal between PEs on two H100s, queued from the host and synchronised once per 2,000 round trips: symchan-onstream, pgas.PutSignalOnStream and SignalWaitUntilOnStream on a pgas.Stream (cuda backend: a peer copy and a stream write, a stream wait), against NVSHMEM's putmem_signal_on_stream and signal_wait_until_on_stream (nvshmem-onstream); symchan and nvshmem-blocking wait on the host at every step. Median of 5 runs after 2, three rounds in one call (gpu-run.sh streams)."}
+
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostNow, hostNow8, hostPaths, collectiveArgs, serviceLoad, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostNow, hostNow8, hostPaths, collectiveArgs, serviceLoad, streamPingPong, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
