@@ -14,6 +14,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -215,16 +216,18 @@ func BenchmarkGPUDevicePingPong(b *testing.B) {
 	cases := []struct {
 		kind, impl string
 		flags      uint64
+		user       bool // the user's kernel (userPingPong), not bench_pingpong
 	}{
-		{"put-signal-8B", "symchan", 0 << 8},
-		{"signal", "symchan", 1 << 8},
-		{"payload-in-signal", "symchan", 2 << 8},
-		{"put-signal-8B", "symchan-volatile-poll", 0<<8 | 1<<16},
-		{"put-signal-8B", "symchan-volatile-poll+fenced-signal", 0<<8 | 3<<16},
-		{"put-signal-8B", "symchan-fenced-signal", 0<<8 | 2<<16},
-		{"signal", "symchan-volatile-poll", 1<<8 | 1<<16},
-		{"put-signal-8B", "symchan-volatile-poll+acquire-load", 0<<8 | 1<<18},
-		{"signal", "symchan-volatile-poll+acquire-load", 1<<8 | 1<<18},
+		{"put-signal-8B", "symchan", 0 << 8, false},
+		{"put-signal-8B", "symchan-user-kernel", 0, true},
+		{"signal", "symchan", 1 << 8, false},
+		{"payload-in-signal", "symchan", 2 << 8, false},
+		{"put-signal-8B", "symchan-volatile-poll", 0<<8 | 1<<16, false},
+		{"put-signal-8B", "symchan-volatile-poll+fenced-signal", 0<<8 | 3<<16, false},
+		{"put-signal-8B", "symchan-fenced-signal", 0<<8 | 2<<16, false},
+		{"signal", "symchan-volatile-poll", 1<<8 | 1<<16, false},
+		{"put-signal-8B", "symchan-volatile-poll+acquire-load", 0<<8 | 1<<18, false},
+		{"signal", "symchan-volatile-poll+acquire-load", 1<<8 | 1<<18, false},
 	}
 	for _, kind := range []string{"put-signal-8B", "signal", "payload-in-signal"} {
 		b.Run("kind="+kind, func(b *testing.B) {
@@ -250,6 +253,16 @@ func BenchmarkGPUDevicePingPong(b *testing.B) {
 					if err != nil {
 						return err
 					}
+					var user *device.Module
+					if c.user {
+						prog, err := userPingPongProgram()
+						if err != nil {
+							return err
+						}
+						if user, err = g.Load(prog); err != nil {
+							return err
+						}
+					}
 					const iters = 20000
 					var half []float64
 					for rep := range 7 {
@@ -264,8 +277,13 @@ func BenchmarkGPUDevicePingPong(b *testing.B) {
 						if pe.ID() == 0 {
 							flags |= 1
 						}
-						if err := g.Stream().Launch(fn, device.D1(1), device.D1(1), 0, uint64(g.HeapDescriptor()), uint64(1-pe.ID()),
-							iters, 8, uint64(data.Offset()), uint64(sig.Offset()), flags, uint64(rep*iters)); err != nil {
+						if c.user {
+							err = pgas.Launch(pe, user, "user_pingpong", device.D1(1), device.D1(1), 0, g.HeapDescriptor(), data, sig, 1-pe.ID(), uint64(iters), flags&1, uint64(rep*iters))
+						} else {
+							err = g.Stream().Launch(fn, device.D1(1), device.D1(1), 0, uint64(g.HeapDescriptor()), uint64(1-pe.ID()),
+								iters, 8, uint64(data.Offset()), uint64(sig.Offset()), flags, uint64(rep*iters))
+						}
+						if err != nil {
 							return err
 						}
 						if err := g.Stream().Sync(); err != nil {
@@ -285,6 +303,28 @@ func BenchmarkGPUDevicePingPong(b *testing.B) {
 		})
 	}
 }
+
+// userPingPong is bench_pingpong's put-with-signal ping-pong as a user
+// writes it, in NVSHMEM's terms, compiled at run time: the user's path
+// against symchan's own kernels (issue 36's target: 1.0×).
+const userPingPong = `#include "symchan.cuh"
+extern "C" __global__ void user_pingpong(const symchan_heap *h, unsigned long long *data, unsigned long long *sig, int peer,
+                                         unsigned long long iters, unsigned long long initiator, unsigned long long base) {
+	for (unsigned long long i = 1; i <= iters; i++) {
+		const unsigned long long v = base + i;
+		if (!initiator)
+			symchan_wait_until(sig, SYMCHAN_CMP_GE, v);
+		symchan_putmem_signal(h, data, data, 8, sig, v, SYMCHAN_SIGNAL_SET, peer);
+		if (initiator)
+			symchan_wait_until(sig, SYMCHAN_CMP_GE, v);
+	}
+}
+`
+
+// userPingPongProgram compiles userPingPong once per process.
+var userPingPongProgram = sync.OnceValues(func() (kernels.Program, error) {
+	return kernels.Compile("user_pingpong.cu", userPingPong, kernels.CompileOptions{})
+})
 
 // BenchmarkGPUHostPingPong: host-initiated 8-byte put-with-signal through
 // the Go API (PutSignal + SignalWaitUntil), half round trip; and

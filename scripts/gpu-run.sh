@@ -82,8 +82,10 @@
 #   .gpu/gpu-run.sh userkernel # users' kernels compiled with NVRTC at run
 #                            # time and launched with Sym arguments, the
 #                            # routines with a symmetric source, and
-#                            # examples/devicering, on cuda and under nvshmem,
-#                            # mapped and forced-remote
+#                            # examples/devicering and examples/pipeline, on
+#                            # cuda and under nvshmem, mapped and
+#                            # forced-remote; a user kernel's device ping-pong
+#                            # beside symchan's own, 3 rounds
 #   .gpu/gpu-run.sh sealed   # sealed mailbox slots (issue 33): the GPU
 #                            # suite on cuda and under nvshmem (mapped and
 #                            # forced-remote), the actors suite's messaging
@@ -337,8 +339,17 @@ if [ "$what" = userkernel ]; then
 	step userkernel-nvshmem-remote 120 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$uk" -test.timeout=110s
 	step devicering-nvshmem 120 ./symrun -n "$np" ./devicering -backend nvshmem
 	step devicering-nvshmem-remote 120 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./devicering -backend nvshmem
+	step pipeline-nvshmem 120 ./symrun -n "$np" ./pipeline -backend nvshmem
+	step pipeline-nvshmem-remote 120 env SYMCHAN_FORCE_REMOTE=1 ./symrun -n "$np" ./pipeline -backend nvshmem
 	mps off
 	step devicering-cuda 60 env "${share[@]}" ./devicering -backend cuda -pes "$np"
+	step pipeline-cuda 60 env "${share[@]}" ./pipeline -backend cuda -pes "$np"
+	step pipeline-cuda-4 60 env SYMCHAN_CUDA_SHARE_GPUS=1 ./pipeline -backend cuda -pes 4 -chunks 64
+	# A user's kernel against symchan's own: the device put-with-signal
+	# ping-pong, three rounds.
+	for round in 1 2 3; do
+		step "userkernel-pingpong-$round" 120 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUDevicePingPong/kind=put-signal-8B/impl=symchan(-user-kernel)?$' -test.benchtime 1x
+	done
 fi
 if [ "$what" = verify ]; then
 	step device 120 ./device.test -test.v -test.count=1
