@@ -70,17 +70,28 @@ func (s *Stream) Device() *device.Stream {
 }
 
 // Sync waits until everything enqueued on s so far has run, and returns
-// the error of the routine that failed the stream, if one did. On the GPU
-// backends it blocks its goroutine until the GPU is done; ctx ends the
-// wait on others.
+// the error of the routine that failed the stream, if one did. It also
+// returns when ctx ends or a PE of the world fails (a stream waiting for a
+// signal that PE would have sent never finishes); the stream's work goes
+// on, and on the GPU backends a goroutine stays blocked on it until it
+// does.
 func (s *Stream) Sync(ctx context.Context) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	if s.ds != nil {
-		return s.ds.Sync()
+	if s.ds == nil {
+		return s.host.sync(ctx)
 	}
-	return s.host.sync(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.ds.Sync() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("pgas: Stream.Sync: %w", context.Cause(ctx))
+	case <-s.p.w.failed:
+		return s.p.w.abortErr(ctx, "Stream.Sync", nil)
+	}
 }
 
 // Close syncs s, frees what NewStream allocated and releases the stream:
