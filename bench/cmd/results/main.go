@@ -221,6 +221,12 @@ var (
 		about: "examples/ring -backend cuda -pes 2 -actors kernel -laps 2000 on two H100s with sealed slots: the hop's median (no host in a hop)."}
 )
 
+// A user's kernel against symchan's own (issue 36): the device
+// put-with-signal ping-pong.
+var userPingPongTable = table{title: "On one GPU: a user's kernel compiled at run time against symchan's own (µs per half round trip)", file: "2026-11-25-nvidia-h100-x1-userkernel-pingpong.txt",
+	match: `^GPUDevicePingPong/kind=put-signal-8B$`, unit: "us/half-RT", ratio: [2]string{"symchan", "symchan-user-kernel"},
+	about: "The device 8-byte put-with-signal ping-pong between two PEs sharing one H100 (cuda backend): symchan's own kernel (bench.cu's bench_pingpong, offsets) against the same loop as a user writes it in NVSHMEM's terms (symchan_putmem_signal, symchan_wait_until), compiled with NVRTC when the benchmark runs and launched with pgas.Launch; 20,000 round trips a run, median of 5 after 2, three rounds in one call (gpu-run.sh userkernel)."}
+
 // Stream-ordered routines (issue 36, item 3) between two GPUs: the
 // on-stream ping-pong against NVSHMEM's.
 var streamPingPong = table{title: "Between two GPUs: put-with-signal ping-pong queued on a stream (µs per half round trip)", file: "2026-11-25-nvidia-h100-x2-streams.txt",
@@ -229,7 +235,7 @@ var streamPingPong = table{title: "Between two GPUs: put-with-signal ping-pong q
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostNow, hostNow8, hostPaths, collectiveArgs, serviceLoad, streamPingPong, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostNow, hostNow8, hostPaths, collectiveArgs, serviceLoad, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
