@@ -238,12 +238,7 @@ func (h *hostTransport) Atomic(_, pe int, off int64, k driver.Kind, op driver.At
 	if op != driver.OpFetch {
 		racesync.Release()
 	}
-	var old uint64
-	if k.Size() == 4 {
-		old = uint64(atomic32(op, (*uint32)(p), uint32(v), uint32(cond)))
-	} else {
-		old = atomic64(op, (*uint64)(p), v, cond)
-	}
+	old := atomicOp(op, p, k.Size(), v, cond)
 	racesync.Acquire()
 	if op != driver.OpFetch {
 		h.parks[pe].notify(off, off+k.Size())
@@ -251,65 +246,64 @@ func (h *hostTransport) Atomic(_, pe int, off int64, k driver.Kind, op driver.At
 	return old, nil
 }
 
-func atomic32(op driver.AtomicOp, p *uint32, v, cond uint32) uint32 {
+// atomicOp performs op on the word of size bytes (4 or 8) at p and returns
+// its previous value (0 for OpSet), the two sizes in one switch: a generic
+// fold over sync/atomic's typed words calls their methods through a
+// dictionary, twice as slow for a load.
+func atomicOp(op driver.AtomicOp, p unsafe.Pointer, size int64, v, cond uint64) uint64 {
+	p32, p64 := (*uint32)(p), (*uint64)(p)
+	narrow := size == 4
 	switch op {
 	case driver.OpFetch:
-		return atomic.LoadUint32(p)
+		if narrow {
+			return uint64(atomic.LoadUint32(p32))
+		}
+		return atomic.LoadUint64(p64)
 	case driver.OpSet:
-		atomic.StoreUint32(p, v)
+		if narrow {
+			atomic.StoreUint32(p32, uint32(v))
+		} else {
+			atomic.StoreUint64(p64, v)
+		}
 		return 0
 	case driver.OpSwap:
-		return atomic.SwapUint32(p, v)
-	case driver.OpCompareSwap:
-		for {
-			old := atomic.LoadUint32(p)
-			if old != cond || atomic.CompareAndSwapUint32(p, old, v) {
-				return old
-			}
+		if narrow {
+			return uint64(atomic.SwapUint32(p32, uint32(v)))
 		}
+		return atomic.SwapUint64(p64, v)
 	case driver.OpFetchAdd:
-		return atomic.AddUint32(p, v) - v
-	case driver.OpFetchAnd:
-		return atomic.AndUint32(p, v)
-	case driver.OpFetchOr:
-		return atomic.OrUint32(p, v)
-	case driver.OpFetchXor:
-		for {
-			old := atomic.LoadUint32(p)
-			if atomic.CompareAndSwapUint32(p, old, old^v) {
-				return old
-			}
+		if narrow {
+			return uint64(atomic.AddUint32(p32, uint32(v)) - uint32(v))
 		}
-	}
-	panic(fmt.Sprintf("pgas/host: atomic op %d", op))
-}
-
-func atomic64(op driver.AtomicOp, p *uint64, v, cond uint64) uint64 {
-	switch op {
-	case driver.OpFetch:
-		return atomic.LoadUint64(p)
-	case driver.OpSet:
-		atomic.StoreUint64(p, v)
-		return 0
-	case driver.OpSwap:
-		return atomic.SwapUint64(p, v)
-	case driver.OpCompareSwap:
-		for {
-			old := atomic.LoadUint64(p)
-			if old != cond || atomic.CompareAndSwapUint64(p, old, v) {
-				return old
-			}
-		}
-	case driver.OpFetchAdd:
-		return atomic.AddUint64(p, v) - v
+		return atomic.AddUint64(p64, v) - v
 	case driver.OpFetchAnd:
-		return atomic.AndUint64(p, v)
+		if narrow {
+			return uint64(atomic.AndUint32(p32, uint32(v)))
+		}
+		return atomic.AndUint64(p64, v)
 	case driver.OpFetchOr:
-		return atomic.OrUint64(p, v)
-	case driver.OpFetchXor:
+		if narrow {
+			return uint64(atomic.OrUint32(p32, uint32(v)))
+		}
+		return atomic.OrUint64(p64, v)
+	case driver.OpCompareSwap, driver.OpFetchXor:
+		// Compare-and-swap loops: a compare-and-swap that fails on a
+		// word unchanged since its load is a spurious one, tried again.
 		for {
-			old := atomic.LoadUint64(p)
-			if atomic.CompareAndSwapUint64(p, old, old^v) {
+			var old uint64
+			if narrow {
+				old = uint64(atomic.LoadUint32(p32))
+			} else {
+				old = atomic.LoadUint64(p64)
+			}
+			next := old ^ v
+			if op == driver.OpCompareSwap {
+				if old != cond {
+					return old
+				}
+				next = v
+			}
+			if narrow && atomic.CompareAndSwapUint32(p32, uint32(old), uint32(next)) || !narrow && atomic.CompareAndSwapUint64(p64, old, next) {
 				return old
 			}
 		}

@@ -221,6 +221,12 @@ var (
 		about: "examples/ring -backend cuda -pes 2 -actors kernel -laps 2000 on two H100s with sealed slots: the hop's median (no host in a hop)."}
 )
 
+// The host backend's atomics, 32- and 64-bit twins against two folds
+// (issue 32, part 6).
+var atomicFold = table{title: "Host backend: one atomic, the 32- and 64-bit twins against two folds (ns)", file: "2026-11-25-go-vm-host-atomic-fold.txt",
+	match: `^AtomicOps/`, unit: "sec/op", col: "build", ratio: [2]string{"twins", "switch"},
+	about: "pgas/host's BenchmarkAtomicOps on an uncontended word, 2-core VM, three runs each: twins (atomic32 and atomic64, as before), generic (one function over sync/atomic's typed words: their methods go through a dictionary) and switch (one function, the size a branch in each case: what ships)."}
+
 // A user's kernel against symchan's own (issue 36): the device
 // put-with-signal ping-pong.
 var userPingPongTable = table{title: "On one GPU: a user's kernel compiled at run time against symchan's own (µs per half round trip)", file: "2026-11-25-nvidia-h100-x1-userkernel-pingpong.txt",
@@ -235,7 +241,7 @@ var streamPingPong = table{title: "Between two GPUs: put-with-signal ping-pong q
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, hostSealed, hostNow, hostNow8, hostPaths, collectiveArgs, serviceLoad, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostPaths, collectiveArgs, serviceLoad, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
