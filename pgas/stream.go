@@ -136,13 +136,15 @@ func GetOnStream[T any](s *Stream, dst, src Sym[T], pe int) error {
 }
 
 // IPutOnStream enqueues on s a strided put: n elements of src (this PE's
-// copy), taken at stride sst, into dst on PE pe at stride tst.
+// copy), taken at stride sst, into dst on PE pe at stride tst (on the GPU
+// backends a copy per element).
 func IPutOnStream[T any](s *Stream, dst, src Sym[T], tst, sst, n, pe int) error {
 	return copyOnStream(s, dst, pe, src, s.pe(), tst, sst, n, "IPutOnStream")
 }
 
 // IGetOnStream enqueues on s a strided get: n elements of src on PE pe,
-// taken at stride sst, into dst (this PE's copy) at stride tst.
+// taken at stride sst, into dst (this PE's copy) at stride tst (on the GPU
+// backends a copy per element).
 func IGetOnStream[T any](s *Stream, dst, src Sym[T], tst, sst, n, pe int) error {
 	return copyOnStream(s, dst, s.pe(), src, pe, tst, sst, n, "IGetOnStream")
 }
@@ -300,7 +302,7 @@ func atomicOnStream[T Word](s *Stream, fetch, dst Sym[T], pe int, op driver.Atom
 		}
 		if sizeOf[T]() != 8 {
 			// The stream's atomic stores the old value as 8 bytes.
-			return fmt.Errorf("%w: %s: fetching a %d-byte word on a stream (8-byte words fetch)", ErrBadArg, name, sizeOf[T]())
+			return fmt.Errorf("%w: %s: a stream's atomic fetches 8-byte words only, not %d-byte ones", ErrBadArg, name, sizeOf[T]())
 		}
 		resultOff = fetch.off
 	}

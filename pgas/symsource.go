@@ -1,7 +1,5 @@
 package pgas
 
-import "fmt"
-
 // Routines whose source (or, for gets, destination) is this PE's copy of a
 // symmetric array rather than a Go slice, as NVSHMEM's take any address of
 // the calling PE: no host memory is involved, so on GPU backends the bytes
@@ -44,14 +42,8 @@ func PutSignalSymNBI[T any](p *PE, dst, src Sym[T], sig Sym[uint64], val uint64,
 // orders the signal's delivery after the data's, which is what makes the
 // data visible to a PE that sees the signal.
 func putSignalSym[T any](p *PE, dst, src Sym[T], sig Sym[uint64], val uint64, op SigOp, pe int, name string) error {
-	if !op.Valid() {
-		return fmt.Errorf("%w: %s: signal operation %v", ErrBadArg, name, op)
-	}
-	if err := p.checkRMA(sig.rec, pe); err != nil {
-		return fmt.Errorf("%s's signal: %w", name, err)
-	}
-	if sig.n < 1 {
-		return fmt.Errorf("%w: %s: empty signal Sym", ErrBadSize, name)
+	if err := checkSignal(p, name, sig, op, pe); err != nil {
+		return err
 	}
 	if err := signalApart(name, sig, dst.off, int64(min(src.n, dst.n))*sizeOf[T]()); err != nil {
 		return err
