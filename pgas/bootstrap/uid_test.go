@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -146,4 +147,30 @@ func TestJoinEndsWithItsContext(t *testing.T) {
 	if _, err := Join(ctx, id, 1, 2); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Join with no rendezvous: %v, want the context's deadline", err)
 	}
+}
+
+// parse takes any text without panicking, and what it accepts is an
+// address Join can dial and a secret the rendezvous accepts, which make
+// the same id again.
+func FuzzUniqueIDParse(f *testing.F) {
+	f.Add(uidPrefix + "127.0.0.1:29500/" + testSecret)
+	f.Add(uidPrefix + "[::1]:1/" + testSecret)
+	f.Add(uidPrefix + "host:0/short")
+	f.Add("symchan-uid-v2:127.0.0.1:1/" + testSecret)
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		addr, secret, err := UniqueID(s).parse()
+		if err != nil {
+			return
+		}
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			t.Fatalf("%q: accepted address %q: %v", s, addr, err)
+		}
+		if err := checkSecret(secret); err != nil {
+			t.Fatalf("%q: accepted secret %q: %v", s, secret, err)
+		}
+		if again := UniqueID(uidPrefix + addr + "/" + secret); again != UniqueID(s) {
+			t.Fatalf("%q parsed as %q and %q, which make %q", s, addr, secret, again)
+		}
+	})
 }
