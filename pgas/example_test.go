@@ -68,3 +68,57 @@ func ExampleReduceAll() {
 	}
 	// Output: sum: 6
 }
+
+// A ring on streams: each PE enqueues a put-with-signal to its right
+// neighbour and a wait for its own signal, then syncs once. On the GPU
+// backends the routines run on a CUDA stream, in order with the kernels
+// queued there (pgas.LaunchOnStream); here on a goroutine of each PE.
+func ExampleNewStream() {
+	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 3, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+		st, err := pgas.NewStream(ctx, pe)
+		if err != nil {
+			return err
+		}
+		src, err := pgas.AllocZeroed[int64](ctx, pe, 1)
+		if err != nil {
+			return err
+		}
+		dst, err := pgas.AllocZeroed[int64](ctx, pe, 1)
+		if err != nil {
+			return err
+		}
+		sig, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
+		if err != nil {
+			return err
+		}
+		if err := pgas.P(pe, src, int64(10*pe.ID()), pe.ID()); err != nil {
+			return err
+		}
+		if err := pe.Barrier(ctx); err != nil {
+			return err
+		}
+		right := (pe.ID() + 1) % pe.NumPEs()
+		if err := pgas.PutSignalOnStream(st, dst, src, sig, 1, pgas.SignalSet, right); err != nil {
+			return err
+		}
+		if err := pgas.SignalWaitUntilOnStream(st, sig, pgas.CmpEQ, 1); err != nil {
+			return err
+		}
+		if err := st.Sync(ctx); err != nil {
+			return err
+		}
+		got, err := pgas.G(pe, dst, pe.ID())
+		fmt.Printf("PE %d got %d\n", pe.ID(), got)
+		if err != nil {
+			return err
+		}
+		return st.Close(ctx)
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Unordered output:
+	// PE 0 got 20
+	// PE 1 got 0
+	// PE 2 got 10
+}
