@@ -8,7 +8,9 @@
 # machines).
 #
 #   scripts/cuda-sdk.sh          # fetch if needed, print the cache dir
-#   eval "$(scripts/cuda-sdk.sh --env)"   # export CGO_CFLAGS/CGO_LDFLAGS
+#   eval "$(scripts/cuda-sdk.sh --env)"   # export CGO_CFLAGS/CGO_LDFLAGS, and
+#                                         # SYMCHAN_CUDA_SDK_LIB (libcuda's folder, for
+#                                         # running a cuda-tagged test with no GPU)
 #
 # Cache: $SYMCHAN_CUDA_SDK, default ~/.cache/symchan/cuda-sdk.
 set -euo pipefail
@@ -45,6 +47,7 @@ fi
 if [ "${1:-}" = "--env" ]; then
 	echo "export CGO_CFLAGS='-I$inc'"
 	echo "export CGO_LDFLAGS='-L$lib'"
+	echo "export SYMCHAN_CUDA_SDK_LIB='$lib'"
 else
 	echo "$root"
 fi
