@@ -85,6 +85,14 @@ var hostNow8 = table{title: "Host fast path: round trips before its move (c50369
 // hostPaths is issue 32's before and after: the host fast path moved
 // from package actors into the backend (pgas.Park), old and new builds
 // alternating (bench/ab.sh).
+var hostNow8Again = table{title: "Host fast path: round trips before its move (c503695) against the sixteenth session's HEAD, 8 rounds", file: "2026-11-25-go-vm-host-ab-c503695-head-8rounds-again.txt",
+	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
+	about: "The same A/B as above, again at the end of the sixteenth session (bench/ab.sh c503695 HEAD, RING=0, 8 rounds, 2-core VM). benchstat: Future is slower in every mode (+11% to +23%, p ≤ 0.038), Chan parked (+15% at GOMAXPROCS 2, p = 0.028; +5% at 8, p = 0.038); spinning Chan is within the noise."}
+
+var hostSession = table{title: "Host: round trips at the sixteenth session's start (67af140) and end", file: "2026-11-25-go-vm-host-ab-session-start-head.txt",
+	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
+	about: "bench/ab.sh 67af140 HEAD, RING=0, 6 rounds, 2-core VM: this session's changes (the atomic fold, streams, the Go 1.23 spellings) against its start. benchstat finds no significant difference (p ≥ 0.09 everywhere; the VM's spread reached ±56% in this run)."}
+
 var hostPaths = table{title: "Host fast path in actors (old) and through pgas.Park (new)", file: "2026-11-25-go-vm-host-ab.txt",
 	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
 	about: "The messaging benchmarks and the ring's hop median (8 B and 4 KiB payloads, 2000 laps, 8 PEs) of c503695 (old: actors wrote partitions and rang their own doorbells) and of issue 32's change (new: PutSignal and pgas.Park), alternating in one run, 6 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM."}
@@ -241,7 +249,7 @@ var streamPingPong = table{title: "Between two GPUs: put-with-signal ping-pong q
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostPaths, collectiveArgs, serviceLoad, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostSession, hostPaths, collectiveArgs, serviceLoad, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
