@@ -345,6 +345,10 @@ if [ "$what" = userkernel ]; then
 	step devicering-cuda 60 env "${share[@]}" ./devicering -backend cuda -pes "$np"
 	step pipeline-cuda 60 env "${share[@]}" ./pipeline -backend cuda -pes "$np"
 	step pipeline-cuda-4 60 env SYMCHAN_CUDA_SHARE_GPUS=1 ./pipeline -backend cuda -pes 4 -chunks 64
+	# The PEs' streams share one context on a shared GPU: with more
+	# hardware queues, does a waiting stream still hold the other's
+	# signal behind it? (It hung with the default 8 on one H100.)
+	step pipeline-cuda-conn32 60 env CUDA_DEVICE_MAX_CONNECTIONS=32 SYMCHAN_CUDA_SHARE_GPUS=1 ./pipeline -backend cuda -pes 2
 	# A user's kernel against symchan's own: the device put-with-signal
 	# ping-pong, three rounds.
 	for round in 1 2 3; do
