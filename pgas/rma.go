@@ -125,6 +125,25 @@ func GetSym[T any](p *PE, dst, src Sym[T], pe int) error {
 // it is one copy of the transport (device to device on GPU backends);
 // strided, one per element.
 func copySym[T any](p *PE, dst Sym[T], dstPE int, src Sym[T], srcPE int, tst, sst, n int, op string) error {
+	if err := checkCopy(p, dst, dstPE, src, srcPE, tst, sst, n, op); err != nil || n == 0 {
+		return err
+	}
+	if err := dst.rec.hold(); err != nil {
+		return err
+	}
+	defer dst.rec.release()
+	if err := src.rec.hold(); err != nil {
+		return err
+	}
+	defer src.rec.release()
+	return copySpans(dst.off, src.off, tst, sst, n, sizeOf[T](), func(d, s, b int64) error {
+		return p.w.tr.Copy(p.id, dstPE, d, srcPE, s, b)
+	})
+}
+
+// checkCopy checks a copy of n elements between two PEs' copies of
+// symmetric arrays (copySym's and the stream forms' arguments).
+func checkCopy[T any](p *PE, dst Sym[T], dstPE int, src Sym[T], srcPE int, tst, sst, n int, op string) error {
 	if err := p.checkRMA(dst.rec, dstPE); err != nil {
 		return err
 	}
@@ -138,19 +157,18 @@ func copySym[T any](p *PE, dst Sym[T], dstPE int, src Sym[T], srcPE int, tst, ss
 	if dstPE == srcPE && dst.off < src.off+int64(covered(n, sst))*esz && src.off < dst.off+int64(covered(n, tst))*esz {
 		return fmt.Errorf("%w: %s: source and destination overlap", ErrBadArg, op)
 	}
-	if err := dst.rec.hold(); err != nil {
-		return err
-	}
-	defer dst.rec.release()
-	if err := src.rec.hold(); err != nil {
-		return err
-	}
-	defer src.rec.release()
+	return nil
+}
+
+// copySpans moves n elements of esz bytes, taken sst apart from srcOff
+// and placed tst apart from dstOff, with cp: one span when both strides
+// are 1, else a span per element.
+func copySpans(dstOff, srcOff int64, tst, sst, n int, esz int64, cp func(dstOff, srcOff, bytes int64) error) error {
 	if tst == 1 && sst == 1 {
-		return p.w.tr.Copy(p.id, dstPE, dst.off, srcPE, src.off, int64(n)*esz)
+		return cp(dstOff, srcOff, int64(n)*esz)
 	}
 	for i := range n {
-		if err := p.w.tr.Copy(p.id, dstPE, dst.off+int64(i*tst)*esz, srcPE, src.off+int64(i*sst)*esz, esz); err != nil {
+		if err := cp(dstOff+int64(i*tst)*esz, srcOff+int64(i*sst)*esz, esz); err != nil {
 			return err
 		}
 	}

@@ -162,17 +162,10 @@ func PutSignalOnStream[T any](s *Stream, dst, src Sym[T], sig Sym[uint64], val u
 	if err := checkSignal(p, name, sig, op, pe); err != nil {
 		return err
 	}
-	n := src.n
-	if err := p.checkRMA(dst.rec, pe); err != nil {
+	if err := checkCopy(p, dst, pe, src, p.id, 1, 1, src.n, name); err != nil {
 		return err
 	}
-	if err := p.checkRMA(src.rec, p.id); err != nil {
-		return err
-	}
-	if err := checkFits(name, n, dst.n); err != nil {
-		return err
-	}
-	nb := int64(n) * sizeOf[T]()
+	nb := src.Bytes()
 	if err := signalApart(name, sig, dst.off, nb); err != nil {
 		return err
 	}
@@ -227,7 +220,7 @@ func (s *Stream) wait(sig Sym[uint64], cmp Cmp, val uint64) error {
 	}
 	p := s.p
 	return s.host.enqueue(func(ctx context.Context) error {
-		_, err := Wait(ctx, p, WaitAll, WaitSet[uint64]{Ivars: sig.Slice(0, 1), Cmp: cmp, Value: val})
+		_, err := SignalWaitUntil(ctx, p, sig, cmp, val)
 		return err
 	})
 }
@@ -325,31 +318,15 @@ func copyOnStream[T any](s *Stream, dst Sym[T], dstPE int, src Sym[T], srcPE int
 		return err
 	}
 	p := s.p
-	if err := p.checkRMA(dst.rec, dstPE); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := p.checkRMA(src.rec, srcPE); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := checkStrided(name, tst, sst, n, dst.n, src.n); err != nil || n == 0 {
+	if err := checkCopy(p, dst, dstPE, src, srcPE, tst, sst, n, name); err != nil || n == 0 {
 		return err
-	}
-	esz := sizeOf[T]()
-	if dstPE == srcPE && dst.off < src.off+int64(covered(n, sst))*esz && src.off < dst.off+int64(covered(n, tst))*esz {
-		return fmt.Errorf("%w: %s: source and destination overlap", ErrBadArg, name)
 	}
 	if s.ds == nil {
 		return s.host.enqueue(func(context.Context) error { return copySym(p, dst, dstPE, src, srcPE, tst, sst, n, name) })
 	}
-	if tst == 1 && sst == 1 {
-		return s.ds.Copy(dstPE, dst.off, srcPE, src.off, int64(n)*esz)
-	}
-	for i := range n {
-		if err := s.ds.Copy(dstPE, dst.off+int64(i*tst)*esz, srcPE, src.off+int64(i*sst)*esz, esz); err != nil {
-			return err
-		}
-	}
-	return nil
+	return copySpans(dst.off, src.off, tst, sst, n, sizeOf[T](), func(d, sr, b int64) error {
+		return s.ds.Copy(dstPE, d, srcPE, sr, b)
+	})
 }
 
 // checkSignal checks a signal update's arguments.
@@ -394,7 +371,9 @@ func newHostStream() *hostStream {
 	return h
 }
 
-// enqueue adds op to the queue, starting the runner when it is idle.
+// enqueue adds op to the queue, starting the runner when it is idle. It
+// cannot fail; it returns an error, nil, as driver.Stream's methods do, so
+// that each routine ends the same way on both kinds of stream.
 func (h *hostStream) enqueue(op func(context.Context) error) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
