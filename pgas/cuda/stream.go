@@ -6,7 +6,6 @@ import (
 	"errors"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas/driver"
 	"github.com/symchan/symchan/pgas/internal/gpuop"
 )
@@ -15,11 +14,7 @@ import (
 // (driver.StreamTransport).
 func (t *transport) NewStream(me int) (driver.Stream, error) {
 	g := t.gpus[me]
-	wait, err := g.mod.Function(kernels.WaitOnStream)
-	if err != nil {
-		return nil, err
-	}
-	cp, err := g.mod.Function(kernels.Copy)
+	k, err := gpuop.LoadStreamKernels(g.mod)
 	if err != nil {
 		return nil, err
 	}
@@ -27,25 +22,22 @@ func (t *transport) NewStream(me int) (driver.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &stream{t: t, g: g, st: st, wait: wait, copy: cp}, nil
+	return &stream{t: t, g: g, st: st, k: k}, nil
 }
 
 // A stream is a driver.Stream on the cuda backend: copies go to the copy
-// engines (peer to peer; the copy kernel while captured), signals are stream writes or the atomic kernel,
-// waits stream memory operations or the wait kernel.
+// engines (peer to peer; the copy kernel while captured), signals are
+// stream writes or the atomic kernel, waits stream memory operations or
+// the wait kernel.
 type stream struct {
-	t    *transport
-	g    *gpu
-	st   *device.Stream
-	wait *device.Function
-	copy *device.Function
+	t  *transport
+	g  *gpu
+	st *device.Stream
+	k  gpuop.StreamKernels
 }
 
 func (s *stream) Copy(dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error {
-	dst, src := s.t.addr(dstPE, dstOff), s.t.addr(srcPE, srcOff)
-	return gpuop.CopyOnStream(s.st, s.copy, dst, src, n, func() error {
-		return s.st.CopyPeer(dst, s.t.gpus[dstPE].ctx, src, s.t.gpus[srcPE].ctx, n)
-	})
+	return gpuop.CopyOnStream(s.st, s.k.Copy, s.t.addr(dstPE, dstOff), s.t.gpus[dstPE].ctx, s.t.addr(srcPE, srcOff), s.t.gpus[srcPE].ctx, n)
 }
 
 // PutSignal: the stream starts the signal once the copy is complete.
@@ -55,11 +47,11 @@ func (s *stream) PutSignal(pe int, off, srcOff, n, sigOff int64, sig uint64, op 
 			return err
 		}
 	}
-	return gpuop.Signal(s.st, s.g.atomic, s.t.addr(pe, sigOff), sig, op)
+	return gpuop.Signal(s.st, s.k.Atomic, s.t.addr(pe, sigOff), sig, op)
 }
 
 func (s *stream) Wait(off int64, cmp driver.Cmp, v uint64) error {
-	return gpuop.WaitOnStream(s.st, s.wait, s.t.addr(s.g.id, off), cmp, v)
+	return gpuop.WaitOnStream(s.st, s.k.Wait, s.t.addr(s.g.id, off), cmp, v)
 }
 
 func (s *stream) Atomic(pe int, off int64, k driver.Kind, op driver.AtomicOp, operand, cond uint64, resultOff int64) error {
@@ -67,7 +59,7 @@ func (s *stream) Atomic(pe int, off int64, k driver.Kind, op driver.AtomicOp, op
 	if resultOff >= 0 {
 		result = s.t.addr(s.g.id, resultOff)
 	}
-	return s.st.Launch(s.g.atomic, device.D1(1), device.D1(1), 0, uint64(s.t.addr(pe, off)), uint64(k)|uint64(op)<<8, operand, cond, uint64(result))
+	return s.st.Launch(s.k.Atomic, device.D1(1), device.D1(1), 0, uint64(s.t.addr(pe, off)), uint64(k)|uint64(op)<<8, operand, cond, uint64(result))
 }
 
 func (s *stream) Sync() error { return s.st.Sync() }

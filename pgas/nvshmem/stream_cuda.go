@@ -6,7 +6,6 @@ import (
 	"errors"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas/driver"
 	"github.com/symchan/symchan/pgas/internal/gpuop"
 )
@@ -23,15 +22,7 @@ import "C"
 // NewStream makes a CUDA stream of this process's GPU for pgas.Stream
 // (driver.StreamTransport).
 func (t *transport) NewStream(me int) (driver.Stream, error) {
-	wait, err := proc.mod.Function(kernels.WaitOnStream)
-	if err != nil {
-		return nil, err
-	}
-	atomic, err := proc.mod.Function(kernels.Atomic)
-	if err != nil {
-		return nil, err
-	}
-	cp, err := proc.mod.Function(kernels.Copy)
+	k, err := gpuop.LoadStreamKernels(proc.mod)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +34,7 @@ func (t *transport) NewStream(me int) (driver.Stream, error) {
 	if err != nil {
 		return nil, errors.Join(err, st.Destroy())
 	}
-	return &stream{t: t, st: st, wait: wait, atomic: atomic, copy: cp, scratch: scratch}, nil
+	return &stream{t: t, st: st, k: k, scratch: scratch}, nil
 }
 
 // A stream is a driver.Stream on the nvshmem backend: a mapped peer's
@@ -53,9 +44,7 @@ func (t *transport) NewStream(me int) (driver.Stream, error) {
 type stream struct {
 	t       *transport
 	st      *device.Stream
-	wait    *device.Function
-	atomic  *device.Function
-	copy    *device.Function
+	k       gpuop.StreamKernels
 	scratch device.Ptr // where a remote atomic's unwanted result goes
 	// unquiet: a put to an unmapped PE went since the last quiet, so
 	// the next signal alone is preceded by one (a signal must not
@@ -74,7 +63,7 @@ func (s *stream) mapped(pe int, off int64) device.Ptr {
 func (s *stream) Copy(dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error {
 	dst, src := s.mapped(dstPE, dstOff), s.mapped(srcPE, srcOff)
 	if dst != 0 && src != 0 {
-		return gpuop.CopyOnStream(s.st, s.copy, dst, src, n, func() error { return s.st.CopyPeer(dst, proc.ctx, src, proc.ctx, n) })
+		return gpuop.CopyOnStream(s.st, s.k.Copy, dst, proc.ctx, src, proc.ctx, n)
 	}
 	if srcPE == s.t.me {
 		s.unquiet = true
@@ -97,7 +86,7 @@ func (s *stream) PutSignal(pe int, off, srcOff, n, sigOff int64, sig uint64, op 
 			}
 		}
 		s.quiet()
-		return gpuop.Signal(s.st, s.atomic, sigAddr, sig, op)
+		return gpuop.Signal(s.st, s.k.Atomic, sigAddr, sig, op)
 	}
 	if n > 0 {
 		call(func() {
@@ -123,7 +112,7 @@ func (s *stream) quiet() {
 }
 
 func (s *stream) Wait(off int64, cmp driver.Cmp, v uint64) error {
-	return gpuop.WaitOnStream(s.st, s.wait, s.t.heap+device.Ptr(off), cmp, v)
+	return gpuop.WaitOnStream(s.st, s.k.Wait, s.t.heap+device.Ptr(off), cmp, v)
 }
 
 func (s *stream) Atomic(pe int, off int64, k driver.Kind, op driver.AtomicOp, operand, cond uint64, resultOff int64) error {
@@ -133,7 +122,7 @@ func (s *stream) Atomic(pe int, off int64, k driver.Kind, op driver.AtomicOp, op
 	}
 	one := device.D1(1)
 	if addr := s.mapped(pe, off); addr != 0 {
-		return s.st.Launch(s.atomic, one, one, 0, uint64(addr), uint64(k)|uint64(op)<<8, operand, cond, uint64(result))
+		return s.st.Launch(s.k.Atomic, one, one, 0, uint64(addr), uint64(k)|uint64(op)<<8, operand, cond, uint64(result))
 	}
 	return s.st.Launch(proc.remoteAtomic, one, one, 0, uint64(s.t.addr(off)), uint64(k), uint64(op), operand, cond, uint64(pe), uint64(result))
 }

@@ -3,9 +3,11 @@
 package gpuop
 
 import (
+	"errors"
 	"math"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas/driver"
 )
 
@@ -38,19 +40,34 @@ func WaitOnStream(st *device.Stream, fn *device.Function, addr device.Ptr, cmp d
 	return st.Launch(fn, device.D1(1), device.D1(1), 0, uint64(addr), uint64(cmp), v)
 }
 
-// CopyOnStream enqueues a copy of n bytes from src to dst (any memory the
-// stream's GPU addresses) on st: with the copy engines (peer, which calls
-// with the contexts of dst and src), or, while st is being captured into a
-// graph, where peer copies cannot go, with the copy kernel (kernels.Copy,
-// fn).
-func CopyOnStream(st *device.Stream, fn *device.Function, dst, src device.Ptr, n int64, peer func() error) error {
+// CopyOnStream enqueues a copy of n bytes from src (memory of context
+// sc) to dst (of dc) on st: with the copy engines, or, while st is being
+// captured into a graph, where peer copies cannot go, with the copy
+// kernel (kernels.Copy, fn).
+func CopyOnStream(st *device.Stream, fn *device.Function, dst device.Ptr, dc *device.Context, src device.Ptr, sc *device.Context, n int64) error {
 	capturing, err := st.Capturing()
 	if err != nil {
 		return err
 	}
 	if !capturing {
-		return peer()
+		return st.CopyPeer(dst, dc, src, sc, n)
 	}
 	blocks := min(max((n+(64<<10)-1)>>16, 1), 64) // 64 KiB a block, at most 64 blocks
 	return st.Launch(fn, device.D1(int(blocks)), device.D1(256), 0, uint64(dst), uint64(src), uint64(n))
+}
+
+// StreamKernels are the runtime's kernels that a stream's routines launch:
+// the wait (kernels.WaitOnStream), the copy while captured (kernels.Copy)
+// and the atomic (kernels.Atomic).
+type StreamKernels struct{ Wait, Copy, Atomic *device.Function }
+
+// LoadStreamKernels finds the stream kernels in mod, the runtime's module
+// on a GPU.
+func LoadStreamKernels(mod *device.Module) (StreamKernels, error) {
+	var k StreamKernels
+	var errs [3]error
+	k.Wait, errs[0] = mod.Function(kernels.WaitOnStream)
+	k.Copy, errs[1] = mod.Function(kernels.Copy)
+	k.Atomic, errs[2] = mod.Function(kernels.Atomic)
+	return k, errors.Join(errs[:]...)
 }
