@@ -107,8 +107,9 @@
 #                            # spacing) and the ring; these with GOGC=off
 #   .gpu/gpu-run.sh verify   # after a change that moves no figure: the
 #                            # device package's, gpuop's and both backends'
-#                            # tests, both suites on cuda (PEs sharing the
-#                            # GPUs) and under nvshmem, the examples with
+#                            # tests (nvshmem's also with no launcher, from a
+#                            # unique id), both suites on cuda (PEs sharing
+#                            # the GPUs) and under nvshmem, the examples with
 #                            # -verify
 #   .gpu/gpu-run.sh streams  # stream-ordered routines (pgas.Stream): their
 #                            # tests and the graph replay on cuda and under
@@ -365,6 +366,9 @@ if [ "$what" = verify ]; then
 	step devicering-cuda 60 env "${share[@]}" ./devicering -backend cuda -pes "$np"
 	mps on
 	step "nvshmem-${np}proc" 120 ./symrun -n "$np" ./nvshmem.test -test.v -test.count=1
+	# With no launcher: the test starts two processes from a unique id
+	# (under symrun it skips itself).
+	step uid-world 120 ./nvshmem.test -test.v -test.count=1 -test.run '^TestUniqueIDWorld$'
 	suites "suites-nvshmem-${np}proc" 230 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np"
 	step "jacobi-nvshmem-${np}proc" 120 ./symrun -n "$np" ./jacobi -backend nvshmem -nx 4096 -niter 300 -verify
 	step "devicering-nvshmem-${np}proc" 60 ./symrun -n "$np" ./devicering -backend nvshmem
@@ -622,6 +626,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 fi
 if [ "$what" = nvshmem ] || [ "$what" = tests ] || [ "$what" = all ]; then
 	step nvshmem-${ngpu}proc 200 ./symrun -n "$ngpu" ./nvshmem.test -test.v -test.count=1
+	[ "$ngpu" -ge 2 ] && step uid-world 120 ./nvshmem.test -test.v -test.count=1 -test.run '^TestUniqueIDWorld$'
 	nvshmem_suites 130
 	step ring-nvshmem-${ngpu}proc 120 ./symrun -n "$ngpu" ./ring -backend nvshmem -size 8,4K,1M,64M -laps 50
 	step jacobi-nvshmem-${ngpu}proc 240 ./symrun -n "$ngpu" ./jacobi -backend nvshmem -verify -png "${OUT:-/tmp}/jacobi-nvshmem.png"
