@@ -356,7 +356,7 @@ func BenchmarkGPUHostPingPong(b *testing.B) {
 // a pgas.Stream each, n round trips per run, and returns the median half
 // round trip in µs of runs 3 to reps.
 func streamPingPong(ctx context.Context, pe *pgas.PE, n, reps int) (float64, error) {
-	st, err := pgas.NewStream(ctx, pe)
+	st, err := pgas.NewStream(pe)
 	if err != nil {
 		return 0, err
 	}

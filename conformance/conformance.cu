@@ -432,9 +432,8 @@ extern "C" __global__ void test_waits(u64 heap_, u64 sig_off, u64 out_) {
 // each). Words of the uint64 array at off, on each PE: [0, 32) src (the
 // host writes me·1000 + i); [32, 64) what the left neighbour's iput_block
 // left (10 elements of its src, stride 2, at stride 3); [64, 64+4·npes)
-// fcollect_block of every PE's src[0..4); [128, 128+2·npes)
-// alltoall_warp of the 2-element blocks; [192] the collectives' sync word;
-// [193] on PE 0 a counter every PE fetch-adds 1 to; [194] a double swapped
+// fcollectmem_block of every PE's src[0..4) over the world team;
+// [128, 128+2·npes) alltoallmem_warp of the 2-element blocks; [193] on PE 0 a counter every PE fetch-adds 1 to; [194] a double swapped
 // to 2.5; [195] a compare-swap word; [200, 210) iget of the right
 // neighbour's src at stride 3, [230, 240) iget_block of it at stride 2;
 // [220..224) results: the fetch-add's old
@@ -444,9 +443,10 @@ extern "C" __global__ void test_routines(u64 heap_, u64 off) {
 	const int me = h->pe, n = h->npes, right = (me + 1) % n;
 	symchan_u64 *w = (symchan_u64 *)symchan_ptr(h, me, off);
 	symchan_iput_block(h, right, off + 32 * 8, w, 3, 2, 8, 10);
-	symchan_fcollect_block(h, off + 64 * 8, w, 4 * 8, off + 192 * 8, 1);
+	symchan_team *world = symchan_team_world(h);
+	symchan_fcollectmem_block(h, world, w + 64, w, 4 * 8);
 	if (threadIdx.x < 32)
-		symchan_alltoall_warp(h, off + 128 * 8, w, 2 * 8, off + 192 * 8, 2);
+		symchan_alltoallmem_warp(h, world, w + 128, w, 2 * 8);
 	__syncthreads();
 	symchan_iget_block(h, w + 230, 1, right, off, 2, 8, 10);
 	if (threadIdx.x != 0)

@@ -31,7 +31,7 @@ func (ck *kit) testStreamGraph(t *testing.T) {
 		me, other := pe.ID(), 1-pe.ID()
 		g := must(pe.GPU())
 		mod := must(g.Load(prog))
-		st := must(pgas.NewStream(ctx, pe))
+		st := must(pgas.NewStream(pe))
 		a := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		d := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))

@@ -34,6 +34,16 @@ func (ck *kit) needPEs(t testing.TB, n int) {
 	}
 }
 
+// upToPEs is the world size of a test that runs on any number of PEs from
+// 2 and wants n: the processes of a multi-process run, else n or as many
+// as the backend can start.
+func (ck *kit) upToPEs(n int) int {
+	if p := ck.procs(); p > 1 {
+		return p
+	}
+	return max(2, min(n, ck.maxPEs()))
+}
+
 // worldSizes is sizes, and with Options.LargeWorlds the large worlds too.
 func (ck *kit) worldSizes(sizes ...int) []int {
 	if ck.LargeWorlds {

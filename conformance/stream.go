@@ -22,7 +22,7 @@ func (ck *kit) testStreamOrdered(t *testing.T) {
 	const n = 64
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		me, other := pe.ID(), 1-pe.ID()
-		st := must(pgas.NewStream(ctx, pe))
+		st := must(pgas.NewStream(pe))
 		src := must(pgas.AllocZeroed[int64](ctx, pe, n))
 		dst := must(pgas.AllocZeroed[int64](ctx, pe, n))
 		got := must(pgas.AllocZeroed[int64](ctx, pe, n))
@@ -44,7 +44,7 @@ func (ck *kit) testStreamOrdered(t *testing.T) {
 		check(pgas.SignalOpOnStream(st, sig.Index(1), 3, pgas.SignalAdd, other))
 		check(pgas.SignalWaitUntilOnStream(st, sig.Index(1), pgas.CmpNE, 0))
 		check(pgas.SignalWaitUntilOnStream(st, sig.Index(1), pgas.CmpLE, 3))
-		check(pgas.BarrierOnStream(st))
+		check(pgas.BarrierOnStream(st, pe.TeamWorld()))
 		check(st.Sync(ctx))
 
 		want := seq(n, func(i int) int64 { return int64(other*1000 + i) })

@@ -48,6 +48,7 @@ var pgasTests = []test{
 	{"SymToSymAndLookup", (*kit).testSymToSymAndLookup},
 	{"SymmetricSources", (*kit).testSymmetricSources},
 	{"StreamOrdered", (*kit).testStreamOrdered},
+	{"StreamCollectives", (*kit).testStreamCollectives},
 	{"RingNeighbourExchange", (*kit).testRingNeighbourExchange},
 	{"PutSignalDataVisible", (*kit).testPutSignalDataVisible},
 	{"PutSignalAddFanIn", (*kit).testPutSignalAddFanIn},
@@ -134,4 +135,5 @@ var gpuTests = []test{
 	{"KernelActorRing", (*kit).testKernelActorRing},
 	{"UserKernel", (*kit).testUserKernel},
 	{"StreamGraph", (*kit).testStreamGraph},
+	{"DeviceTeams", (*kit).testDeviceTeams},
 }

@@ -19,7 +19,7 @@ package kernels
 
 // The Go copy of symchan.cuh's shared structs (layout.go): sizes and field
 // offsets, regenerated from the header (TestLayout checks it is current).
-//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor SYMCHAN_LOCAL_PES=LocalPEs SYMCHAN_TIMING_WORDS=TimingWords SYMCHAN_SLOT_HEADER=SlotHeader
+//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor symchan_team=Team SYMCHAN_TEAM_WORLD_OFF=TeamWorldOff SYMCHAN_TEAM_NODE_OFF=TeamNodeOff SYMCHAN_LOCAL_PES=LocalPEs SYMCHAN_TIMING_WORDS=TimingWords SYMCHAN_SLOT_HEADER=SlotHeader
 
 import (
 	_ "embed"
@@ -150,6 +150,11 @@ const (
 	// WaitOnStream holds a stream until a word compares (arguments: its
 	// address, the comparison as driver.Cmp numbers it, the value).
 	WaitOnStream = "symchan_wait_on_stream"
+	// TeamStep runs a step of a team's collective on a stream (arguments:
+	// the heap descriptor, the team's struct symchan_team, the step as
+	// symchan.cu's STEP_* numbers it, destination, source, count, the
+	// root or the reduction, and 1 for the whole collective in one block).
+	TeamStep = "symchan_team_step"
 )
 
 // Timings decodes a timing log of n repetitions that a kernel wrote

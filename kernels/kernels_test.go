@@ -143,7 +143,8 @@ func TestLayout(t *testing.T) {
 	}
 	want, err := cstructs.GoConsts("kernels", "symchan.cuh", h, [][2]string{
 		{"symchan_heap", "Heap"}, {"symchan_mailbox", "Mailbox"}, {"symchan_mbox_out", "MboxOut"},
-		{"symchan_replies", "Replies"}, {"symchan_actor", "Actor"}, {"SYMCHAN_LOCAL_PES", "LocalPEs"},
+		{"symchan_replies", "Replies"}, {"symchan_actor", "Actor"}, {"symchan_team", "Team"},
+		{"SYMCHAN_TEAM_WORLD_OFF", "TeamWorldOff"}, {"SYMCHAN_TEAM_NODE_OFF", "TeamNodeOff"}, {"SYMCHAN_LOCAL_PES", "LocalPEs"},
 		{"SYMCHAN_TIMING_WORDS", "TimingWords"}, {"SYMCHAN_SLOT_HEADER", "SlotHeader"},
 	})
 	if err != nil {

@@ -57,6 +57,23 @@ const (
 	OffsetofActorPad2   = 120
 )
 
+// Layout of struct symchan_team (symchan.cuh).
+const (
+	SizeofTeam           = 32
+	OffsetofTeamRank     = 0
+	OffsetofTeamSize     = 4
+	OffsetofTeamStart    = 8
+	OffsetofTeamStride   = 12
+	OffsetofTeamArrivals = 16
+	OffsetofTeamPhases   = 24
+)
+
+// TeamWorldOff is SYMCHAN_TEAM_WORLD_OFF of symchan.cuh.
+const TeamWorldOff = 832
+
+// TeamNodeOff is SYMCHAN_TEAM_NODE_OFF of symchan.cuh.
+const TeamNodeOff = 1632
+
 // LocalPEs is SYMCHAN_LOCAL_PES of symchan.cuh.
 const LocalPEs = 64
 

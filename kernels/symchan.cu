@@ -247,6 +247,70 @@ extern "C" __global__ void symchan_wait_on_stream(u64 sig, u64 cmp, u64 value) {
 	symchan_wait_until((const volatile symchan_u64 *)sig, (int)cmp, value);
 }
 
+// --- team collectives on a stream (pgas.BarrierOnStream, …) -------------
+//
+// symchan_team_step runs one step of a collective of team t (this PE's
+// struct symchan_team) for a host-side *OnStream routine. One block runs a
+// whole collective (phase, data, phase); for large data the host launches
+// a phase, the data step on a grid (whole = 0: every block its share, the
+// stream orders the three kernels), and a phase.
+
+// Steps, as pgas names them (stream.go: teamStep*).
+#define STEP_BARRIER 1 // a phase after a quiet
+#define STEP_SYNC 2    // a phase
+#define STEP_BROADCAST 3
+#define STEP_FCOLLECT 4
+#define STEP_ALLTOALL 5
+#define STEP_REDUCE 6
+
+// Element types of a reduction: the codes of pgas's elemCode.
+template <typename T>
+static __device__ void reduce_step(const symchan_heap *h, symchan_team *t, int op, u64 dest, u64 source, u64 n, unsigned tid, unsigned nth) {
+	symchan_reduce_part<T>(h, t, op, (T *)dest, (const T *)source, n, tid, nth);
+}
+static __device__ void reduce_any(const symchan_heap *h, symchan_team *t, int op, int elem, u64 dest, u64 source, u64 n, unsigned tid, unsigned nth) {
+	switch (elem) {
+	case 1: reduce_step<signed char>(h, t, op, dest, source, n, tid, nth); break;
+	case 2: reduce_step<unsigned char>(h, t, op, dest, source, n, tid, nth); break;
+	case 3: reduce_step<short>(h, t, op, dest, source, n, tid, nth); break;
+	case 4: reduce_step<unsigned short>(h, t, op, dest, source, n, tid, nth); break;
+	case 5: reduce_step<int>(h, t, op, dest, source, n, tid, nth); break;
+	case 6: reduce_step<unsigned>(h, t, op, dest, source, n, tid, nth); break;
+	case 7:
+	case 9: reduce_step<long long>(h, t, op, dest, source, n, tid, nth); break;
+	case 8:
+	case 10:
+	case 11: reduce_step<unsigned long long>(h, t, op, dest, source, n, tid, nth); break;
+	case 12: reduce_step<float>(h, t, op, dest, source, n, tid, nth); break;
+	case 13: reduce_step<double>(h, t, op, dest, source, n, tid, nth); break;
+	}
+}
+
+// symchan_team_step: n is bytes (broadcast, fcollect, alltoall) or
+// elements (reduce); arg is the root of a broadcast, op | elem<<8 of a
+// reduction.
+extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 step, u64 dest, u64 source, u64 n, u64 arg, u64 whole) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	symchan_team *t = (symchan_team *)team_;
+	if (step == STEP_BARRIER || step == STEP_SYNC) {
+		symchan_team_phase(h, t, SYMCHAN_SCOPE_BLOCK, step == STEP_BARRIER);
+		return;
+	}
+	unsigned tid = symchan_block_tid(), nth = symchan_block_size();
+	if (whole)
+		symchan_team_phase(h, t, SYMCHAN_SCOPE_BLOCK, true);
+	else
+		tid += blockIdx.x * nth, nth *= gridDim.x;
+	switch (step) {
+	case STEP_BROADCAST: symchan_broadcast_part(h, t, (void *)dest, (const void *)source, n, (int)arg, tid, nth); break;
+	case STEP_FCOLLECT: symchan_fcollect_part(h, t, (void *)dest, (const void *)source, n, tid, nth); break;
+	case STEP_ALLTOALL: symchan_alltoall_part(h, t, (void *)dest, (const void *)source, n, tid, nth); break;
+	case STEP_REDUCE: reduce_any(h, t, (int)(arg & 0xff), (int)(arg >> 8), dest, source, n, tid, nth); break;
+	}
+	if (whole)
+		symchan_team_phase(h, t, SYMCHAN_SCOPE_BLOCK, true);
+}
+
 // --- the agent: host routines without a kernel launch each ----------------
 //
 // symchan_agent is one resident kernel per GPU context, of bounded life,

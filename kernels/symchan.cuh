@@ -559,63 +559,6 @@ static __device__ __forceinline__ float symchan_atomic_swap_float(const symchan_
 	return __int_as_float((int)symchan_atomic_swap32(h, pe, off, (unsigned)__float_as_int(v)));
 }
 
-// --- fcollect and alltoall over all PEs (block and warp forms) -----------
-//
-// Device collectives over every PE of the heap, pushing: each PE puts its
-// block(s) to every PE, then adds 1 to every PE's sync word (release, after
-// a system fence that covers the group's stores), then waits until its own
-// sync word reaches round × npes. sync_off names a uint64 word, zero before
-// the first call, that only this sequence of collectives uses; round is 1
-// for the first call, 2 for the next, … Every PE calls with the same
-// arguments, and every thread of the warp or block; a PE must not change
-// src or read dst of a call before it returns. The kernels of all PEs must
-// be running at once (they wait for each other).
-
-static __device__ __forceinline__ void symchan_collective_sync(const symchan_heap *h, symchan_u64 sync_off, symchan_u64 round, bool leader) {
-	if (leader) {
-		symchan_quiet(); // the group's puts, NVSHMEM's to unmapped PEs included
-		for (int q = 0; q < h->npes; q++)
-			symchan_signal_op(h, q, sync_off, 1, SYMCHAN_SIGNAL_ADD);
-		symchan_wait_until((const volatile symchan_u64 *)symchan_sym(h, sync_off), SYMCHAN_CMP_GE, round * h->npes);
-	}
-}
-
-// symchan_fcollect_block: n bytes at local src land at dst_off + me·n on
-// every PE.
-static __device__ __forceinline__ void symchan_fcollect_block(const symchan_heap *h, symchan_u64 dst_off, const void *src, symchan_u64 n,
-                                                              symchan_u64 sync_off, symchan_u64 round) {
-	for (int q = 0; q < h->npes; q++)
-		symchan_put_block(h, q, dst_off + h->pe * n, src, n);
-	symchan_collective_sync(h, sync_off, round, threadIdx.x + threadIdx.y + threadIdx.z == 0);
-	__syncthreads();
-}
-
-static __device__ __forceinline__ void symchan_fcollect_warp(const symchan_heap *h, symchan_u64 dst_off, const void *src, symchan_u64 n,
-                                                             symchan_u64 sync_off, symchan_u64 round) {
-	for (int q = 0; q < h->npes; q++)
-		symchan_put_warp(h, q, dst_off + h->pe * n, src, n);
-	symchan_collective_sync(h, sync_off, round, (threadIdx.x & 31) == 0);
-	__syncwarp();
-}
-
-// symchan_alltoall_block: the n bytes at local src + q·n land at
-// dst_off + me·n on PE q.
-static __device__ __forceinline__ void symchan_alltoall_block(const symchan_heap *h, symchan_u64 dst_off, const void *src, symchan_u64 n,
-                                                              symchan_u64 sync_off, symchan_u64 round) {
-	for (int q = 0; q < h->npes; q++)
-		symchan_put_block(h, q, dst_off + h->pe * n, (const char *)src + q * n, n);
-	symchan_collective_sync(h, sync_off, round, threadIdx.x + threadIdx.y + threadIdx.z == 0);
-	__syncthreads();
-}
-
-static __device__ __forceinline__ void symchan_alltoall_warp(const symchan_heap *h, symchan_u64 dst_off, const void *src, symchan_u64 n,
-                                                             symchan_u64 sync_off, symchan_u64 round) {
-	for (int q = 0; q < h->npes; q++)
-		symchan_put_warp(h, q, dst_off + h->pe * n, (const char *)src + q * n, n);
-	symchan_collective_sync(h, sync_off, round, (threadIdx.x & 31) == 0);
-	__syncwarp();
-}
-
 // --- in NVSHMEM's terms: symmetric pointers and PE numbers ---------------
 //
 // The routines above name symmetric memory by its offset in the heap; these
@@ -702,6 +645,320 @@ static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch_xor(co
 	return symchan_atomic_fetch_xor(h, pe, symchan_off(h, dest), value);
 }
 
+// --- groups ----------------------------------------------------------------
+//
+// Groups that run a team or mailbox routine together: every thread of the
+// group calls it with the same arguments; thread 0 of the group waits and
+// signals, all of them copy.
+#define SYMCHAN_SCOPE_THREAD 0
+#define SYMCHAN_SCOPE_WARP 1
+#define SYMCHAN_SCOPE_BLOCK 2
+
+static __device__ __forceinline__ void symchan_group_sync(int scope) {
+	if (scope == SYMCHAN_SCOPE_WARP)
+		__syncwarp();
+	else if (scope == SYMCHAN_SCOPE_BLOCK)
+		__syncthreads();
+}
+
+static __device__ __forceinline__ unsigned symchan_block_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+static __device__ __forceinline__ unsigned symchan_block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+
+// --- teams and their collectives ------------------------------------------
+//
+// A team (pgas.Team) is strided, as NVSHMEM's are: rank r is world PE
+// start + r·stride. Every member keeps a struct symchan_team in its team's
+// control slot, at the same heap offset on every member, so the struct is
+// a symmetric object: pgas.Launch passes this PE's copy for a *pgas.Team
+// argument, and symchan_team_world and symchan_team_node find the two
+// teams every world has. Routines take it where NVSHMEM's take a
+// nvshmem_team_t.
+//
+// The collectives synchronise in phases over the struct's two counters: in
+// each phase a member adds 1 to every member's arrivals (release, after
+// its group's stores and puts are complete) and waits until its own have
+// reached phases × size. Members must call a team's collectives in the
+// same order; host-side collectives on a stream (pgas.BarrierOnStream,
+// pgas.ReduceAllOnStream, …) are phases of the same sequence. Each
+// collective opens with a phase (everyone's sources are ready and nobody
+// still reads a destination of an earlier one) and closes with one (the
+// results are complete, and sources may change). Sources are read where
+// they are (a pull); source and destination are symmetric, as NVSHMEM
+// requires. The _warp and _block forms are called by every thread of a
+// full warp or of the block with the same arguments; the plain form by one
+// thread. Only one group of a PE runs a given team's collective at a time.
+
+// symchan_team is laid out as pgas writes it (kernels.Team*).
+struct symchan_team {
+	int rank;             // this PE's rank in the team
+	int size;             // members
+	int start;            // world PE of rank 0
+	int stride;           // world PEs between ranks
+	symchan_u64 arrivals; // added to by every member, once a phase
+	symchan_u64 phases;   // phases this PE has begun (only it writes it)
+};
+
+// Where the world's and the node's teams keep their struct in every
+// partition (pgas: the control slots of TeamWorld and TeamNode).
+#define SYMCHAN_TEAM_WORLD_OFF 832
+#define SYMCHAN_TEAM_NODE_OFF 1632
+
+// symchan_team_world and symchan_team_node are NVSHMEM_TEAM_WORLD and
+// NVSHMEMX_TEAM_NODE: every PE, and the PEs on this PE's node.
+static __device__ __forceinline__ symchan_team *symchan_team_world(const symchan_heap *h) {
+	return (symchan_team *)symchan_sym(h, SYMCHAN_TEAM_WORLD_OFF);
+}
+static __device__ __forceinline__ symchan_team *symchan_team_node(const symchan_heap *h) {
+	return (symchan_team *)symchan_sym(h, SYMCHAN_TEAM_NODE_OFF);
+}
+
+// nvshmem_team_my_pe, _n_pes, _translate_pe.
+static __device__ __forceinline__ int symchan_team_my_pe(const symchan_team *t) { return t->rank; }
+static __device__ __forceinline__ int symchan_team_n_pes(const symchan_team *t) { return t->size; }
+// symchan_team_world_pe is the world PE of rank r of t.
+static __device__ __forceinline__ int symchan_team_world_pe(const symchan_team *t, int r) { return t->start + r * t->stride; }
+// symchan_team_translate_pe is the rank in dst of rank r of src, or -1
+// where that PE is not a member of dst (or r no rank of src).
+static __device__ __forceinline__ int symchan_team_translate_pe(const symchan_team *src, int r, const symchan_team *dst) {
+	if (r < 0 || r >= src->size)
+		return -1;
+	int d = symchan_team_world_pe(src, r) - dst->start;
+	if (d < 0 || d % dst->stride != 0 || d / dst->stride >= dst->size)
+		return -1;
+	return d / dst->stride;
+}
+
+static __device__ __forceinline__ unsigned symchan_group_tid(int scope) {
+	return scope == SYMCHAN_SCOPE_BLOCK ? symchan_block_tid() : scope == SYMCHAN_SCOPE_WARP ? (threadIdx.x & 31) : 0;
+}
+static __device__ __forceinline__ unsigned symchan_group_size(int scope) {
+	return scope == SYMCHAN_SCOPE_BLOCK ? symchan_block_size() : scope == SYMCHAN_SCOPE_WARP ? 32 : 1;
+}
+
+// symchan_team_phase is one phase of t by the calling group. With quiet,
+// the group's earlier puts (NVSHMEM's to unmapped PEs included) are
+// complete first; the group's stores always are (the release of each
+// arrival).
+static __device__ void symchan_team_phase(const symchan_heap *h, symchan_team *t, int scope, bool quiet) {
+	const unsigned tid = symchan_group_tid(scope), nth = symchan_group_size(scope);
+	symchan_group_sync(scope);
+	if (quiet) {
+		if (tid == 0)
+			symchan_quiet();
+		symchan_group_sync(scope);
+	}
+	const symchan_u64 off = symchan_off(h, &t->arrivals);
+	for (int r = tid; r < t->size; r += nth)
+		symchan_signal_release(h, symchan_team_world_pe(t, r), off, 1, SYMCHAN_SIGNAL_ADD);
+	if (tid == 0) {
+		const symchan_u64 phase = t->phases + 1;
+		t->phases = phase;
+		symchan_wait_until(&t->arrivals, SYMCHAN_CMP_GE, phase * (symchan_u64)t->size);
+	}
+	symchan_group_sync(scope);
+}
+
+// nvshmem_team_sync (_warp, _block): a phase, no quiet.
+static __device__ __forceinline__ void symchan_team_sync(const symchan_heap *h, symchan_team *t) { symchan_team_phase(h, t, SYMCHAN_SCOPE_THREAD, false); }
+static __device__ __forceinline__ void symchan_team_sync_warp(const symchan_heap *h, symchan_team *t) { symchan_team_phase(h, t, SYMCHAN_SCOPE_WARP, false); }
+static __device__ __forceinline__ void symchan_team_sync_block(const symchan_heap *h, symchan_team *t) { symchan_team_phase(h, t, SYMCHAN_SCOPE_BLOCK, false); }
+
+// nvshmem_barrier (_warp, _block): the group's puts complete, then a phase.
+static __device__ __forceinline__ void symchan_barrier(const symchan_heap *h, symchan_team *t) { symchan_team_phase(h, t, SYMCHAN_SCOPE_THREAD, true); }
+static __device__ __forceinline__ void symchan_barrier_warp(const symchan_heap *h, symchan_team *t) { symchan_team_phase(h, t, SYMCHAN_SCOPE_WARP, true); }
+static __device__ __forceinline__ void symchan_barrier_block(const symchan_heap *h, symchan_team *t) { symchan_team_phase(h, t, SYMCHAN_SCOPE_BLOCK, true); }
+
+// The data steps of the collectives, by thread tid of nth cooperating
+// threads (a group's, or a grid's when the runtime splits a large
+// collective into phase, data, phase kernels).
+
+// symchan_team_pull copies n bytes at source on rank r of t to local dst.
+static __device__ __forceinline__ void symchan_team_pull(const symchan_heap *h, const symchan_team *t, void *dst, const void *source, symchan_u64 n,
+                                                         int r, unsigned tid, unsigned nth) {
+	const int pe = symchan_team_world_pe(t, r);
+	const symchan_u64 off = symchan_off(h, source);
+#ifdef SYMCHAN_NVSHMEM
+	if (symchan_bases(h)[pe] == 0) {
+		// NVSHMEM's get in pieces, one a thread: its group forms need the
+		// whole group, which a split grid is not.
+		const symchan_u64 piece = 4096;
+		for (symchan_u64 i = tid * piece; i < n; i += (symchan_u64)nth * piece)
+			nvshmem_getmem((char *)dst + i, (const char *)symchan_sym(h, off) + i, n - i < piece ? n - i : piece, pe);
+		return;
+	}
+#endif
+	symchan_copy_part(dst, symchan_ptr(h, pe, off), n, tid, nth);
+}
+
+static __device__ __forceinline__ void symchan_broadcast_part(const symchan_heap *h, const symchan_team *t, void *dest, const void *source,
+                                                              symchan_u64 n, int root, unsigned tid, unsigned nth) {
+	symchan_team_pull(h, t, dest, source, n, root, tid, nth);
+}
+static __device__ __forceinline__ void symchan_fcollect_part(const symchan_heap *h, const symchan_team *t, void *dest, const void *source,
+                                                             symchan_u64 n, unsigned tid, unsigned nth) {
+	for (int r = 0; r < t->size; r++)
+		symchan_team_pull(h, t, (char *)dest + r * n, source, n, r, tid, nth);
+}
+static __device__ __forceinline__ void symchan_alltoall_part(const symchan_heap *h, const symchan_team *t, void *dest, const void *source,
+                                                             symchan_u64 n, unsigned tid, unsigned nth) {
+	for (int r = 0; r < t->size; r++)
+		symchan_team_pull(h, t, (char *)dest + r * n, (const char *)source + t->rank * n, n, r, tid, nth);
+}
+
+// Reduction operators: the values of pgas.ReduceOp.
+#define SYMCHAN_REDUCE_SUM 1
+#define SYMCHAN_REDUCE_PROD 2
+#define SYMCHAN_REDUCE_MIN 3
+#define SYMCHAN_REDUCE_MAX 4
+#define SYMCHAN_REDUCE_AND 5
+#define SYMCHAN_REDUCE_OR 6
+#define SYMCHAN_REDUCE_XOR 7
+
+// symchan_combine applies op; min and max of a NaN are NaN, as Go's are.
+template <typename T> static __device__ __forceinline__ T symchan_combine(int op, T a, T b) {
+	switch (op) {
+	case SYMCHAN_REDUCE_SUM: return a + b;
+	case SYMCHAN_REDUCE_PROD: return a * b;
+	case SYMCHAN_REDUCE_MIN: return a != a ? a : b != b ? b : b < a ? b : a;
+	case SYMCHAN_REDUCE_MAX: return a != a ? a : b != b ? b : b > a ? b : a;
+	}
+	return a;
+}
+template <typename T> static __device__ __forceinline__ T symchan_combine_bits(int op, T a, T b) {
+	switch (op) {
+	case SYMCHAN_REDUCE_AND: return a & b;
+	case SYMCHAN_REDUCE_OR: return a | b;
+	case SYMCHAN_REDUCE_XOR: return a ^ b;
+	}
+	return symchan_combine(op, a, b);
+}
+template <typename T> static __device__ __forceinline__ T symchan_combine_any(int op, T a, T b) { return symchan_combine_bits(op, a, b); }
+template <> __device__ __forceinline__ float symchan_combine_any<float>(int op, float a, float b) { return symchan_combine(op, a, b); }
+template <> __device__ __forceinline__ double symchan_combine_any<double>(int op, double a, double b) { return symchan_combine(op, a, b); }
+
+// symchan_team_load reads element i of source on rank r of t, and
+// symchan_team_store writes element i of dest there.
+template <typename T>
+static __device__ __forceinline__ T symchan_team_load(const symchan_heap *h, const symchan_team *t, const T *source, symchan_u64 i, int r) {
+	const int pe = symchan_team_world_pe(t, r);
+	T v;
+#ifdef SYMCHAN_NVSHMEM
+	if (symchan_bases(h)[pe] == 0) {
+		nvshmem_getmem(&v, source + i, sizeof v, pe);
+		return v;
+	}
+#endif
+	v = ((const T *)symchan_ptr(h, pe, symchan_off(h, source)))[i];
+	return v;
+}
+template <typename T>
+static __device__ __forceinline__ void symchan_team_store(const symchan_heap *h, const symchan_team *t, T *dest, symchan_u64 i, int r, T v) {
+	const int pe = symchan_team_world_pe(t, r);
+#ifdef SYMCHAN_NVSHMEM
+	if (symchan_bases(h)[pe] == 0) {
+		nvshmem_putmem(dest + i, &v, sizeof v, pe);
+		return;
+	}
+#endif
+	((T *)symchan_ptr(h, pe, symchan_off(h, dest)))[i] = v;
+}
+
+// symchan_reduce_part: rank r owns the r-th of size contiguous segments
+// of the nreduce elements. For each element of its segment it folds every
+// member's source in rank order (every member gets the same bits) and
+// stores the result in every member's dest. Only the owner reads an
+// element, and it reads every copy before it writes any: dest may be
+// source.
+template <typename T>
+static __device__ void symchan_reduce_part(const symchan_heap *h, const symchan_team *t, int op, T *dest, const T *source, symchan_u64 nreduce,
+                                           unsigned tid, unsigned nth) {
+	const symchan_u64 seg = (nreduce + t->size - 1) / t->size, lo = seg * t->rank, hi = lo + seg < nreduce ? lo + seg : nreduce;
+	for (symchan_u64 i = lo + tid; i < hi; i += nth) {
+		T acc = symchan_team_load(h, t, source, i, 0);
+		for (int r = 1; r < t->size; r++)
+			acc = symchan_combine_any(op, acc, symchan_team_load(h, t, source, i, r));
+		for (int r = 0; r < t->size; r++)
+			symchan_team_store(h, t, dest, i, (t->rank + r) % t->size, acc);
+	}
+}
+
+// The collectives in NVSHMEM's terms: a phase, the data step by the
+// group, a phase. n counts bytes for the _mem forms and elements for the
+// reductions.
+
+// nvshmem_broadcastmem (_warp, _block): n bytes of source on rank root
+// into dest on every member, root included.
+static __device__ void symchan_broadcastmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int root,
+                                                  int scope) {
+	symchan_team_phase(h, t, scope, true);
+	symchan_broadcast_part(h, t, dest, source, n, root, symchan_group_tid(scope), symchan_group_size(scope));
+	symchan_team_phase(h, t, scope, false);
+}
+// nvshmem_fcollectmem (_warp, _block): n bytes of source on rank r land at
+// dest + r·n on every member.
+static __device__ void symchan_fcollectmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int scope) {
+	symchan_team_phase(h, t, scope, true);
+	symchan_fcollect_part(h, t, dest, source, n, symchan_group_tid(scope), symchan_group_size(scope));
+	symchan_team_phase(h, t, scope, false);
+}
+// nvshmem_alltoallmem (_warp, _block): the n bytes at source + q·n on rank
+// r land at dest + r·n on rank q.
+static __device__ void symchan_alltoallmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int scope) {
+	symchan_team_phase(h, t, scope, true);
+	symchan_alltoall_part(h, t, dest, source, n, symchan_group_tid(scope), symchan_group_size(scope));
+	symchan_team_phase(h, t, scope, false);
+}
+// nvshmem_<type>_<op>_reduce (_warp, _block): the nreduce elements of
+// source combined over the members with op (SYMCHAN_REDUCE_*) into dest on
+// every member.
+template <typename T>
+static __device__ void symchan_reduce_group(const symchan_heap *h, symchan_team *t, int op, T *dest, const T *source, symchan_u64 nreduce, int scope) {
+	symchan_team_phase(h, t, scope, true);
+	symchan_reduce_part(h, t, op, dest, source, nreduce, symchan_group_tid(scope), symchan_group_size(scope));
+	symchan_team_phase(h, t, scope, true); // NVSHMEM's puts to unmapped members complete
+}
+
+#define SYMCHAN_GROUP_FORMS(name, params, ...)                                                                                           \
+	static __device__ __forceinline__ void symchan_##name params { symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_THREAD); }      \
+	static __device__ __forceinline__ void symchan_##name##_warp params { symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_WARP); } \
+	static __device__ __forceinline__ void symchan_##name##_block params { symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_BLOCK); }
+SYMCHAN_GROUP_FORMS(broadcastmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int root), h, t, dest,
+                    source, n, root)
+SYMCHAN_GROUP_FORMS(fcollectmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n), h, t, dest, source, n)
+SYMCHAN_GROUP_FORMS(alltoallmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n), h, t, dest, source, n)
+
+// symchan_<type>_<op>_reduce, _warp, _block for NVSHMEM's standard types
+// and operators: symchan_float_sum_reduce_block(h, t, dest, source, n), …
+#define SYMCHAN_REDUCE_FORMS(tname, T, oname, OP)                                                                                  \
+	static __device__ __forceinline__ void symchan_##tname##_##oname##_reduce(const symchan_heap *h, symchan_team *t, T *dest,       \
+	                                                                          const T *source, symchan_u64 n) {                    \
+		symchan_reduce_group<T>(h, t, OP, dest, source, n, SYMCHAN_SCOPE_THREAD);                                                   \
+	}                                                                                                                          \
+	static __device__ __forceinline__ void symchan_##tname##_##oname##_reduce_warp(const symchan_heap *h, symchan_team *t, T *dest,  \
+	                                                                               const T *source, symchan_u64 n) {               \
+		symchan_reduce_group<T>(h, t, OP, dest, source, n, SYMCHAN_SCOPE_WARP);                                                     \
+	}                                                                                                                          \
+	static __device__ __forceinline__ void symchan_##tname##_##oname##_reduce_block(const symchan_heap *h, symchan_team *t, T *dest, \
+	                                                                                const T *source, symchan_u64 n) {              \
+		symchan_reduce_group<T>(h, t, OP, dest, source, n, SYMCHAN_SCOPE_BLOCK);                                                    \
+	}
+#define SYMCHAN_REDUCE_ARITH(tname, T)                          \
+	SYMCHAN_REDUCE_FORMS(tname, T, sum, SYMCHAN_REDUCE_SUM)     \
+	SYMCHAN_REDUCE_FORMS(tname, T, prod, SYMCHAN_REDUCE_PROD)   \
+	SYMCHAN_REDUCE_FORMS(tname, T, min, SYMCHAN_REDUCE_MIN)     \
+	SYMCHAN_REDUCE_FORMS(tname, T, max, SYMCHAN_REDUCE_MAX)
+#define SYMCHAN_REDUCE_INT(tname, T)                        \
+	SYMCHAN_REDUCE_ARITH(tname, T)                          \
+	SYMCHAN_REDUCE_FORMS(tname, T, and, SYMCHAN_REDUCE_AND) \
+	SYMCHAN_REDUCE_FORMS(tname, T, or, SYMCHAN_REDUCE_OR)   \
+	SYMCHAN_REDUCE_FORMS(tname, T, xor, SYMCHAN_REDUCE_XOR)
+SYMCHAN_REDUCE_ARITH(float, float)
+SYMCHAN_REDUCE_ARITH(double, double)
+SYMCHAN_REDUCE_INT(int32, int)
+SYMCHAN_REDUCE_INT(uint32, unsigned)
+SYMCHAN_REDUCE_INT(int64, long long)
+SYMCHAN_REDUCE_INT(uint64, unsigned long long)
+
 // --- mailboxes (the wire format of package actors) ----------------------
 //
 // A kernel can send to a PE's actors.Mailbox (or a Chan[T] of a plain T,
@@ -756,23 +1013,6 @@ static __device__ __forceinline__ symchan_u64 *symchan_in_unpaid(const symchan_m
 #define SYMCHAN_MBOX_CLOSED -1    // the sender closed its side
 #define SYMCHAN_MBOX_CUT_SHORT -3 // the sender cut a message short; its next message is left in place
 #define SYMCHAN_MBOX_PROTOCOL -4  // a slot that breaks the wire format (a stray continuation)
-
-// Groups that run a mailbox routine together: every thread of the group
-// calls it with the same arguments; thread 0 of the group waits and
-// signals, all of them copy.
-#define SYMCHAN_SCOPE_THREAD 0
-#define SYMCHAN_SCOPE_WARP 1
-#define SYMCHAN_SCOPE_BLOCK 2
-
-static __device__ __forceinline__ void symchan_group_sync(int scope) {
-	if (scope == SYMCHAN_SCOPE_WARP)
-		__syncwarp();
-	else if (scope == SYMCHAN_SCOPE_BLOCK)
-		__syncthreads();
-}
-
-static __device__ __forceinline__ unsigned symchan_block_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
-static __device__ __forceinline__ unsigned symchan_block_size() { return blockDim.x * blockDim.y * blockDim.z; }
 
 // symchan_mailbox_ring is sequence number seq's place in a ring of k
 // slots: a mask for the usual power of two (a 64-bit remainder is a long

@@ -62,10 +62,7 @@ func Broadcast[T any](ctx context.Context, t *Team, dst, src Sym[T], n, root int
 	if err := t.check(); err != nil {
 		return err
 	}
-	bad := firstErr(t.checkSyms(dst.rec, src.rec), needLen("broadcast dst", dst.n, n), needLen("broadcast src", src.n, n))
-	if bad == nil && uint(root) >= uint(len(t.members)) {
-		bad = badPE(root, len(t.members))
-	}
+	bad := broadcastArgs(t, dst, src, n, root)
 	p := t.pe
 	// Pull from the root once every member has entered (its src is ready,
 	// and no one still reads a dst about to change).
@@ -80,6 +77,15 @@ func Broadcast[T any](ctx context.Context, t *Team, dst, src Sym[T], n, root int
 	}
 	// src on the root may change once everyone has copied.
 	return t.barrier(ctx, syncBroadcast, nil)
+}
+
+// broadcastArgs checks Broadcast's arguments on t's PE.
+func broadcastArgs[T any](t *Team, dst, src Sym[T], n, root int) error {
+	bad := firstErr(t.checkSyms(dst.rec, src.rec), needLen("broadcast dst", dst.n, n), needLen("broadcast src", src.n, n))
+	if bad == nil && uint(root) >= uint(len(t.members)) {
+		bad = badPE(root, len(t.members))
+	}
+	return bad
 }
 
 // ReduceOp is a reduction operator of ReduceAll.
@@ -122,14 +128,23 @@ func isFloat[T Number]() bool {
 // dst and src may be the same Sym. Members combine in rank order, so every
 // member gets the same bits.
 func ReduceAll[T Number](ctx context.Context, t *Team, op ReduceOp, dst, src Sym[T], n int) error {
-	var bad error
+	return reduceAll(ctx, t, op, dst, src, n, reduceOpArg[T](op), func(acc, v []T) { combine(op, acc, v) })
+}
+
+// reduceOpArg checks that op applies to T.
+func reduceOpArg[T Number](op ReduceOp) error {
 	switch {
 	case op < ReduceSum || op > ReduceXor:
-		bad = fmt.Errorf("%w: reduction %v", ErrBadArg, op)
+		return fmt.Errorf("%w: reduction %v", ErrBadArg, op)
 	case op >= ReduceAnd && isFloat[T]():
-		bad = fmt.Errorf("%w: %v reduction of a floating-point type", ErrBadArg, op)
+		return fmt.Errorf("%w: %v reduction of a floating-point type", ErrBadArg, op)
 	}
-	return reduceAll(ctx, t, op, dst, src, n, bad, func(acc, v []T) { combine(op, acc, v) })
+	return nil
+}
+
+// reduceArgs checks a reduction's Syms and count on t's PE.
+func reduceArgs[T any](t *Team, dst, src Sym[T], n int) error {
+	return firstErr(t.checkSyms(dst.rec, src.rec), needLen("reduce dst", dst.n, n), needLen("reduce src", src.n, n))
 }
 
 // Complex is an element type of ReduceAllComplex.
@@ -164,7 +179,7 @@ func reduceAll[T any](ctx context.Context, t *Team, op ReduceOp, dst, src Sym[T]
 	if err := t.check(); err != nil {
 		return err
 	}
-	bad = firstErr(t.checkSyms(dst.rec, src.rec), needLen("reduce dst", dst.n, n), needLen("reduce src", src.n, n), bad)
+	bad = firstErr(reduceArgs(t, dst, src, n), bad)
 	p := t.pe
 	if err := t.barrierArgs(ctx, syncReduce, bad, collArgs{count: int64(n), root: -1, op: int64(op), elem: elemCode[T](), tst: -1, sst: -1}); err != nil {
 		return err
@@ -291,21 +306,7 @@ func exchange[T any](ctx context.Context, t *Team, kind syncKind, dst, src Sym[T
 	if err := t.check(); err != nil {
 		return err
 	}
-	what := kind.String()
-	size := len(t.members)
-	bad := t.checkSyms(dst.rec, src.rec)
-	if bad == nil && n > 0 && n > math.MaxInt/size {
-		bad = fmt.Errorf("%w: %s count %d × %d members overflows", ErrBadSize, what, n, size)
-	}
-	if bad == nil {
-		bad = checkStrided(what, tst, sst, n, math.MaxInt, math.MaxInt) // the strides and n alone
-	}
-	if bad == nil {
-		bad = firstErr(fitsStrided(what, "destination", n*size, tst, dst.n), fitsStrided(what, "source", n*srcBlocks, sst, src.n))
-	}
-	if bad == nil && overlaps(dst, src) {
-		bad = fmt.Errorf("%w: %s dst and src overlap", ErrBadArg, what)
-	}
+	bad := exchangeArgs(t, kind, dst, src, tst, sst, n, srcBlocks)
 	p := t.pe
 	args := collArgs{count: int64(n), root: -1, op: -1, elem: elemCode[T](), tst: int64(tst), sst: int64(sst)}
 	if err := t.barrierArgs(ctx, kind, bad, args); err != nil {
@@ -323,4 +324,24 @@ func exchange[T any](ctx context.Context, t *Team, kind syncKind, dst, src Sym[T
 		}
 	}
 	return t.barrier(ctx, kind, nil)
+}
+
+// exchangeArgs checks the arguments of an exchange on t's PE.
+func exchangeArgs[T any](t *Team, kind syncKind, dst, src Sym[T], tst, sst, n, srcBlocks int) error {
+	what := kind.String()
+	size := len(t.members)
+	bad := t.checkSyms(dst.rec, src.rec)
+	if bad == nil && n > 0 && n > math.MaxInt/size {
+		bad = fmt.Errorf("%w: %s count %d × %d members overflows", ErrBadSize, what, n, size)
+	}
+	if bad == nil {
+		bad = checkStrided(what, tst, sst, n, math.MaxInt, math.MaxInt) // the strides and n alone
+	}
+	if bad == nil {
+		bad = firstErr(fitsStrided(what, "destination", n*size, tst, dst.n), fitsStrided(what, "source", n*srcBlocks, sst, src.n))
+	}
+	if bad == nil && overlaps(dst, src) {
+		bad = fmt.Errorf("%w: %s dst and src overlap", ErrBadArg, what)
+	}
+	return bad
 }

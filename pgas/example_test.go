@@ -75,7 +75,7 @@ func ExampleReduceAll() {
 // queued there (pgas.LaunchOnStream); here on a goroutine of each PE.
 func ExampleNewStream() {
 	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 3, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
-		st, err := pgas.NewStream(ctx, pe)
+		st, err := pgas.NewStream(pe)
 		if err != nil {
 			return err
 		}

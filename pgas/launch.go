@@ -24,6 +24,10 @@ func (s Sym[T]) symRef() (*allocRec, int64) { return s.rec, s.off }
 //   - a Sym[T] of p's world: the device address of its first element in
 //     p's own partition, the symmetric address that symchan.cuh's routines
 //     and NVSHMEM's take (a kernel reaches PE q's copy of it with them);
+//   - a *Team of p: the device address of p's copy of its struct
+//     symchan_team, which symchan.cuh's team routines and device
+//     collectives take (as NVSHMEM's take a nvshmem_team_t); the team's
+//     members must be evenly spaced world PEs, as every Split makes them;
 //   - a device.Ptr (GPU.HeapDescriptor, the struct symchan_heap pointer
 //     symchan.cuh's routines take first): as is;
 //   - int, int32, int64, uint, uint32, uint64, uintptr: the value (a
@@ -77,6 +81,12 @@ func launchArgs(p *PE, g GPU, m *device.Module, kernel string, args []any) (*dev
 				return nil, nil, fmt.Errorf("Launch %s: argument %d: %w", kernel, i, err)
 			}
 			v = uint64(g.Addr(p.id, off))
+		case *Team:
+			d, err := a.deviceTeam(p, g)
+			if err != nil {
+				return nil, nil, fmt.Errorf("Launch %s: argument %d: %w", kernel, i, err)
+			}
+			v = uint64(d)
 		case device.Ptr:
 			v = uint64(a)
 		case int:
@@ -102,7 +112,7 @@ func launchArgs(p *PE, g GPU, m *device.Module, kernel string, args []any) (*dev
 				v = 1
 			}
 		default:
-			return nil, nil, fmt.Errorf("%w: Launch %s: argument %d is a %T (want a Sym, a device.Ptr, an integer, a float or a bool)", ErrBadArg, kernel, i, a)
+			return nil, nil, fmt.Errorf("%w: Launch %s: argument %d is a %T (want a Sym, a *Team, a device.Ptr, an integer, a float or a bool)", ErrBadArg, kernel, i, a)
 		}
 		words[i] = v
 	}

@@ -23,20 +23,18 @@ import (
 // Sources and destinations are symmetric arrays (this PE's copy for the
 // local side): their memory must stay allocated, and a source unchanged,
 // until the routine has run (Sync). A routine that fails fails the
-// stream: later ones are skipped and Sync returns the error. NewStream and
-// Close are collective; a Stream is used by one goroutine at a time.
+// stream: later ones are skipped and Sync returns the error. A Stream is
+// used by one goroutine at a time.
 type Stream struct {
 	p      *PE
-	ds     driver.Stream // GPU backends
-	host   *hostStream   // others
-	bar    Sym[uint64]   // BarrierOnStream's word
-	rounds uint64        // barriers enqueued so far
+	ds     driver.Stream    // GPU backends
+	host   *hostStream      // others
+	step   *device.Function // the runtime's kernels.TeamStep, once a collective needs it
 	closed bool
 }
 
-// NewStream collectively makes a stream for PE p (every PE calls it, in
-// the same order relative to its other collective calls).
-func NewStream(ctx context.Context, p *PE) (*Stream, error) {
+// NewStream makes a stream for PE p.
+func NewStream(p *PE) (*Stream, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
@@ -50,12 +48,6 @@ func NewStream(ctx context.Context, p *PE) (*Stream, error) {
 	} else {
 		s.host = newHostStream()
 	}
-	bar, err := AllocZeroed[uint64](ctx, p, 1)
-	if err != nil {
-		s.release()
-		return nil, fmt.Errorf("NewStream: %w", err)
-	}
-	s.bar = bar
 	return s, nil
 }
 
@@ -94,15 +86,14 @@ func (s *Stream) Sync(ctx context.Context) error {
 	}
 }
 
-// Close syncs s, frees what NewStream allocated and releases the stream:
-// collective, as NewStream.
+// Close syncs s and releases the stream.
 func (s *Stream) Close(ctx context.Context) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
 	err := s.Sync(ctx)
 	s.closed = true
-	return errors.Join(err, s.release(), Free(ctx, s.p, s.bar))
+	return errors.Join(err, s.release())
 }
 
 func (s *Stream) release() error {
@@ -223,24 +214,6 @@ func (s *Stream) wait(sig Sym[uint64], cmp Cmp, val uint64) error {
 		_, err := SignalWaitUntil(ctx, p, sig, cmp, val)
 		return err
 	})
-}
-
-// BarrierOnStream enqueues on s a barrier of every PE's s (the streams of
-// one NewStream call; nvshmemx_barrier_all_on_stream): the work each PE
-// enqueued on its stream before it is complete before any PE's stream runs
-// past it. Every PE enqueues the same number of them.
-func BarrierOnStream(s *Stream) error {
-	if err := s.usable(); err != nil {
-		return err
-	}
-	s.rounds++
-	n := s.p.NumPEs()
-	for q := range n {
-		if err := s.signal(s.bar, 1, SignalAdd, q); err != nil {
-			return err
-		}
-	}
-	return s.wait(s.bar, CmpGE, s.rounds*uint64(n))
 }
 
 // AtomicFetchAddOnStream enqueues on s an atomic add of v to dst's first

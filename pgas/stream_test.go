@@ -13,7 +13,7 @@ import (
 // and reports the error from Sync and Close.
 func TestHostStreamOrderAndFailure(t *testing.T) {
 	err := Run(context.Background(), Config{Backend: "host", PEs: 1, HeapSize: 1 << 20}, func(ctx context.Context, pe *PE) error {
-		st, err := NewStream(ctx, pe)
+		st, err := NewStream(pe)
 		if err != nil {
 			return err
 		}

@@ -339,10 +339,6 @@ func (t *Team) split(ctx context.Context, args splitArgs, valid bool, group func
 		// the synchronisation below, and the old teams are gone on every
 		// member.
 		slot := bits.TrailingZeros64(free[g])
-		var zero [teamSlotBytes / 8]uint64
-		if err := tr.Put(p.id, p.id, teamSlotsOff+int64(slot)*teamSlotBytes, wordsBytes(zero[:])); err != nil {
-			return nil, t.abortNext(syncSplit, err)
-		}
 		var members []int
 		for r, m := range t.members {
 			if group(r) == g {
@@ -352,6 +348,13 @@ func (t *Team) split(ctx context.Context, args splitArgs, valid bool, group func
 		// Shared before the synchronisation below, so that every member
 		// is registered before any can end its part.
 		nt = newTeam(p, slot, members)
+		// Zero but for the team's struct symchan_team (teamdevice.go).
+		var words [teamSlotBytes / 8]uint64
+		dw, _ := deviceWords(members, nt.rank)
+		copy(words[teamDeviceOff/8:], dw[:])
+		if err := tr.Put(p.id, p.id, nt.slotOff(), wordsBytes(words[:])); err != nil {
+			return nil, t.abortNext(syncSplit, err)
+		}
 		nt.cfg = cfg
 		nt.share(id[g])
 	}

@@ -57,6 +57,9 @@ const (
 	// A collective's arguments, two buffers by synchronisation parity,
 	// read by the others only when the signatures differ.
 	teamArgsOff = teamVerdictOff + 64
+	// The team's struct symchan_team (teamdevice.go), after the two
+	// argument buffers.
+	teamDeviceOff = teamArgsOff + 2*64
 
 	// MaxPEs is the largest number of PEs a world can have.
 	MaxPEs = 1 << syncRounds

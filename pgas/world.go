@@ -322,6 +322,14 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 		pes[i] = newPE(w, id)
 		pes[i].bgCtx, pes[i].bgCancel = context.WithCancel(gctx)
 	}
+	// The world's and the node's struct symchan_team, before any PE's
+	// code can use them.
+	for _, pe := range pes {
+		if err := errors.Join(pe.world.writeDevice(), pe.node.writeDevice(), tr.Quiet(pe.id)); err != nil {
+			w.closed.Store(true)
+			return errors.Join(fmt.Errorf("pgas: %s backend: %w", cfg.Backend, err), tr.Close())
+		}
+	}
 
 	notifier, _ := tr.(driver.FailureNotifier)
 	watchDone := make(chan struct{})

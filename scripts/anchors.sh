@@ -6,11 +6,13 @@
 # benchstat) and Jacobi's as "anchor <name> <size> <value> <unit>" lines.
 # Binaries go to $ANCHOR_BUILD (default /tmp/symchan-anchors).
 #
-#   scripts/anchors.sh [bench|rate|host|routines|jacobi|floor|all] [jacobi args: nx ny niter]
+#   scripts/anchors.sh [bench|rate|host|routines|coll|jacobi|floor|all] [jacobi args: nx ny niter]
 #   (rate: nvshmem_bench's message rate alone; bench includes it)
 #   (host: its host-driven ping-pongs and put-with-signal stream alone;
 #   bench includes them)
 #   (routines: nvshmem_routines.cu, the anchors of bench/routines_test.go)
+#   (coll: nvshmem_coll.cu, the collectives on a stream and in a kernel;
+#   COLL_FORMS: stream or device alone)
 #   (floor: the host↔GPU round trips of floor.cu, plain CUDA)
 #   (ANCHOR_KERNELS: the Jacobi sweep kernels to run, default "vec4 scalar")
 set -euo pipefail
@@ -25,8 +27,8 @@ mkdir -p "$build/lib"
 # package ships only as .so.3.
 ln -sf "$nvh/lib/libnvshmem_host.so.3" "$build/lib/libnvshmem_host.so"
 export PATH=/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$nvh/lib:${LD_LIBRARY_PATH:-}
-# ANCHOR_PROGRAMS: the NVSHMEM programs to build (default all three).
-for prog in ${ANCHOR_PROGRAMS:-nvshmem_bench nvshmem_jacobi nvshmem_routines}; do
+# ANCHOR_PROGRAMS: the NVSHMEM programs to build (default all four).
+for prog in ${ANCHOR_PROGRAMS:-nvshmem_bench nvshmem_jacobi nvshmem_routines nvshmem_coll}; do
 	if [ ! -x "$build/$prog" ] || [ "$prog.cu" -nt "$build/$prog" ] || [ common.cuh -nt "$build/$prog" ] ||
 		[ ../../kernels/symchan.cuh -nt "$build/$prog" ]; then
 		nvcc -O3 -std=c++17 -arch=sm_90 -rdc=true -ccbin mpicxx -I"$nvh/include" "$prog.cu" -o "$build/$prog" \
@@ -57,6 +59,9 @@ if [ "$what" = rate ] || [ "$what" = host ]; then
 fi
 if [ "$what" = routines ] || [ "$what" = all ]; then
 	run 2 "$build/nvshmem_routines"
+fi
+if [ "$what" = coll ] || [ "$what" = all ]; then
+	run 2 "$build/nvshmem_coll" ${COLL_FORMS:-}
 fi
 if [ "$what" = jacobi ] || [ "$what" = all ]; then
 	# Both sweep kernels of examples/jacobi, on 1, 2, 4 … GPUs.

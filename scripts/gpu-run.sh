@@ -116,6 +116,13 @@
 #                            # nvshmem (mapped and forced-remote), both
 #                            # suites, the on-stream ping-pong beside
 #                            # NVSHMEM's, 3 rounds
+#   .gpu/gpu-run.sh collectives # team collectives on a stream and in
+#                            # users' kernels: the device routines' test,
+#                            # their conformance tests on cuda (PEs sharing
+#                            # the GPUs) and under nvshmem (mapped and
+#                            # forced-remote), the benchmarks beside
+#                            # NVSHMEM's (on 2+ GPUs), the pipeline on a
+#                            # shared GPU with 8 and 32 hardware queues
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -388,6 +395,19 @@ if [ "$what" = streams ]; then
 		[ -d "$repo/bench/anchors" ] && step "streams-anchor-$round" 150 env ANCHOR_PROGRAMS=nvshmem_bench "$repo/scripts/anchors.sh" host
 	done
 	mps off
+fi
+if [ "$what" = collectives ]; then
+	cr='TestConformance/(PGAS|GPU)/(StreamOrdered|StreamCollectives|DeviceTeams|StreamGraph|UserKernel)$'
+	step device-routines 90 env "${share[@]}" ./cuda.test -test.v -test.count=1 -test.run 'TestDevice(Routines|API)$'
+	step coll-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$cr" -test.timeout=140s
+	mps on
+	step "coll-nvshmem-${np}proc" 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$cr" -test.timeout=110s
+	step "coll-remote-${np}proc" 120 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$cr" -test.timeout=110s
+	mps off
+	step coll-bench 200 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUCollective' -test.benchtime 1x
+	[ "$ngpu" -ge 2 ] && [ -d "$repo/bench/anchors" ] && step coll-anchor 200 env ANCHOR_PROGRAMS=nvshmem_coll "$repo/scripts/anchors.sh" coll
+	step pipeline-cuda 45 env SYMCHAN_CUDA_SHARE_GPUS=1 ./pipeline -backend cuda -pes 2
+	step pipeline-cuda-conn32 45 env CUDA_DEVICE_MAX_CONNECTIONS=32 SYMCHAN_CUDA_SHARE_GPUS=1 ./pipeline -backend cuda -pes 2
 fi
 if [ "$what" = paths ]; then
 	# After a change to pgas's shared paths (put-with-signal, the claim,

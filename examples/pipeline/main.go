@@ -116,7 +116,7 @@ func flow(ctx context.Context, pe *pgas.PE, mod *device.Module, words, chunks in
 	if err := pgas.Put(pe, mine, part, me); err != nil {
 		return 0, err
 	}
-	st, err := pgas.NewStream(ctx, pe)
+	st, err := pgas.NewStream(pe)
 	if err != nil {
 		return 0, err
 	}

@@ -181,7 +181,6 @@ func TestDeviceRoutines(t *testing.T) {
 				want[128+2*q+i] = uint64(q*1000 + 2*me + i)
 			}
 		}
-		want[192] = 2 * npes
 		want[194] = math.Float64bits(2.5)
 		want[195] = 7
 		want[221], want[222], want[223] = 0, 7, 1

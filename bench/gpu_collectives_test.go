@@ -1,0 +1,182 @@
+//go:build cuda
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
+	"github.com/symchan/symchan/pgas"
+)
+
+// The collectives on GPUs against NVSHMEM's (bench/anchors/nvshmem_coll.cu
+// prints the same names with impl=nvshmem), on the world team of 2 PEs:
+// BenchmarkGPUCollectiveOnStream enqueues k of one collective on a
+// pgas.Stream (BarrierOnStream, BroadcastOnStream, ReduceAllOnStream of
+// float32 and float64 sums, FCollectOnStream, AllToAllOnStream) and syncs;
+// BenchmarkGPUCollectiveDevice launches a user's kernel, compiled at run
+// time, that runs k of symchan.cuh's block collectives (one block of 512
+// threads). size is the bytes each member contributes (a reduction's or a
+// broadcast's array, an fcollect's block, an alltoall's block for each
+// member); a figure is the median over repetitions 3 to 7 of the time of
+// k collectives over k.
+
+var collSizes = []int{8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 2 << 20, 16 << 20, 64 << 20}
+
+var collOps = []string{"barrier", "broadcast", "reduce-f32", "reduce-f64", "fcollect", "alltoall"}
+
+// collIters is k for a size (nvshmem_coll.cu: collIters).
+func collIters(size int) int {
+	if size < 1 {
+		size = 1
+	}
+	return min(200, max(4, (32<<20)/size))
+}
+
+// collSource is the device benchmark's kernel: iters of collective op.
+const collSource = `#include "symchan.cuh"
+extern "C" __global__ void coll_loop(const symchan_heap *h, symchan_team *t, int op, void *dst, void *src, unsigned long long size, int iters) {
+	for (int i = 0; i < iters; i++) {
+		switch (op) {
+		case 0: symchan_barrier_block(h, t); break;
+		case 1: symchan_broadcastmem_block(h, t, dst, src, size, 0); break;
+		case 2: symchan_float_sum_reduce_block(h, t, (float *)dst, (const float *)src, size / 4); break;
+		case 3: symchan_double_sum_reduce_block(h, t, (double *)dst, (const double *)src, size / 8); break;
+		case 4: symchan_fcollectmem_block(h, t, dst, src, size); break;
+		case 5: symchan_alltoallmem_block(h, t, dst, src, size); break;
+		}
+	}
+}
+`
+
+func BenchmarkGPUCollectiveOnStream(b *testing.B) { collectiveBench(b, false) }
+func BenchmarkGPUCollectiveDevice(b *testing.B)   { collectiveBench(b, true) }
+
+func collectiveBench(b *testing.B, inKernel bool) {
+	var prog kernels.Program
+	if inKernel {
+		var err error
+		if prog, err = kernels.Compile("coll.cu", collSource, kernels.CompileOptions{CacheDir: b.TempDir()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	maxSize := collSizes[len(collSizes)-1]
+	type key struct {
+		op   string
+		size int
+	}
+	ns := map[key]float64{}
+	var order []key
+	gpuWorld(b, 8*int64(maxSize)+64<<20, func(ctx context.Context, pe *pgas.PE) error {
+		npes := pe.NumPEs()
+		world := pe.TeamWorld()
+		src, dst, err := symPair(ctx, pe, npes*maxSize)
+		if err != nil {
+			return err
+		}
+		f32src, err := pgas.AllocZeroed[float32](ctx, pe, maxSize/4)
+		if err != nil {
+			return err
+		}
+		f32dst, err := pgas.AllocZeroed[float32](ctx, pe, maxSize/4)
+		if err != nil {
+			return err
+		}
+		f64src, err := pgas.AllocZeroed[float64](ctx, pe, maxSize/8)
+		if err != nil {
+			return err
+		}
+		f64dst, err := pgas.AllocZeroed[float64](ctx, pe, maxSize/8)
+		if err != nil {
+			return err
+		}
+		st, err := pgas.NewStream(pe)
+		if err != nil {
+			return err
+		}
+		var mod *device.Module
+		var g pgas.GPU
+		if inKernel {
+			if g, err = pe.GPU(); err != nil {
+				return err
+			}
+			if mod, err = g.Load(prog); err != nil {
+				return err
+			}
+		}
+		enqueue := func(op, size int) error {
+			switch op {
+			case 0:
+				return pgas.BarrierOnStream(st, world)
+			case 1:
+				return pgas.BroadcastOnStream(st, world, dst, src, size, 0)
+			case 2:
+				return pgas.ReduceAllOnStream(st, world, pgas.ReduceSum, f32dst, f32src, size/4)
+			case 3:
+				return pgas.ReduceAllOnStream(st, world, pgas.ReduceSum, f64dst, f64src, size/8)
+			case 4:
+				return pgas.FCollectOnStream(st, world, dst, src, size)
+			default:
+				return pgas.AllToAllOnStream(st, world, dst, src, size)
+			}
+		}
+		for op, name := range collOps {
+			for _, size := range collSizes {
+				if op == 0 {
+					if size != collSizes[0] {
+						continue
+					}
+					size = 0
+				}
+				k := collIters(size)
+				var runs []float64
+				for rep := range 7 {
+					if err := pe.Barrier(ctx); err != nil {
+						return err
+					}
+					t0 := time.Now()
+					if inKernel {
+						var s, d any = src, dst
+						switch op {
+						case 2:
+							s, d = f32src, f32dst
+						case 3:
+							s, d = f64src, f64dst
+						}
+						err = pgas.LaunchOnStream(st, mod, "coll_loop", device.D1(1), device.D1(512), 0,
+							g.HeapDescriptor(), world, op, d, s, uint64(size), k)
+					} else {
+						for range k {
+							if err = enqueue(op, size); err != nil {
+								break
+							}
+						}
+					}
+					if err != nil {
+						return fmt.Errorf("%s size %d: %w", name, size, err)
+					}
+					if err := st.Sync(ctx); err != nil {
+						return fmt.Errorf("%s size %d: %w", name, size, err)
+					}
+					if rep >= 2 {
+						runs = append(runs, float64(time.Since(t0).Nanoseconds())/float64(k))
+					}
+				}
+				if pe.ID() == 0 {
+					ns[key{name, size}] = medianOf(runs)
+					order = append(order, key{name, size})
+				}
+			}
+		}
+		return st.Close(ctx)
+	})
+	for _, k := range order {
+		b.Run(fmt.Sprintf("op=%s/size=%d", k.op, k.size), func(b *testing.B) {
+			reportImpl(b, "symchan", ns[k], ns[k]/1e3, "us/op")
+		})
+	}
+}

@@ -1,0 +1,166 @@
+package pgas
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
+)
+
+// Team collectives on a stream (NVSHMEM's nvshmemx_*_on_stream). Each
+// checks its arguments on the caller's PE, enqueues the collective and
+// returns; members enqueue a team's collectives in the same order. On the
+// GPU backends the stream runs them on the device as phases of the team's
+// struct symchan_team (teamdevice.go), the same sequence that symchan.cuh's
+// device collectives on that team use, so a team's collectives in users'
+// kernels and on streams may follow one another. Elsewhere the host
+// stream runs the blocking collective (Broadcast, ReduceAll, …).
+//
+// What the blocking forms add and these do not: a member whose arguments
+// differ from the others' (count, root, operator) is not detected on a
+// GPU stream (NVSHMEM leaves it undefined too); each member's own
+// arguments are checked. A collective on a stream and a blocking one on
+// the same team are ordered by the caller (Stream.Sync between them).
+
+// Steps of kernels.TeamStep: symchan.cu's STEP_*.
+const (
+	stepBarrier   = 1
+	stepSync      = 2
+	stepBroadcast = 3
+	stepFCollect  = 4
+	stepAllToAll  = 5
+	stepReduce    = 6
+)
+
+// Launch shapes of a collective on a GPU stream: below gridBytes moved
+// per member one block runs it whole; from there its data step runs on
+// gridBlocks blocks between two phase kernels (the stream orders them).
+const (
+	stepThreads = 512
+	gridBlocks  = 32
+	gridBytes   = 1 << 20
+)
+
+// BarrierOnStream enqueues on s a barrier of team t (t a team of s's PE;
+// nvshmemx_barrier_on_stream, and nvshmemx_barrier_all_on_stream with
+// PE.TeamWorld): the routines and kernels each member enqueued on its
+// stream before it, and their puts, are complete before any member's
+// stream runs past it.
+func BarrierOnStream(s *Stream, t *Team) error {
+	if err := s.collectiveArgs(t, nil); err != nil {
+		return fmt.Errorf("BarrierOnStream: %w", err)
+	}
+	return s.collective(t, stepBarrier, 0, 0, 0, 0, 0, func(ctx context.Context) error { return t.Barrier(ctx) })
+}
+
+// BroadcastOnStream enqueues on s the Broadcast of the first n elements of
+// src on team rank root into dst on every member
+// (nvshmemx_broadcastmem_on_stream).
+func BroadcastOnStream[T any](s *Stream, t *Team, dst, src Sym[T], n, root int) error {
+	if err := s.collectiveArgs(t, func() error { return broadcastArgs(t, dst, src, n, root) }); err != nil {
+		return fmt.Errorf("BroadcastOnStream: %w", err)
+	}
+	nb := int64(n) * sizeOf[T]()
+	return s.collective(t, stepBroadcast, dst.off, src.off, nb, uint64(root), nb, func(ctx context.Context) error {
+		return Broadcast(ctx, t, dst, src, n, root)
+	})
+}
+
+// ReduceAllOnStream enqueues on s the ReduceAll of the first n elements of
+// src with op into dst on every member (nvshmemx_<type>_<op>_reduce_on_stream).
+// dst and src are the same Sym or do not overlap.
+func ReduceAllOnStream[T Number](s *Stream, t *Team, op ReduceOp, dst, src Sym[T], n int) error {
+	err := s.collectiveArgs(t, func() error {
+		bad := firstErr(reduceOpArg[T](op), reduceArgs(t, dst, src, n))
+		if bad == nil && overlaps(dst.Slice(0, n), src.Slice(0, n)) && dst.off != src.off {
+			bad = fmt.Errorf("%w: reduce dst and src overlap without being the same elements", ErrBadArg)
+		}
+		return bad
+	})
+	if err != nil {
+		return fmt.Errorf("ReduceAllOnStream: %w", err)
+	}
+	return s.collective(t, stepReduce, dst.off, src.off, int64(n), uint64(op)|uint64(elemCode[T]())<<8, int64(n)*sizeOf[T](),
+		func(ctx context.Context) error { return ReduceAll(ctx, t, op, dst, src, n) })
+}
+
+// FCollectOnStream enqueues on s the FCollect of the first n elements of
+// src on every member into dst (nvshmemx_fcollectmem_on_stream).
+func FCollectOnStream[T any](s *Stream, t *Team, dst, src Sym[T], n int) error {
+	if err := s.collectiveArgs(t, func() error { return exchangeArgs(t, syncFCollect, dst, src, 1, 1, n, 1) }); err != nil {
+		return fmt.Errorf("FCollectOnStream: %w", err)
+	}
+	nb := int64(n) * sizeOf[T]()
+	return s.collective(t, stepFCollect, dst.off, src.off, nb, 0, nb*int64(t.NumPEs()), func(ctx context.Context) error {
+		return FCollect(ctx, t, dst, src, n)
+	})
+}
+
+// AllToAllOnStream enqueues on s the AllToAll of n-element blocks of src
+// into dst (nvshmemx_alltoallmem_on_stream).
+func AllToAllOnStream[T any](s *Stream, t *Team, dst, src Sym[T], n int) error {
+	if err := s.collectiveArgs(t, func() error { return exchangeArgs(t, syncAllToAll, dst, src, 1, 1, n, t.NumPEs()) }); err != nil {
+		return fmt.Errorf("AllToAllOnStream: %w", err)
+	}
+	nb := int64(n) * sizeOf[T]()
+	return s.collective(t, stepAllToAll, dst.off, src.off, nb, 0, nb*int64(t.NumPEs()), func(ctx context.Context) error {
+		return AllToAll(ctx, t, dst, src, n)
+	})
+}
+
+// collectiveArgs checks a stream, its team (one of the stream's PE) and
+// the collective's own arguments (args, when not nil).
+func (s *Stream) collectiveArgs(t *Team, args func() error) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := t.check(); err != nil {
+		return err
+	}
+	if t.pe != s.p {
+		return fmt.Errorf("%w: the team handle is PE %d's, the stream PE %d's", ErrBadArg, t.pe.id, s.p.id)
+	}
+	if args == nil {
+		return nil
+	}
+	return args()
+}
+
+// collective enqueues a checked collective: on a GPU stream, step of the
+// team's device sequence over dst and src (offsets of this PE's copies;
+// n and arg as kernels.TeamStep takes them), moved bytes landing on each
+// member; on a host stream, blocking.
+func (s *Stream) collective(t *Team, step uint64, dst, src, n int64, arg uint64, moved int64, blocking func(context.Context) error) error {
+	if s.ds == nil {
+		return s.host.enqueue(blocking)
+	}
+	g, err := s.p.GPU()
+	if err != nil {
+		return err
+	}
+	team, err := t.deviceTeam(s.p, g)
+	if err != nil {
+		return err
+	}
+	if s.step == nil {
+		if s.step, err = g.Module().Function(kernels.TeamStep); err != nil {
+			return err
+		}
+	}
+	st := s.Device()
+	launch := func(step uint64, blocks int, whole uint64) error {
+		return st.Launch(s.step, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team), step,
+			uint64(g.Addr(s.p.id, dst)), uint64(g.Addr(s.p.id, src)), uint64(n), arg, whole)
+	}
+	if step == stepBarrier || moved < gridBytes {
+		return launch(step, 1, 1)
+	}
+	if err := launch(stepBarrier, 1, 1); err != nil {
+		return err
+	}
+	if err := launch(step, gridBlocks, 0); err != nil {
+		return err
+	}
+	return launch(stepBarrier, 1, 1)
+}
