@@ -19,13 +19,16 @@ import (
 // pgas.Stream (BarrierOnStream, BroadcastOnStream, ReduceAllOnStream of
 // float32 and float64 sums, FCollectOnStream, AllToAllOnStream) and syncs;
 // BenchmarkGPUCollectiveDevice launches a user's kernel, compiled at run
-// time, that runs k of symchan.cuh's block collectives (one block of 512
-// threads). size is the bytes each member contributes (a reduction's or a
+// time, that runs k of symchan.cuh's block collectives (one block of
+// collThreads threads). size is the bytes each member contributes (a reduction's or a
 // broadcast's array, an fcollect's block, an alltoall's block for each
 // member); a figure is the median over repetitions 3 to 7 of the time of
 // k collectives over k.
 
 var collSizes = []int{8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 2 << 20, 16 << 20, 64 << 20}
+
+// collThreads is the device benchmark's block (nvshmem_coll.cu: collThreads).
+const collThreads = 256
 
 var collOps = []string{"barrier", "broadcast", "reduce-f32", "reduce-f64", "fcollect", "alltoall"}
 
@@ -147,7 +150,7 @@ func collectiveBench(b *testing.B, inKernel bool) {
 						case 3:
 							s, d = f64src, f64dst
 						}
-						err = pgas.LaunchOnStream(st, mod, "coll_loop", device.D1(1), device.D1(512), 0,
+						err = pgas.LaunchOnStream(st, mod, "coll_loop", device.D1(1), device.D1(collThreads), 0,
 							g.HeapDescriptor(), world, op, d, s, uint64(size), k)
 					} else {
 						for range k {

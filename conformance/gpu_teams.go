@@ -45,7 +45,7 @@ extern "C" __global__ void team_collectives(const symchan_heap *h, symchan_team 
 // teams advance; then a collective on a stream of the same world team
 // follows them. Every result is checked on every member.
 func (ck *kit) testDeviceTeams(t *testing.T) {
-	const n = 24
+	const n = 25 // 8-byte elements: a tail past the last 16 bytes
 	npes := ck.upToPEs(4)
 	ck.needGPUs(t, npes)
 	prog, err := kernels.Compile("teams.cu", teamSource, kernels.CompileOptions{CacheDir: t.TempDir()})

@@ -14,11 +14,12 @@ import (
 // the run has) and on a strided team of the even ranks, each enqueued with nothing between them and checked
 // after one Sync: a barrier after each PE's put to its right neighbour,
 // a broadcast from rank 1, reductions (float64 sum out of place, float32
-// sum and int64 max in place, uint32 xor), fcollect, alltoall, and one
-// fcollect large enough to run its data step on a grid (GPU backends).
+// sum and int64 max in place, uint32 xor; counts that leave a tail past
+// the last 16 bytes), fcollect, alltoall, and an fcollect and an in-place
+// sum large enough to run their data step on a grid (GPU backends).
 // Members' arguments that are bad on their own PE fail at once.
 func (ck *kit) testStreamCollectives(t *testing.T) {
-	const n, big = 40, 80 << 10 // big: 80 Ki int64 = 640 KiB a member, 2.5 MiB collected with 4 PEs
+	const n, big = 42, 80 << 10 // big: 80 Ki int64 = 640 KiB a member, 2.5 MiB collected with 4 PEs
 	npes := ck.upToPEs(4)
 	ck.run(t, npes, func(ctx context.Context, pe *pgas.PE) error {
 		me := pe.ID()
@@ -37,6 +38,7 @@ func (ck *kit) testStreamCollectives(t *testing.T) {
 		a2a := must(pgas.AllocZeroed[int64](ctx, pe, npes*n))
 		bigSrc := must(pgas.AllocZeroed[int64](ctx, pe, big))
 		bigDst := must(pgas.AllocZeroed[int64](ctx, pe, npes*big))
+		bigSum := must(pgas.AllocZeroed[float64](ctx, pe, big+3))
 		evenDst := must(pgas.AllocZeroed[int64](ctx, pe, npes*n))
 		val := func(q, i int) int64 { return int64(q*1000 + i) }
 		check(pgas.Put(pe, i64, seq(npes*n, func(i int) int64 { return val(me, i) }), me))
@@ -45,6 +47,7 @@ func (ck *kit) testStreamCollectives(t *testing.T) {
 		check(pgas.Put(pe, mx, seq(n, func(i int) int64 { return int64((me*7 + i*3) % 11) }), me))
 		check(pgas.Put(pe, u32, seq(n, func(i int) uint32 { return uint32(me+1) << (i % 24) }), me))
 		check(pgas.Put(pe, bigSrc, seq(big, func(i int) int64 { return val(me, i) }), me))
+		check(pgas.Put(pe, bigSum, seq(big+3, func(i int) float64 { return float64(me*3 + i%17) }), me))
 		check(pe.Barrier(ctx))
 
 		right := (me + 1) % npes
@@ -59,6 +62,7 @@ func (ck *kit) testStreamCollectives(t *testing.T) {
 		check(pgas.FCollectOnStream(st, world, fcol, i64, n))
 		check(pgas.AllToAllOnStream(st, world, a2a, i64, n))
 		check(pgas.FCollectOnStream(st, world, bigDst, bigSrc, big))
+		check(pgas.ReduceAllOnStream(st, world, pgas.ReduceSum, bigSum, bigSum, big+3))
 		if even != nil {
 			check(pgas.FCollectOnStream(st, even, evenDst, i64, n))
 			check(pgas.BarrierOnStream(st, even))
@@ -106,6 +110,9 @@ func (ck *kit) testStreamCollectives(t *testing.T) {
 		expect("alltoall", read(pe, a2a), seq(npes*n, func(i int) int64 { return val(i/n, me*n+i%n) }))
 		if got := read(pe, bigDst); !slices.Equal(got, seq(npes*big, func(i int) int64 { return val(i/big, i%big) })) {
 			errs = append(errs, fmt.Errorf("PE %d: the large fcollect differs", me))
+		}
+		if got, want := read(pe, bigSum), seq(big+3, func(i int) float64 { return float64(3*npes*(npes-1)/2 + npes*(i%17)) }); !slices.Equal(got, want) {
+			errs = append(errs, fmt.Errorf("PE %d: the large float64 sum differs", me))
 		}
 		if even != nil {
 			m := even.NumPEs()

@@ -737,19 +737,32 @@ static __device__ __forceinline__ unsigned symchan_group_size(int scope) {
 
 // symchan_team_phase is one phase of t by the calling group. With quiet,
 // the group's earlier puts (NVSHMEM's to unmapped PEs included) are
-// complete first; the group's stores always are (the release of each
-// arrival).
+// complete first; the group's stores always are (a system fence before
+// the arrivals, or the release of each).
 static __device__ void symchan_team_phase(const symchan_heap *h, symchan_team *t, int scope, bool quiet) {
 	const unsigned tid = symchan_group_tid(scope), nth = symchan_group_size(scope);
-	symchan_group_sync(scope);
-	if (quiet) {
-		if (tid == 0)
-			symchan_quiet();
-		symchan_group_sync(scope);
-	}
 	const symchan_u64 off = symchan_off(h, &t->arrivals);
-	for (int r = tid; r < t->size; r += nth)
-		symchan_signal_release(h, symchan_team_world_pe(t, r), off, 1, SYMCHAN_SIGNAL_ADD);
+	symchan_group_sync(scope);
+	if (t->size <= 32) {
+		// Thread 0 alone: one system fence (cumulative: it covers what
+		// the group stored before the sync) or quiet, then plain adds.
+		if (tid == 0) {
+			if (quiet)
+				symchan_quiet();
+			else
+				__threadfence_system();
+			for (int r = 0; r < t->size; r++)
+				symchan_signal_op(h, symchan_team_world_pe(t, r), off, 1, SYMCHAN_SIGNAL_ADD);
+		}
+	} else {
+		if (quiet) {
+			if (tid == 0)
+				symchan_quiet();
+			symchan_group_sync(scope);
+		}
+		for (int r = tid; r < t->size; r += nth)
+			symchan_signal_release(h, symchan_team_world_pe(t, r), off, 1, SYMCHAN_SIGNAL_ADD);
+	}
 	if (tid == 0) {
 		const symchan_u64 phase = t->phases + 1;
 		t->phases = phase;
@@ -863,22 +876,74 @@ static __device__ __forceinline__ void symchan_team_store(const symchan_heap *h,
 	((T *)symchan_ptr(h, pe, symchan_off(h, dest)))[i] = v;
 }
 
+// symchan_combine16 combines the 16 bytes of b into a, element by element.
+template <typename T> static __device__ __forceinline__ void symchan_combine16(int op, uint4 &a, const uint4 &b) {
+	T *x = (T *)&a;
+	const T *y = (const T *)&b;
+#pragma unroll
+	for (int j = 0; j < (int)(16 / sizeof(T)); j++)
+		x[j] = symchan_combine_any(op, x[j], y[j]);
+}
+
 // symchan_reduce_part: rank r owns the r-th of size contiguous segments
 // of the nreduce elements. For each element of its segment it folds every
 // member's source in rank order (every member gets the same bits) and
 // stores the result in every member's dest. Only the owner reads an
 // element, and it reads every copy before it writes any: dest may be
-// source.
+// source. Elements of 4 and 8 bytes, where both arrays are 16-byte aligned
+// and every member is mapped, go 16 bytes a load, four loads in flight a
+// thread; the elements past the last whole 16 bytes, and everything
+// otherwise, one at a time.
 template <typename T>
 static __device__ void symchan_reduce_part(const symchan_heap *h, const symchan_team *t, int op, T *dest, const T *source, symchan_u64 nreduce,
                                            unsigned tid, unsigned nth) {
-	const symchan_u64 seg = (nreduce + t->size - 1) / t->size, lo = seg * t->rank, hi = lo + seg < nreduce ? lo + seg : nreduce;
+	const int size = t->size;
+	bool wide = sizeof(T) >= 4 && (((symchan_u64)dest | (symchan_u64)source) & 15) == 0;
+#ifdef SYMCHAN_NVSHMEM
+	for (int r = 0; r < size && wide; r++)
+		wide = symchan_bases(h)[symchan_team_world_pe(t, r)] != 0;
+#endif
+	symchan_u64 first = 0, seg = (nreduce + size - 1) / size; // the scalar loop's elements and segments
+	if (wide) {
+		const unsigned V = 16 / sizeof(T);
+		const symchan_u64 nv = nreduce / V, segv = (nv + size - 1) / size, lo = segv * t->rank, hi = lo + segv < nv ? lo + segv : nv;
+		const symchan_u64 soff = symchan_off(h, source), doff = symchan_off(h, dest);
+		for (symchan_u64 c = lo + tid; c < hi; c += 4ull * nth) {
+			uint4 acc[4], v[4];
+			const uint4 *s0 = (const uint4 *)symchan_ptr(h, symchan_team_world_pe(t, 0), soff);
+#pragma unroll
+			for (int k = 0; k < 4; k++)
+				if (c + k * nth < hi)
+					acc[k] = s0[c + k * nth];
+			for (int r = 1; r < size; r++) {
+				const uint4 *sr = (const uint4 *)symchan_ptr(h, symchan_team_world_pe(t, r), soff);
+#pragma unroll
+				for (int k = 0; k < 4; k++)
+					if (c + k * nth < hi)
+						v[k] = sr[c + k * nth];
+#pragma unroll
+				for (int k = 0; k < 4; k++)
+					if (c + k * nth < hi)
+						symchan_combine16<T>(op, acc[k], v[k]);
+			}
+			for (int r = 0; r < size; r++) {
+				uint4 *dr = (uint4 *)symchan_ptr(h, symchan_team_world_pe(t, (t->rank + r) % size), doff);
+#pragma unroll
+				for (int k = 0; k < 4; k++)
+					if (c + k * nth < hi)
+						dr[c + k * nth] = acc[k];
+			}
+		}
+		first = nv * V;
+		seg = nreduce - first; // the tail: rank 0's
+	}
+	const symchan_u64 lo = first + seg * t->rank, hi = lo + seg < nreduce ? lo + seg : nreduce;
 	for (symchan_u64 i = lo + tid; i < hi; i += nth) {
 		T acc = symchan_team_load(h, t, source, i, 0);
-		for (int r = 1; r < t->size; r++)
+		for (int r = 1; r < size; r++)
 			acc = symchan_combine_any(op, acc, symchan_team_load(h, t, source, i, r));
-		for (int r = 0; r < t->size; r++)
-			symchan_team_store(h, t, dest, i, (t->rank + r) % t->size, acc);
+		for (int r = 0; r < size; r++)
+			symchan_team_store(h, t, dest, i, (t->rank + r) % size, acc);
 	}
 }
 

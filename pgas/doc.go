@@ -28,6 +28,11 @@
 //     [Broadcast], [ReduceAll], [ReduceAllComplex], [FCollect], [Collect],
 //     [AllToAll], [AllToAlls]; teams split off with [Team.Split],
 //     [Team.SplitConfig] and [Team.Split2D];
+//   - stream-ordered forms ([NewStream]): RMA, signals, waits and atomics
+//     ([PutSignalOnStream], …) and the team collectives
+//     ([BarrierOnStream], [BroadcastOnStream], [ReduceAllOnStream],
+//     [FCollectOnStream], [AllToAllOnStream]), which on the GPU backends
+//     run on the device in one sequence with kernels' team collectives;
 //   - the heap: [Realloc] and [Free] beside the allocations.
 //
 // Point-to-point waits over arrays of words (wait_until_all/any/some and

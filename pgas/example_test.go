@@ -122,3 +122,41 @@ func ExampleNewStream() {
 	// PE 1 got 0
 	// PE 2 got 10
 }
+
+// A sum over the world on a stream: each PE queues the reduction and syncs
+// once. On the GPU backends it runs on the device (symchan.cuh's team
+// reduction, in one sequence with kernels' team collectives); here the
+// stream runs ReduceAll.
+func ExampleReduceAllOnStream() {
+	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 4, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+		st, err := pgas.NewStream(pe)
+		if err != nil {
+			return err
+		}
+		x, err := pgas.AllocZeroed[float64](ctx, pe, 2)
+		if err != nil {
+			return err
+		}
+		if err := pgas.Put(pe, x, []float64{float64(pe.ID()), 1}, pe.ID()); err != nil {
+			return err
+		}
+		if err := pgas.ReduceAllOnStream(st, pe.TeamWorld(), pgas.ReduceSum, x, x, 2); err != nil {
+			return err
+		}
+		if err := st.Sync(ctx); err != nil {
+			return err
+		}
+		got := make([]float64, 2)
+		if err := pgas.Get(pe, got, x, pe.ID()); err != nil {
+			return err
+		}
+		if pe.ID() == 0 {
+			fmt.Println(got)
+		}
+		return st.Close(ctx)
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Output: [6 4]
+}

@@ -123,6 +123,11 @@
 #                            # forced-remote), the benchmarks beside
 #                            # NVSHMEM's (on 2+ GPUs), the pipeline on a
 #                            # shared GPU with 8 and 32 hardware queues
+#   .gpu/gpu-run.sh collectives-suites # after the collectives: both suites
+#                            # on cuda (PEs sharing the GPUs) and under
+#                            # nvshmem, the pipeline on a shared GPU with 8
+#                            # and 32 hardware queues, the collectives'
+#                            # benchmark
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -408,6 +413,15 @@ if [ "$what" = collectives ]; then
 	[ "$ngpu" -ge 2 ] && [ -d "$repo/bench/anchors" ] && step coll-anchor 200 env ANCHOR_PROGRAMS=nvshmem_coll "$repo/scripts/anchors.sh" coll
 	step pipeline-cuda 45 env SYMCHAN_CUDA_SHARE_GPUS=1 ./pipeline -backend cuda -pes 2
 	step pipeline-cuda-conn32 45 env CUDA_DEVICE_MAX_CONNECTIONS=32 SYMCHAN_CUDA_SHARE_GPUS=1 ./pipeline -backend cuda -pes 2
+fi
+if [ "$what" = collectives-suites ]; then
+	step pipeline-cuda-shared 45 env SYMCHAN_CUDA_SHARE_GPUS=1 ./pipeline -backend cuda -pes 2
+	step pipeline-cuda-shared-conn32 45 env CUDA_DEVICE_MAX_CONNECTIONS=32 SYMCHAN_CUDA_SHARE_GPUS=1 ./pipeline -backend cuda -pes 2
+	suites suites-cuda-shared 230 SYMCHAN_TEST_BACKEND=cuda "${share[@]}"
+	mps on
+	suites "suites-nvshmem-${np}proc" 180 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np"
+	mps off
+	step coll-bench 100 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUCollective' -test.benchtime 1x
 fi
 if [ "$what" = paths ]; then
 	# After a change to pgas's shared paths (put-with-signal, the claim,

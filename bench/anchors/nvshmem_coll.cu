@@ -1,7 +1,8 @@
 // nvshmem_coll: the NVSHMEM side of bench/gpu_collectives_test.go on the
 // world team: its collectives on a stream (nvshmemx_*_on_stream) and in a
-// kernel (nvshmemx_*_block, one block of 512 threads, collectively
-// launched), at the benchmark's sizes. size is the bytes each member
+// kernel (nvshmemx_*_block, one block of collThreads threads,
+// collectively launched: 512 are more than its block collectives' registers
+// allow), at the benchmark's sizes. size is the bytes each member
 // contributes: the array of a reduction or broadcast, each member's block
 // of an fcollect, the block for each member of an alltoall. Each figure is
 // the median over reps 3..7 of (time of k collectives) / k, k as
@@ -11,6 +12,7 @@
 #include <cstring>
 
 static const size_t sizes[] = {8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 2 << 20, 16 << 20, 64 << 20};
+static const int collThreads = 256; // bench/gpu_collectives_test.go: collThreads
 static const char *ops[] = {"barrier", "broadcast", "reduce-f32", "reduce-f64", "fcollect", "alltoall"};
 
 // collIters: the collectives a repetition times (bench/gpu_collectives_test.go: collIters).
@@ -75,7 +77,11 @@ int main(int argc, char **argv) {
 							on_stream(op, dst, src, size, st);
 					} else {
 						void *args[] = {&op, &dst, &src, &size, &k};
-						CK((cudaError_t)nvshmemx_collective_launch((const void *)coll_kernel, 1, 512, args, 0, st));
+						int rc = nvshmemx_collective_launch((const void *)coll_kernel, 1, collThreads, args, 0, st);
+						if (rc != 0) {
+							fprintf(stderr, "nvshmem_coll: nvshmemx_collective_launch: %d\n", rc);
+							MPI_Abort(MPI_COMM_WORLD, 1);
+						}
 					}
 					CK(cudaStreamSynchronize(st));
 					double t = MPI_Wtime() - t0;

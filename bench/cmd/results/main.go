@@ -247,9 +247,20 @@ var streamPingPong = table{title: "Between two GPUs: put-with-signal ping-pong q
 	match: `^GPUHostPingPong$`, unit: "us/half-RT", ratio: [2]string{"nvshmem-onstream", "symchan-onstream"},
 	about: "8 bytes and a signal between PEs on two H100s, queued from the host and synchronised once per 2,000 round trips: symchan-onstream, pgas.PutSignalOnStream and SignalWaitUntilOnStream on a pgas.Stream (cuda backend: a peer copy and a stream write, a stream wait), against NVSHMEM's putmem_signal_on_stream and signal_wait_until_on_stream (nvshmem-onstream); symchan and nvshmem-blocking wait on the host at every step. Median of 5 runs after 2, three rounds in one call (gpu-run.sh streams)."}
 
+// Team collectives on GPUs (issue 33, item 5) against NVSHMEM's, between
+// two GPUs: on a stream, and in a kernel.
+var (
+	collOnStream = table{title: "Between two GPUs: team collectives on a stream against NVSHMEM's (µs per collective)", file: "2026-11-25-nvidia-h200-x2-collectives.txt",
+		match: `^GPUCollectiveOnStream/.*$`, unit: "us/op", ratio: [2]string{"nvshmem", "symchan"},
+		about: "The world team of 2 PEs on two H200s (cuda backend), one call: pgas.BarrierOnStream, BroadcastOnStream, ReduceAllOnStream (float32 and float64 sums), FCollectOnStream and AllToAllOnStream against NVSHMEM's nvshmemx_barrier_on_stream, _int64_broadcast_, _float/_double_sum_reduce_, _int64_fcollect_ and _int64_alltoall_on_stream (bench/anchors/nvshmem_coll.cu). size: the bytes each member contributes (an alltoall's block for each member). k collectives (200 down to 4 as size grows) queued, then one synchronisation; median of 5 repetitions after 2, over k. Ratio: symchan ÷ NVSHMEM (below 1: symchan faster)."}
+	collDevice = table{title: "Between two GPUs: team collectives in a kernel against NVSHMEM's (µs per collective)", file: "2026-11-25-nvidia-h200-x2-collectives.txt",
+		match: `^GPUCollectiveDevice/.*$`, unit: "us/op", ratio: [2]string{"nvshmem", "symchan"},
+		about: "The same collectives from one block of 256 threads on each GPU, k of them in one kernel: symchan.cuh's symchan_barrier_block, _broadcastmem_block, _float/_double_sum_reduce_block, _fcollectmem_block and _alltoallmem_block in a user's kernel compiled at run time (NVRTC) and launched with a *pgas.Team, against NVSHMEM's nvshmemx_*_block in a collectively launched kernel. Median of 5 launches after 2, over k."}
+)
+
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostSession, hostPaths, collectiveArgs, serviceLoad, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
