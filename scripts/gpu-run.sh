@@ -128,6 +128,12 @@
 #                            # nvshmem, the pipeline on a shared GPU with 8
 #                            # and 32 hardware queues, the collectives'
 #                            # benchmark
+#   .gpu/gpu-run.sh shared-hang # the stream waits that hung PEs sharing
+#                            # one GPU (CHANGELOG, known issues): the
+#                            # stream tests and the pipeline with the
+#                            # driver's default (lazy) kernel loading, with
+#                            # CUDA_MODULE_LOADING=EAGER, and with 32
+#                            # hardware queues
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -422,6 +428,22 @@ if [ "$what" = collectives-suites ]; then
 	suites "suites-nvshmem-${np}proc" 180 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np"
 	mps off
 	step coll-bench 100 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUCollective' -test.benchtime 1x
+fi
+if [ "$what" = shared-hang ]; then
+	# Hypothesis: loading a kernel lazily (the driver's default since CUDA
+	# 12.2) waits for the context's running kernels, among them another
+	# PE's wait spinning for this PE's signal. EAGER loads every kernel of
+	# a module when it is loaded, before anything spins.
+	sh='TestConformance/(PGAS|GPU)/(StreamOrdered|StreamCollectives|DeviceTeams|StreamGraph)$'
+	for mode in lazy eager conn32; do
+		e=(SYMCHAN_CUDA_SHARE_GPUS=1)
+		[ "$mode" = eager ] && e+=(CUDA_MODULE_LOADING=EAGER)
+		[ "$mode" = conn32 ] && e+=(CUDA_DEVICE_MAX_CONNECTIONS=32)
+		for n in 2 4; do
+			step "shared-$mode-${n}pe" 60 env "${e[@]}" SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=$n ./tests.test -test.v -test.count=1 -test.run "$sh" -test.timeout=55s
+		done
+		step "pipeline-$mode" 45 env "${e[@]}" ./pipeline -backend cuda -pes 2
+	done
 fi
 if [ "$what" = paths ]; then
 	# After a change to pgas's shared paths (put-with-signal, the claim,
