@@ -15,4 +15,7 @@ for ex in ring jacobi service devicering pipeline; do
 done
 go build -ldflags='-s -w' -o .gpu/symrun ./cmd/symrun
 cp scripts/gpu-run.sh .gpu/
+# The binaries' commit, "-dirty" when the tree had changes: gpu-run.sh
+# writes it into bench.txt.
+git describe --always --dirty > .gpu/COMMIT
 du -sh .gpu

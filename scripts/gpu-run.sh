@@ -707,12 +707,14 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
 fi
 # Every benchmark line (ours and the anchors', PE 0's under symrun) in one
 # file for benchstat (cd bench && go tool benchstat -col /impl bench.txt),
-# led by the key: value lines that bench/results/ keeps (COMMIT: the
-# binaries' commit, which the machine's copy of the tree may not know).
+# led by the key: value lines that bench/results/ keeps (COMMIT, else
+# .gpu/COMMIT from gpu-build.sh: the binaries' commit, which the machine's
+# copy of the tree may not know).
 if [ -n "${OUT:-}" ]; then
 	{
 		echo "date: $(date -u +%Y-%m-%d)"
 		echo "machine: ${MACHINE:-$(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | sed 's/^ *//' | paste -sd, -)}"
+		[ -z "${COMMIT:-}" ] && [ -f "$gpu/COMMIT" ] && COMMIT=$(cat "$gpu/COMMIT")
 		echo "commit: ${COMMIT:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 		echo "command: scripts/gpu-run.sh $what"
 		cat /tmp/symchan-*.log 2>/dev/null | grep -hE "^(\[PE 0\] )?Benchmark" | sed 's/^\[PE 0\] //'
