@@ -89,6 +89,10 @@ var hostNow8Again = table{title: "Host fast path: round trips before its move (c
 	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
 	about: "The same A/B as above, again at the end of the sixteenth session (bench/ab.sh c503695 HEAD, RING=0, 8 rounds, 2-core VM). benchstat: Future is slower in every mode (+11% to +23%, p ≤ 0.038), Chan parked (+15% at GOMAXPROCS 2, p = 0.028; +5% at 8, p = 0.038); spinning Chan is within the noise."}
 
+var hostNow8S17 = table{title: "Host fast path: round trips before its move (c503695) against the seventeenth session's HEAD, 8 rounds", file: "2026-11-25-go-vm-host-ab-c503695-head-8rounds-s17.txt",
+	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
+	about: "bench/ab.sh c503695 HEAD (ROUNDS=8, RING=0, the Chan and Future round trips only) on the 2-core VM: old and new alternating in each round, spin and park, GOMAXPROCS 2 and 8."}
+
 var hostSession = table{title: "Host: round trips at the sixteenth session's start (67af140) and end", file: "2026-11-25-go-vm-host-ab-session-start-head.txt",
 	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
 	about: "bench/ab.sh 67af140 HEAD, RING=0, 6 rounds, 2-core VM: this session's changes (the atomic fold, streams, the Go 1.23 spellings) against its start. benchstat finds no significant difference (p ≥ 0.09 everywhere; the VM's spread reached ±56% in this run)."}
@@ -260,7 +264,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
