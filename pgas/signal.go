@@ -163,14 +163,8 @@ func PutSignalUnordered[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val 
 // land after SignalOp returns (on GPUs it is queued, not waited for):
 // Quiet or a barrier completes it, Fence orders it.
 func SignalOp(p *PE, sig Sym[uint64], val uint64, op SigOp, pe int) error {
-	if !op.Valid() {
-		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
-	}
-	if err := p.checkRMA(sig.rec, pe); err != nil {
+	if err := checkSignal(p, "SignalOp", sig, op, pe); err != nil {
 		return err
-	}
-	if sig.n < 1 {
-		return fmt.Errorf("%w: empty signal Sym", ErrBadSize)
 	}
 	if err := sig.rec.hold(); err != nil {
 		return err
@@ -178,6 +172,20 @@ func SignalOp(p *PE, sig Sym[uint64], val uint64, op SigOp, pe int) error {
 	err := p.w.tr.PutSignal(p.id, pe, sig.off, nil, sig.off, val, op, false)
 	sig.rec.release()
 	return err
+}
+
+// checkSignal checks a signal update's arguments.
+func checkSignal(p *PE, name string, sig Sym[uint64], op SigOp, pe int) error {
+	if !op.Valid() {
+		return fmt.Errorf("%w: %s: signal operation %v", ErrBadArg, name, op)
+	}
+	if err := p.checkRMA(sig.rec, pe); err != nil {
+		return fmt.Errorf("%s's signal: %w", name, err)
+	}
+	if sig.n < 1 {
+		return fmt.Errorf("%w: %s: empty signal Sym", ErrBadSize, name)
+	}
+	return nil
 }
 
 // SignalFetch atomically loads sig's first word on the calling PE

@@ -172,17 +172,13 @@ func SignalOpOnStream(s *Stream, sig Sym[uint64], val uint64, op SigOp, pe int) 
 	if err := s.usable(); err != nil {
 		return err
 	}
-	if err := checkSignal(s.p, "SignalOpOnStream", sig, op, pe); err != nil {
+	p := s.p
+	if err := checkSignal(p, "SignalOpOnStream", sig, op, pe); err != nil {
 		return err
 	}
-	return s.signal(sig, val, op, pe)
-}
-
-func (s *Stream) signal(sig Sym[uint64], val uint64, op SigOp, pe int) error {
 	if s.ds != nil {
 		return s.ds.PutSignal(pe, sig.off, 0, 0, sig.off, val, op)
 	}
-	p := s.p
 	return s.host.enqueue(func(context.Context) error { return SignalOp(p, sig, val, op, pe) })
 }
 
@@ -202,10 +198,6 @@ func SignalWaitUntilOnStream(s *Stream, sig Sym[uint64], cmp Cmp, val uint64) er
 	if sig.n < 1 {
 		return fmt.Errorf("%w: SignalWaitUntilOnStream: empty signal Sym", ErrBadSize)
 	}
-	return s.wait(sig, cmp, val)
-}
-
-func (s *Stream) wait(sig Sym[uint64], cmp Cmp, val uint64) error {
 	if s.ds != nil {
 		return s.ds.Wait(sig.off, cmp, val)
 	}
@@ -300,20 +292,6 @@ func copyOnStream[T any](s *Stream, dst Sym[T], dstPE int, src Sym[T], srcPE int
 	return copySpans(dst.off, src.off, tst, sst, n, sizeOf[T](), func(d, sr, b int64) error {
 		return s.ds.Copy(dstPE, d, srcPE, sr, b)
 	})
-}
-
-// checkSignal checks a signal update's arguments.
-func checkSignal(p *PE, name string, sig Sym[uint64], op SigOp, pe int) error {
-	if !op.Valid() {
-		return fmt.Errorf("%w: %s: signal operation %v", ErrBadArg, name, op)
-	}
-	if err := p.checkRMA(sig.rec, pe); err != nil {
-		return fmt.Errorf("%s's signal: %w", name, err)
-	}
-	if sig.n < 1 {
-		return fmt.Errorf("%w: %s: empty signal Sym", ErrBadSize, name)
-	}
-	return nil
 }
 
 // pe is the stream's PE's number (-1 for a nil stream, which usable

@@ -24,9 +24,9 @@ import (
 // the same team are ordered by the caller (Stream.Sync between them).
 
 // Steps of kernels.TeamStep: symchan.cu's STEP_*.
+// (STEP_SYNC, a phase without a quiet, has no host-side collective.)
 const (
 	stepBarrier   = 1
-	stepSync      = 2
 	stepBroadcast = 3
 	stepFCollect  = 4
 	stepAllToAll  = 5
@@ -144,7 +144,7 @@ func (s *Stream) collective(t *Team, step uint64, dst, src, n int64, arg uint64,
 	if err != nil {
 		return err
 	}
-	team, err := t.deviceTeam(s.p, g)
+	team, err := t.onDevice(g) // collectiveArgs checked the team and its PE
 	if err != nil {
 		return err
 	}
@@ -153,12 +153,18 @@ func (s *Stream) collective(t *Team, step uint64, dst, src, n int64, arg uint64,
 			return err
 		}
 	}
+	// The stream's earlier puts through NVSHMEM complete first, as before
+	// a PutSignal's lone signal: the kernel's own quiet is not documented
+	// to cover work enqueued before it started.
+	if err := s.ds.Quiet(); err != nil {
+		return err
+	}
 	st := s.Device()
 	launch := func(step uint64, blocks int, whole uint64) error {
 		return st.Launch(s.step, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team), step,
 			uint64(g.Addr(s.p.id, dst)), uint64(g.Addr(s.p.id, src)), uint64(n), arg, whole)
 	}
-	if step == stepBarrier || moved < gridBytes {
+	if moved < gridBytes {
 		return launch(step, 1, 1)
 	}
 	if err := launch(stepBarrier, 1, 1); err != nil {

@@ -15,6 +15,7 @@ type Team struct {
 	pe      *PE
 	slot    int           // control-region slot holding its barrier words
 	members []int         // world ids by team rank
+	shape   strided       // how they lie among the world's PEs (teamdevice.go)
 	rank    int           // this PE's rank
 	epoch   atomic.Uint64 // synchronisations entered
 	left    atomic.Uint64 // synchronisations left, completed or not
@@ -30,10 +31,10 @@ type Team struct {
 }
 
 // newTeam makes p's handle of the team of members (world ids in
-// increasing order), which it may share with the other members' handles:
-// nobody writes it.
-func newTeam(p *PE, slot int, members []int) *Team {
-	t := &Team{pe: p, slot: slot, members: members, rank: -1}
+// increasing order, whose shape is sh), which it may share with the other
+// members' handles: nobody writes it.
+func newTeam(p *PE, slot int, members []int, sh strided) *Team {
+	t := &Team{pe: p, slot: slot, members: members, shape: sh, rank: -1}
 	if r, ok := slices.BinarySearch(members, p.id); ok {
 		t.rank = r
 	}
@@ -347,10 +348,10 @@ func (t *Team) split(ctx context.Context, args splitArgs, valid bool, group func
 		}
 		// Shared before the synchronisation below, so that every member
 		// is registered before any can end its part.
-		nt = newTeam(p, slot, members)
+		nt = newTeam(p, slot, members, stridedOf(members))
 		// Zero but for the team's struct symchan_team (teamdevice.go).
 		var words [teamSlotBytes / 8]uint64
-		dw, _ := deviceWords(members, nt.rank)
+		dw := nt.deviceWords()
 		copy(words[teamDeviceOff/8:], dw[:])
 		if err := tr.Put(p.id, p.id, nt.slotOff(), wordsBytes(words[:])); err != nil {
 			return nil, t.abortNext(syncSplit, err)

@@ -15,40 +15,55 @@ import (
 // reaches the other members' counters through it. Device code names
 // members by start + rank·stride, as NVSHMEM's teams do; a team whose
 // members are not evenly spaced (a node team of an uneven placement)
-// has none on the GPU (deviceWords' ok is false).
+// has none on the GPU (its shape is not ok).
 
 // deviceOff is the heap offset of the team's struct symchan_team.
 func (t *Team) deviceOff() int64 { return t.slotOff() + teamDeviceOff }
 
-// deviceWords are the struct's first two words (rank and size; start
-// and stride, as 32-bit halves), and whether the members are strided.
-func deviceWords(members []int, rank int) (w [2]uint64, ok bool) {
-	start, stride := 0, 1
+// A strided is how a team's members lie among the world's PEs: rank r is
+// start + r·stride when ok (always for a team of one).
+type strided struct {
+	start, stride int
+	ok            bool
+}
+
+// stridedOf finds the shape of members (world ids in increasing order).
+func stridedOf(members []int) strided {
+	sh := strided{stride: 1, ok: true}
 	if len(members) > 0 {
-		start = members[0]
+		sh.start = members[0]
 	}
 	if len(members) > 1 {
-		stride = members[1] - members[0]
+		sh.stride = members[1] - members[0]
 	}
 	for r, m := range members {
-		if m != start+r*stride {
-			return w, false
+		if m != sh.start+r*sh.stride {
+			return strided{}
 		}
 	}
-	w[0] = uint64(uint32(int32(rank))) | uint64(uint32(len(members)))<<32
-	w[1] = uint64(uint32(start)) | uint64(uint32(stride))<<32
-	return w, true
+	return sh
+}
+
+// deviceWords are the struct's first two words: rank and size, start and
+// stride, as 32-bit halves; zero (size 0) when the members are not
+// strided.
+func (t *Team) deviceWords() (w [2]uint64) {
+	if t.shape.ok {
+		w[0] = uint64(uint32(int32(t.rank))) | uint64(uint32(len(t.members)))<<32
+		w[1] = uint64(uint32(t.shape.start)) | uint64(uint32(t.shape.stride))<<32
+	}
+	return w
 }
 
 // writeDevice writes the struct's rank and members on t's PE (its
 // counters are left as they are: zero in a new slot).
 func (t *Team) writeDevice() error {
-	w, _ := deviceWords(t.members, t.rank)
+	w := t.deviceWords()
 	return t.pe.w.tr.Put(t.pe.id, t.pe.id, t.deviceOff(), wordsBytes(w[:]))
 }
 
-// deviceTeam checks that t is a team of p that device code can use and
-// returns the address of p's copy of its struct symchan_team on g.
+// deviceTeam checks that t is a usable team of p and returns the address
+// of p's copy of its struct symchan_team on g (onDevice).
 func (t *Team) deviceTeam(p *PE, g GPU) (device.Ptr, error) {
 	if err := t.check(); err != nil {
 		return 0, err
@@ -56,8 +71,14 @@ func (t *Team) deviceTeam(p *PE, g GPU) (device.Ptr, error) {
 	if t.pe != p {
 		return 0, fmt.Errorf("%w: the team handle is PE %d's, not PE %d's", ErrBadArg, t.pe.id, p.id)
 	}
-	if _, ok := deviceWords(t.members, t.rank); !ok {
+	return t.onDevice(g)
+}
+
+// onDevice is the address on g, the GPU of t's PE, of that PE's copy of
+// t's struct symchan_team; an error for a team device code cannot name.
+func (t *Team) onDevice(g GPU) (device.Ptr, error) {
+	if !t.shape.ok {
 		return 0, fmt.Errorf("%w: the team's members (world PEs %v) are not evenly spaced: device code names members by start + rank·stride", ErrBadArg, t.members)
 	}
-	return g.Addr(p.id, t.deviceOff()), nil
+	return g.Addr(t.pe.id, t.deviceOff()), nil
 }

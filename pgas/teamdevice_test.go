@@ -65,7 +65,16 @@ func TestTeamDeviceStruct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := deviceWords([]int{0, 1, 3}, 0); ok {
-		t.Error("members 0, 1, 3 taken as strided")
+	for _, c := range []struct {
+		members []int
+		want    strided
+	}{
+		{[]int{4}, strided{4, 1, true}},
+		{[]int{1, 3, 5}, strided{1, 2, true}},
+		{[]int{0, 1, 3}, strided{}},
+	} {
+		if got := stridedOf(c.members); got != c.want {
+			t.Errorf("stridedOf(%v) = %+v, want %+v", c.members, got, c.want)
+		}
 	}
 }

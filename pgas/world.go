@@ -14,6 +14,13 @@ import (
 	"github.com/symchan/symchan/pgas/driver"
 )
 
+// nodeMembers is a node team's members, shared by their handles, and
+// their shape, found once for all of them.
+type nodeMembers struct {
+	ids   []int
+	shape strided
+}
+
 // World is one run of an SPMD program: the PEs [Run] started, their
 // backend and their symmetric heap.
 type World struct {
@@ -35,8 +42,8 @@ type World struct {
 	nDone atomic.Int32
 	ev    atomic.Pointer[chan struct{}]
 
-	all   []int         // 0 … n-1: the world team's members
-	nodes map[int][]int // by node: the node team's members
+	all   []int                // 0 … n-1: the world team's members
+	nodes map[int]*nodeMembers // by node: the node team's members
 
 	teamsMu sync.Mutex
 	teams   map[uint64]*teamShare // live teams with members in this process
@@ -295,11 +302,17 @@ func open(ctx context.Context, cfg Config) (*World, error) {
 	w.done = make([]atomic.Bool, w.n)
 	// The world and node teams' member lists, shared by the PEs' handles:
 	// per PE, a world costs O(1) of them, not O(N).
-	w.all, w.nodes = make([]int, w.n), map[int][]int{}
+	w.all, w.nodes = make([]int, w.n), map[int]*nodeMembers{}
 	for i := range w.all {
 		w.all[i] = i
 		nd := tr.Node(i)
-		w.nodes[nd] = append(w.nodes[nd], i)
+		if w.nodes[nd] == nil {
+			w.nodes[nd] = &nodeMembers{}
+		}
+		w.nodes[nd].ids = append(w.nodes[nd].ids, i)
+	}
+	for _, nd := range w.nodes {
+		nd.shape = stridedOf(nd.ids)
 	}
 	ev := make(chan struct{})
 	w.ev.Store(&ev)
@@ -398,8 +411,9 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 func newPE(w *World, id int) *PE {
 	p := &PE{w: w, id: id, labels: pprof.Labels("pe", strconv.Itoa(id))}
 	p.heap.init(ControlBytes, w.tr.HeapSize())
-	p.world = newTeam(p, worldTeamSlot, w.all)
-	p.node = newTeam(p, nodeTeamSlot, w.nodes[w.tr.Node(id)])
+	node := w.nodes[w.tr.Node(id)]
+	p.world = newTeam(p, worldTeamSlot, w.all, strided{stride: 1, ok: true})
+	p.node = newTeam(p, nodeTeamSlot, node.ids, node.shape)
 	p.world.share(worldTeamID)
 	p.node.share(nodeTeamID)
 	p.teams = []*Team{p.world, p.node}

@@ -62,6 +62,10 @@ func (s *stream) Atomic(pe int, off int64, k driver.Kind, op driver.AtomicOp, op
 	return s.st.Launch(s.k.Atomic, device.D1(1), device.D1(1), 0, uint64(s.t.addr(pe, off)), uint64(k)|uint64(op)<<8, operand, cond, uint64(result))
 }
 
+// Quiet: copies, stream writes and kernels are complete when the stream
+// runs past them.
+func (s *stream) Quiet() error { return nil }
+
 func (s *stream) Sync() error { return s.st.Sync() }
 func (s *stream) Device() any { return s.st }
 func (s *stream) Close() error {

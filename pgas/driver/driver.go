@@ -231,6 +231,12 @@ type Stream interface {
 	// old value (8 bytes, the value in the low bits) in me's partition at
 	// resultOff unless resultOff is negative.
 	Atomic(pe int, off int64, k Kind, op AtomicOp, operand, cond uint64, resultOff int64) error
+	// Quiet makes the stream's later work start after its earlier puts to
+	// other PEs are complete (nvshmemx_quiet_on_stream), as pgas needs
+	// before a kernel of its own that publishes them (a collective's
+	// phase); a stream whose puts complete in stream order enqueues
+	// nothing.
+	Quiet() error
 	// Sync returns once the work enqueued so far is complete, with the
 	// stream's error if it failed.
 	Sync() error

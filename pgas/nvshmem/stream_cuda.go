@@ -102,6 +102,12 @@ func (s *stream) PutSignal(pe int, off, srcOff, n, sigOff int64, sig uint64, op 
 	return nil
 }
 
+// Quiet is driver.Stream's: quiet.
+func (s *stream) Quiet() error {
+	s.quiet()
+	return nil
+}
+
 // quiet enqueues nvshmemx_quiet_on_stream if a put to an unmapped PE is
 // outstanding.
 func (s *stream) quiet() {
