@@ -147,6 +147,25 @@ func (s *Server) readyCh(key string) chan struct{} {
 	return ch
 }
 
+// errFull is what a request for a new key gets once MaxKeys are held.
+var errFull = fmt.Errorf("the rendezvous holds %d keys already", MaxKeys)
+
+// put sets key's value, once.
+func (s *Server) put(key string, val []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := s.readyCh(key)
+	if ch == nil {
+		return errFull
+	}
+	if _, dup := s.vals[key]; dup {
+		return fmt.Errorf("key %s is already set", key)
+	}
+	s.vals[key] = val
+	close(ch)
+	return nil
+}
+
 // Serve answers requests on ln until ctx ends (then it closes ln and
 // returns nil). Failures to accept a connection (out of file
 // descriptors, say) are waited out, not fatal; it returns an error only
@@ -251,26 +270,21 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 		fmt.Fprintf(c, "ERR %v\n", err)
 		return
 	}
-	s.mu.Lock()
-	ch := s.readyCh(r.key)
-	if ch == nil {
-		s.mu.Unlock()
-		fmt.Fprintf(c, "ERR the rendezvous holds %d keys already\n", MaxKeys)
-		return
-	}
 	if r.op == "PUT" {
-		if _, dup := s.vals[r.key]; dup {
-			s.mu.Unlock()
-			fmt.Fprintf(c, "ERR key %s is already set\n", r.key)
+		if err := s.put(r.key, r.val); err != nil {
+			fmt.Fprintf(c, "ERR %v\n", err)
 			return
 		}
-		s.vals[r.key] = r.val
-		close(ch)
-		s.mu.Unlock()
 		fmt.Fprint(c, "OK\n")
 		return
 	}
+	s.mu.Lock()
+	ch := s.readyCh(r.key)
 	s.mu.Unlock()
+	if ch == nil {
+		fmt.Fprintf(c, "ERR %v\n", errFull)
+		return
+	}
 	c.SetReadDeadline(time.Time{})
 	select {
 	case <-ch:

@@ -22,8 +22,8 @@ type UniqueID string
 // symchan-uid-v1:host:port/secret.
 const uidPrefix = "symchan-uid-v1:"
 
-// uidReady is the key NewUniqueID stores: Join reads it to find the
-// rendezvous up and the secret right.
+// uidReady is the key NewUniqueID sets before it serves: Join reads it
+// to find the rendezvous up and the secret right.
 const uidReady = "uid.ready"
 
 // NewUniqueID makes a job's unique id and serves its rendezvous until ctx
@@ -45,17 +45,16 @@ func NewUniqueID(ctx context.Context, addr string) (UniqueID, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := srv.put(uidReady, []byte{1}); err != nil {
+		return "", err
+	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
 		return "", fmt.Errorf("bootstrap: NewUniqueID: %w", err)
 	}
 	go srv.Serve(ctx, ln)
-	at := ln.Addr().String()
-	if err := Put(ctx, at, secret, uidReady, []byte{1}); err != nil {
-		return "", err
-	}
-	return UniqueID(uidPrefix + at + "/" + secret), nil
+	return UniqueID(uidPrefix + ln.Addr().String() + "/" + secret), nil
 }
 
 // ErrBadUniqueID is returned by Join for a text that is not a UniqueID.
