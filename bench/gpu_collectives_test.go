@@ -77,23 +77,15 @@ func collectiveBench(b *testing.B, inKernel bool) {
 	gpuWorld(b, 8*int64(maxSize)+64<<20, func(ctx context.Context, pe *pgas.PE) error {
 		npes := pe.NumPEs()
 		world := pe.TeamWorld()
-		src, dst, err := symPair(ctx, pe, npes*maxSize)
+		src, dst, err := symPair[byte](ctx, pe, npes*maxSize)
 		if err != nil {
 			return err
 		}
-		f32src, err := pgas.AllocZeroed[float32](ctx, pe, maxSize/4)
+		f32src, f32dst, err := symPair[float32](ctx, pe, maxSize/4)
 		if err != nil {
 			return err
 		}
-		f32dst, err := pgas.AllocZeroed[float32](ctx, pe, maxSize/4)
-		if err != nil {
-			return err
-		}
-		f64src, err := pgas.AllocZeroed[float64](ctx, pe, maxSize/8)
-		if err != nil {
-			return err
-		}
-		f64dst, err := pgas.AllocZeroed[float64](ctx, pe, maxSize/8)
+		f64src, f64dst, err := symPair[float64](ctx, pe, maxSize/8)
 		if err != nil {
 			return err
 		}

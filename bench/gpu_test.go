@@ -59,7 +59,7 @@ func pairSizes(b *testing.B, sizes []int, fn func(pe *pgas.PE, g, peer pgas.GPU,
 			var gpus [2]pgas.GPU // the PEs share one process on the cuda backend
 			var bw map[string]float64
 			gpuWorld(b, 2*int64(size)+16<<20, func(ctx context.Context, pe *pgas.PE) error {
-				src, dst, err := symPair(ctx, pe, size)
+				src, dst, err := symPair[byte](ctx, pe, size)
 				if err != nil {
 					return err
 				}
@@ -406,12 +406,12 @@ func streamPingPong(ctx context.Context, pe *pgas.PE, n, reps int) (float64, err
 	return medianOf(runs), nil
 }
 
-// symPair allocates two zeroed symmetric byte buffers of size bytes.
-func symPair(ctx context.Context, pe *pgas.PE, size int) (src, dst pgas.Sym[byte], err error) {
-	if src, err = pgas.AllocZeroed[byte](ctx, pe, size); err != nil {
+// symPair allocates two zeroed symmetric arrays of n elements.
+func symPair[T any](ctx context.Context, pe *pgas.PE, n int) (src, dst pgas.Sym[T], err error) {
+	if src, err = pgas.AllocZeroed[T](ctx, pe, n); err != nil {
 		return src, dst, err
 	}
-	dst, err = pgas.AllocZeroed[byte](ctx, pe, size)
+	dst, err = pgas.AllocZeroed[T](ctx, pe, n)
 	return src, dst, err
 }
 

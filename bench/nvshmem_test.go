@@ -39,7 +39,7 @@ func BenchmarkNVSHMEMPut(b *testing.B) {
 		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
 			var result float64 // PE 0's; other processes report nothing
 			nvshmemWorld(b, 2*int64(size)+16<<20, func(ctx context.Context, pe *pgas.PE) error {
-				src, dst, err := symPair(ctx, pe, size)
+				src, dst, err := symPair[byte](ctx, pe, size)
 				if err != nil {
 					return err
 				}

@@ -147,3 +147,10 @@ func progress(t testing.TB, on bool, what func() string) (stop func()) {
 	}()
 	return func() { tick.Stop(); close(done) }
 }
+
+// read is PE pe's copy of s.
+func read[T any](pe *pgas.PE, s pgas.Sym[T]) []T {
+	v := make([]T, s.Len())
+	check(pgas.Get(pe, v, s, pe.ID()))
+	return v
+}

@@ -95,7 +95,7 @@ func (ck *kit) testStreamCollectives(t *testing.T) {
 		expect("int64 max in place", read(pe, mx), seq(n, func(i int) int64 {
 			var m int64
 			for q := range npes {
-				m = maxOf(m, int64((q*7+i*3)%11))
+				m = max(m, int64((q*7+i*3)%11))
 			}
 			return m
 		}))
@@ -140,12 +140,3 @@ func (ck *kit) testStreamCollectives(t *testing.T) {
 		return errors.Join(errs...)
 	})
 }
-
-// read is PE pe's copy of s.
-func read[T any](pe *pgas.PE, s pgas.Sym[T]) []T {
-	v := make([]T, s.Len())
-	check(pgas.Get(pe, v, s, pe.ID()))
-	return v
-}
-
-func maxOf(a, b int64) int64 { return max(a, b) }

@@ -135,18 +135,32 @@ func TestHeapDescriptorLayout(t *testing.T) {
 }
 
 // layout.go is what go generate makes of symchan.cuh today: the Go side
-// fills kernels' structs at the offsets nvcc gives them.
+// fills kernels' structs at the offsets nvcc gives them. The names come
+// from kernels.go's go:generate line, so that the list lives there only.
 func TestLayout(t *testing.T) {
 	h, err := cstructs.Parse(Header)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := cstructs.GoConsts("kernels", "symchan.cuh", h, [][2]string{
-		{"symchan_heap", "Heap"}, {"symchan_mailbox", "Mailbox"}, {"symchan_mbox_out", "MboxOut"},
-		{"symchan_replies", "Replies"}, {"symchan_actor", "Actor"}, {"symchan_team", "Team"},
-		{"SYMCHAN_TEAM_WORLD_OFF", "TeamWorldOff"}, {"SYMCHAN_TEAM_NODE_OFF", "TeamNodeOff"}, {"SYMCHAN_LOCAL_PES", "LocalPEs"},
-		{"SYMCHAN_TIMING_WORDS", "TimingWords"}, {"SYMCHAN_SLOT_HEADER", "SlotHeader"},
-	})
+	src, err := os.ReadFile("kernels.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names [][2]string
+	for _, line := range strings.Split(string(src), "\n") {
+		if !strings.HasPrefix(line, "//go:generate ") || !strings.Contains(line, "cstructs") {
+			continue
+		}
+		for _, f := range strings.Fields(line) {
+			if c, g, ok := strings.Cut(f, "="); ok {
+				names = append(names, [2]string{c, g})
+			}
+		}
+	}
+	if len(names) == 0 {
+		t.Fatal("kernels.go has no go:generate line for cstructs")
+	}
+	want, err := cstructs.GoConsts("kernels", "symchan.cuh", h, names)
 	if err != nil {
 		t.Fatal(err)
 	}
