@@ -187,22 +187,46 @@ func (s *Stream) launch(f *Function, grid, block Dim3, shared int, args []uint64
 }
 
 // Module is PTX loaded into a Context (JIT-compiled by the driver).
+//
+// Every kernel the PTX defines is resolved when the module is loaded, not
+// when it is first launched. With the driver's lazy loading (its default
+// since CUDA 12.2) resolving a kernel loads it, and loading may wait for
+// the context's running kernels: a PE whose kernel on a stream waits for
+// another PE's signal, while that PE (of the same context, or the same PE
+// later) resolves the kernel that would send it, would wait for ever.
 type Module struct {
-	ctx *Context
-	m   C.CUmodule
+	ctx   *Context
+	m     C.CUmodule
+	funcs map[string]*Function // every .entry, resolved at load; read-only after
 }
 
-// LoadModule JIT-compiles and loads PTX text.
+// LoadModule JIT-compiles and loads PTX text, and resolves its kernels.
 func (c *Context) LoadModule(ptx string) (*Module, error) {
 	m := &Module{ctx: c}
 	err := c.Do(func() (err error) {
-		m.m, err = moduleLoadData(ptx)
-		return err
+		if m.m, err = moduleLoadData(ptx); err != nil {
+			return err
+		}
+		return m.resolve(ptxEntries(ptx))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("device: load PTX on GPU %d: %w", c.ordinal, err)
 	}
 	return m, nil
+}
+
+// resolve looks up the kernels names, in the module's context, into
+// m.funcs.
+func (m *Module) resolve(names []string) error {
+	m.funcs = make(map[string]*Function, len(names))
+	for _, name := range names {
+		f, err := moduleFunction(m.m, name)
+		if err != nil {
+			return fmt.Errorf("kernel %q: %w", name, err)
+		}
+		m.funcs[name] = &Function{name: name, f: f}
+	}
+	return nil
 }
 
 // Function is a kernel of a Module.
@@ -211,8 +235,12 @@ type Function struct {
 	f    C.CUfunction
 }
 
-// Function looks up an extern "C" kernel by name.
+// Function looks up an extern "C" kernel by name: one the module's PTX
+// defines was resolved when the module was loaded.
 func (m *Module) Function(name string) (*Function, error) {
+	if fn := m.funcs[name]; fn != nil {
+		return fn, nil
+	}
 	fn := &Function{name: name}
 	err := m.ctx.Do(func() (err error) {
 		fn.f, err = moduleFunction(m.m, name)

@@ -225,9 +225,16 @@ func (s *Stream) LaunchCooperative(f *Function, grid, block Dim3, shared int, ar
 }
 
 // Module is PTX loaded into a Context (JIT-compiled by the driver).
+//
+// Every kernel the PTX defines is resolved when the module is loaded, not
+// when it is first launched. With the driver's lazy loading (its default
+// since CUDA 12.2) resolving a kernel loads it, and loading may wait for
+// the context's running kernels: a PE whose kernel on a stream waits for
+// another PE's signal, while that PE (of the same context, or the same PE
+// later) resolves the kernel that would send it, would wait for ever.
 type Module struct{}
 
-// LoadModule JIT-compiles and loads PTX text.
+// LoadModule JIT-compiles and loads PTX text, and resolves its kernels.
 func (c *Context) LoadModule(ptx string) (*Module, error) {
 	return *new(*Module), ErrNoCUDA
 }
@@ -235,7 +242,8 @@ func (c *Context) LoadModule(ptx string) (*Module, error) {
 // Function is a kernel of a Module.
 type Function struct{}
 
-// Function looks up an extern "C" kernel by name.
+// Function looks up an extern "C" kernel by name: one the module's PTX
+// defines was resolved when the module was loaded.
 func (m *Module) Function(name string) (*Function, error) {
 	return *new(*Function), ErrNoCUDA
 }

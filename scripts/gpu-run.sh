@@ -128,12 +128,12 @@
 #                            # nvshmem, the pipeline on a shared GPU with 8
 #                            # and 32 hardware queues, the collectives'
 #                            # benchmark
-#   .gpu/gpu-run.sh shared-hang # the stream waits that hung PEs sharing
-#                            # one GPU (CHANGELOG, known issues): the
-#                            # stream tests and the pipeline with the
-#                            # driver's default (lazy) kernel loading, with
-#                            # CUDA_MODULE_LOADING=EAGER, and with 32
-#                            # hardware queues
+#   .gpu/gpu-run.sh shared-hang # PEs sharing one GPU whose stream waits
+#                            # spin for each other (the hang of lazily
+#                            # loaded kernels): the stream and team tests
+#                            # and the pipeline at 2 and 4 PEs (again with
+#                            # CUDA_MODULE_LOADING=EAGER where one fails),
+#                            # devicering, the cuda suites on the shared GPU
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -175,6 +175,7 @@ step() { # name, timeout, command...
 	local skips=$(grep -c -- "--- SKIP" "/tmp/symchan-$name.log")
 	local passes=$(grep -c -- "--- PASS" "/tmp/symchan-$name.log")
 	rows+=("$(printf '%-26s %s %8d ms  %4s passed %4s skipped' "$name" "$r" "$ms" "$passes" "$skips")")
+	return "$rc"
 }
 # The steps more than one mode runs. suites NAME LIMIT [env or launcher
 # words...]: both suites of tests.test, its own timeout 10 s inside LIMIT.
@@ -430,20 +431,20 @@ if [ "$what" = collectives-suites ]; then
 	step coll-bench 100 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUCollective' -test.benchtime 1x
 fi
 if [ "$what" = shared-hang ]; then
-	# Hypothesis: loading a kernel lazily (the driver's default since CUDA
-	# 12.2) waits for the context's running kernels, among them another
-	# PE's wait spinning for this PE's signal. EAGER loads every kernel of
-	# a module when it is loaded, before anything spins.
+	# PEs sharing one GPU's context, whose stream waits spin until another
+	# PE's signal lands: the stream and team tests and the pipeline, as
+	# built (modules resolve their kernels when loaded); where one fails,
+	# the same with CUDA_MODULE_LOADING=EAGER for comparison. Then the
+	# cuda suites on the shared GPU and the examples that run kernels.
 	sh='TestConformance/(PGAS|GPU)/(StreamOrdered|StreamCollectives|DeviceTeams|StreamGraph)$'
-	for mode in lazy eager conn32; do
-		e=(SYMCHAN_CUDA_SHARE_GPUS=1)
-		[ "$mode" = eager ] && e+=(CUDA_MODULE_LOADING=EAGER)
-		[ "$mode" = conn32 ] && e+=(CUDA_DEVICE_MAX_CONNECTIONS=32)
-		for n in 2 4; do
-			step "shared-$mode-${n}pe" 60 env "${e[@]}" SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=$n ./tests.test -test.v -test.count=1 -test.run "$sh" -test.timeout=55s
-		done
-		step "pipeline-$mode" 45 env "${e[@]}" ./pipeline -backend cuda -pes 2
+	for n in 2 4; do
+		step "shared-${n}pe" 60 env "${share[@]}" SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=$n ./tests.test -test.v -test.count=1 -test.run "$sh" -test.timeout=55s ||
+			step "shared-eager-${n}pe" 60 env "${share[@]}" CUDA_MODULE_LOADING=EAGER SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES=$n ./tests.test -test.v -test.count=1 -test.run "$sh" -test.timeout=55s
+		step "pipeline-${n}pe" 45 env "${share[@]}" ./pipeline -backend cuda -pes $n ||
+			step "pipeline-eager-${n}pe" 45 env "${share[@]}" CUDA_MODULE_LOADING=EAGER ./pipeline -backend cuda -pes $n
 	done
+	step devicering-cuda 60 env "${share[@]}" ./devicering -backend cuda -pes 4
+	suites suites-cuda-shared 300 SYMCHAN_TEST_BACKEND=cuda "${share[@]}"
 fi
 if [ "$what" = paths ]; then
 	# After a change to pgas's shared paths (put-with-signal, the claim,

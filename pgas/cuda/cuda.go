@@ -56,6 +56,10 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 		return nil, fmt.Errorf("cuda backend: %d PEs asked for, but only %d GPUs are visible (one PE per GPU; %s=1 shares them, for tests)", pes, n, EnvShareGPUs)
 	}
 	ngpu := min(pes, n)
+	if pes > ngpu && os.Getenv(envMaxConnections) == "" {
+		// PEs of one context: see sharedQueues.
+		os.Setenv(envMaxConnections, sharedQueues)
+	}
 	for a := range ngpu {
 		for b := range ngpu {
 			if a == b {

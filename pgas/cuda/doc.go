@@ -63,8 +63,20 @@ const MaxWaitWords = gpuop.MaxWords
 // more PEs than GPUs, PE i on GPU i mod #GPUs, PEs of one GPU sharing its
 // context (and its time: they are slower than PEs of their own). The
 // suites use it for their 3- to 1024-PE worlds on 1 or 2 GPUs; programs
-// that want speed run one PE per GPU.
+// that want speed run one PE per GPU. PEs of one context also share its
+// hardware queues: a stream-ordered wait for a PE of the same GPU, with
+// work queued behind it, can block that PE's stream for ever when the two
+// streams took the same queue. Such a world sets CUDA_DEVICE_MAX_CONNECTIONS
+// to 32 (unless the environment sets it) before it makes its contexts,
+// which makes this rarer, not impossible.
 const EnvShareGPUs = "SYMCHAN_CUDA_SHARE_GPUS"
+
+// The hardware queues a world that shares GPUs asks the driver for (see
+// EnvShareGPUs): the most it gives.
+const (
+	envMaxConnections = "CUDA_DEVICE_MAX_CONNECTIONS"
+	sharedQueues      = "32"
+)
 
 func init() { pgas.Register("cuda", Backend{}) }
 
