@@ -149,10 +149,17 @@ func (r *allocRec) retire() {
 // Slice returns elements [lo, hi) as a Sym. Like slicing, it panics unless
 // 0 ≤ lo ≤ hi ≤ Len().
 func (s Sym[T]) Slice(lo, hi int) Sym[T] {
-	if lo < 0 || hi < lo || hi > s.n {
-		panic(fmt.Sprintf("pgas: Sym slice [%d:%d] out of range [0:%d]", lo, hi, s.n))
+	if uint(hi) > uint(s.n) || uint(lo) > uint(hi) {
+		panic(sliceError{lo, hi, s.n}) // a value, not a call: Slice inlines
 	}
 	return Sym[T]{rec: s.rec, off: s.off + int64(lo)*sizeOf[T](), n: hi - lo}
+}
+
+// sliceError is Slice's panic value.
+type sliceError struct{ lo, hi, n int }
+
+func (e sliceError) Error() string {
+	return fmt.Sprintf("pgas: Sym slice [%d:%d] out of range [0:%d]", e.lo, e.hi, e.n)
 }
 
 // Index returns element i as a one-element Sym. It panics unless

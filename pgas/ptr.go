@@ -51,5 +51,5 @@ func (p *PE) PEAccessible(pe int) bool {
 // of its PEs. Go's form takes a Sym, as every routine does; an address that
 // is not symmetric cannot be expressed.
 func AddrAccessible[T any](p *PE, s Sym[T], pe int) bool {
-	return p.checkRMA(s.rec, pe) == nil
+	return p.rmaOK(s.rec, pe)
 }

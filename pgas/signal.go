@@ -69,14 +69,19 @@ func signalApart(name string, sig Sym[uint64], off, n int64) error {
 // operation (one hold when the signal lies in the data's allocation, as
 // in mailboxes); releasePair ends it.
 func holdPair(data, sig *allocRec) error {
+	if sig == data { // a mailbox's line: the data follows its word
+		return data.hold()
+	}
+	return holdTwo(data, sig)
+}
+
+func holdTwo(data, sig *allocRec) error {
 	if err := data.hold(); err != nil {
 		return err
 	}
-	if sig != data {
-		if err := sig.hold(); err != nil {
-			data.release()
-			return fmt.Errorf("signal: %w", err)
-		}
+	if err := sig.hold(); err != nil {
+		data.release()
+		return fmt.Errorf("signal: %w", err)
 	}
 	return nil
 }
