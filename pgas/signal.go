@@ -113,26 +113,22 @@ func PutSignalIf[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], cond, claim
 	if err := holdPair(dst.rec, sig.rec); err != nil {
 		return 0, err
 	}
-	old, err := claimPutSignal(p, asBytes(src), dst.off, sig.off, cond, claim, val, pe)
-	releasePair(dst.rec, sig.rec)
-	return old, err
-}
-
-// claimPutSignal issues a PutSignalIf whose arguments were checked: one
-// routine where the transport has it, else a compare-and-swap and a
-// put-with-signal.
-func claimPutSignal(p *PE, src []byte, off, sigOff int64, cond, claim, val uint64, pe int) (uint64, error) {
-	if ct := p.w.ct; ct != nil {
-		old, err := ct.ClaimPutSignal(p.id, pe, off, src, sigOff, cond, claim, val)
-		if !errors.Is(err, errors.ErrUnsupported) {
-			return old, err
+	// One routine where the transport has it, else a compare-and-swap
+	// and a put-with-signal.
+	var old uint64
+	var err error
+	ct := p.w.ct
+	if ct != nil {
+		old, err = ct.ClaimPutSignal(p.id, pe, dst.off, asBytes(src), sig.off, cond, claim, val)
+	}
+	if ct == nil || err != nil && errors.Is(err, errors.ErrUnsupported) {
+		old, err = p.w.tr.Atomic(p.id, pe, sig.off, driver.KindUint64, driver.OpCompareSwap, claim, cond)
+		if err == nil && old == cond {
+			err = p.w.tr.PutSignal(p.id, pe, dst.off, asBytes(src), sig.off, val, SignalSet, false)
 		}
 	}
-	old, err := p.w.tr.Atomic(p.id, pe, sigOff, driver.KindUint64, driver.OpCompareSwap, claim, cond)
-	if err != nil || old != cond {
-		return old, err
-	}
-	return old, p.w.tr.PutSignal(p.id, pe, off, src, sigOff, val, SignalSet, false)
+	releasePair(dst.rec, sig.rec)
+	return old, err
 }
 
 // PutSignal copies src into dst on PE pe, then updates sig's first word
