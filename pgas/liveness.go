@@ -91,17 +91,17 @@ func (p *PE) waitFrom(ctx context.Context, req *driver.WaitRequest, from []int) 
 // the host backend): elsewhere it fails with errors.ErrUnsupported, and
 // programs wait with Wait.
 func Park(ctx context.Context, p *PE, words Sym[uint64], from []int, ready func() bool) error {
-	if !p.rmaOK(words.rec, 0) {
-		return p.rmaErr(words.rec, 0)
+	// The errors are made out of line (parkRefused and the two below), so
+	// that the path a message takes stays short: it runs twice a round
+	// trip, and its code competes with the rest of the trip's for the
+	// instruction cache.
+	if !p.rmaOK(words.rec, 0) || p.w.pt == nil {
+		return parkRefused(p, words, from)
 	}
 	w := p.w
-	pt := w.pt
-	if pt == nil {
-		return fmt.Errorf("pgas: Park on the %s backend: %w", w.cfg.Backend, errors.ErrUnsupported)
-	}
 	for _, q := range from {
 		if uint(q) >= uint(w.n) {
-			return fmt.Errorf("park's from: %w", p.checkPE(q))
+			return parkRefused(p, words, from)
 		}
 	}
 	lo, hi := words.off, words.off+words.Bytes()
@@ -113,13 +113,13 @@ func Park(ctx context.Context, p *PE, words Sym[uint64], from []int, ready func(
 				if ready() { // their writes are complete: one last look
 					return nil
 				}
-				return fmt.Errorf("%w: parked on %d words at offset %d for PEs %v, which have all returned", ErrNoWriters, words.n, words.off, from)
+				return parkNoWriters(words, from)
 			}
 		}
-		err := pt.Park(ctx, p.id, abort, lo, hi, ready)
+		err := w.pt.Park(ctx, p.id, abort, lo, hi, ready)
 		if err == nil {
 			if words.rec.isFreed() {
-				return fmt.Errorf("%w: words at offset %d were freed during Park", ErrBadSym, words.off)
+				return parkFreed(words)
 			}
 			return nil
 		}
@@ -127,6 +127,34 @@ func Park(ctx context.Context, p *PE, words Sym[uint64], from []int, ready func(
 			return w.abortErr(ctx, "park", err)
 		}
 	}
+}
+
+// parkRefused says why Park refused its arguments.
+//
+//go:noinline
+func parkRefused(p *PE, words Sym[uint64], from []int) error {
+	if !p.rmaOK(words.rec, 0) {
+		return p.rmaErr(words.rec, 0)
+	}
+	if p.w.pt == nil {
+		return fmt.Errorf("pgas: Park on the %s backend: %w", p.w.cfg.Backend, errors.ErrUnsupported)
+	}
+	for _, q := range from {
+		if err := p.checkPE(q); err != nil {
+			return fmt.Errorf("park's from: %w", err)
+		}
+	}
+	return nil
+}
+
+//go:noinline
+func parkNoWriters(words Sym[uint64], from []int) error {
+	return fmt.Errorf("%w: parked on %d words at offset %d for PEs %v, which have all returned", ErrNoWriters, words.n, words.off, from)
+}
+
+//go:noinline
+func parkFreed(words Sym[uint64]) error {
+	return fmt.Errorf("%w: words at offset %d were freed during Park", ErrBadSym, words.off)
 }
 
 // CanPark reports whether p's backend runs Park (driver.ParkTransport).
