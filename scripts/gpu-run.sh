@@ -110,7 +110,8 @@
 #                            # tests (nvshmem's also with no launcher, from a
 #                            # unique id), both suites on cuda (PEs sharing
 #                            # the GPUs) and under nvshmem, the examples with
-#                            # -verify
+#                            # -verify; VERIFY_PART=cuda or nvshmem runs
+#                            # one backend's half (each fits one call)
 #   .gpu/gpu-run.sh streams  # stream-ordered routines (pgas.Stream): their
 #                            # tests and the graph replay on cuda and under
 #                            # nvshmem (mapped and forced-remote), both
@@ -375,7 +376,7 @@ if [ "$what" = userkernel ]; then
 		step "userkernel-pingpong-$round" 120 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUDevicePingPong/kind=put-signal-8B/impl=symchan(-user-kernel)?$' -test.benchtime 1x
 	done
 fi
-if [ "$what" = verify ]; then
+if [ "$what" = verify ] && [ "${VERIFY_PART:-cuda}" != nvshmem ]; then
 	step device 120 ./device.test -test.v -test.count=1
 	step gpuop 60 ./gpuop.test -test.v -test.count=1
 	step pgas-cuda 120 ./cuda.test -test.v -test.count=1
@@ -383,6 +384,8 @@ if [ "$what" = verify ]; then
 	step ring-cuda 60 env "${share[@]}" ./ring -backend cuda -pes "$np" -actors mixed -size 8,4K,1M -laps 20
 	step jacobi-cuda 120 env "${share[@]}" ./jacobi -backend cuda -pes "$np" -nx 4096 -niter 300 -verify
 	step devicering-cuda 60 env "${share[@]}" ./devicering -backend cuda -pes "$np"
+fi
+if [ "$what" = verify ] && [ "${VERIFY_PART:-nvshmem}" != cuda ]; then
 	mps on
 	step "nvshmem-${np}proc" 120 ./symrun -n "$np" ./nvshmem.test -test.v -test.count=1
 	# With no launcher: the test starts two processes from a unique id
