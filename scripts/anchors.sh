@@ -6,7 +6,7 @@
 # benchstat) and Jacobi's as "anchor <name> <size> <value> <unit>" lines.
 # Binaries go to $ANCHOR_BUILD (default /tmp/symchan-anchors).
 #
-#   scripts/anchors.sh [bench|rate|host|routines|coll|jacobi|floor|all] [jacobi args: nx ny niter]
+#   scripts/anchors.sh [bench|rate|host|routines|coll|jacobi|floor|python|all] [jacobi args: nx ny niter]
 #   (rate: nvshmem_bench's message rate alone; bench includes it)
 #   (host: its host-driven ping-pongs and put-with-signal stream alone;
 #   bench includes them)
@@ -14,6 +14,9 @@
 #   (coll: nvshmem_coll.cu, the collectives on a stream and in a kernel;
 #   COLL_FORMS: stream or device alone)
 #   (floor: the host↔GPU round trips of floor.cu, plain CUDA)
+#   (python: python_kernels.py, a user's kernel with CuPy and Numba, run
+#   by $ANCHOR_PYTHON, default the GPU machines' venv that has both; not
+#   in all)
 #   (ANCHOR_KERNELS: the Jacobi sweep kernels to run, default "vec4 scalar")
 set -euo pipefail
 cd "$(dirname "$0")/../bench/anchors"
@@ -27,8 +30,8 @@ mkdir -p "$build/lib"
 # package ships only as .so.3.
 ln -sf "$nvh/lib/libnvshmem_host.so.3" "$build/lib/libnvshmem_host.so"
 export PATH=/usr/local/cuda/bin:$PATH LD_LIBRARY_PATH=$nvh/lib:${LD_LIBRARY_PATH:-}
-# ANCHOR_PROGRAMS: the NVSHMEM programs to build (default all four).
-for prog in ${ANCHOR_PROGRAMS:-nvshmem_bench nvshmem_jacobi nvshmem_routines nvshmem_coll}; do
+# ANCHOR_PROGRAMS: the NVSHMEM programs to build (unset: all four; empty: none).
+for prog in ${ANCHOR_PROGRAMS-nvshmem_bench nvshmem_jacobi nvshmem_routines nvshmem_coll}; do
 	if [ ! -x "$build/$prog" ] || [ "$prog.cu" -nt "$build/$prog" ] || [ common.cuh -nt "$build/$prog" ] ||
 		[ ../../kernels/symchan.cuh -nt "$build/$prog" ]; then
 		nvcc -O3 -std=c++17 -arch=sm_90 -rdc=true -ccbin mpicxx -I"$nvh/include" "$prog.cu" -o "$build/$prog" \
@@ -49,6 +52,9 @@ run() {
 }
 if [ "$what" = floor ] || [ "$what" = all ]; then
 	"$build/floor"
+fi
+if [ "$what" = python ]; then
+	"${ANCHOR_PYTHON:-/opt/torch/.venv/bin/python}" python_kernels.py
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
 	# 2 PEs: on a machine of one GPU they share it (not an NVLink figure).

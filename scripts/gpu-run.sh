@@ -135,6 +135,9 @@
 #                            # and the pipeline at 2 and 4 PEs (again with
 #                            # CUDA_MODULE_LOADING=EAGER where one fails),
 #                            # devicering, the cuda suites on the shared GPU
+#   .gpu/gpu-run.sh userkernel-anchors # a user's kernel from source to
+#                            # launch, from Go and from CuPy and Numba
+#                            # (bench/anchors/python_kernels.py), 3 rounds
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -448,6 +451,15 @@ if [ "$what" = shared-hang ]; then
 	done
 	step devicering-cuda 60 env "${share[@]}" ./devicering -backend cuda -pes 4
 	suites suites-cuda-shared 300 SYMCHAN_TEST_BACKEND=cuda "${share[@]}"
+fi
+if [ "$what" = userkernel-anchors ]; then
+	# A user's kernel from source to launch, and its launch, from Go
+	# (BenchmarkGPUUserKernel) and from Python with CuPy and Numba
+	# (bench/anchors/python_kernels.py), alternating, three rounds.
+	for round in 1 2 3; do
+		step "userkernel-go-$round" 120 ./bench.test -test.run '^$' -test.bench 'GPUUserKernel' -test.benchtime 1x
+		step "userkernel-python-$round" 180 env ANCHOR_PROGRAMS= "$repo/scripts/anchors.sh" python
+	done
 fi
 if [ "$what" = paths ]; then
 	# After a change to pgas's shared paths (put-with-signal, the claim,
