@@ -457,7 +457,7 @@ if [ "$what" = userkernel-anchors ]; then
 	# (BenchmarkGPUUserKernel) and from Python with CuPy and Numba
 	# (bench/anchors/python_kernels.py), alternating, three rounds.
 	for round in 1 2 3; do
-		step "userkernel-go-$round" 120 ./bench.test -test.run '^$' -test.bench 'GPUUserKernel' -test.benchtime 1x
+		step "userkernel-go-$round" 120 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUUserKernel' -test.benchtime 1x
 		step "userkernel-python-$round" 180 env ANCHOR_PROGRAMS= "$repo/scripts/anchors.sh" python
 	done
 fi

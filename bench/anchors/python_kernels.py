@@ -79,6 +79,11 @@ def bump(a, d):
 
 def numba_steps():
     import numpy as np
+
+    # Numba 0.68 still names numpy.row_stack, which NumPy 2.4 removed (the
+    # GPU machines' venv has both): the alias it had.
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
     from numba import cuda
 
     sig = "void(uint64[:], uint64[:])"
