@@ -30,7 +30,8 @@ type CompileOptions struct {
 	// CacheDir keeps compiled PTX between runs, keyed by the source, the
 	// options, the architecture, the device API (symchan.cuh) and NVRTC's
 	// version. Empty: symchan/kernels in the user's cache folder
-	// (os.UserCacheDir); "-": no cache.
+	// (os.UserCacheDir); "-": no cache. A process also keeps the programs
+	// it compiled (or read from the folder) in memory, unless "-".
 	CacheDir string
 }
 
@@ -150,13 +151,19 @@ type compiler struct {
 }
 
 // compile compiles the source with options, preamble ahead of it (its
-// lines not counted), through the cache.
+// lines not counted), through the caches: this process's (compiled), then
+// the folder's.
 func (c compiler) compile(variant, preamble string, options []string) (string, error) {
 	key := c.key(variant, preamble, options)
+	memo := c.cache != "-" // "-": no cache at all
+	if ptx, ok := compiled.get(key); ok && memo {
+		return ptx, nil
+	}
 	file := ""
 	if dir, err := c.cacheDir(); err == nil && dir != "" {
 		file = filepath.Join(dir, key+".ptx")
 		if b, err := os.ReadFile(file); err == nil {
+			compiled.put(key, string(b))
 			return string(b), nil
 		}
 	}
@@ -176,17 +183,56 @@ func (c compiler) compile(variant, preamble string, options []string) (string, e
 		// A failed write costs the next run a compile, nothing more.
 		_ = writeAtomic(file, []byte(ptx))
 	}
+	if memo {
+		compiled.put(key, ptx)
+	}
 	return ptx, nil
 }
 
 // key names what compile makes of the source: a hash of everything that
-// goes into it.
+// goes into it, the device API by its own hash (headerHash).
 func (c compiler) key(variant, preamble string, options []string) string {
 	h := sha256.New()
-	for _, part := range append([]string{Header, c.src, c.name, variant, preamble, c.nvrtc}, options...) {
+	for _, part := range append([]string{headerHash(), c.src, c.name, variant, preamble, c.nvrtc}, options...) {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// headerHash is the hash of Header, the device API, made once: at 100 KB,
+// hashing it on every Compile was most of a cached Compile's time.
+var headerHash = sync.OnceValue(func() string {
+	h := sha256.Sum256([]byte(Header))
+	return hex.EncodeToString(h[:])
+})
+
+// compiled is this process's cache of compiled PTX by key, so that a
+// program compiled again (a source a process makes once per use, say)
+// costs no file read. It holds at most compiledMax programs: past that it
+// starts again empty, the folder's cache behind it.
+var compiled ptxMemo
+
+const compiledMax = 256
+
+type ptxMemo struct {
+	mu  sync.Mutex
+	ptx map[string]string
+}
+
+func (m *ptxMemo) get(key string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ptx, ok := m.ptx[key]
+	return ptx, ok
+}
+
+func (m *ptxMemo) put(key, ptx string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ptx == nil || len(m.ptx) >= compiledMax {
+		m.ptx = make(map[string]string)
+	}
+	m.ptx[key] = ptx
 }
 
 // cacheDir is the cache's folder, made if need be; "" for none.
