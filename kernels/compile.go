@@ -86,19 +86,19 @@ func Compile(name, src string, opts CompileOptions) (Program, error) {
 	}
 	arch := opts.Arch
 	if arch == "" {
-		info, err := device.Describe(0)
+		a, err := gpu0Arch()
 		if err != nil {
 			return Program{}, fmt.Errorf("kernels: Compile %s: the GPU's architecture: %w", name, err)
 		}
-		arch = fmt.Sprintf("compute_%d%d", info.Major, info.Minor)
+		arch = a
 	}
-	major, minor, err := device.NVRTCVersion()
+	nvrtc, err := nvrtcVersion()
 	if err != nil {
 		return Program{}, fmt.Errorf("kernels: Compile %s: %w", name, err)
 	}
 	base := append([]string{"-arch=" + arch, "-std=c++17", "-default-device"}, opts.Options...)
 	p := Program{Name: strings.TrimSuffix(name, ".cu")}
-	c := compiler{name: name, src: src, cache: opts.CacheDir, nvrtc: fmt.Sprintf("%d.%d", major, minor)}
+	c := compiler{name: name, src: src, cache: opts.CacheDir, nvrtc: nvrtc}
 	p.compiled = p.Name + "#" + c.key("program", "", base)[:16]
 	if p.PTX, err = c.compile("cuda", rtcTypes, base); err != nil {
 		return Program{}, err
@@ -129,6 +129,24 @@ func Compile(name, src string, opts CompileOptions) (Program, error) {
 	}
 	return p, nil
 }
+
+// gpu0Arch and nvrtcVersion are asked once a process: neither GPU 0's
+// architecture nor the NVRTC loaded changes while it runs, and a cached
+// Compile would otherwise spend more on asking than on the rest. An
+// error (no GPU, no NVRTC) is kept as well.
+var (
+	gpu0Arch = sync.OnceValues(func() (string, error) {
+		info, err := device.Describe(0)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("compute_%d%d", info.Major, info.Minor), nil
+	})
+	nvrtcVersion = sync.OnceValues(func() (string, error) {
+		major, minor, err := device.NVRTCVersion()
+		return fmt.Sprintf("%d.%d", major, minor), err
+	})
+)
 
 // A variant is a program's nvshmem variant, compiled on first use.
 type variant struct {
