@@ -121,6 +121,12 @@ var userKernels = table{title: "Users' kernels compiled at run time (NVRTC)", fi
 	match: `.`, unit: "sec/op",
 	about: "kernels.Compile of a small program that includes symchan.cuh, for the cuda backend: cold (a fresh cache; the first compile of a process also loads NVRTC) and from the disk cache; and a PE's first pgas.GPU.Load of it, which on the nvshmem backend compiles the nvshmem variant (NVSHMEM's device headers) and links it with libnvshmem_device.a. Medians over the processes of three test runs."}
 
+// userKernelAnchors is issue 36's anchors for users' kernels: the same
+// kernel from Go and from CuPy and Numba, source to launch.
+var userKernelAnchors = table{title: "A user's kernel from source to launch: Go against CuPy and Numba", file: "2026-11-26-nvidia-h200-userkernel-anchors.txt",
+	match: `^GPUUserKernel/`, unit: "sec/op",
+	about: "One H200, three rounds alternating in one call (scripts/gpu-run.sh userkernel-anchors): the same one-line CUDA C kernel from Go (kernels.Compile, pgas.GPU.Load, LaunchOnStream) and from Python with CuPy 14.2's RawModule and Numba 0.68's cuda.jit (bench/anchors/python_kernels.py). compile-cold: a source never seen, from text to its first launch completed; compile-warm: the same source again (CuPy and symchan from their in-process caches, Numba from its disk cache with a new dispatcher); launch: one launch of the one-thread kernel with two arguments, over 2000 launches and a sync. Medians of each run's repetitions. nvshmem4py, the third anchor the issue names, is not installed on the GPU machines."}
+
 // Between two GPUs (nvidia-h100-x2): the examples against the NVSHMEM
 // anchor, and the round trips from Go and between kernel actors.
 var (
@@ -272,7 +278,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
