@@ -138,6 +138,10 @@
 #   .gpu/gpu-run.sh userkernel-anchors # a user's kernel from source to
 #                            # launch, from Go and from CuPy and Numba
 #                            # (bench/anchors/python_kernels.py), 3 rounds
+#   .gpu/gpu-run.sh targets  # issue 33's targets in one call: the floor,
+#                            # the round trips, stream and ping-pong from
+#                            # Go, WaitAny, kernel actors, many warps, the
+#                            # ring's hop, NVSHMEM's anchors on 2+ GPUs
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -460,6 +464,31 @@ if [ "$what" = userkernel-anchors ]; then
 		step "userkernel-go-$round" 120 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUUserKernel' -test.benchtime 1x
 		step "userkernel-python-$round" 180 env ANCHOR_PROGRAMS= "$repo/scripts/anchors.sh" python
 	done
+fi
+if [ "$what" = targets ]; then
+	# Issue 33's targets, each beside its floor or anchor in this call:
+	# the host↔GPU floor, the round trips and the stream from Go, the
+	# host-driven ping-pong, WaitAny's wake-up, kernel actors against the
+	# device ping-pong, many warps' message rate, the ring's 8-byte hop
+	# (as BenchmarkRingHop lines), and NVSHMEM's anchors where two GPUs
+	# let its two processes run.
+	[ -d "$repo/bench/anchors" ] && step targets-floor 90 env ANCHOR_PROGRAMS= "$repo/scripts/anchors.sh" floor
+	step targets-fromgo 240 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPU(ChanRoundTrip|FutureRoundTrip|WaitAnyWakeup|HostPingPong|ChanStream)$' -test.benchtime 1x
+	step targets-actors 150 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPU(ActorPingPong|DevicePingPong)$' -test.benchtime 1x
+	step targets-rate 150 env "${share[@]}" CUDA_DEVICE_MAX_CONNECTIONS=32 ./bench.test -test.run '^$' -test.bench 'GPUActorMessageRate' -test.benchtime 1x
+	for a in go kernel; do
+		step "targets-ring-$a" 90 env "${share[@]}" ./ring -backend cuda -pes 2 -actors $a -size 8 -laps 2000
+		# The ring's table (size hops median p99 p99.9 GB/s) as a
+		# benchmark line, for bench.txt.
+		awk -v a=$a 'function ns(d,  v, u) { v = d + 0; u = d; sub(/^[0-9.]+/, "", u)
+				return v * ((u == "ns") ? 1 : (u == "µs") ? 1e3 : (u == "ms") ? 1e6 : 1e9) }
+			$1 ~ /^[0-9]+$/ && NF == 6 { printf "BenchmarkRingHop/actors=%s/size=%s %d %.0f ns/op %.3f us/hop-p99 %.3f us/hop-p99.9\n", a, $1, $2, ns($3), ns($4) / 1e3, ns($5) / 1e3 }' \
+			"/tmp/symchan-targets-ring-$a.log" > "/tmp/symchan-targets-ringhop-$a.log"
+	done
+	if [ "$ngpu" -ge 2 ] && [ -d "$repo/bench/anchors" ]; then
+		step targets-anchor-host 150 env ANCHOR_PROGRAMS=nvshmem_bench "$repo/scripts/anchors.sh" host
+		step targets-anchor-rate 150 env ANCHOR_PROGRAMS=nvshmem_bench "$repo/scripts/anchors.sh" rate
+	fi
 fi
 if [ "$what" = paths ]; then
 	# After a change to pgas's shared paths (put-with-signal, the claim,
