@@ -127,6 +127,20 @@ var userKernelAnchors = table{title: "A user's kernel from source to launch: Go 
 	match: `^GPUUserKernel/`, unit: "sec/op",
 	about: "One H200, three rounds alternating in one call (scripts/gpu-run.sh userkernel-anchors): the same one-line CUDA C kernel from Go (kernels.Compile, pgas.GPU.Load, LaunchOnStream) and from Python with CuPy 14.2's RawModule and Numba 0.68's cuda.jit (bench/anchors/python_kernels.py). compile-cold: a source never seen, from text to its first launch completed; compile-warm: the same source again (CuPy and symchan from their in-process caches, Numba from its disk cache with a new dispatcher); launch: one launch of the one-thread kernel with two arguments, over 2000 launches and a sync. Medians of each run's repetitions. nvshmem4py, the third anchor the issue names, is not installed on the GPU machines."}
 
+// Issue 33's targets, each beside its floor or anchor, on the two H200
+// kinds (scripts/gpu-run.sh targets, one call on each).
+var (
+	targetsFile    = "2026-11-26-issue33-targets.txt"
+	targetsAbout   = "One call on each kind (scripts/gpu-run.sh targets): the host↔GPU floors (bench/anchors/floor.cu: a round trip host → GPU → host, and host → GPU → other GPU (or the same GPU's other PE) → host), and symchan's figures measured after them; NVSHMEM's anchors (bench/anchors/nvshmem_bench.cu) run only where two GPUs let its two processes run. Each column a kind."
+	targetsFromGo  = table{title: "Issue 33's targets: round trips from Go and the floor (µs per round trip, median)", file: targetsFile, match: `^(GPUFloor/.*|GPUChanRoundTrip|GPUFutureRoundTrip)$`, unit: "us/RT", col: "kind", about: targetsAbout}
+	targetsFromGoP = table{title: "Issue 33's targets: round trips from Go and the floor (µs per round trip, p99.9)", file: targetsFile, match: `^(GPUFloor/.*|GPUChanRoundTrip|GPUFutureRoundTrip)$`, unit: "us/RT-p99.9", col: "kind", about: "The same runs' p99.9 (of 20,000 round trips; the floor's of its own)."}
+	targetsHalf    = table{title: "Issue 33's targets: half round trips (µs, median)", file: targetsFile, match: `^(GPUHostPingPong(/.*)?|GPUWaitAnyWakeup|GPUActorPingPong/.*|GPUDevicePingPong/kind=put-signal-8B(/impl=symchan-user-kernel)?)$`, unit: "us/half-RT", col: "kind", about: "The host-driven put-with-signal ping-pong (symchan's from Go, symchan's and NVSHMEM's queued on a stream), WaitAny's wake-up, the kernel-actor ping-pong (state in global memory, or local) and the device put-with-signal ping-pong it is held to."}
+	targetsHalfP   = table{title: "Issue 33's targets: half round trips (µs, p99.9)", file: targetsFile, match: `^(GPUHostPingPong(/.*)?|GPUWaitAnyWakeup|GPUActorPingPong/.*)$`, unit: "us/half-RT-p99.9", col: "kind", about: "The same runs' p99.9."}
+	targetsRing    = table{title: "Issue 33's targets: the ring's 8-byte hop (median)", file: targetsFile, match: `^RingHop/`, unit: "sec/op", col: "kind", about: "examples/ring, 2 PEs, 2000 laps, with Go actors and with kernel actors."}
+	targetsRingP   = table{title: "Issue 33's targets: the ring's 8-byte hop (µs, p99.9)", file: targetsFile, match: `^RingHop/`, unit: "us/hop-p99.9", col: "kind", about: "The same runs' p99.9."}
+	targetsRates   = table{title: "Issue 33's targets: message rates (million messages per second)", file: targetsFile, match: `^(GPUChanStream/.*|GPUActorMessageRate/warps=(8|64|256)/impl=(symchan-actor-block|nvshmem|put-signal))$`, unit: "Mmsg/s", col: "kind", about: "8-byte Chan messages streamed from Go by 1 and 8 goroutines, beside NVSHMEM's host-initiated put-with-signal stream; many warps to one receiver (block receivers), beside NVSHMEM's anchor and raw put-with-signal into a ring."}
+)
+
 // Between two GPUs (nvidia-h100-x2): the examples against the NVSHMEM
 // anchor, and the round trips from Go and between kernel actors.
 var (
@@ -278,7 +292,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
