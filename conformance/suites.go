@@ -136,4 +136,5 @@ var gpuTests = []test{
 	{"UserKernel", (*kit).testUserKernel},
 	{"StreamGraph", (*kit).testStreamGraph},
 	{"DeviceTeams", (*kit).testDeviceTeams},
+	{"DeviceTerms", (*kit).testDeviceTerms},
 }

@@ -550,6 +550,18 @@ static __device__ __forceinline__ symchan_u64 symchan_atomic_fetch_xor(const sym
 	SYMCHAN_REMOTE(h, pe, return nvshmem_uint64_atomic_fetch_xor((uint64_t *)symchan_sym(h, off), v, pe))
 	return atomicXor_system((unsigned long long *)symchan_ptr(h, pe, off), v);
 }
+static __device__ __forceinline__ unsigned symchan_atomic_fetch_and32(const symchan_heap *h, int pe, symchan_u64 off, unsigned v) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint32_atomic_fetch_and((uint32_t *)symchan_sym(h, off), v, pe))
+	return atomicAnd_system((unsigned *)symchan_ptr(h, pe, off), v);
+}
+static __device__ __forceinline__ unsigned symchan_atomic_fetch_or32(const symchan_heap *h, int pe, symchan_u64 off, unsigned v) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint32_atomic_fetch_or((uint32_t *)symchan_sym(h, off), v, pe))
+	return atomicOr_system((unsigned *)symchan_ptr(h, pe, off), v);
+}
+static __device__ __forceinline__ unsigned symchan_atomic_fetch_xor32(const symchan_heap *h, int pe, symchan_u64 off, unsigned v) {
+	SYMCHAN_REMOTE(h, pe, return nvshmem_uint32_atomic_fetch_xor((uint32_t *)symchan_sym(h, off), v, pe))
+	return atomicXor_system((unsigned *)symchan_ptr(h, pe, off), v);
+}
 // Floating-point words move as their bits (the spec's extended AMO types
 // have fetch, set and swap only).
 static __device__ __forceinline__ double symchan_atomic_swap_double(const symchan_heap *h, int pe, symchan_u64 off, double v) {
@@ -644,6 +656,100 @@ static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch_or(con
 static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch_xor(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
 	return symchan_atomic_fetch_xor(h, pe, symchan_off(h, dest), value);
 }
+// The other uint64 atomics, and the same for uint32: the non-fetching
+// add, inc and set (nvshmem_TYPE_atomic_add, _inc, _set) and fetch_inc.
+// Each is complete for the caller when it returns; like the fetching ones
+// it orders nothing else.
+static __device__ __forceinline__ void symchan_uint64_atomic_add(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
+	(void)symchan_atomic_fetch_add(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ void symchan_uint64_atomic_inc(const symchan_heap *h, symchan_u64 *dest, int pe) {
+	(void)symchan_atomic_fetch_add(h, pe, symchan_off(h, dest), 1);
+}
+static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch_inc(const symchan_heap *h, symchan_u64 *dest, int pe) {
+	return symchan_atomic_fetch_add(h, pe, symchan_off(h, dest), 1);
+}
+static __device__ __forceinline__ void symchan_uint64_atomic_set(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
+	(void)symchan_atomic_swap(h, pe, symchan_off(h, dest), value);
+}
+// nvshmem_uint32_atomic_*: on the 32-bit word dest of pe.
+static __device__ __forceinline__ unsigned symchan_uint32_atomic_fetch_add(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
+	return symchan_atomic_fetch_add32(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ unsigned symchan_uint32_atomic_compare_swap(const symchan_heap *h, unsigned *dest, unsigned cond, unsigned value,
+                                                                              int pe) {
+	return symchan_atomic_compare_swap32(h, pe, symchan_off(h, dest), cond, value);
+}
+static __device__ __forceinline__ unsigned symchan_uint32_atomic_swap(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
+	return symchan_atomic_swap32(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ unsigned symchan_uint32_atomic_fetch(const symchan_heap *h, const unsigned *source, int pe) {
+	return symchan_atomic_fetch32(h, pe, symchan_off(h, source));
+}
+static __device__ __forceinline__ unsigned symchan_uint32_atomic_fetch_and(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
+	return symchan_atomic_fetch_and32(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ unsigned symchan_uint32_atomic_fetch_or(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
+	return symchan_atomic_fetch_or32(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ unsigned symchan_uint32_atomic_fetch_xor(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
+	return symchan_atomic_fetch_xor32(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ void symchan_uint32_atomic_add(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
+	(void)symchan_atomic_fetch_add32(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ void symchan_uint32_atomic_inc(const symchan_heap *h, unsigned *dest, int pe) {
+	(void)symchan_atomic_fetch_add32(h, pe, symchan_off(h, dest), 1);
+}
+static __device__ __forceinline__ unsigned symchan_uint32_atomic_fetch_inc(const symchan_heap *h, unsigned *dest, int pe) {
+	return symchan_atomic_fetch_add32(h, pe, symchan_off(h, dest), 1);
+}
+static __device__ __forceinline__ void symchan_uint32_atomic_set(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
+	(void)symchan_atomic_swap32(h, pe, symchan_off(h, dest), value);
+}
+// nvshmem_float_atomic_* and nvshmem_double_atomic_*: fetch, set and swap
+// (the spec's extended types have no others).
+static __device__ __forceinline__ float symchan_float_atomic_swap(const symchan_heap *h, float *dest, float value, int pe) {
+	return symchan_atomic_swap_float(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ void symchan_float_atomic_set(const symchan_heap *h, float *dest, float value, int pe) {
+	(void)symchan_atomic_swap_float(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ float symchan_float_atomic_fetch(const symchan_heap *h, const float *source, int pe) {
+	return __int_as_float((int)symchan_atomic_fetch32(h, pe, symchan_off(h, source)));
+}
+static __device__ __forceinline__ double symchan_double_atomic_swap(const symchan_heap *h, double *dest, double value, int pe) {
+	return symchan_atomic_swap_double(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ void symchan_double_atomic_set(const symchan_heap *h, double *dest, double value, int pe) {
+	(void)symchan_atomic_swap_double(h, pe, symchan_off(h, dest), value);
+}
+static __device__ __forceinline__ double symchan_double_atomic_fetch(const symchan_heap *h, const double *source, int pe) {
+	return __longlong_as_double((long long)symchan_atomic_fetch(h, pe, symchan_off(h, source)));
+}
+
+// nvshmem_iput8 … _iput128 and nvshmem_iget8 … _iget128, with their _warp
+// and _block forms (nvshmemx_): nelems elements of BITS/8 bytes, the
+// symmetric side every dst-th (iput) or sst-th (iget) element, the local
+// side every sst-th (iput) or dst-th (iget). Complete as symchan_putmem's
+// and symchan_getmem's are.
+#define SYMCHAN_STRIDED_TERMS(bits, sfx)                                                                                                     \
+	static __device__ __forceinline__ void symchan_iput##bits##sfx(const symchan_heap *h, void *dest, const void *source, symchan_u64 dst, \
+	                                                              symchan_u64 sst, symchan_u64 nelems, int pe) {                          \
+		symchan_iput##sfx(h, pe, symchan_off(h, dest), source, dst, sst, (bits) / 8, nelems);                                          \
+	}                                                                                                                                  \
+	static __device__ __forceinline__ void symchan_iget##bits##sfx(const symchan_heap *h, void *dest, const void *source, symchan_u64 dst, \
+	                                                              symchan_u64 sst, symchan_u64 nelems, int pe) {                          \
+		symchan_iget##sfx(h, dest, dst, pe, symchan_off(h, source), sst, (bits) / 8, nelems);                                          \
+	}
+#define SYMCHAN_STRIDED_FORMS(bits) SYMCHAN_STRIDED_TERMS(bits, ) SYMCHAN_STRIDED_TERMS(bits, _warp) SYMCHAN_STRIDED_TERMS(bits, _block)
+SYMCHAN_STRIDED_FORMS(8)
+SYMCHAN_STRIDED_FORMS(16)
+SYMCHAN_STRIDED_FORMS(32)
+SYMCHAN_STRIDED_FORMS(64)
+SYMCHAN_STRIDED_FORMS(128)
+#undef SYMCHAN_STRIDED_FORMS
+#undef SYMCHAN_STRIDED_TERMS
 
 // --- groups ----------------------------------------------------------------
 //

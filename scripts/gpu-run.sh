@@ -142,6 +142,9 @@
 #                            # the round trips, stream and ping-pong from
 #                            # Go, WaitAny, kernel actors, many warps, the
 #                            # ring's hop, NVSHMEM's anchors on 2+ GPUs
+#   .gpu/gpu-run.sh device-api # the device API in NVSHMEM's terms: its
+#                            # conformance tests on cuda and under nvshmem
+#                            # (mapped, forced-remote), the backend's test
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -489,6 +492,18 @@ if [ "$what" = targets ]; then
 		step targets-anchor-host 150 env ANCHOR_PROGRAMS=nvshmem_bench "$repo/scripts/anchors.sh" host
 		step targets-anchor-rate 150 env ANCHOR_PROGRAMS=nvshmem_bench "$repo/scripts/anchors.sh" rate
 	fi
+fi
+if [ "$what" = device-api ]; then
+	# The device API in NVSHMEM's terms (users' kernels compiled at run
+	# time): its conformance tests on cuda (PEs sharing the GPUs) and under
+	# nvshmem, mapped and forced-remote; the backend's device-routine test.
+	da='TestConformance/GPU/(DeviceTerms|DeviceTeams|UserKernel)$'
+	step pgas-cuda 120 ./cuda.test -test.v -test.count=1
+	step device-api-cuda 120 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$da" -test.timeout=110s
+	mps on
+	step "device-api-nvshmem-${np}proc" 200 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$da" -test.timeout=190s
+	step "device-api-remote-${np}proc" 200 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$da" -test.timeout=190s
+	mps off
 fi
 if [ "$what" = paths ]; then
 	# After a change to pgas's shared paths (put-with-signal, the claim,
