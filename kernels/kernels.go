@@ -150,6 +150,10 @@ const (
 	// WaitOnStream holds a stream until a word compares (arguments: its
 	// address, the comparison as driver.Cmp numbers it, the value).
 	WaitOnStream = "symchan_wait_on_stream"
+	// PutSignalOnStream is a small put-with-signal on a stream, one block
+	// (arguments: destination, source, bytes, the signal word's address,
+	// the value, the operation as driver.SigOp numbers it).
+	PutSignalOnStream = "symchan_put_signal_on_stream"
 	// TeamStep runs a step of a team's collective on a stream (arguments:
 	// the heap descriptor, the team's struct symchan_team, the step as
 	// symchan.cu's STEP_* numbers it, destination, source, count, the

@@ -240,6 +240,23 @@ extern "C" __global__ void symchan_copy(u64 dst, u64 src, u64 n) {
 		symchan_copy_part((void *)(dst + lo), (const void *)(src + lo), min(share, n - lo), threadIdx.x, blockDim.x);
 }
 
+// symchan_put_signal_on_stream copies n bytes from src to dst (any memory
+// this GPU addresses) with its one block, then, after a system fence,
+// updates the uint64 signal word at sig by op (SYMCHAN_SIGNAL_SET or _ADD)
+// with value: a small put-with-signal on a stream in one launch, where the
+// copy engines and a stream write are two.
+extern "C" __global__ void symchan_put_signal_on_stream(u64 dst, u64 src, u64 n, u64 sig, u64 value, u64 op) {
+	symchan_copy_part((void *)dst, (const void *)src, n, threadIdx.x, blockDim.x);
+	__syncthreads(); // the block's copies, then thread 0's release at system scope
+	if (threadIdx.x == 0) {
+		__threadfence_system();
+		if (op == SYMCHAN_SIGNAL_ADD)
+			asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(sig), "l"(value) : "memory");
+		else
+			asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(sig), "l"(value) : "memory");
+	}
+}
+
 // symchan_wait_on_stream holds its stream until the uint64 word at sig
 // compares as cmp says to value (the stream form of a signal wait for the
 // comparisons a stream memory operation has no form of). One thread.

@@ -17,14 +17,14 @@ import (
 
 // gpu is one PE: its GPU's context, kernels, partition and streams.
 type gpu struct {
-	id     int
-	owner  bool            // created ctx (PEs sharing a GPU share its context)
-	progs  *gpuop.Programs // loaded in ctx (GPU.Load), shared like it
-	ctx    *device.Context
-	mod    *device.Module
-	atomic *device.Function
-	heap   device.Ptr
-	desc   device.Ptr // the PE's heap descriptor, in its device memory
+	id    int
+	owner bool            // created ctx (PEs sharing a GPU share its context)
+	progs *gpuop.Programs // loaded in ctx (GPU.Load), shared like it
+	ctx   *device.Context
+	mod   *device.Module
+	k     gpuop.StreamKernels // mod's kernels that streams launch (the atomic, …)
+	heap  device.Ptr
+	desc  device.Ptr // the PE's heap descriptor, in its device memory
 
 	mu    sync.Mutex // serialises the routines this PE issues
 	st    *device.Stream
@@ -104,7 +104,7 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 			if g.mod, err = g.ctx.LoadModule(ptx); err != nil {
 				return fail(err)
 			}
-			if g.atomic, err = g.mod.Function(kernels.Atomic); err != nil {
+			if g.k, err = gpuop.LoadStreamKernels(g.mod); err != nil {
 				return fail(err)
 			}
 			if g.agent, err = gpuop.NewAgent(g.ctx, g.mod, (pes-i+ngpu-1)/ngpu); err != nil {
@@ -112,7 +112,7 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 			}
 		} else {
 			o := t.gpus[i%ngpu]
-			g.ctx, g.mod, g.atomic, g.agent, g.progs = o.ctx, o.mod, o.atomic, o.agent, o.progs
+			g.ctx, g.mod, g.k, g.agent, g.progs = o.ctx, o.mod, o.k, o.agent, o.progs
 		}
 		if g.heap, err = g.ctx.Alloc(cfg.HeapSize); err != nil {
 			return fail(err)
@@ -271,7 +271,7 @@ func (t *transport) PutSignal(from, pe int, off int64, src []byte, sigOff int64,
 		if err := g.st.CopyIn(t.addr(pe, off), src); err != nil {
 			return err
 		}
-		return gpuop.Signal(g.st, g.atomic, t.addr(pe, sigOff), sig, op)
+		return gpuop.Signal(g.st, g.k.Atomic, t.addr(pe, sigOff), sig, op)
 	})
 }
 

@@ -54,15 +54,12 @@ func (x *gpuAPI) HeapDescriptor() device.Ptr { return x.g.desc }
 func (x *gpuAPI) Addr(pe int, off int64) device.Ptr { return x.t.addr(pe, off) }
 
 // PutSignalOnStream enqueues on s (a stream of this GPU) a put-with-signal
-// from device memory src to pe's partition: the copy engines move n bytes,
-// then the signal word at sigOff is updated, both after s's earlier work
-// (nvshmemx_putmem_signal_on_stream).
+// from device memory src to pe's partition: n bytes, then the signal word
+// at sigOff updated, both after s's earlier work
+// (nvshmemx_putmem_signal_on_stream); a small one is one kernel, a larger
+// one the copy engines and a signal (gpuop.PutSignalOnStream).
 func (x *gpuAPI) PutSignalOnStream(s *device.Stream, pe int, off int64, src device.Ptr, n int64, sigOff int64, sig uint64, op pgas.SigOp) error {
-	dst := x.t.gpus[pe]
-	if err := s.CopyPeer(x.t.addr(pe, off), dst.ctx, src, x.g.ctx, n); err != nil {
-		return err
-	}
-	return gpuop.Signal(s, x.g.atomic, x.t.addr(pe, sigOff), sig, op)
+	return gpuop.PutSignalOnStream(s, x.g.k, x.t.addr(pe, off), x.t.gpus[pe].ctx, src, x.g.ctx, n, x.t.addr(pe, sigOff), sig, op)
 }
 
 // SignalWaitOnStream makes s's later work wait until this PE's signal word

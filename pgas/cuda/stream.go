@@ -14,15 +14,11 @@ import (
 // (driver.StreamTransport).
 func (t *transport) NewStream(me int) (driver.Stream, error) {
 	g := t.gpus[me]
-	k, err := gpuop.LoadStreamKernels(g.mod)
-	if err != nil {
-		return nil, err
-	}
 	st, err := g.ctx.NewStream()
 	if err != nil {
 		return nil, err
 	}
-	return &stream{t: t, g: g, st: st, k: k}, nil
+	return &stream{t: t, g: g, st: st, k: g.k}, nil
 }
 
 // A stream is a driver.Stream on the cuda backend: copies go to the copy
@@ -42,12 +38,8 @@ func (s *stream) Copy(dstPE int, dstOff int64, srcPE int, srcOff int64, n int64)
 
 // PutSignal: the stream starts the signal once the copy is complete.
 func (s *stream) PutSignal(pe int, off, srcOff, n, sigOff int64, sig uint64, op driver.SigOp) error {
-	if n > 0 {
-		if err := s.Copy(pe, off, s.g.id, srcOff, n); err != nil {
-			return err
-		}
-	}
-	return gpuop.Signal(s.st, s.k.Atomic, s.t.addr(pe, sigOff), sig, op)
+	return gpuop.PutSignalOnStream(s.st, s.k, s.t.addr(pe, off), s.t.gpus[pe].ctx, s.t.addr(s.g.id, srcOff), s.g.ctx, n,
+		s.t.addr(pe, sigOff), sig, op)
 }
 
 func (s *stream) Wait(off int64, cmp driver.Cmp, v uint64) error {

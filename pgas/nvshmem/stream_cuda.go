@@ -80,6 +80,10 @@ func (s *stream) Copy(dstPE int, dstOff int64, srcPE int, srcOff int64, n int64)
 
 func (s *stream) PutSignal(pe int, off, srcOff, n, sigOff int64, sig uint64, op driver.SigOp) error {
 	if sigAddr := s.mapped(pe, sigOff); sigAddr != 0 {
+		if dst, src := s.mapped(pe, off), s.mapped(s.t.me, srcOff); n > 0 && n <= gpuop.SmallPutSignal && dst != 0 && src != 0 {
+			s.quiet()
+			return gpuop.PutSignalOnStream(s.st, s.k, dst, proc.ctx, src, proc.ctx, n, sigAddr, sig, op)
+		}
 		if n > 0 {
 			if err := s.Copy(pe, off, s.t.me, srcOff, n); err != nil {
 				return err

@@ -57,17 +57,41 @@ func CopyOnStream(st *device.Stream, fn *device.Function, dst device.Ptr, dc *de
 }
 
 // StreamKernels are the runtime's kernels that a stream's routines launch:
-// the wait (kernels.WaitOnStream), the copy while captured (kernels.Copy)
-// and the atomic (kernels.Atomic).
-type StreamKernels struct{ Wait, Copy, Atomic *device.Function }
+// the wait (kernels.WaitOnStream), the copy while captured (kernels.Copy),
+// the atomic (kernels.Atomic) and the small put-with-signal
+// (kernels.PutSignalOnStream).
+type StreamKernels struct{ Wait, Copy, Atomic, PutSignal *device.Function }
 
 // LoadStreamKernels finds the stream kernels in mod, the runtime's module
 // on a GPU.
 func LoadStreamKernels(mod *device.Module) (StreamKernels, error) {
 	var k StreamKernels
-	var errs [3]error
+	var errs [4]error
 	k.Wait, errs[0] = mod.Function(kernels.WaitOnStream)
 	k.Copy, errs[1] = mod.Function(kernels.Copy)
 	k.Atomic, errs[2] = mod.Function(kernels.Atomic)
+	k.PutSignal, errs[3] = mod.Function(kernels.PutSignalOnStream)
 	return k, errors.Join(errs[:]...)
+}
+
+// SmallPutSignal is the largest put-with-signal PutSignalOnStream moves
+// with its one-block kernel; larger ones go to the copy engines, then a
+// signal.
+const SmallPutSignal = 16 << 10
+
+// PutSignalOnStream enqueues on st a put of n bytes from src (memory of
+// context sc) to dst (of dc), then the update of the signal word at sig by
+// op with v, both after st's earlier work: up to SmallPutSignal bytes in
+// one launch of the put-with-signal kernel (k.PutSignal), where the copy
+// engines' fixed cost and a second operation would dominate; larger ones
+// as CopyOnStream, then Signal.
+func PutSignalOnStream(st *device.Stream, k StreamKernels, dst device.Ptr, dc *device.Context, src device.Ptr, sc *device.Context, n int64,
+	sig device.Ptr, v uint64, op driver.SigOp) error {
+	if n <= SmallPutSignal {
+		return st.Launch(k.PutSignal, device.D1(1), device.D1(256), 0, uint64(dst), uint64(src), uint64(n), uint64(sig), v, uint64(op))
+	}
+	if err := CopyOnStream(st, k.Copy, dst, dc, src, sc, n); err != nil {
+		return err
+	}
+	return Signal(st, k.Atomic, sig, v, op)
 }
