@@ -30,6 +30,10 @@
 //     put-with-signal written after the data by a 64-bit stream write
 //     (SignalSet) or a one-thread kernel (SignalAdd).
 //
+// Routines on a pgas.Stream are queued on it: a put-with-signal of up to
+// 16 KiB is one launch of a one-block kernel (the copy, a system fence,
+// the signal), a larger one the copy engines and a signal.
+//
 // Waits on GPU-resident words also run on the agent, a warp per wait,
 // which reports into mapped pinned host memory that the host polls: no
 // device-to-host copies, however many words. A set of more than 1024
