@@ -49,6 +49,7 @@ var pgasTests = []test{
 	{"SymmetricSources", (*kit).testSymmetricSources},
 	{"StreamOrdered", (*kit).testStreamOrdered},
 	{"StreamCollectives", (*kit).testStreamCollectives},
+	{"RegisterSymmetric", (*kit).testRegisterSymmetric},
 	{"RingNeighbourExchange", (*kit).testRingNeighbourExchange},
 	{"PutSignalDataVisible", (*kit).testPutSignalDataVisible},
 	{"PutSignalAddFanIn", (*kit).testPutSignalAddFanIn},

@@ -333,3 +333,72 @@ func (gr *Graph) Launch(s *Stream) error {
 func (gr *Graph) Destroy() error {
 	return ErrNoCUDA
 }
+
+// Granularity is the size and alignment of the context's GPU's mapped
+// memory (cuMemGetAllocationGranularity): every length and offset of a
+// Window's mappings is a multiple of it.
+func (c *Context) Granularity() (int64, error) {
+	return *new(int64), ErrNoCUDA
+}
+
+// A Window is a range of virtual addresses reserved in the context's
+// address space (cuMemAddressReserve), into which device memory is mapped
+// at offsets of the caller's choosing. Close releases the range once its
+// mappings are unmapped.
+type Window struct{}
+
+// Reserve reserves size bytes of addresses (rounded up to the
+// granularity) as a Window.
+func (c *Context) Reserve(size int64) (*Window, error) {
+	return *new(*Window), ErrNoCUDA
+}
+
+// Base is the window's first address.
+func (w *Window) Base() Ptr {
+	return *new(Ptr)
+}
+
+// Size is the window's length in bytes.
+func (w *Window) Size() int64 {
+	return *new(int64)
+}
+
+// MapNew maps n bytes of new memory of the window's GPU at off, readable
+// and writable by the GPUs ordinals names (the window's own included).
+func (w *Window) MapNew(off, n int64, ordinals []int) error {
+	return ErrNoCUDA
+}
+
+// MapShared maps at off the n bytes of device memory that start at from:
+// the start of a mapping made with CUDA's virtual memory management
+// (cuMemCreate and cuMemMap, such as AllocVMM's), not memory from
+// cuMemAlloc. The window's addresses then reach the same memory as from's,
+// readable and writable by the GPUs ordinals names.
+func (w *Window) MapShared(off int64, from Ptr, n int64, ordinals []int) error {
+	return ErrNoCUDA
+}
+
+// Unmap unmaps the n bytes at off, a whole earlier mapping.
+func (w *Window) Unmap(off, n int64) error {
+	return ErrNoCUDA
+}
+
+// Close releases the window's addresses; its mappings must be unmapped.
+func (w *Window) Close() error {
+	return ErrNoCUDA
+}
+
+// AllocVMM allocates n bytes (rounded up to the granularity) of the GPU's
+// memory with CUDA's virtual memory management, in a window of their own:
+// memory that a Window elsewhere can map too (MapShared), as NVSHMEM's
+// nvshmemx_buffer_register_symmetric requires of the buffers it takes. It
+// returns the memory's address and the window, which FreeVMM takes.
+func (c *Context) AllocVMM(n int64) (Ptr, *Window, error) {
+	return *new(Ptr), *new(*Window), ErrNoCUDA
+}
+
+// FreeVMM frees AllocVMM's memory: the mapping, then the window. Memory
+// another window still maps (MapShared) lives on until that is unmapped.
+func (c *Context) FreeVMM(w *Window) error {
+	return ErrNoCUDA
+}

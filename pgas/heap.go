@@ -56,10 +56,11 @@ type Sym[T any] struct {
 }
 
 type allocRec struct {
-	w    *World
-	off  int64
-	size int64 // bytes reserved
-	n    int   // elements allocated
+	w          *World
+	off        int64
+	size       int64 // bytes reserved
+	n          int   // elements allocated
+	registered bool  // a buffer RegisterSymmetric mapped, not an allocation
 	// use counts the operations using the allocation now; its freedBit
 	// is set by Free, which then waits for the count to drain before the
 	// bytes can be reallocated: an operation racing Free either lands in
@@ -228,9 +229,12 @@ func AllocAligned[T any](ctx context.Context, p *PE, n int, align int) (Sym[T], 
 }
 
 const (
-	opAlloc   = 1
-	opFree    = 2
-	opRealloc = 3
+	opAlloc      = 1
+	opFree       = 2
+	opRealloc    = 3
+	opRegister   = 4 // RegisterSymmetric's call
+	opRegistered = 5 // … and whether this PE mapped its buffer
+	opUnregister = 6
 )
 
 func alloc[T any](ctx context.Context, p *PE, n int, align int64, zero bool) (Sym[T], error) {
@@ -311,7 +315,11 @@ func Free[T any](ctx context.Context, p *PE, s Sym[T]) error {
 		return err
 	}
 	bad := p.checkSym(s.rec)
-	if bad == nil && (s.off != s.rec.off || s.n != s.rec.n) {
+	switch {
+	case bad != nil:
+	case s.rec.registered:
+		bad = fmt.Errorf("%w: Free of a registered buffer (UnregisterSymmetric ends its registration)", ErrBadArg)
+	case s.off != s.rec.off || s.n != s.rec.n:
 		bad = fmt.Errorf("%w: Free of a Slice of an allocation", ErrBadArg)
 	}
 	p.mu.Lock()
@@ -364,6 +372,8 @@ func Realloc[T any](ctx context.Context, p *PE, s Sym[T], n int) (Sym[T], error)
 	bad := p.checkSym(s.rec)
 	switch {
 	case bad != nil:
+	case s.rec.registered:
+		bad = fmt.Errorf("%w: Realloc of a registered buffer", ErrBadArg)
 	case s.off != s.rec.off || s.n != s.rec.n:
 		bad = fmt.Errorf("%w: Realloc of a Slice of an allocation", ErrBadArg)
 	case n < 0:
@@ -457,6 +467,18 @@ func describeReq(r [4]uint64) string {
 			return fmt.Sprintf("call #%d Free(invalid Sym)", seq)
 		}
 		return fmt.Sprintf("call #%d Free(offset %d, %d bytes)", seq, r[1], r[2])
+	case opRegister:
+		return fmt.Sprintf("call #%d RegisterSymmetric(%d elements of %d bytes)", seq, int64(r[1]), r[2])
+	case opRegistered:
+		if r[1] == 0 {
+			return fmt.Sprintf("call #%d: its buffer could not be registered", seq)
+		}
+		return fmt.Sprintf("call #%d: its buffer registered", seq)
+	case opUnregister:
+		if r[1] == ^uint64(0) {
+			return fmt.Sprintf("call #%d UnregisterSymmetric(invalid Sym)", seq)
+		}
+		return fmt.Sprintf("call #%d UnregisterSymmetric(offset %d, %d bytes)", seq, r[1], r[2])
 	case opRealloc:
 		if r[1] == ^uint64(0) {
 			return fmt.Sprintf("call #%d Realloc(invalid Sym or size)", seq)

@@ -29,6 +29,7 @@ type World struct {
 	pt  driver.ParkTransport      // tr, where it runs Park; else nil
 	ct  driver.ClaimTransport     // tr, where it claims and puts in one routine; else nil
 	ut  driver.UnorderedTransport // tr, where a put-with-signal may leave out its order; else nil
+	rt  driver.RegisterTransport  // tr, where it maps existing device memory into partitions; else nil
 	n   int
 
 	failed   chan struct{} // closed when a PE fails
@@ -109,6 +110,7 @@ type PE struct {
 
 	mu     sync.Mutex // guards the heap bookkeeping and teams
 	heap   allocator
+	regs   allocator   // offsets past the heap for registered buffers (RegisterSymmetric)
 	live   []*allocRec // this PE's live allocations, by offset
 	allocN uint64      // collective allocations and frees made so far
 	teams  []*Team     // this PE's live teams (world and node included)
@@ -298,6 +300,7 @@ func open(ctx context.Context, cfg Config) (*World, error) {
 	w.pt, _ = tr.(driver.ParkTransport)
 	w.ct, _ = tr.(driver.ClaimTransport)
 	w.ut, _ = tr.(driver.UnorderedTransport)
+	w.rt, _ = tr.(driver.RegisterTransport)
 	w.cfg.PEs = w.n
 	w.done = make([]atomic.Bool, w.n)
 	// The world and node teams' member lists, shared by the PEs' handles:

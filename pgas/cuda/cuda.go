@@ -23,8 +23,9 @@ type gpu struct {
 	ctx   *device.Context
 	mod   *device.Module
 	k     gpuop.StreamKernels // mod's kernels that streams launch (the atomic, …)
-	heap  device.Ptr
-	desc  device.Ptr // the PE's heap descriptor, in its device memory
+	win   *device.Window      // the partition: the heap mapped at 0, registered buffers past it
+	heap  device.Ptr          // win's base
+	desc  device.Ptr          // the PE's heap descriptor, in its device memory
 
 	mu    sync.Mutex // serialises the routines this PE issues
 	st    *device.Stream
@@ -35,6 +36,14 @@ type gpu struct {
 type transport struct {
 	gpus []*gpu
 	size int64
+	// Registered buffers (pgas.RegisterSymmetric) go at offsets
+	// [regLo, regHi) of every partition's window, each at a multiple of
+	// gran; ordinals are the world's GPUs, which reach every mapping.
+	regLo, regHi, gran int64
+	ordinals           []int
+
+	regMu  sync.Mutex
+	mapped map[[2]int64]int64 // bytes Register mapped, by PE and offset
 }
 
 // Open opens a world of cfg.PEs PEs on the GPUs (one per GPU unless
@@ -114,9 +123,30 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 			o := t.gpus[i%ngpu]
 			g.ctx, g.mod, g.k, g.agent, g.progs = o.ctx, o.mod, o.k, o.agent, o.progs
 		}
-		if g.heap, err = g.ctx.Alloc(cfg.HeapSize); err != nil {
+		// The partition is a window of reserved addresses with the heap
+		// mapped at its start (memory every GPU of the world may reach),
+		// so that a registered buffer can be mapped past it at the same
+		// offset on every PE.
+		if t.gran == 0 {
+			if t.gran, err = g.ctx.Granularity(); err != nil {
+				return fail(err)
+			}
+			t.regLo = (cfg.HeapSize + t.gran - 1) / t.gran * t.gran
+			t.regHi = t.regLo + (b.registerBytes()+t.gran-1)/t.gran*t.gran
+			t.ordinals = make([]int, ngpu)
+			for o := range t.ordinals {
+				t.ordinals[o] = o
+			}
+		}
+		if g.win, err = g.ctx.Reserve(t.regHi); err != nil {
 			return fail(err)
 		}
+		if err = g.win.MapNew(0, t.regLo, t.ordinals); err != nil {
+			err = errors.Join(err, g.win.Close())
+			g.win = nil
+			return fail(err)
+		}
+		g.heap = g.win.Base()
 		if g.desc, err = g.ctx.Alloc(kernels.HeapDescriptorSize(pes)); err != nil {
 			return fail(err)
 		}
@@ -333,10 +363,18 @@ func (t *transport) Close() error {
 		if g.st != nil {
 			errs = append(errs, g.st.Sync(), g.st.Destroy())
 		}
-		for _, p := range []device.Ptr{g.heap, g.desc} {
-			if p != 0 {
-				errs = append(errs, g.ctx.Free(p))
+		if g.desc != 0 {
+			errs = append(errs, g.ctx.Free(g.desc))
+		}
+		if g.win != nil {
+			t.regMu.Lock()
+			for k, n := range t.mapped {
+				if k[0] == int64(g.id) {
+					errs = append(errs, g.win.Unmap(k[1], n))
+				}
 			}
+			t.regMu.Unlock()
+			errs = append(errs, g.win.Unmap(0, t.regLo), g.win.Close())
 		}
 	}
 	for _, g := range t.gpus { // after every lane is quiet

@@ -95,4 +95,19 @@ type Backend struct {
 	// the binary embeds (or SYMCHAN_PTX_DIR's symchan.ptx), for kernel
 	// work without rebuilding Go binaries.
 	PTXFile string
+	// RegisterBytes is how much of buffers registered with
+	// pgas.RegisterSymmetric a PE's partition can hold (addresses
+	// reserved past its heap); 0: DefaultRegisterBytes.
+	RegisterBytes int64
+}
+
+// DefaultRegisterBytes is Backend.RegisterBytes's default: addresses only,
+// reserved per PE, no memory.
+const DefaultRegisterBytes = 16 << 30
+
+func (b Backend) registerBytes() int64 {
+	if b.RegisterBytes > 0 {
+		return b.RegisterBytes
+	}
+	return DefaultRegisterBytes
 }

@@ -158,6 +158,24 @@ type StridedTransport interface {
 	GetStrided(from, pe int, off, stride, elem int64, n int, dst []byte) error
 }
 
+// RegisterTransport is a backend that maps existing device memory into its
+// partitions past the heap (pgas.RegisterSymmetric, as NVSHMEM's
+// nvshmemx_buffer_register_symmetric): pgas picks the same offset on every
+// PE and calls Register on each.
+type RegisterTransport interface {
+	// RegisterSpan is where registered buffers may go in every partition:
+	// offsets [lo, hi), each buffer at a multiple of align and its length
+	// rounded up to one.
+	RegisterSpan() (lo, hi, align int64)
+	// Register maps the n bytes of device memory at buf (the start of an
+	// allocation of PE me's GPU made with CUDA's virtual memory
+	// management) at off of me's partition, where every PE that reaches
+	// the partition reaches them.
+	Register(me int, off int64, buf uintptr, n int64) error
+	// Unregister unmaps what Register mapped at off of me's partition.
+	Unregister(me int, off, n int64) error
+}
+
 // ClaimTransport is implemented by transports that run pgas.PutSignalIf
 // as one routine where the memory is (the GPU backends' agent), rather
 // than a compare-and-swap, a round trip, and a put-with-signal.

@@ -1,0 +1,148 @@
+package pgas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/internal/plain"
+)
+
+// RegisterSymmetric collectively makes an existing device allocation
+// symmetric (nvshmemx_buffer_register_symmetric): every PE passes buf, the
+// start of an allocation of its own GPU made with CUDA's virtual memory
+// management (device.Context.AllocVMM, or cuMemCreate and cuMemMap by
+// another library in the process), and the same n. It returns a Sym of n
+// elements of T that every routine takes as it takes an allocation's:
+// its bytes are buf's, mapped into each PE's partition past the heap at
+// the same offset on every PE, so that other PEs and kernels
+// (pgas.Launch, symchan.cuh's routines) reach them. buf stays the caller's:
+// it must outlive the registration, and UnregisterSymmetric ends it (Free
+// refuses a registered Sym).
+//
+// The cuda backend registers; the host backend (whose partitions are host
+// memory) and the nvshmem backend answer errors.ErrUnsupported. When an
+// argument is bad, a PE's buffer cannot be mapped, or the PEs' calls
+// differ, every PE gets an error and nothing stays registered.
+func RegisterSymmetric[T any](ctx context.Context, p *PE, buf device.Ptr, n int) (Sym[T], error) {
+	if err := p.check(); err != nil {
+		return Sym[T]{}, err
+	}
+	typ := reflect.TypeFor[T]()
+	esize := int64(typ.Size())
+	rt := p.w.rt
+	var bad error
+	var lo, hi, align int64
+	switch {
+	case rt == nil:
+		bad = fmt.Errorf("pgas: RegisterSymmetric on the %s backend: %w", p.w.cfg.Backend, errors.ErrUnsupported)
+	case !plain.Is(typ):
+		bad = fmt.Errorf("%w: element type %v holds pointers or is not fixed-size", ErrBadArg, typ)
+	case buf == 0:
+		bad = fmt.Errorf("%w: RegisterSymmetric of a nil buffer", ErrBadArg)
+	case n <= 0 || esize == 0 || int64(n) > math.MaxInt64/esize:
+		bad = fmt.Errorf("%w: RegisterSymmetric of %d elements of %d bytes", ErrBadSize, n, esize)
+	default:
+		lo, hi, align = rt.RegisterSpan()
+	}
+	nbytes := int64(n) * esize
+	mapped := (nbytes + align - 1) &^ (align - 1) // align: a power of two (a granularity)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	off := int64(-1)
+	if bad == nil {
+		if p.regs.size == 0 {
+			p.regs.init(lo, hi)
+		}
+		if off, bad = p.regs.alloc(mapped, align); bad != nil {
+			bad = fmt.Errorf("%w: RegisterSymmetric of %d bytes: the %d bytes a PE's partition has for registered buffers are taken (the cuda backend's Backend.RegisterBytes sets them)",
+				ErrHeapExhausted, nbytes, hi-lo)
+		}
+	}
+	release := func() {
+		if off >= 0 {
+			p.regs.free(off, mapped)
+		}
+	}
+	// The same call on every PE, then the mapping on each, then an
+	// agreement that each mapped (a PE whose buffer was refused must not
+	// leave the others with a half-registered Sym).
+	if err := p.agree(ctx, [4]uint64{opRegister, uint64(n), uint64(esize), 0}); err != nil || bad != nil {
+		release()
+		return Sym[T]{}, firstErr(err, bad)
+	}
+	mapErr := rt.Register(p.id, off, uintptr(buf), mapped)
+	ok := uint64(1)
+	if mapErr != nil {
+		ok = 0
+	}
+	if err := p.agree(ctx, [4]uint64{opRegistered, ok, 0, 0}); err != nil || mapErr != nil {
+		if mapErr == nil {
+			err = errors.Join(err, rt.Unregister(p.id, off, mapped))
+		}
+		release()
+		return Sym[T]{}, firstErr(mapErr, err)
+	}
+	rec := p.track(off, mapped, n)
+	rec.registered = true
+	return Sym[T]{rec: rec, off: off, n: n}, nil
+}
+
+// UnregisterSymmetric collectively ends s's registration
+// (nvshmemx_buffer_unregister_symmetric): s must be a whole Sym from
+// RegisterSymmetric, the same on every PE. Using s afterwards is an error;
+// the buffers stay their owners'.
+func UnregisterSymmetric[T any](ctx context.Context, p *PE, s Sym[T]) error {
+	if err := p.check(); err != nil {
+		return err
+	}
+	bad := p.checkSym(s.rec)
+	switch {
+	case bad != nil:
+	case !s.rec.registered:
+		bad = fmt.Errorf("%w: UnregisterSymmetric of an allocation (Free frees those)", ErrBadArg)
+	case s.off != s.rec.off || s.n != s.rec.n:
+		bad = fmt.Errorf("%w: UnregisterSymmetric of a Slice of a registered buffer", ErrBadArg)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	req := [4]uint64{opUnregister, ^uint64(0), 0, 0}
+	retired := bad == nil
+	if retired {
+		// As Free: this PE's operations on s end before the members agree.
+		s.rec.retire()
+		if err := p.w.tr.Quiet(p.id); err != nil {
+			bad = err
+		} else {
+			req = [4]uint64{opUnregister, uint64(s.rec.off), uint64(s.rec.size), 0}
+		}
+	}
+	if err := firstErr(p.agree(ctx, req), bad); err != nil {
+		if retired {
+			s.rec.revive()
+		}
+		return err
+	}
+	err := p.w.rt.Unregister(p.id, s.rec.off, s.rec.size)
+	p.live = slices.DeleteFunc(p.live, func(x *allocRec) bool { return x == s.rec })
+	p.regs.free(s.rec.off, s.rec.size)
+	return err
+}
+
+// CanRegister reports whether p's backend registers device memory
+// (RegisterSymmetric): the cuda backend's does.
+func CanRegister(p *PE) bool { return p != nil && p.w.rt != nil }
+
+// regSpan is the end of the offsets a PE's routines may name: the heap's,
+// or past it the registered buffers' where the backend registers.
+func (w *World) regSpan() int64 {
+	if w.rt != nil {
+		_, hi, _ := w.rt.RegisterSpan()
+		return hi
+	}
+	return w.tr.HeapSize()
+}
