@@ -9,10 +9,14 @@
 // It is compiled in with the build tag cuda; without it the backend still
 // registers, and opening it returns an error saying how to build with CUDA.
 //
-// Each PE's partition of the symmetric heap is one device allocation of
-// the same size on its GPU; peer access is enabled between every pair of
-// GPUs (a pair without it is an error at start), so a symmetric address is
-// (PE, offset) and every GPU reaches every partition directly.
+// Each PE's partition is a window of reserved addresses on its GPU
+// (device.Window, CUDA's virtual memory management) with the heap's memory
+// mapped at its start, readable and writable by every GPU of the world;
+// peer access is enabled between every pair of GPUs (a pair without it is
+// an error at start), so a symmetric address is (PE, offset) and every GPU
+// reaches every partition directly. Buffers registered with
+// pgas.RegisterSymmetric are mapped past the heap, at the same offset in
+// every window (Backend.RegisterBytes of addresses per PE).
 //
 // Host-initiated routines take one of two paths, kept in program order
 // with each other (so Fence is free and Quiet waits for both):

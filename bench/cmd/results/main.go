@@ -141,6 +141,12 @@ var (
 	targetsRates   = table{title: "Issue 33's targets: message rates (million messages per second)", file: targetsFile, match: `^(GPUChanStream/.*|GPUActorMessageRate/warps=(8|64|256)/impl=(symchan-actor-block|nvshmem|put-signal))$`, unit: "Mmsg/s", col: "kind", about: "8-byte Chan messages streamed from Go by 1 and 8 goroutines, beside NVSHMEM's host-initiated put-with-signal stream; many warps to one receiver (block receivers), beside NVSHMEM's anchor and raw put-with-signal into a ring."}
 )
 
+// putVMM is the bandwidth check after the cuda backend's partitions moved
+// onto reserved windows (RegisterSymmetric's foreign buffers).
+var putVMM = table{title: "Between two H200s, the heap on reserved windows: PutSym against cuMemcpyPeer (GB/s)", file: "2026-11-26-nvidia-h200-x2-put-vmm.txt",
+	match: `^GPUPut/`, unit: "GB/s",
+	about: "Host-initiated PutSym GPU 0 → GPU 1 of a symmetric buffer (symchan), beside cuMemcpyPeer (memcpypeer) and symchan's copy kernel (copykernel) in the same run, after each PE's partition became a window of reserved addresses with its heap mapped at the start (device.Window, so that registered buffers map past it): symchan stays at cuMemcpyPeer's bandwidth (0.96–1.0× from 16 KiB; 4 KiB goes through the agent)."}
+
 // Between two GPUs (nvidia-h100-x2): the examples against the NVSHMEM
 // anchor, and the round trips from Go and between kernel actors.
 var (
@@ -296,7 +302,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
