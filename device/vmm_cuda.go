@@ -65,7 +65,9 @@ import (
 // Window's mappings is a multiple of it.
 func (c *Context) Granularity() (int64, error) {
 	var g C.size_t
-	err := c.Do(func() error { return check("cuMemGetAllocationGranularity", C.symchan_vmm_granularity(C.int(c.ordinal), &g)) })
+	err := c.Do(func() error {
+		return check("cuMemGetAllocationGranularity", C.symchan_vmm_granularity(C.int(c.ordinal), &g))
+	})
 	if err != nil {
 		return 0, fmt.Errorf("device: granularity of GPU %d: %w", c.ordinal, err)
 	}
@@ -167,7 +169,9 @@ func (w *Window) Unmap(off, n int64) error {
 
 // Close releases the window's addresses; its mappings must be unmapped.
 func (w *Window) Close() error {
-	return w.ctx.Do(func() error { return check("cuMemAddressFree", C.cuMemAddressFree(C.CUdeviceptr(w.base), C.size_t(w.size))) })
+	return w.ctx.Do(func() error {
+		return check("cuMemAddressFree", C.cuMemAddressFree(C.CUdeviceptr(w.base), C.size_t(w.size)))
+	})
 }
 
 // AllocVMM allocates n bytes (rounded up to the granularity) of the GPU's
