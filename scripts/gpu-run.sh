@@ -145,6 +145,9 @@
 #   .gpu/gpu-run.sh device-api # the device API in NVSHMEM's terms: its
 #                            # conformance tests on cuda and under nvshmem
 #                            # (mapped, forced-remote), the backend's test
+#   .gpu/gpu-run.sh noregress # old/ (a session's start) against these,
+#                            # alternating, two rounds: ping-pongs, round
+#                            # trips from Go, PutSym, device block put, ring
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
 #
 # When nvcc is there and kernels/ is beside .gpu/, every program's PTX is
@@ -504,6 +507,23 @@ if [ "$what" = device-api ]; then
 	step "device-api-nvshmem-${np}proc" 200 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$da" -test.timeout=190s
 	step "device-api-remote-${np}proc" 200 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$da" -test.timeout=190s
 	mps off
+fi
+if [ "$what" = noregress ]; then
+	# Issue 33's no-regression check of a session's changes: old/ (built
+	# from its start) and these, alternating, two rounds: the device and
+	# host-driven ping-pongs, the round trips from Go, PutSym and the
+	# device block put, the ring's 8-byte hop (BenchmarkRingHop lines).
+	for round in 1 2; do
+		for v in old new; do
+			version $v
+			step "noregress-$v-$round" 240 env "${ptx[@]}" "${share[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPU(DevicePingPong|HostPingPong|ChanRoundTrip|FutureRoundTrip|Put|DevicePutBlock)$' -test.benchtime 1x
+			step "noregress-ring-$v-$round" 60 env "${ptx[@]}" "${share[@]}" "$d/ring" -backend cuda -pes 2 -size 8 -laps 2000
+			awk -v b=$v 'function ns(d,  v, u) { v = d + 0; u = d; sub(/^[0-9.]+/, "", u)
+					return v * ((u == "ns") ? 1 : (u == "µs") ? 1e3 : (u == "ms") ? 1e6 : 1e9) }
+				$1 ~ /^[0-9]+$/ && NF == 6 { printf "BenchmarkRingHop/size=%s %d %.0f ns/op\n", $1, $2, ns($3) }' \
+				"/tmp/symchan-noregress-ring-$v-$round.log" > "/tmp/symchan-noregress-ringhop-$v-$round.log"
+		done
+	done
 fi
 if [ "$what" = paths ]; then
 	# After a change to pgas's shared paths (put-with-signal, the claim,
