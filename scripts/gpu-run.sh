@@ -524,6 +524,13 @@ if [ "$what" = noregress ]; then
 				"/tmp/symchan-noregress-ring-$v-$round.log" > "/tmp/symchan-noregress-ringhop-$v-$round.log"
 		done
 	done
+	# The lines by build (key: value lines for bench/results/).
+	for round in 1 2; do
+		for v in old new; do
+			echo "build: $v"
+			grep -hE "^Benchmark" "/tmp/symchan-noregress-$v-$round.log" "/tmp/symchan-noregress-ringhop-$v-$round.log"
+		done
+	done > "${OUT:-/tmp}/noregress.txt"
 fi
 if [ "$what" = paths ]; then
 	# After a change to pgas's shared paths (put-with-signal, the claim,
