@@ -147,6 +147,13 @@ var putVMM = table{title: "Between two H200s, the heap on reserved windows: PutS
 	match: `^GPUPut/`, unit: "GB/s",
 	about: "Host-initiated PutSym GPU 0 → GPU 1 of a symmetric buffer (symchan), beside cuMemcpyPeer (memcpypeer) and symchan's copy kernel (copykernel) in the same run, after each PE's partition became a window of reserved addresses with its heap mapped at the start (device.Window, so that registered buffers map past it): symchan stays at cuMemcpyPeer's bandwidth (0.96–1.0× from 16 KiB; 4 KiB goes through the agent)."}
 
+// noRegressS18 is issue 33's no-regression check of the eighteenth
+// session's changes on two H200s.
+var noRegressS18 = table{title: "Between two H200s: this session's start (old) against its end (new)", file: "2026-11-26-nvidia-h200-x2-noregress.txt",
+	match: `^(GPUDevicePingPong/kind=(put-signal-8B|signal)|GPUHostPingPong(/impl=symchan-onstream)?|GPUChanRoundTrip|GPUFutureRoundTrip|GPUPut/size=(4096|1048576|67108864|268435456)|GPUDevicePutBlock/size=(1048576|16777216)|RingHop/size=8)$`,
+	unit:  "sec/op", col: "build", ratio: [2]string{"old", "new"},
+	about: "scripts/gpu-run.sh noregress: the bench binary and examples/ring built from 447d72c (old) and from this session's end (new), alternating, two rounds, in one call. The changes between them: kernels resolved at module load, a world sharing GPUs asking for 32 hardware queues, pgas's trimmed put-with-signal path, Compile's in-process cache, the one-kernel put-with-signal on a stream, and the partitions on reserved windows (RegisterSymmetric). The round trips' figure is ns/op of the whole run (20,000 round trips), the ping-pongs' a half round trip, PutSym's and the block put's the time of one put."}
+
 // Between two GPUs (nvidia-h100-x2): the examples against the NVSHMEM
 // anchor, and the round trips from Go and between kernel actors.
 var (
@@ -283,7 +290,7 @@ var userPingPongTable = table{title: "On one GPU: a user's kernel compiled at ru
 // on-stream ping-pong against NVSHMEM's.
 var streamPingPongH200 = table{title: "Between two H200s: put-with-signal ping-pong queued on a stream, one kernel a small put-with-signal (µs per half round trip)", file: "2026-11-26-nvidia-h200-x2-streams.txt",
 	match: `^GPUHostPingPong$`, unit: "us/half-RT", ratio: [2]string{"nvshmem-onstream", "symchan-onstream"},
-	about: "As the table below, on two H200s, after a small put-with-signal on a stream became one launch of symchan_put_signal_on_stream (the copy and the signal in one block) instead of a peer copy and a stream write. The same kind's figure before it, in this session's targets run: 9.79 µs against NVSHMEM's 8.69 (bench/results/2026-11-26-issue33-targets.txt)."}
+	about: "As the table below, on two H200s, after a small put-with-signal on a stream became one launch of symchan_put_signal_on_stream (the copy and the signal in one block) instead of a peer copy and a stream write. Against the build before it in one call (the no-regression table of this session: 9.48 µs before, 9.46 after) the change moves nothing; the 9.79 µs of this session's targets run, another call, was that call's."}
 
 var streamPingPong = table{title: "Between two GPUs: put-with-signal ping-pong queued on a stream (µs per half round trip)", file: "2026-11-25-nvidia-h100-x2-streams.txt",
 	match: `^GPUHostPingPong$`, unit: "us/half-RT", ratio: [2]string{"nvshmem-onstream", "symchan-onstream"},
@@ -302,7 +309,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
