@@ -33,7 +33,9 @@
 //     ([BarrierOnStream], [BroadcastOnStream], [ReduceAllOnStream],
 //     [FCollectOnStream], [AllToAllOnStream]), which on the GPU backends
 //     run on the device in one sequence with kernels' team collectives;
-//   - the heap: [Realloc] and [Free] beside the allocations.
+//   - the heap: [Realloc] and [Free] beside the allocations, and device
+//     memory that another library allocated made symmetric
+//     ([RegisterSymmetric], [UnregisterSymmetric]; the cuda backend).
 //
 // Point-to-point waits over arrays of words (wait_until_all/any/some and
 // their vector forms, tests, status masks) live in package signals, built on
