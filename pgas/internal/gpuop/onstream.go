@@ -82,9 +82,9 @@ const SmallPutSignal = 16 << 10
 // PutSignalOnStream enqueues on st a put of n bytes from src (memory of
 // context sc) to dst (of dc), then the update of the signal word at sig by
 // op with v, both after st's earlier work: up to SmallPutSignal bytes in
-// one launch of the put-with-signal kernel (k.PutSignal), where the copy
-// engines' fixed cost and a second operation would dominate; larger ones
-// as CopyOnStream, then Signal.
+// one launch of the put-with-signal kernel (k.PutSignal), one operation on
+// the stream where a copy and a signal are two, captured or not; larger
+// ones as CopyOnStream, then Signal.
 func PutSignalOnStream(st *device.Stream, k StreamKernels, dst device.Ptr, dc *device.Context, src device.Ptr, sc *device.Context, n int64,
 	sig device.Ptr, v uint64, op driver.SigOp) error {
 	if n <= SmallPutSignal {
