@@ -299,12 +299,43 @@ func (p *PE) track(off, size int64, n int) *allocRec {
 	return rec
 }
 
-// untrack retires allocation r and gives its bytes back to the heap
-// (callers hold p.mu).
+// untrack retires allocation r and gives its bytes back to the heap (a
+// registered buffer's to the span past it; callers hold p.mu).
 func (p *PE) untrack(r *allocRec) {
 	r.retire()
-	p.heap.free(r.off, r.size)
+	if r.registered {
+		p.regs.free(r.off, r.size)
+	} else {
+		p.heap.free(r.off, r.size)
+	}
 	p.live = slices.DeleteFunc(p.live, func(x *allocRec) bool { return x == r })
+}
+
+// retireAgreed ends a whole allocation r collectively (Free, and
+// UnregisterSymmetric with op opUnregister): this PE's operations on it
+// (NBI ones included) end before the members agree, so that once they
+// have, none is under way on any member: none can land in what a member
+// hands out next of these bytes (and zeroes) as soon as it returns. bad,
+// or a failed quiet, goes as an invalid request, so that every member
+// fails; r then stays usable. Callers hold p.mu.
+func (p *PE) retireAgreed(ctx context.Context, r *allocRec, op uint64, bad error) error {
+	req := [4]uint64{op, ^uint64(0), 0, 0}
+	retired := bad == nil
+	if retired {
+		r.retire()
+		if err := p.w.tr.Quiet(p.id); err != nil {
+			bad = err
+		} else {
+			req = [4]uint64{op, uint64(r.off), uint64(r.size), 0}
+		}
+	}
+	if err := firstErr(p.agree(ctx, req), bad); err != nil {
+		if retired {
+			r.revive() // still allocated on every member
+		}
+		return err
+	}
+	return nil
 }
 
 // Free collectively frees s on every PE (shmem_free). s must be a whole
@@ -324,25 +355,7 @@ func Free[T any](ctx context.Context, p *PE, s Sym[T]) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	req := [4]uint64{opFree, ^uint64(0), 0, 0}
-	retired := bad == nil
-	if retired {
-		// This PE's operations on the allocation (NBI ones included) end
-		// before the members agree, so that once they have, none is under
-		// way on any member: none can land in the next allocation of
-		// these bytes, which a member may hand out (and zero) as soon as
-		// its Free returns.
-		s.rec.retire()
-		if err := p.w.tr.Quiet(p.id); err != nil {
-			bad = err // sent as an invalid request: every member's Free fails
-		} else {
-			req = [4]uint64{opFree, uint64(s.rec.off), uint64(s.rec.size), 0}
-		}
-	}
-	if err := firstErr(p.agree(ctx, req), bad); err != nil {
-		if retired {
-			s.rec.revive() // still allocated on every member
-		}
+	if err := p.retireAgreed(ctx, s.rec, opFree, bad); err != nil {
 		return err
 	}
 	p.untrack(s.rec)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/internal/plain"
@@ -110,26 +109,11 @@ func UnregisterSymmetric[T any](ctx context.Context, p *PE, s Sym[T]) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	req := [4]uint64{opUnregister, ^uint64(0), 0, 0}
-	retired := bad == nil
-	if retired {
-		// As Free: this PE's operations on s end before the members agree.
-		s.rec.retire()
-		if err := p.w.tr.Quiet(p.id); err != nil {
-			bad = err
-		} else {
-			req = [4]uint64{opUnregister, uint64(s.rec.off), uint64(s.rec.size), 0}
-		}
-	}
-	if err := firstErr(p.agree(ctx, req), bad); err != nil {
-		if retired {
-			s.rec.revive()
-		}
+	if err := p.retireAgreed(ctx, s.rec, opUnregister, bad); err != nil {
 		return err
 	}
 	err := p.w.rt.Unregister(p.id, s.rec.off, s.rec.size)
-	p.live = slices.DeleteFunc(p.live, func(x *allocRec) bool { return x == s.rec })
-	p.regs.free(s.rec.off, s.rec.size)
+	p.untrack(s.rec)
 	return err
 }
 

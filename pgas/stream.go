@@ -27,9 +27,8 @@ import (
 // used by one goroutine at a time.
 type Stream struct {
 	p      *PE
-	ds     driver.Stream    // GPU backends
-	host   *hostStream      // others
-	step   *device.Function // the runtime's kernels.TeamStep, once a collective needs it
+	ds     driver.Stream // GPU backends
+	host   *hostStream   // others
 	closed bool
 }
 

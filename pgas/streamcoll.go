@@ -148,10 +148,9 @@ func (s *Stream) collective(t *Team, step uint64, dst, src, n int64, arg uint64,
 	if err != nil {
 		return err
 	}
-	if s.step == nil {
-		if s.step, err = g.Module().Function(kernels.TeamStep); err != nil {
-			return err
-		}
+	fn, err := g.Module().Function(kernels.TeamStep) // resolved when the module loaded
+	if err != nil {
+		return err
 	}
 	// The stream's earlier puts through NVSHMEM complete first, as before
 	// a PutSignal's lone signal: the kernel's own quiet is not documented
@@ -161,7 +160,7 @@ func (s *Stream) collective(t *Team, step uint64, dst, src, n int64, arg uint64,
 	}
 	st := s.Device()
 	launch := func(step uint64, blocks int, whole uint64) error {
-		return st.Launch(s.step, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team), step,
+		return st.Launch(fn, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team), step,
 			uint64(g.Addr(s.p.id, dst)), uint64(g.Addr(s.p.id, src)), uint64(n), arg, whole)
 	}
 	if moved < gridBytes {

@@ -18,32 +18,32 @@ func (t *transport) NewStream(me int) (driver.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &stream{t: t, g: g, st: st, k: g.k}, nil
+	return &stream{t: t, g: g, st: st}, nil
 }
 
 // A stream is a driver.Stream on the cuda backend: copies go to the copy
-// engines (peer to peer; the copy kernel while captured), signals are
-// stream writes or the atomic kernel, waits stream memory operations or
-// the wait kernel.
+// engines (peer to peer; the copy kernel while captured), a small
+// put-with-signal to the put-with-signal kernel, signals are stream
+// writes or the atomic kernel, waits stream memory operations or the wait
+// kernel; the kernels are its GPU's (g.k).
 type stream struct {
 	t  *transport
 	g  *gpu
 	st *device.Stream
-	k  gpuop.StreamKernels
 }
 
 func (s *stream) Copy(dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error {
-	return gpuop.CopyOnStream(s.st, s.k.Copy, s.t.addr(dstPE, dstOff), s.t.gpus[dstPE].ctx, s.t.addr(srcPE, srcOff), s.t.gpus[srcPE].ctx, n)
+	return gpuop.CopyOnStream(s.st, s.g.k.Copy, s.t.addr(dstPE, dstOff), s.t.gpus[dstPE].ctx, s.t.addr(srcPE, srcOff), s.t.gpus[srcPE].ctx, n)
 }
 
 // PutSignal: the stream starts the signal once the copy is complete.
 func (s *stream) PutSignal(pe int, off, srcOff, n, sigOff int64, sig uint64, op driver.SigOp) error {
-	return gpuop.PutSignalOnStream(s.st, s.k, s.t.addr(pe, off), s.t.gpus[pe].ctx, s.t.addr(s.g.id, srcOff), s.g.ctx, n,
+	return gpuop.PutSignalOnStream(s.st, s.g.k, s.t.addr(pe, off), s.t.gpus[pe].ctx, s.t.addr(s.g.id, srcOff), s.g.ctx, n,
 		s.t.addr(pe, sigOff), sig, op)
 }
 
 func (s *stream) Wait(off int64, cmp driver.Cmp, v uint64) error {
-	return gpuop.WaitOnStream(s.st, s.k.Wait, s.t.addr(s.g.id, off), cmp, v)
+	return gpuop.WaitOnStream(s.st, s.g.k.Wait, s.t.addr(s.g.id, off), cmp, v)
 }
 
 func (s *stream) Atomic(pe int, off int64, k driver.Kind, op driver.AtomicOp, operand, cond uint64, resultOff int64) error {
@@ -51,7 +51,7 @@ func (s *stream) Atomic(pe int, off int64, k driver.Kind, op driver.AtomicOp, op
 	if resultOff >= 0 {
 		result = s.t.addr(s.g.id, resultOff)
 	}
-	return s.st.Launch(s.k.Atomic, device.D1(1), device.D1(1), 0, uint64(s.t.addr(pe, off)), uint64(k)|uint64(op)<<8, operand, cond, uint64(result))
+	return s.st.Launch(s.g.k.Atomic, device.D1(1), device.D1(1), 0, uint64(s.t.addr(pe, off)), uint64(k)|uint64(op)<<8, operand, cond, uint64(result))
 }
 
 // Quiet: copies, stream writes and kernels are complete when the stream
