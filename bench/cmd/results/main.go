@@ -64,50 +64,49 @@ var (
 	collectives     = table{title: "nvshmem backend: collectives, mapped and forced-remote", file: "2026-11-25-nvidia-h100-x1-nvshmem-paths.txt", match: `.`, unit: "sec/op", about: "Two nvshmem processes sharing one H100 under MPS, the mapped path against the forced-remote one: AllToAll of n int64 per peer, contiguous or strided (alltoalls); one barrier round."}
 )
 
+// hostAB is a table of bench/ab.sh's raw file: every benchmark, old and
+// new builds side by side with their ratio, a row per blocking mode and
+// GOMAXPROCS.
+func hostAB(title, file, about string) table {
+	return table{title: title, file: file, match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"},
+		ratio: [2]string{"old", "new"}, about: about}
+}
+
 // hostSealed is issue 33's check of the host backend after sealed slots
 // (its line layout lost 8 payload bytes to the longer header).
-var hostSealed = table{title: "Host backend after sealed slots: before and after", file: "2026-11-25-go-vm-host-ab-sealed.txt",
-	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
-	about: "The messaging benchmarks and the ring's hop median (8 B and 4 KiB, 8 PEs) of 6e49905 (old) and f1fb472 (new: sealed slots; the host backend keeps its line layout, unsealed, with 32 payload bytes beside the word instead of 40), alternating, 3 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM (bench/ab.sh): no change beyond the VM's noise (benchstat: p > 0.05 everywhere)."}
+var hostSealed = hostAB("Host backend after sealed slots: before and after", "2026-11-25-go-vm-host-ab-sealed.txt",
+	"The messaging benchmarks and the ring's hop median (8 B and 4 KiB, 8 PEs) of 6e49905 (old) and f1fb472 (new: sealed slots; the host backend keeps its line layout, unsealed, with 32 payload bytes beside the word instead of 40), alternating, 3 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM (bench/ab.sh): no change beyond the VM's noise (benchstat: p > 0.05 everywhere).")
 
 // hostNow is issue 32's host fast path at the end of the fifteenth
 // session against the commit before its move (c503695).
-var hostNow = table{title: "Host fast path: before its move (c503695) against this session's HEAD", file: "2026-11-25-go-vm-host-ab-c503695-head.txt",
-	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
-	about: "The messaging benchmarks and the ring's hop median (8 B and 4 KiB, 8 PEs) of c503695 (old: actors wrote partitions and rang their own doorbells) and of this session's HEAD (new), alternating, 3 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM (bench/ab.sh). benchstat found no difference significant (p ≥ 0.1 everywhere, n = 3): geomeans −4% and −1% spinning, +15% and +6% parked."}
+var hostNow = hostAB("Host fast path: before its move (c503695) against this session's HEAD", "2026-11-25-go-vm-host-ab-c503695-head.txt",
+	"The messaging benchmarks and the ring's hop median (8 B and 4 KiB, 8 PEs) of c503695 (old: actors wrote partitions and rang their own doorbells) and of this session's HEAD (new), alternating, 3 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM (bench/ab.sh). benchstat found no difference significant (p ≥ 0.1 everywhere, n = 3): geomeans −4% and −1% spinning, +15% and +6% parked.")
 
 // hostNow8 is the same comparison for the round trips alone, 8 rounds,
 // enough for benchstat to tell.
-var hostNow8 = table{title: "Host fast path: round trips before its move (c503695) against this session's HEAD, 8 rounds", file: "2026-11-25-go-vm-host-ab-c503695-head-8rounds.txt",
-	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
-	about: "Chan and Future round trips of c503695 (old) and this session's HEAD (new), alternating, 8 rounds (bench/ab.sh with RING=0), 2-core VM. benchstat: parked at GOMAXPROCS 2 the new build is slower, Chan +20% (p = 0.021) and Future +19% (p = 0.010); no other difference is significant."}
+var hostNow8 = hostAB("Host fast path: round trips before its move (c503695) against this session's HEAD, 8 rounds", "2026-11-25-go-vm-host-ab-c503695-head-8rounds.txt",
+	"Chan and Future round trips of c503695 (old) and this session's HEAD (new), alternating, 8 rounds (bench/ab.sh with RING=0), 2-core VM. benchstat: parked at GOMAXPROCS 2 the new build is slower, Chan +20% (p = 0.021) and Future +19% (p = 0.010); no other difference is significant.")
 
 // hostPaths is issue 32's before and after: the host fast path moved
 // from package actors into the backend (pgas.Park), old and new builds
 // alternating (bench/ab.sh).
-var hostNow8Again = table{title: "Host fast path: round trips before its move (c503695) against the sixteenth session's HEAD, 8 rounds", file: "2026-11-25-go-vm-host-ab-c503695-head-8rounds-again.txt",
-	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
-	about: "The same A/B as above, again at the end of the sixteenth session (bench/ab.sh c503695 HEAD, RING=0, 8 rounds, 2-core VM). benchstat: Future is slower in every mode (+11% to +23%, p ≤ 0.038), Chan parked (+15% at GOMAXPROCS 2, p = 0.028; +5% at 8, p = 0.038); spinning Chan is within the noise."}
+var hostNow8Again = hostAB("Host fast path: round trips before its move (c503695) against the sixteenth session's HEAD, 8 rounds", "2026-11-25-go-vm-host-ab-c503695-head-8rounds-again.txt",
+	"The same A/B as above, again at the end of the sixteenth session (bench/ab.sh c503695 HEAD, RING=0, 8 rounds, 2-core VM). benchstat: Future is slower in every mode (+11% to +23%, p ≤ 0.038), Chan parked (+15% at GOMAXPROCS 2, p = 0.028; +5% at 8, p = 0.038); spinning Chan is within the noise.")
 
-var hostNow8S17 = table{title: "Host fast path: round trips before its move (c503695) against the seventeenth session's HEAD, 8 rounds", file: "2026-11-25-go-vm-host-ab-c503695-head-8rounds-s17.txt",
-	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
-	about: "bench/ab.sh c503695 HEAD (ROUNDS=8, RING=0, the Chan and Future round trips only) on the 2-core VM: old and new alternating in each round, spin and park, GOMAXPROCS 2 and 8."}
+var hostNow8S17 = hostAB("Host fast path: round trips before its move (c503695) against the seventeenth session's HEAD, 8 rounds", "2026-11-25-go-vm-host-ab-c503695-head-8rounds-s17.txt",
+	"bench/ab.sh c503695 HEAD (ROUNDS=8, RING=0, the Chan and Future round trips only) on the 2-core VM: old and new alternating in each round, spin and park, GOMAXPROCS 2 and 8.")
 
-var hostNow8S18 = table{title: "Host fast path: round trips before its move (c503695) against the eighteenth session's HEAD, 8 rounds", file: "2026-11-26-go-vm-host-ab-c503695-head-s18.txt",
-	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
-	about: "bench/ab.sh c503695 HEAD (ROUNDS=8, RING=0) on the 2-core VM after this session's trims of pgas's put-with-signal path (Sym.Slice inlined, one hold without a call, PutSignalIf issuing the claim itself): Chan is within the noise in every mode; Future is still slower, +9% to +10% spinning (p ≤ 0.038) and +20% to +23% parked (p ≤ 0.007)."}
+var hostNow8S18 = hostAB("Host fast path: round trips before its move (c503695) against the eighteenth session's HEAD, 8 rounds", "2026-11-26-go-vm-host-ab-c503695-head-s18.txt",
+	"bench/ab.sh c503695 HEAD (ROUNDS=8, RING=0) on the 2-core VM after this session's trims of pgas's put-with-signal path (Sym.Slice inlined, one hold without a call, PutSignalIf issuing the claim itself): Chan is within the noise in every mode; Future is still slower, +9% to +10% spinning (p ≤ 0.038) and +20% to +23% parked (p ≤ 0.007).")
 
-var hostSession17 = table{title: "Host: round trips at the seventeenth session's start (6eb9b14) and end", file: "2026-11-25-go-vm-host-ab-session17-start-head.txt",
-	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
-	about: "bench/ab.sh 6eb9b14 HEAD, RING=0, 6 rounds, 2-core VM: this session's changes (team collectives, the team slot's device struct written at a world's start) against its start. benchstat finds no significant difference (p ≥ 0.24 everywhere)."}
+var hostSession17 = hostAB("Host: round trips at the seventeenth session's start (6eb9b14) and end", "2026-11-25-go-vm-host-ab-session17-start-head.txt",
+	"bench/ab.sh 6eb9b14 HEAD, RING=0, 6 rounds, 2-core VM: this session's changes (team collectives, the team slot's device struct written at a world's start) against its start. benchstat finds no significant difference (p ≥ 0.24 everywhere).")
 
-var hostSession = table{title: "Host: round trips at the sixteenth session's start (67af140) and end", file: "2026-11-25-go-vm-host-ab-session-start-head.txt",
-	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
-	about: "bench/ab.sh 67af140 HEAD, RING=0, 6 rounds, 2-core VM: this session's changes (the atomic fold, streams, the Go 1.23 spellings) against its start. benchstat finds no significant difference (p ≥ 0.09 everywhere; the VM's spread reached ±56% in this run)."}
+var hostSession = hostAB("Host: round trips at the sixteenth session's start (67af140) and end", "2026-11-25-go-vm-host-ab-session-start-head.txt",
+	"bench/ab.sh 67af140 HEAD, RING=0, 6 rounds, 2-core VM: this session's changes (the atomic fold, streams, the Go 1.23 spellings) against its start. benchstat finds no significant difference (p ≥ 0.09 everywhere; the VM's spread reached ±56% in this run).")
 
-var hostPaths = table{title: "Host fast path in actors (old) and through pgas.Park (new)", file: "2026-11-25-go-vm-host-ab.txt",
-	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
-	about: "The messaging benchmarks and the ring's hop median (8 B and 4 KiB payloads, 2000 laps, 8 PEs) of c503695 (old: actors wrote partitions and rang their own doorbells) and of issue 32's change (new: PutSignal and pgas.Park), alternating in one run, 6 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM."}
+var hostPaths = hostAB("Host fast path in actors (old) and through pgas.Park (new)", "2026-11-25-go-vm-host-ab.txt",
+	"The messaging benchmarks and the ring's hop median (8 B and 4 KiB payloads, 2000 laps, 8 PEs) of c503695 (old: actors wrote partitions and rang their own doorbells) and of issue 32's change (new: PutSignal and pgas.Park), alternating in one run, 6 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM.")
 
 // gpuPaths is the GPU check of issue 32's change: the round trips from Go
 // on both backends at that commit.
@@ -173,9 +172,8 @@ var (
 
 // collectiveArgs is the cost of comparing a collective's arguments
 // across its members (issue 36, item 7): before and after, alternating.
-var collectiveArgs = table{title: "Collectives that compare their arguments: before and after", file: "2026-11-25-go-vm-host-collective-args.txt",
-	match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"}, ratio: [2]string{"old", "new"},
-	about: "A barrier (2, 8, 64 host PEs) and a to-all sum of 8 int64 (2, 8 PEs) before (old) and after (new) the argument signatures joined the round words and a reduction's arguments its slot, alternating in one run, 6 rounds, 2-core VM (bench/ab.sh with BENCH and RING=0)."}
+var collectiveArgs = hostAB("Collectives that compare their arguments: before and after", "2026-11-25-go-vm-host-collective-args.txt",
+	"A barrier (2, 8, 64 host PEs) and a to-all sum of 8 int64 (2, 8 PEs) before (old) and after (new) the argument signatures joined the round words and a reduction's arguments its slot, alternating in one run, 6 rounds, 2-core VM (bench/ab.sh with BENCH and RING=0).")
 
 // serviceLoad is issue 37's observability cost at max load.
 var serviceLoad = table{title: "examples/service at its highest sustained rate (requests/s)", file: "2026-11-25-go-vm-service-load.txt",
