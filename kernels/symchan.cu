@@ -274,7 +274,6 @@ extern "C" __global__ void symchan_wait_on_stream(u64 sig, u64 cmp, u64 value) {
 
 // Steps, as pgas names them (stream.go: teamStep*).
 #define STEP_BARRIER 1 // a phase after a quiet
-#define STEP_SYNC 2    // a phase
 #define STEP_BROADCAST 3
 #define STEP_FCOLLECT 4
 #define STEP_ALLTOALL 5
@@ -309,8 +308,8 @@ static __device__ void reduce_any(const symchan_heap *h, symchan_team *t, int op
 extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 step, u64 dest, u64 source, u64 n, u64 arg, u64 whole) {
 	const symchan_heap *h = (const symchan_heap *)heap_;
 	symchan_team *t = (symchan_team *)team_;
-	if (step == STEP_BARRIER || step == STEP_SYNC) {
-		symchan_team_phase(h, t, SYMCHAN_SCOPE_BLOCK, step == STEP_BARRIER);
+	if (step == STEP_BARRIER) {
+		symchan_team_phase(h, t, SYMCHAN_SCOPE_BLOCK, true);
 		return;
 	}
 	unsigned tid = symchan_block_tid(), nth = symchan_block_size();
@@ -319,7 +318,7 @@ extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 step, u64
 	else
 		tid += blockIdx.x * nth, nth *= gridDim.x;
 	switch (step) {
-	case STEP_BROADCAST: symchan_broadcast_part(h, t, (void *)dest, (const void *)source, n, (int)arg, tid, nth); break;
+	case STEP_BROADCAST: symchan_team_pull(h, t, (void *)dest, (const void *)source, n, (int)arg, tid, nth); break;
 	case STEP_FCOLLECT: symchan_fcollect_part(h, t, (void *)dest, (const void *)source, n, tid, nth); break;
 	case STEP_ALLTOALL: symchan_alltoall_part(h, t, (void *)dest, (const void *)source, n, tid, nth); break;
 	case STEP_REDUCE: reduce_any(h, t, (int)(arg & 0xff), (int)(arg >> 8), dest, source, n, tid, nth); break;

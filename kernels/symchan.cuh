@@ -633,80 +633,49 @@ static __device__ __forceinline__ void symchan_putmem_signal_block(const symchan
 static __device__ __forceinline__ void symchan_signal(const symchan_heap *h, symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe) {
 	symchan_signal_op(h, pe, symchan_off(h, sig_addr), signal, sig_op);
 }
-// nvshmem_uint64_atomic_*: on dest of pe, returning the value before.
-static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch_add(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
-	return symchan_atomic_fetch_add(h, pe, symchan_off(h, dest), value);
-}
-static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_compare_swap(const symchan_heap *h, symchan_u64 *dest, symchan_u64 cond,
-                                                                                 symchan_u64 value, int pe) {
-	return symchan_atomic_compare_swap(h, pe, symchan_off(h, dest), cond, value);
-}
-static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_swap(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
-	return symchan_atomic_swap(h, pe, symchan_off(h, dest), value);
-}
-static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch(const symchan_heap *h, const symchan_u64 *source, int pe) {
-	return symchan_atomic_fetch(h, pe, symchan_off(h, source));
-}
-static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch_and(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
-	return symchan_atomic_fetch_and(h, pe, symchan_off(h, dest), value);
-}
-static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch_or(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
-	return symchan_atomic_fetch_or(h, pe, symchan_off(h, dest), value);
-}
-static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch_xor(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
-	return symchan_atomic_fetch_xor(h, pe, symchan_off(h, dest), value);
-}
-// The other uint64 atomics, and the same for uint32: the non-fetching
-// add, inc and set (nvshmem_TYPE_atomic_add, _inc, _set) and fetch_inc.
-// Each is complete for the caller when it returns; like the fetching ones
-// it orders nothing else.
-static __device__ __forceinline__ void symchan_uint64_atomic_add(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
-	(void)symchan_atomic_fetch_add(h, pe, symchan_off(h, dest), value);
-}
-static __device__ __forceinline__ void symchan_uint64_atomic_inc(const symchan_heap *h, symchan_u64 *dest, int pe) {
-	(void)symchan_atomic_fetch_add(h, pe, symchan_off(h, dest), 1);
-}
-static __device__ __forceinline__ symchan_u64 symchan_uint64_atomic_fetch_inc(const symchan_heap *h, symchan_u64 *dest, int pe) {
-	return symchan_atomic_fetch_add(h, pe, symchan_off(h, dest), 1);
-}
-static __device__ __forceinline__ void symchan_uint64_atomic_set(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
-	(void)symchan_atomic_swap(h, pe, symchan_off(h, dest), value);
-}
-// nvshmem_uint32_atomic_*: on the 32-bit word dest of pe.
-static __device__ __forceinline__ unsigned symchan_uint32_atomic_fetch_add(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
-	return symchan_atomic_fetch_add32(h, pe, symchan_off(h, dest), value);
-}
-static __device__ __forceinline__ unsigned symchan_uint32_atomic_compare_swap(const symchan_heap *h, unsigned *dest, unsigned cond, unsigned value,
-                                                                              int pe) {
-	return symchan_atomic_compare_swap32(h, pe, symchan_off(h, dest), cond, value);
-}
-static __device__ __forceinline__ unsigned symchan_uint32_atomic_swap(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
-	return symchan_atomic_swap32(h, pe, symchan_off(h, dest), value);
-}
-static __device__ __forceinline__ unsigned symchan_uint32_atomic_fetch(const symchan_heap *h, const unsigned *source, int pe) {
-	return symchan_atomic_fetch32(h, pe, symchan_off(h, source));
-}
-static __device__ __forceinline__ unsigned symchan_uint32_atomic_fetch_and(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
-	return symchan_atomic_fetch_and32(h, pe, symchan_off(h, dest), value);
-}
-static __device__ __forceinline__ unsigned symchan_uint32_atomic_fetch_or(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
-	return symchan_atomic_fetch_or32(h, pe, symchan_off(h, dest), value);
-}
-static __device__ __forceinline__ unsigned symchan_uint32_atomic_fetch_xor(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
-	return symchan_atomic_fetch_xor32(h, pe, symchan_off(h, dest), value);
-}
-static __device__ __forceinline__ void symchan_uint32_atomic_add(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
-	(void)symchan_atomic_fetch_add32(h, pe, symchan_off(h, dest), value);
-}
-static __device__ __forceinline__ void symchan_uint32_atomic_inc(const symchan_heap *h, unsigned *dest, int pe) {
-	(void)symchan_atomic_fetch_add32(h, pe, symchan_off(h, dest), 1);
-}
-static __device__ __forceinline__ unsigned symchan_uint32_atomic_fetch_inc(const symchan_heap *h, unsigned *dest, int pe) {
-	return symchan_atomic_fetch_add32(h, pe, symchan_off(h, dest), 1);
-}
-static __device__ __forceinline__ void symchan_uint32_atomic_set(const symchan_heap *h, unsigned *dest, unsigned value, int pe) {
-	(void)symchan_atomic_swap32(h, pe, symchan_off(h, dest), value);
-}
+// nvshmem_uint64_atomic_* and nvshmem_uint32_atomic_*, on dest (source) of
+// pe: fetch_add, compare_swap, swap, fetch, fetch_and/or/xor and
+// fetch_inc return the value before; add, inc and set do not. Each is
+// complete for the caller when it returns; none orders anything else.
+#define SYMCHAN_AMO_TERMS(T, name, sfx)                                                                                           \
+	static __device__ __forceinline__ T symchan_##name##_atomic_fetch_add(const symchan_heap *h, T *dest, T value, int pe) {      \
+		return symchan_atomic_fetch_add##sfx(h, pe, symchan_off(h, dest), value);                                              \
+	}                                                                                                                          \
+	static __device__ __forceinline__ T symchan_##name##_atomic_compare_swap(const symchan_heap *h, T *dest, T cond, T value,     \
+	                                                                         int pe) {                                       \
+		return symchan_atomic_compare_swap##sfx(h, pe, symchan_off(h, dest), cond, value);                                     \
+	}                                                                                                                          \
+	static __device__ __forceinline__ T symchan_##name##_atomic_swap(const symchan_heap *h, T *dest, T value, int pe) {          \
+		return symchan_atomic_swap##sfx(h, pe, symchan_off(h, dest), value);                                                   \
+	}                                                                                                                          \
+	static __device__ __forceinline__ T symchan_##name##_atomic_fetch(const symchan_heap *h, const T *source, int pe) {          \
+		return symchan_atomic_fetch##sfx(h, pe, symchan_off(h, source));                                                       \
+	}                                                                                                                          \
+	static __device__ __forceinline__ T symchan_##name##_atomic_fetch_and(const symchan_heap *h, T *dest, T value, int pe) {      \
+		return symchan_atomic_fetch_and##sfx(h, pe, symchan_off(h, dest), value);                                              \
+	}                                                                                                                          \
+	static __device__ __forceinline__ T symchan_##name##_atomic_fetch_or(const symchan_heap *h, T *dest, T value, int pe) {       \
+		return symchan_atomic_fetch_or##sfx(h, pe, symchan_off(h, dest), value);                                               \
+	}                                                                                                                          \
+	static __device__ __forceinline__ T symchan_##name##_atomic_fetch_xor(const symchan_heap *h, T *dest, T value, int pe) {      \
+		return symchan_atomic_fetch_xor##sfx(h, pe, symchan_off(h, dest), value);                                              \
+	}                                                                                                                          \
+	static __device__ __forceinline__ T symchan_##name##_atomic_fetch_inc(const symchan_heap *h, T *dest, int pe) {               \
+		return symchan_atomic_fetch_add##sfx(h, pe, symchan_off(h, dest), 1);                                                  \
+	}                                                                                                                          \
+	static __device__ __forceinline__ void symchan_##name##_atomic_add(const symchan_heap *h, T *dest, T value, int pe) {         \
+		(void)symchan_atomic_fetch_add##sfx(h, pe, symchan_off(h, dest), value);                                               \
+	}                                                                                                                          \
+	static __device__ __forceinline__ void symchan_##name##_atomic_inc(const symchan_heap *h, T *dest, int pe) {                  \
+		(void)symchan_atomic_fetch_add##sfx(h, pe, symchan_off(h, dest), 1);                                                   \
+	}                                                                                                                          \
+	static __device__ __forceinline__ void symchan_##name##_atomic_set(const symchan_heap *h, T *dest, T value, int pe) {         \
+		(void)symchan_atomic_swap##sfx(h, pe, symchan_off(h, dest), value);                                                    \
+	}
+SYMCHAN_AMO_TERMS(symchan_u64, uint64, )
+SYMCHAN_AMO_TERMS(unsigned, uint32, 32)
+#undef SYMCHAN_AMO_TERMS
+
 // nvshmem_float_atomic_* and nvshmem_double_atomic_*: fetch, set and swap
 // (the spec's extended types have no others).
 static __device__ __forceinline__ float symchan_float_atomic_swap(const symchan_heap *h, float *dest, float value, int pe) {
@@ -909,10 +878,7 @@ static __device__ __forceinline__ void symchan_team_pull(const symchan_heap *h, 
 	symchan_copy_part(dst, symchan_ptr(h, pe, off), n, tid, nth);
 }
 
-static __device__ __forceinline__ void symchan_broadcast_part(const symchan_heap *h, const symchan_team *t, void *dest, const void *source,
-                                                              symchan_u64 n, int root, unsigned tid, unsigned nth) {
-	symchan_team_pull(h, t, dest, source, n, root, tid, nth);
-}
+// A broadcast's data step is symchan_team_pull from the root.
 static __device__ __forceinline__ void symchan_fcollect_part(const symchan_heap *h, const symchan_team *t, void *dest, const void *source,
                                                              symchan_u64 n, unsigned tid, unsigned nth) {
 	for (int r = 0; r < t->size; r++)
@@ -943,7 +909,9 @@ template <typename T> static __device__ __forceinline__ T symchan_combine(int op
 	}
 	return a;
 }
-template <typename T> static __device__ __forceinline__ T symchan_combine_bits(int op, T a, T b) {
+// symchan_combine_any is symchan_combine with and, or and xor, for the
+// integer types; the floating-point ones have the arithmetic only.
+template <typename T> static __device__ __forceinline__ T symchan_combine_any(int op, T a, T b) {
 	switch (op) {
 	case SYMCHAN_REDUCE_AND: return a & b;
 	case SYMCHAN_REDUCE_OR: return a | b;
@@ -951,7 +919,6 @@ template <typename T> static __device__ __forceinline__ T symchan_combine_bits(i
 	}
 	return symchan_combine(op, a, b);
 }
-template <typename T> static __device__ __forceinline__ T symchan_combine_any(int op, T a, T b) { return symchan_combine_bits(op, a, b); }
 template <> __device__ __forceinline__ float symchan_combine_any<float>(int op, float a, float b) { return symchan_combine(op, a, b); }
 template <> __device__ __forceinline__ double symchan_combine_any<double>(int op, double a, double b) { return symchan_combine(op, a, b); }
 
@@ -1062,7 +1029,7 @@ static __device__ void symchan_reduce_part(const symchan_heap *h, const symchan_
 static __device__ void symchan_broadcastmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int root,
                                                   int scope) {
 	symchan_team_phase(h, t, scope, true);
-	symchan_broadcast_part(h, t, dest, source, n, root, symchan_group_tid(scope), symchan_group_size(scope));
+	symchan_team_pull(h, t, dest, source, n, root, symchan_group_tid(scope), symchan_group_size(scope));
 	symchan_team_phase(h, t, scope, false);
 }
 // nvshmem_fcollectmem (_warp, _block): n bytes of source on rank r land at

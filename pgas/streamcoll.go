@@ -23,8 +23,8 @@ import (
 // arguments are checked. A collective on a stream and a blocking one on
 // the same team are ordered by the caller (Stream.Sync between them).
 
-// Steps of kernels.TeamStep: symchan.cu's STEP_*.
-// (STEP_SYNC, a phase without a quiet, has no host-side collective.)
+// Steps of kernels.TeamStep: symchan.cu's STEP_* (2, once a phase without
+// a quiet, is no step any more).
 const (
 	stepBarrier   = 1
 	stepBroadcast = 3

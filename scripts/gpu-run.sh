@@ -143,8 +143,9 @@
 #                            # Go, WaitAny, kernel actors, many warps, the
 #                            # ring's hop, NVSHMEM's anchors on 2+ GPUs
 #   .gpu/gpu-run.sh device-api # the device API in NVSHMEM's terms: its
-#                            # conformance tests on cuda and under nvshmem
-#                            # (mapped, forced-remote), the backend's test
+#                            # conformance tests and the collectives on a
+#                            # stream, on cuda and under nvshmem (mapped,
+#                            # forced-remote), the backend's test
 #   .gpu/gpu-run.sh noregress # old/ (a session's start) against these,
 #                            # alternating, two rounds: ping-pongs, round
 #                            # trips from Go, PutSym, device block put, ring
@@ -500,7 +501,7 @@ if [ "$what" = device-api ]; then
 	# The device API in NVSHMEM's terms (users' kernels compiled at run
 	# time): its conformance tests on cuda (PEs sharing the GPUs) and under
 	# nvshmem, mapped and forced-remote; the backend's device-routine test.
-	da='TestConformance/GPU/(DeviceTerms|DeviceTeams|UserKernel)$'
+	da='TestConformance/(GPU|PGAS)/(DeviceTerms|DeviceTeams|UserKernel|StreamCollectives|StreamOrdered)$'
 	step pgas-cuda 120 ./cuda.test -test.v -test.count=1
 	step device-api-cuda 120 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$da" -test.timeout=110s
 	mps on
