@@ -199,6 +199,13 @@ suites() {
 	shift 2
 	step "$name" "$limit" env "$@" ./tests.test -test.v -test.count=1 -test.short -test.timeout=$((limit - 10))s
 }
+# ringhop LOG NAME: examples/ring's table in LOG (size hops median p99
+# p99.9 GB/s) as benchmark lines NAME/size=…, for bench.txt.
+ringhop() {
+	awk -v name="$2" 'function ns(d,  v, u) { v = d + 0; u = d; sub(/^[0-9.]+/, "", u)
+			return v * ((u == "ns") ? 1 : (u == "µs") ? 1e3 : (u == "ms") ? 1e6 : 1e9) }
+		$1 ~ /^[0-9]+$/ && NF == 6 { printf "%s/size=%s %d %.0f ns/op %.3f us/hop-p99 %.3f us/hop-p99.9\n", name, $1, $2, ns($3), ns($4) / 1e3, ns($5) / 1e3 }' "$1"
+}
 # version V sets d, the folder of V's binaries (old: old/, built from an
 # earlier commit; new: these), and ptx, env's arguments for them: old/
 # runs the PTX it embeds, not the one made from these sources.
@@ -485,12 +492,7 @@ if [ "$what" = targets ]; then
 	step targets-rate 150 env "${share[@]}" CUDA_DEVICE_MAX_CONNECTIONS=32 ./bench.test -test.run '^$' -test.bench 'GPUActorMessageRate' -test.benchtime 1x
 	for a in go kernel; do
 		step "targets-ring-$a" 90 env "${share[@]}" ./ring -backend cuda -pes 2 -actors $a -size 8 -laps 2000
-		# The ring's table (size hops median p99 p99.9 GB/s) as a
-		# benchmark line, for bench.txt.
-		awk -v a=$a 'function ns(d,  v, u) { v = d + 0; u = d; sub(/^[0-9.]+/, "", u)
-				return v * ((u == "ns") ? 1 : (u == "µs") ? 1e3 : (u == "ms") ? 1e6 : 1e9) }
-			$1 ~ /^[0-9]+$/ && NF == 6 { printf "BenchmarkRingHop/actors=%s/size=%s %d %.0f ns/op %.3f us/hop-p99 %.3f us/hop-p99.9\n", a, $1, $2, ns($3), ns($4) / 1e3, ns($5) / 1e3 }' \
-			"/tmp/symchan-targets-ring-$a.log" > "/tmp/symchan-targets-ringhop-$a.log"
+		ringhop "/tmp/symchan-targets-ring-$a.log" "BenchmarkRingHop/actors=$a" > "/tmp/symchan-targets-ringhop-$a.log"
 	done
 	if [ "$ngpu" -ge 2 ] && [ -d "$repo/bench/anchors" ]; then
 		step targets-anchor-host 150 env ANCHOR_PROGRAMS=nvshmem_bench "$repo/scripts/anchors.sh" host
@@ -519,10 +521,7 @@ if [ "$what" = noregress ]; then
 			version $v
 			step "noregress-$v-$round" 240 env "${ptx[@]}" "${share[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPU(DevicePingPong|HostPingPong|ChanRoundTrip|FutureRoundTrip|Put|DevicePutBlock)$' -test.benchtime 1x
 			step "noregress-ring-$v-$round" 60 env "${ptx[@]}" "${share[@]}" "$d/ring" -backend cuda -pes 2 -size 8 -laps 2000
-			awk -v b=$v 'function ns(d,  v, u) { v = d + 0; u = d; sub(/^[0-9.]+/, "", u)
-					return v * ((u == "ns") ? 1 : (u == "µs") ? 1e3 : (u == "ms") ? 1e6 : 1e9) }
-				$1 ~ /^[0-9]+$/ && NF == 6 { printf "BenchmarkRingHop/size=%s %d %.0f ns/op\n", $1, $2, ns($3) }' \
-				"/tmp/symchan-noregress-ring-$v-$round.log" > "/tmp/symchan-noregress-ringhop-$v-$round.log"
+			ringhop "/tmp/symchan-noregress-ring-$v-$round.log" BenchmarkRingHop > "/tmp/symchan-noregress-ringhop-$v-$round.log"
 		done
 	done
 	# The lines by build (key: value lines for bench/results/).
