@@ -67,12 +67,7 @@ func (ck *kit) testDeviceTeams(t *testing.T) {
 		info := must(pgas.AllocZeroed[int32](ctx, pe, 5))
 		val := func(q, i int) int64 { return int64(q*1000 + i) }
 		check(pgas.Put(pe, src, seq(npes*n, func(i int) int64 { return val(me, i) }), me))
-		var errs []error
-		expect := func(name string, got, want any) {
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				errs = append(errs, fmt.Errorf("PE %d: %s = %v, want %v", me, name, got, want))
-			}
-		}
+		found := findings{me: me}
 		for round, tm := range []*pgas.Team{world, world, odd} {
 			check(pe.Barrier(ctx)) // the even PEs, outside the odd team, wait here
 			if tm == nil {
@@ -90,17 +85,17 @@ func (ck *kit) testDeviceTeams(t *testing.T) {
 				g.HeapDescriptor(), tm, src, bcast, fcol, a2a, sum, fmax, info, n))
 			check(g.Stream().Sync())
 			what := fmt.Sprintf("round %d (team of %d)", round, size)
-			expect(what+" broadcast", read(pe, bcast), seq(n, func(i int) int64 { return val(members[size-1], i) }))
-			expect(what+" fcollect", read(pe, fcol)[:size*n], seq(size*n, func(i int) int64 { return val(members[i/n], i%n) }))
-			expect(what+" alltoall", read(pe, a2a)[:size*n], seq(size*n, func(i int) int64 { return val(members[i/n], tm.ID()*n+i%n) }))
-			expect(what+" int64 sum", read(pe, sum), seq(n, func(i int) int64 {
+			found.expect(what+" broadcast", read(pe, bcast), seq(n, func(i int) int64 { return val(members[size-1], i) }))
+			found.expect(what+" fcollect", read(pe, fcol)[:size*n], seq(size*n, func(i int) int64 { return val(members[i/n], i%n) }))
+			found.expect(what+" alltoall", read(pe, a2a)[:size*n], seq(size*n, func(i int) int64 { return val(members[i/n], tm.ID()*n+i%n) }))
+			found.expect(what+" int64 sum", read(pe, sum), seq(n, func(i int) int64 {
 				var s int64
 				for _, q := range members {
 					s += val(q, i)
 				}
 				return s
 			}))
-			expect(what+" float64 max in place", read(pe, fmax), seq(n, func(i int) float64 {
+			found.expect(what+" float64 max in place", read(pe, fmax), seq(n, func(i int) float64 {
 				m := -1.0
 				for _, q := range members {
 					m = max(m, float64((q*5+i+round)%7)-0.5)
@@ -111,20 +106,20 @@ func (ck *kit) testDeviceTeams(t *testing.T) {
 			if tm == world {
 				right = (me + 1) % npes
 			}
-			expect(what+" team queries", read(pe, info), []int32{int32(tm.ID()), int32(size), int32(me), int32(tm.ID()), int32(right)})
+			found.expect(what+" team queries", read(pe, info), []int32{int32(tm.ID()), int32(size), int32(me), int32(tm.ID()), int32(right)})
 		}
 		// A stream collective on the world after the kernels' phases.
 		st := must(pgas.NewStream(pe))
 		check(pgas.FCollectOnStream(st, world, fcol, src, n))
 		check(st.Close(ctx))
-		expect("fcollect on a stream after the kernels", read(pe, fcol), seq(npes*n, func(i int) int64 { return val(i/n, i%n) }))
+		found.expect("fcollect on a stream after the kernels", read(pe, fcol), seq(npes*n, func(i int) int64 { return val(i/n, i%n) }))
 		// A team of another PE's, and the zero team, are refused.
 		if err := pgas.Launch(pe, mod, "team_collectives", device.D1(1), device.D1(128), 0, (*pgas.Team)(nil)); !errors.Is(err, pgas.ErrBadArg) {
-			errs = append(errs, fmt.Errorf("Launch with a nil team: %v, want ErrBadArg", err))
+			found.add(fmt.Errorf("Launch with a nil team: %v, want ErrBadArg", err))
 		}
 		if !slices.Equal(read(pe, src)[:1], []int64{val(me, 0)}) {
-			errs = append(errs, fmt.Errorf("PE %d: the source changed", me))
+			found.add(fmt.Errorf("PE %d: the source changed", me))
 		}
-		return errors.Join(errs...)
+		return found.err()
 	})
 }

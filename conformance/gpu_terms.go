@@ -2,8 +2,6 @@ package conformance
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math"
 	"testing"
 
@@ -93,30 +91,25 @@ func (ck *kit) testDeviceTerms(t *testing.T) {
 			dst32, src32, dst64, src64, dst8, src8, dst16, src16))
 		check(g.Stream().Sync())
 		check(pe.Barrier(ctx)) // both kernels done: every word is final
-		var errs []error
-		expect := func(name string, got, want any) {
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				errs = append(errs, fmt.Errorf("PE %d: %s = %v, want %v", me, name, got, want))
-			}
-		}
-		expect("what the fetching atomics returned", read(pe, out), []uint64{0, 5, 9, 12, 4, 7, 13, 14, 8, 9,
+		found := findings{me: me}
+		found.expect("what the fetching atomics returned", read(pe, out), []uint64{0, 5, 9, 12, 4, 7, 13, 14, 8, 9,
 			0, uint64(math.Float32bits(1.5)), 0, math.Float64bits(0.25)})
-		expect("w32, set by the other PE", read(pe, w32), []uint32{uint32(100 + peer)})
-		expect("w64, set by the other PE", read(pe, w64), []uint64{uint64(1000 + peer)})
-		expect("wf, set by the other PE", read(pe, wf), []float32{2.5 + float32(peer)})
-		expect("wd, set by the other PE", read(pe, wd), []float64{0.5 + float64(peer)})
-		expect("dst32, iput32 by the other PE every 2nd", read(pe, dst32),
+		found.expect("w32, set by the other PE", read(pe, w32), []uint32{uint32(100 + peer)})
+		found.expect("w64, set by the other PE", read(pe, w64), []uint64{uint64(1000 + peer)})
+		found.expect("wf, set by the other PE", read(pe, wf), []float32{2.5 + float32(peer)})
+		found.expect("wd, set by the other PE", read(pe, wd), []float64{0.5 + float64(peer)})
+		found.expect("dst32, iput32 by the other PE every 2nd", read(pe, dst32),
 			[]uint32{uint32(peer * 10), 0, uint32(peer*10 + 1), 0, uint32(peer*10 + 2), 0, uint32(peer*10 + 3), 0})
-		expect("dst16, iget16 of the other's every 3rd", read(pe, dst16),
+		found.expect("dst16, iget16 of the other's every 3rd", read(pe, dst16),
 			seq(4, func(i int) uint16 { return uint16(peer*1000 + 3*i) }))
-		expect("dst64, iget64_warp of the other's every 2nd", read(pe, dst64),
+		found.expect("dst64, iget64_warp of the other's every 2nd", read(pe, dst64),
 			seq(8, func(i int) uint64 { return uint64(peer*100 + 2*i) }))
 		want8 := make([]uint8, 48)
 		for i := range 16 {
 			want8[3*i] = uint8(peer*50 + i)
 		}
-		expect("dst8, iput8_block by the other PE every 3rd", read(pe, dst8), want8)
-		if err := errors.Join(errs...); err != nil {
+		found.expect("dst8, iput8_block by the other PE every 3rd", read(pe, dst8), want8)
+		if err := found.err(); err != nil {
 			return err
 		}
 		return pe.Barrier(ctx)

@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -154,3 +156,24 @@ func read[T any](pe *pgas.PE, s pgas.Sym[T]) []T {
 	check(pgas.Get(pe, v, s, pe.ID()))
 	return v
 }
+
+// findings collects what PE me's checks found amiss, so that a test
+// reports every difference at once rather than the first.
+type findings struct {
+	me   int
+	errs []error
+}
+
+// expect records a difference between got and want (compared as printed)
+// in what name names.
+func (f *findings) expect(name string, got, want any) {
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		f.add(fmt.Errorf("PE %d: %s = %v, want %v", f.me, name, got, want))
+	}
+}
+
+// add records err.
+func (f *findings) add(err error) { f.errs = append(f.errs, err) }
+
+// err is every difference found, or nil.
+func (f *findings) err() error { return errors.Join(f.errs...) }

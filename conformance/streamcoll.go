@@ -70,53 +70,48 @@ func (ck *kit) testStreamCollectives(t *testing.T) {
 		check(st.Sync(ctx))
 
 		left := (me + npes - 1) % npes
-		var errs []error
-		expect := func(name string, got, want any) {
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				errs = append(errs, fmt.Errorf("PE %d: %s = %v, want %v", me, name, got, want))
-			}
-		}
-		expect("the barrier's put from the left", read(pe, bcast)[0], val(left, 0))
-		expect("broadcast from rank 1", read(pe, bcast)[1:], seq(n-1, func(i int) int64 { return val(1, i) }))
-		expect("float64 sum", read(pe, f64dst), seq(n, func(i int) float64 {
+		found := findings{me: me}
+		found.expect("the barrier's put from the left", read(pe, bcast)[0], val(left, 0))
+		found.expect("broadcast from rank 1", read(pe, bcast)[1:], seq(n-1, func(i int) int64 { return val(1, i) }))
+		found.expect("float64 sum", read(pe, f64dst), seq(n, func(i int) float64 {
 			var s float64
 			for q := range npes {
 				s += float64(q) + float64(i)/4
 			}
 			return s
 		}))
-		expect("float32 sum in place", read(pe, f32), seq(n, func(i int) float32 {
+		found.expect("float32 sum in place", read(pe, f32), seq(n, func(i int) float32 {
 			var s float32
 			for q := range npes {
 				s += float32(q*i) / 2
 			}
 			return s
 		}))
-		expect("int64 max in place", read(pe, mx), seq(n, func(i int) int64 {
+		found.expect("int64 max in place", read(pe, mx), seq(n, func(i int) int64 {
 			var m int64
 			for q := range npes {
 				m = max(m, int64((q*7+i*3)%11))
 			}
 			return m
 		}))
-		expect("uint32 xor in place", read(pe, u32), seq(n, func(i int) uint32 {
+		found.expect("uint32 xor in place", read(pe, u32), seq(n, func(i int) uint32 {
 			var x uint32
 			for q := range npes {
 				x ^= uint32(q+1) << (i % 24)
 			}
 			return x
 		}))
-		expect("fcollect", read(pe, fcol), seq(npes*n, func(i int) int64 { return val(i/n, i%n) }))
-		expect("alltoall", read(pe, a2a), seq(npes*n, func(i int) int64 { return val(i/n, me*n+i%n) }))
+		found.expect("fcollect", read(pe, fcol), seq(npes*n, func(i int) int64 { return val(i/n, i%n) }))
+		found.expect("alltoall", read(pe, a2a), seq(npes*n, func(i int) int64 { return val(i/n, me*n+i%n) }))
 		if got := read(pe, bigDst); !slices.Equal(got, seq(npes*big, func(i int) int64 { return val(i/big, i%big) })) {
-			errs = append(errs, fmt.Errorf("PE %d: the large fcollect differs", me))
+			found.add(fmt.Errorf("PE %d: the large fcollect differs", me))
 		}
 		if got, want := read(pe, bigSum), seq(big+3, func(i int) float64 { return float64(3*npes*(npes-1)/2 + npes*(i%17)) }); !slices.Equal(got, want) {
-			errs = append(errs, fmt.Errorf("PE %d: the large float64 sum differs", me))
+			found.add(fmt.Errorf("PE %d: the large float64 sum differs", me))
 		}
 		if even != nil {
 			m := even.NumPEs()
-			expect("fcollect of the even ranks", read(pe, evenDst)[:m*n], seq(m*n, func(i int) int64 { return val(2*(i/n), i%n) }))
+			found.expect("fcollect of the even ranks", read(pe, evenDst)[:m*n], seq(m*n, func(i int) int64 { return val(2*(i/n), i%n) }))
 		}
 
 		// Refused on the caller's PE before anything is enqueued.
@@ -133,10 +128,10 @@ func (ck *kit) testStreamCollectives(t *testing.T) {
 			{"nil team", pgas.BarrierOnStream(st, nil)},
 		} {
 			if !errors.Is(c.err, pgas.ErrBadArg) && !errors.Is(c.err, pgas.ErrBadSize) && !errors.Is(c.err, pgas.ErrBadPE) {
-				errs = append(errs, fmt.Errorf("%s: %v, want an argument error", c.name, c.err))
+				found.add(fmt.Errorf("%s: %v, want an argument error", c.name, c.err))
 			}
 		}
 		check(st.Close(ctx))
-		return errors.Join(errs...)
+		return found.err()
 	})
 }
