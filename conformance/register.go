@@ -44,11 +44,12 @@ func (ck *kit) testRegisterSymmetric(t *testing.T) {
 		g := must(pe.GPU())
 		me, peer := pe.ID(), 1-pe.ID()
 		dc := g.Context()
-		buf, win, err := dc.AllocVMM(n * 8)
+		win, err := dc.AllocVMM(n * 8)
 		if err != nil {
 			return err
 		}
 		defer dc.FreeVMM(win)
+		buf := win.Base()
 		pattern := make([]byte, n*8)
 		for i := range n {
 			binary.LittleEndian.PutUint64(pattern[8*i:], uint64(me*100000+i))

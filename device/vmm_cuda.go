@@ -175,19 +175,19 @@ func (w *Window) Close() error {
 }
 
 // AllocVMM allocates n bytes (rounded up to the granularity) of the GPU's
-// memory with CUDA's virtual memory management, in a window of their own:
-// memory that a Window elsewhere can map too (MapShared), as NVSHMEM's
-// nvshmemx_buffer_register_symmetric requires of the buffers it takes. It
-// returns the memory's address and the window, which FreeVMM takes.
-func (c *Context) AllocVMM(n int64) (Ptr, *Window, error) {
+// memory with CUDA's virtual memory management, in a window of their own
+// whose Base is their address: memory that a Window elsewhere can map too
+// (MapShared), as NVSHMEM's nvshmemx_buffer_register_symmetric requires of
+// the buffers it takes. FreeVMM frees it.
+func (c *Context) AllocVMM(n int64) (*Window, error) {
 	w, err := c.Reserve(n)
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	if err := w.MapNew(0, w.size, nil); err != nil {
-		return 0, nil, errors.Join(err, w.Close())
+		return nil, errors.Join(err, w.Close())
 	}
-	return w.base, w, nil
+	return w, nil
 }
 
 // FreeVMM frees AllocVMM's memory: the mapping, then the window. Memory

@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"testing"
 )
@@ -25,12 +24,5 @@ func TestPTXMemo(t *testing.T) {
 	}
 	if n := len(m.ptx); n > compiledMax {
 		t.Fatalf("memo holds %d programs, more than %d", n, compiledMax)
-	}
-}
-
-// headerHash names the device API the programs were compiled against.
-func TestHeaderHash(t *testing.T) {
-	if got, want := headerHash(), fmt.Sprintf("%x", sha256.Sum256([]byte(Header))); got != want {
-		t.Fatalf("headerHash = %s, want %s", got, want)
 	}
 }
