@@ -4,6 +4,7 @@ package bench
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"testing"
 	"time"
@@ -33,6 +34,10 @@ const collThreads = 256
 var collOps = []string{"barrier", "broadcast", "reduce-f32", "reduce-f64", "fcollect", "alltoall"}
 
 // collIters is k for a size (nvshmem_coll.cu: collIters).
+// collMax bounds the sizes the collective benchmarks run (an A/B of small
+// collectives need not wait for the 64 MiB ones).
+var collMax = flag.Int("coll.max", 0, "largest size in bytes of the collective benchmarks (0: all)")
+
 func collIters(size int) int {
 	if size < 1 {
 		size = 1
@@ -126,6 +131,9 @@ func collectiveBench(b *testing.B, inKernel bool) {
 						continue
 					}
 					size = 0
+				}
+				if *collMax > 0 && size > *collMax {
+					continue
 				}
 				k := collIters(size)
 				var runs []float64

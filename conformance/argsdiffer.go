@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -90,6 +91,123 @@ func (ck *kit) testCollectiveArgumentsDiffer(t *testing.T) {
 		check(pgas.ReduceAll(ctx, tm, pgas.ReduceSum, b, a, 8))
 		got := make([]int64, 8)
 		check(pgas.Get(pe, got, b, pe.ID()))
+		for i, v := range got {
+			if v != int64(i*n) {
+				return fmt.Errorf("the reduction after the mismatches: b[%d] = %d, want %d", i, v, i*n)
+			}
+		}
+		return pe.Barrier(ctx)
+	})
+}
+
+// The same on a stream: members that enqueue a collective with different
+// arguments all fail at Stream.Sync with ErrCollectiveMismatch, the same
+// error on every member, naming the argument (on a GPU stream the device
+// phase that opens the collective finds it); the team stays usable. The
+// cases cover the one-kernel and the split (open, data, close) forms, and
+// a member in a different collective, which breaks the team on the host
+// (CollectiveKindsMismatch) and not on a GPU, so it runs last, on a team
+// of its own.
+func (ck *kit) testStreamCollectiveArgumentsDiffer(t *testing.T) {
+	n := ck.perProcess(3)
+	const big = 40 << 10 // float64s: 320 KiB, past a GPU stream's one-kernel form
+	type syms struct {
+		a, b pgas.Sym[int64]
+		f    pgas.Sym[float64]
+	}
+	cases := []struct {
+		name  string
+		field string // the argument the error must name; "" for a different collective
+		call  func(st *pgas.Stream, pe *pgas.PE, tm *pgas.Team, s syms) error
+	}{
+		{"reduce count", "count", func(st *pgas.Stream, pe *pgas.PE, tm *pgas.Team, s syms) error {
+			cnt := 8
+			if pe.ID() == 1 {
+				cnt = 4
+			}
+			return pgas.ReduceAllOnStream(st, tm, pgas.ReduceSum, s.b, s.a, cnt)
+		}},
+		{"reduce operator", "operator", func(st *pgas.Stream, pe *pgas.PE, tm *pgas.Team, s syms) error {
+			op := pgas.ReduceSum
+			if pe.ID() == n-1 {
+				op = pgas.ReduceMax
+			}
+			return pgas.ReduceAllOnStream(st, tm, op, s.b, s.a, 8)
+		}},
+		{"reduce element type", "element type", func(st *pgas.Stream, pe *pgas.PE, tm *pgas.Team, s syms) error {
+			if pe.ID() == 0 {
+				return pgas.ReduceAllOnStream(st, tm, pgas.ReduceSum, s.f, s.f, 8)
+			}
+			return pgas.ReduceAllOnStream(st, tm, pgas.ReduceSum, s.b, s.a, 8)
+		}},
+		{"broadcast root", "root", func(st *pgas.Stream, pe *pgas.PE, tm *pgas.Team, s syms) error {
+			return pgas.BroadcastOnStream(st, tm, s.b, s.a, 8, pe.ID()) // each its own root
+		}},
+		{"fcollect count", "count", func(st *pgas.Stream, pe *pgas.PE, tm *pgas.Team, s syms) error {
+			return pgas.FCollectOnStream(st, tm, s.b, s.a, 1+pe.ID()%2)
+		}},
+		{"split and one-kernel reduce", "count", func(st *pgas.Stream, pe *pgas.PE, tm *pgas.Team, s syms) error {
+			cnt := big
+			if pe.ID() == 0 {
+				cnt = 8
+			}
+			return pgas.ReduceAllOnStream(st, tm, pgas.ReduceSum, s.f, s.f, cnt)
+		}},
+		{"barrier against broadcast", "", func(st *pgas.Stream, pe *pgas.PE, tm *pgas.Team, s syms) error {
+			if pe.ID() == 0 {
+				return pgas.BarrierOnStream(st, tm)
+			}
+			return pgas.BroadcastOnStream(st, tm, s.b, s.a, 8, 0)
+		}},
+	}
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		world := pe.TeamWorld()
+		s := syms{must(pgas.AllocZeroed[int64](ctx, pe, 64)), must(pgas.AllocZeroed[int64](ctx, pe, 64)), must(pgas.AllocZeroed[float64](ctx, pe, big))}
+		boxes := must(pgas.AllocZeroed[uint64](ctx, pe, n*len(cases)))
+		own := must(world.Split(ctx, 0, 1, n)) // the last case's
+		for i, c := range cases {
+			tm := world
+			if c.field == "" {
+				tm = own
+			}
+			st := must(pgas.NewStream(pe))
+			check(c.call(st, pe, tm, s))
+			err := st.Sync(ctx)
+			if again := st.Sync(ctx); !errors.Is(again, pgas.ErrCollectiveMismatch) {
+				return fmt.Errorf("%s: a second Sync returned %v, want the stream failed", c.name, again)
+			}
+			_ = st.Close(ctx) // its error is err
+			if !errors.Is(err, pgas.ErrCollectiveMismatch) {
+				return fmt.Errorf("%s: Sync returned %v, want ErrCollectiveMismatch", c.name, err)
+			}
+			_, notGPU := pe.GPU()
+			if c.field != "" && !strings.Contains(err.Error(), "differ: "+c.field+": ") ||
+				c.field == "" && notGPU == nil && !strings.Contains(err.Error(), "differ: collective: ") {
+				return fmt.Errorf("%s: %v: does not name the %s", c.name, err, cmp.Or(c.field, "collective"))
+			}
+			if pe.ID() == 0 {
+				t.Logf("%s: %v", c.name, err)
+			}
+			code := uint64(crc32.ChecksumIEEE([]byte(err.Error())))
+			codes, xerr := swapCodes(ctx, pe, boxes.Slice(i*n, (i+1)*n), code|1<<40)
+			if xerr != nil {
+				return xerr
+			}
+			for q, got := range codes {
+				if got != code|1<<40 {
+					return fmt.Errorf("%s: PE %d's error differs from this one's: %v", c.name, q, err)
+				}
+			}
+		}
+		// The world works on: the same reduction with the same arguments,
+		// on a new stream.
+		check(pgas.Put(pe, s.a, seq(8, func(i int) int64 { return int64(i) }), pe.ID()))
+		check(pe.Barrier(ctx))
+		st := must(pgas.NewStream(pe))
+		check(pgas.ReduceAllOnStream(st, world, pgas.ReduceSum, s.b, s.a, 8))
+		check(st.Close(ctx))
+		got := make([]int64, 8)
+		check(pgas.Get(pe, got, s.b, pe.ID()))
 		for i, v := range got {
 			if v != int64(i*n) {
 				return fmt.Errorf("the reduction after the mismatches: b[%d] = %d, want %d", i, v, i*n)

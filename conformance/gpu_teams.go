@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/symchan/symchan/device"
@@ -120,6 +121,85 @@ func (ck *kit) testDeviceTeams(t *testing.T) {
 		if !slices.Equal(read(pe, src)[:1], []int64{val(me, 0)}) {
 			found.add(fmt.Errorf("PE %d: the source changed", me))
 		}
+		return found.err()
+	})
+}
+
+// mismatchSource is a user's kernel for testDeviceArgumentsDiffer: a
+// device reduction of n elements and a barrier, whose results it keeps.
+const mismatchSource = `#include "symchan.cuh"
+extern "C" __global__ void reduce_n(const symchan_heap *h, symchan_team *t, long long *dst, const long long *src, unsigned long long n, int *res) {
+	const int r = symchan_int64_sum_reduce_block(h, t, dst, src, n);
+	const int b = symchan_barrier_block(h, t);
+	if (threadIdx.x == 0) {
+		res[0] = r;
+		res[1] = b;
+	}
+}
+`
+
+// A device collective in a user's kernel whose members disagree (PE 1
+// reduces 4 elements, the others 8) returns SYMCHAN_ERR_MISMATCH on every
+// member, moves no data and leaves the team usable (the barrier after it
+// returns 0); Stream.Sync of the stream it ran on (LaunchOnStream with
+// the team) names the count and the members. A stream's collective and a
+// kernel's with the same arguments agree: they are one sequence.
+func (ck *kit) testDeviceArgumentsDiffer(t *testing.T) {
+	npes := ck.upToPEs(3)
+	ck.needGPUs(t, npes)
+	prog, err := kernels.Compile("mismatch.cu", mismatchSource, kernels.CompileOptions{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck.run(t, npes, func(ctx context.Context, pe *pgas.PE) error {
+		me := pe.ID()
+		mod := must(must(pe.GPU()).Load(prog))
+		world := pe.TeamWorld()
+		src := must(pgas.AllocZeroed[int64](ctx, pe, 8))
+		dst := must(pgas.AllocZeroed[int64](ctx, pe, 8))
+		res := must(pgas.AllocZeroed[int32](ctx, pe, 2))
+		check(pgas.Put(pe, src, seq(8, func(i int) int64 { return int64(me*100 + i) }), me))
+		check(pe.Barrier(ctx))
+		found := findings{me: me}
+
+		n := 8
+		if me == 1 {
+			n = 4
+		}
+		st := must(pgas.NewStream(pe))
+		check(pgas.LaunchOnStream(st, mod, "reduce_n", device.D1(1), device.D1(64), 0, must(pe.GPU()).HeapDescriptor(), world, dst, src, n, res))
+		err := st.Sync(ctx)
+		_ = st.Close(ctx)
+		if !errors.Is(err, pgas.ErrCollectiveMismatch) || !strings.Contains(err.Error(), "differ: count: 8 on ") || !strings.Contains(err.Error(), "4 on PE 1") {
+			found.add(fmt.Errorf("Sync after a kernel's mismatched reduction: %v, want ErrCollectiveMismatch naming the count and PE 1", err))
+		} else if me == 0 {
+			t.Log(err)
+		}
+		found.expect("the kernel's results (reduction, barrier)", read(pe, res), []int32{1, 0}) // SYMCHAN_ERR_MISMATCH, then agreement
+		found.expect("dst after the mismatch", read(pe, dst), make([]int64, 8))
+
+		// Agreement: PE 0 reduces on a stream, the others in the kernel.
+		check(pe.Barrier(ctx))
+		st = must(pgas.NewStream(pe))
+		if me == 0 {
+			check(pgas.ReduceAllOnStream(st, world, pgas.ReduceSum, dst, src, 8))
+			check(pgas.BarrierOnStream(st, world))
+		} else {
+			check(pgas.LaunchOnStream(st, mod, "reduce_n", device.D1(1), device.D1(64), 0, must(pe.GPU()).HeapDescriptor(), world, dst, src, 8, res))
+		}
+		if err := st.Close(ctx); err != nil {
+			found.add(fmt.Errorf("a stream's and kernels' reduction with the same arguments: %v", err))
+		}
+		if me != 0 {
+			found.expect("the kernel's results when agreeing", read(pe, res), []int32{0, 0})
+		}
+		found.expect("the sum", read(pe, dst), seq(8, func(i int) int64 {
+			var s int64
+			for q := range npes {
+				s += int64(q*100 + i)
+			}
+			return s
+		}))
 		return found.err()
 	})
 }

@@ -49,6 +49,7 @@ var pgasTests = []test{
 	{"SymmetricSources", (*kit).testSymmetricSources},
 	{"StreamOrdered", (*kit).testStreamOrdered},
 	{"StreamCollectives", (*kit).testStreamCollectives},
+	{"StreamCollectiveArgumentsDiffer", (*kit).testStreamCollectiveArgumentsDiffer},
 	{"RegisterSymmetric", (*kit).testRegisterSymmetric},
 	{"RingNeighbourExchange", (*kit).testRingNeighbourExchange},
 	{"PutSignalDataVisible", (*kit).testPutSignalDataVisible},
@@ -137,5 +138,6 @@ var gpuTests = []test{
 	{"UserKernel", (*kit).testUserKernel},
 	{"StreamGraph", (*kit).testStreamGraph},
 	{"DeviceTeams", (*kit).testDeviceTeams},
+	{"DeviceArgumentsDiffer", (*kit).testDeviceArgumentsDiffer},
 	{"DeviceTerms", (*kit).testDeviceTerms},
 }

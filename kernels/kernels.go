@@ -19,7 +19,7 @@ package kernels
 
 // The Go copy of symchan.cuh's shared structs (layout.go): sizes and field
 // offsets, regenerated from the header (TestLayout checks it is current).
-//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor symchan_team=Team SYMCHAN_TEAM_WORLD_OFF=TeamWorldOff SYMCHAN_TEAM_NODE_OFF=TeamNodeOff SYMCHAN_LOCAL_PES=LocalPEs SYMCHAN_TIMING_WORDS=TimingWords SYMCHAN_SLOT_HEADER=SlotHeader
+//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor symchan_team=Team SYMCHAN_TEAM_WORLD_OFF=TeamWorldOff SYMCHAN_TEAM_NODE_OFF=TeamNodeOff SYMCHAN_LOCAL_PES=LocalPEs SYMCHAN_TIMING_WORDS=TimingWords SYMCHAN_SLOT_HEADER=SlotHeader SYMCHAN_COLL_BARRIER=CollBarrier SYMCHAN_COLL_SYNC=CollSync SYMCHAN_COLL_BROADCAST=CollBroadcast SYMCHAN_COLL_FCOLLECT=CollFCollect SYMCHAN_COLL_ALLTOALL=CollAllToAll SYMCHAN_COLL_REDUCE=CollReduce
 
 import (
 	_ "embed"

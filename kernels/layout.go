@@ -59,20 +59,23 @@ const (
 
 // Layout of struct symchan_team (symchan.cuh).
 const (
-	SizeofTeam           = 32
+	SizeofTeam           = 104
 	OffsetofTeamRank     = 0
 	OffsetofTeamSize     = 4
 	OffsetofTeamStart    = 8
 	OffsetofTeamStride   = 12
 	OffsetofTeamArrivals = 16
-	OffsetofTeamPhases   = 24
+	OffsetofTeamSeen     = 32
+	OffsetofTeamPhases   = 48
+	OffsetofTeamDiffered = 56
+	OffsetofTeamArgs     = 64
 )
 
 // TeamWorldOff is SYMCHAN_TEAM_WORLD_OFF of symchan.cuh.
 const TeamWorldOff = 832
 
 // TeamNodeOff is SYMCHAN_TEAM_NODE_OFF of symchan.cuh.
-const TeamNodeOff = 1632
+const TeamNodeOff = 1704
 
 // LocalPEs is SYMCHAN_LOCAL_PES of symchan.cuh.
 const LocalPEs = 64
@@ -82,3 +85,21 @@ const TimingWords = 4
 
 // SlotHeader is SYMCHAN_SLOT_HEADER of symchan.cuh.
 const SlotHeader = 24
+
+// CollBarrier is SYMCHAN_COLL_BARRIER of symchan.cuh.
+const CollBarrier = 1
+
+// CollSync is SYMCHAN_COLL_SYNC of symchan.cuh.
+const CollSync = 2
+
+// CollBroadcast is SYMCHAN_COLL_BROADCAST of symchan.cuh.
+const CollBroadcast = 3
+
+// CollFCollect is SYMCHAN_COLL_FCOLLECT of symchan.cuh.
+const CollFCollect = 4
+
+// CollAllToAll is SYMCHAN_COLL_ALLTOALL of symchan.cuh.
+const CollAllToAll = 5
+
+// CollReduce is SYMCHAN_COLL_REDUCE of symchan.cuh.
+const CollReduce = 6

@@ -266,18 +266,17 @@ extern "C" __global__ void symchan_wait_on_stream(u64 sig, u64 cmp, u64 value) {
 
 // --- team collectives on a stream (pgas.BarrierOnStream, …) -------------
 //
-// symchan_team_step runs one step of a collective of team t (this PE's
-// struct symchan_team) for a host-side *OnStream routine. One block runs a
-// whole collective (phase, data, phase); for large data the host launches
-// a phase, the data step on a grid (whole = 0: every block its share, the
-// stream orders the three kernels), and a phase.
-
-// Steps, as pgas names them (stream.go: teamStep*).
-#define STEP_BARRIER 1 // a phase after a quiet
-#define STEP_BROADCAST 3
-#define STEP_FCOLLECT 4
-#define STEP_ALLTOALL 5
-#define STEP_REDUCE 6
+// symchan_team_step runs a part of a collective of kind (SYMCHAN_COLL_*)
+// on team t (this PE's struct symchan_team) for a host-side *OnStream
+// routine. One block runs a whole collective (PART_WHOLE: open, data,
+// close); for large data the host launches its opening phase on one
+// block, the data step on a grid (every block its share; skipped when the
+// opening found the members' arguments differ) and its closing phase, and
+// the stream orders the three kernels.
+#define PART_WHOLE 1
+#define PART_OPEN 2
+#define PART_DATA 3
+#define PART_CLOSE 4
 
 // Element types of a reduction: the codes of pgas's elemCode.
 template <typename T>
@@ -292,11 +291,8 @@ static __device__ void reduce_any(const symchan_heap *h, symchan_team *t, int op
 	case 4: reduce_step<unsigned short>(h, t, op, dest, source, n, tid, nth); break;
 	case 5: reduce_step<int>(h, t, op, dest, source, n, tid, nth); break;
 	case 6: reduce_step<unsigned>(h, t, op, dest, source, n, tid, nth); break;
-	case 7:
-	case 9: reduce_step<long long>(h, t, op, dest, source, n, tid, nth); break;
-	case 8:
-	case 10:
-	case 11: reduce_step<unsigned long long>(h, t, op, dest, source, n, tid, nth); break;
+	case 7: reduce_step<long long>(h, t, op, dest, source, n, tid, nth); break;
+	case 8: reduce_step<unsigned long long>(h, t, op, dest, source, n, tid, nth); break;
 	case 12: reduce_step<float>(h, t, op, dest, source, n, tid, nth); break;
 	case 13: reduce_step<double>(h, t, op, dest, source, n, tid, nth); break;
 	}
@@ -304,27 +300,41 @@ static __device__ void reduce_any(const symchan_heap *h, symchan_team *t, int op
 
 // symchan_team_step: n is bytes (broadcast, fcollect, alltoall) or
 // elements (reduce); arg is the root of a broadcast, op | elem<<8 of a
-// reduction.
-extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 step, u64 dest, u64 source, u64 n, u64 arg, u64 whole) {
+// reduction (Go's int, uint and uintptr given as the C types that carry
+// them, so that a kernel's reduction over the same bits agrees).
+extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 kind, u64 dest, u64 source, u64 n, u64 arg, u64 part) {
 	const symchan_heap *h = (const symchan_heap *)heap_;
 	symchan_team *t = (symchan_team *)team_;
-	if (step == STEP_BARRIER) {
-		symchan_team_phase(h, t, SYMCHAN_SCOPE_BLOCK, true);
-		return;
-	}
+	const int op = kind == SYMCHAN_COLL_REDUCE ? (int)(arg & 0xff) : 0, elem = kind == SYMCHAN_COLL_REDUCE ? (int)(arg >> 8) : 0;
 	unsigned tid = symchan_block_tid(), nth = symchan_block_size();
-	if (whole)
-		symchan_team_phase(h, t, SYMCHAN_SCOPE_BLOCK, true);
-	else
+	switch (part) {
+	case PART_CLOSE: symchan_team_close(h, t, SYMCHAN_SCOPE_BLOCK, true); return;
+	case PART_DATA:
+		if (t->differed == t->phases) // the opening phase found a mismatch
+			return;
 		tid += blockIdx.x * nth, nth *= gridDim.x;
-	switch (step) {
-	case STEP_BROADCAST: symchan_team_pull(h, t, (void *)dest, (const void *)source, n, (int)arg, tid, nth); break;
-	case STEP_FCOLLECT: symchan_fcollect_part(h, t, (void *)dest, (const void *)source, n, tid, nth); break;
-	case STEP_ALLTOALL: symchan_alltoall_part(h, t, (void *)dest, (const void *)source, n, tid, nth); break;
-	case STEP_REDUCE: reduce_any(h, t, (int)(arg & 0xff), (int)(arg >> 8), dest, source, n, tid, nth); break;
+		break;
+	default:
+		if (kind == SYMCHAN_COLL_BARRIER) {
+			symchan_team_alone(h, t, SYMCHAN_SCOPE_BLOCK, true, kind);
+			return;
+		}
+		if (symchan_team_open(h, t, SYMCHAN_SCOPE_BLOCK, true, kind, n, kind == SYMCHAN_COLL_BROADCAST ? arg : 0, (u64)op, (u64)elem)) {
+			if (part == PART_WHOLE)
+				symchan_team_close(h, t, SYMCHAN_SCOPE_BLOCK, true);
+			return;
+		}
+		if (part == PART_OPEN)
+			return;
 	}
-	if (whole)
-		symchan_team_phase(h, t, SYMCHAN_SCOPE_BLOCK, true);
+	switch (kind) {
+	case SYMCHAN_COLL_BROADCAST: symchan_team_pull(h, t, (void *)dest, (const void *)source, n, (int)arg, tid, nth); break;
+	case SYMCHAN_COLL_FCOLLECT: symchan_fcollect_part(h, t, (void *)dest, (const void *)source, n, tid, nth); break;
+	case SYMCHAN_COLL_ALLTOALL: symchan_alltoall_part(h, t, (void *)dest, (const void *)source, n, tid, nth); break;
+	case SYMCHAN_COLL_REDUCE: reduce_any(h, t, op, elem, dest, source, n, tid, nth); break;
+	}
+	if (part == PART_WHOLE)
+		symchan_team_close(h, t, SYMCHAN_SCOPE_BLOCK, true);
 }
 
 // --- the agent: host routines without a kernel launch each ----------------

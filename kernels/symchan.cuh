@@ -749,34 +749,65 @@ static __device__ __forceinline__ unsigned symchan_block_size() { return blockDi
 // teams every world has. Routines take it where NVSHMEM's take a
 // nvshmem_team_t.
 //
-// The collectives synchronise in phases over the struct's two counters: in
-// each phase a member adds 1 to every member's arrivals (release, after
-// its group's stores and puts are complete) and waits until its own have
-// reached phases × size. Members must call a team's collectives in the
+// The collectives synchronise in phases: in each phase a member adds to
+// every member's arrivals word of the phase's parity (release, after its
+// group's stores and puts are complete) and waits until its own word holds
+// every member's addition. Members must call a team's collectives in the
 // same order; host-side collectives on a stream (pgas.BarrierOnStream,
 // pgas.ReduceAllOnStream, …) are phases of the same sequence. Each
 // collective opens with a phase (everyone's sources are ready and nobody
 // still reads a destination of an earlier one) and closes with one (the
-// results are complete, and sources may change). Sources are read where
-// they are (a pull); source and destination are symmetric, as NVSHMEM
-// requires. The _warp and _block forms are called by every thread of a
-// full warp or of the block with the same arguments; the plain form by one
-// thread. Only one group of a PE runs a given team's collective at a time.
+// results are complete, and sources may change); a barrier is its opening
+// phase alone. Sources are read where they are (a pull); source and
+// destination are symmetric, as NVSHMEM requires. The _warp and _block
+// forms are called by every thread of a full warp or of the block with the
+// same arguments; the plain form by one thread. Only one group of a PE runs
+// a given team's collective at a time.
+//
+// Members that disagree on a collective (its kind, byte or element count,
+// root, operator, element type) are found, where NVSHMEM leaves the result
+// undefined: a member adds 1 + sig<<32 in the phase that opens a
+// collective, sig a 32-bit signature of its arguments (1 in other phases),
+// so the word's low half counts arrivals and its high half sums
+// signatures. A member's word is complete when its low half has grown by
+// the team's size (nobody can add to that parity again before this member
+// has arrived in the next phase), and the members agreed when it grew by
+// exactly size·(1 + sig<<32). When they did not, every member (but for a
+// 2^-31 chance of equal sums) skips the collective's data step, runs its
+// closing phase (a barrier adds one), records the phase and its arguments
+// in its struct for the host (pgas.Stream.Sync names the argument and the
+// members from them) and returns SYMCHAN_ERR_MISMATCH; the team goes on.
 
 // symchan_team is laid out as pgas writes it (kernels.Team*).
 struct symchan_team {
-	int rank;             // this PE's rank in the team
-	int size;             // members
-	int start;            // world PE of rank 0
-	int stride;           // world PEs between ranks
-	symchan_u64 arrivals; // added to by every member, once a phase
-	symchan_u64 phases;   // phases this PE has begun (only it writes it)
+	int rank;               // this PE's rank in the team
+	int size;               // members
+	int start;              // world PE of rank 0
+	int stride;             // world PEs between ranks
+	symchan_u64 arrivals[2]; // by phase parity: every member adds 1 + sig<<32 once a phase of that parity
+	symchan_u64 seen[2];     // arrivals[p] when this PE's last phase of parity p ended (only it writes these and below)
+	symchan_u64 phases;      // phases this PE has begun
+	symchan_u64 differed;    // the phase that opened this PE's last collective whose members differed; 0: none
+	symchan_u64 args[5];     // this PE's arguments in that collective: kind (SYMCHAN_COLL_*), count, root, operator, element type
 };
+
+// Kinds of collective, in their signatures and in symchan_team.args
+// (pgas names them by these numbers too).
+#define SYMCHAN_COLL_BARRIER 1
+#define SYMCHAN_COLL_SYNC 2
+#define SYMCHAN_COLL_BROADCAST 3
+#define SYMCHAN_COLL_FCOLLECT 4
+#define SYMCHAN_COLL_ALLTOALL 5
+#define SYMCHAN_COLL_REDUCE 6
+
+// SYMCHAN_ERR_MISMATCH is what a device collective returns when the
+// members' arguments differed (0 when they agreed).
+#define SYMCHAN_ERR_MISMATCH 1
 
 // Where the world's and the node's teams keep their struct in every
 // partition (pgas: the control slots of TeamWorld and TeamNode).
 #define SYMCHAN_TEAM_WORLD_OFF 832
-#define SYMCHAN_TEAM_NODE_OFF 1632
+#define SYMCHAN_TEAM_NODE_OFF 1704
 
 // symchan_team_world and symchan_team_node are NVSHMEM_TEAM_WORLD and
 // NVSHMEMX_TEAM_NODE: every PE, and the PEs on this PE's node.
@@ -810,13 +841,31 @@ static __device__ __forceinline__ unsigned symchan_group_size(int scope) {
 	return scope == SYMCHAN_SCOPE_BLOCK ? symchan_block_size() : scope == SYMCHAN_SCOPE_WARP ? 32 : 1;
 }
 
-// symchan_team_phase is one phase of t by the calling group. With quiet,
+// symchan_coll_sig is the 32-bit signature of a collective's arguments
+// (a 64-bit mix of each word, its high half; never 0).
+static __device__ __forceinline__ unsigned symchan_coll_sig(symchan_u64 kind, symchan_u64 count, symchan_u64 root, symchan_u64 op, symchan_u64 elem) {
+	const symchan_u64 w[5] = {kind, count, root, op, elem};
+	symchan_u64 x = 0x243f6a8885a308d3ull;
+	for (int i = 0; i < 5; i++) {
+		x = (x ^ w[i]) * 0xff51afd7ed558ccdull;
+		x ^= x >> 33;
+	}
+	const unsigned s = (unsigned)(x >> 32);
+	return s ? s : 1;
+}
+
+// symchan_team_phase is one phase of t by the calling group, carrying sig
+// (a collective's signature, or 0 in a phase that opens none). With quiet,
 // the group's earlier puts (NVSHMEM's to unmapped PEs included) are
-// complete first; the group's stores always are (a system fence before
-// the arrivals, or the release of each).
-static __device__ void symchan_team_phase(const symchan_heap *h, symchan_team *t, int scope, bool quiet) {
+// complete first; the group's stores always are (a system fence before the
+// arrivals, or the release of each). It returns whether every member's
+// phase carried the same signature.
+static __device__ bool symchan_team_phase(const symchan_heap *h, symchan_team *t, int scope, bool quiet, unsigned sig) {
 	const unsigned tid = symchan_group_tid(scope), nth = symchan_group_size(scope);
-	const symchan_u64 off = symchan_off(h, &t->arrivals);
+	const symchan_u64 phase = t->phases + 1;
+	const int q = (int)(phase & 1);
+	const symchan_u64 off = symchan_off(h, &t->arrivals[q]);
+	const symchan_u64 add = 1 + ((symchan_u64)sig << 32);
 	symchan_group_sync(scope);
 	if (t->size <= 32) {
 		// Thread 0 alone: one system fence (cumulative: it covers what
@@ -827,7 +876,7 @@ static __device__ void symchan_team_phase(const symchan_heap *h, symchan_team *t
 			else
 				__threadfence_system();
 			for (int r = 0; r < t->size; r++)
-				symchan_signal_op(h, symchan_team_world_pe(t, r), off, 1, SYMCHAN_SIGNAL_ADD);
+				symchan_signal_op(h, symchan_team_world_pe(t, r), off, add, SYMCHAN_SIGNAL_ADD);
 		}
 	} else {
 		if (quiet) {
@@ -836,25 +885,65 @@ static __device__ void symchan_team_phase(const symchan_heap *h, symchan_team *t
 			symchan_group_sync(scope);
 		}
 		for (int r = tid; r < t->size; r += nth)
-			symchan_signal_release(h, symchan_team_world_pe(t, r), off, 1, SYMCHAN_SIGNAL_ADD);
+			symchan_signal_release(h, symchan_team_world_pe(t, r), off, add, SYMCHAN_SIGNAL_ADD);
 	}
 	if (tid == 0) {
-		const symchan_u64 phase = t->phases + 1;
+		const symchan_u64 want = t->seen[q] + (symchan_u64)t->size * add;
+		symchan_u64 v;
+		while ((unsigned)(v = symchan_load_acquire(&t->arrivals[q])) != (unsigned)want)
+			;
+		t->seen[q] = v;
 		t->phases = phase;
-		symchan_wait_until(&t->arrivals, SYMCHAN_CMP_GE, phase * (symchan_u64)t->size);
+		if (v != want)
+			t->differed = phase;
 	}
 	symchan_group_sync(scope);
+	return t->differed != phase;
 }
 
-// nvshmem_team_sync (_warp, _block): a phase, no quiet.
-static __device__ __forceinline__ void symchan_team_sync(const symchan_heap *h, symchan_team *t) { symchan_team_phase(h, t, SYMCHAN_SCOPE_THREAD, false); }
-static __device__ __forceinline__ void symchan_team_sync_warp(const symchan_heap *h, symchan_team *t) { symchan_team_phase(h, t, SYMCHAN_SCOPE_WARP, false); }
-static __device__ __forceinline__ void symchan_team_sync_block(const symchan_heap *h, symchan_team *t) { symchan_team_phase(h, t, SYMCHAN_SCOPE_BLOCK, false); }
+// symchan_team_open opens a collective of kind with its arguments (0 for
+// those it does not take): a phase carrying their signature. It returns
+// 0, or SYMCHAN_ERR_MISMATCH, having recorded its arguments, when the
+// members' differed.
+static __device__ int symchan_team_open(const symchan_heap *h, symchan_team *t, int scope, bool quiet, symchan_u64 kind, symchan_u64 count,
+                                        symchan_u64 root, symchan_u64 op, symchan_u64 elem) {
+	if (symchan_team_phase(h, t, scope, quiet, symchan_coll_sig(kind, count, root, op, elem)))
+		return 0;
+	if (symchan_group_tid(scope) == 0) {
+		t->args[0] = kind;
+		t->args[1] = count;
+		t->args[2] = root;
+		t->args[3] = op;
+		t->args[4] = elem;
+	}
+	return SYMCHAN_ERR_MISMATCH; // the closing phase's fence publishes the record
+}
+
+// symchan_team_close closes a collective: a phase without a signature.
+static __device__ __forceinline__ void symchan_team_close(const symchan_heap *h, symchan_team *t, int scope, bool quiet) {
+	symchan_team_phase(h, t, scope, quiet, 0);
+}
+
+// symchan_team_alone is a collective of one phase (a barrier, a sync): a
+// mismatched one closes, as every other collective does.
+static __device__ int symchan_team_alone(const symchan_heap *h, symchan_team *t, int scope, bool quiet, symchan_u64 kind) {
+	const int err = symchan_team_open(h, t, scope, quiet, kind, 0, 0, 0, 0);
+	if (err)
+		symchan_team_close(h, t, scope, false);
+	return err;
+}
+
+// nvshmem_team_sync (_warp, _block): a phase, no quiet. It returns 0, or
+// SYMCHAN_ERR_MISMATCH when another member was in another collective.
+static __device__ __forceinline__ int symchan_team_sync(const symchan_heap *h, symchan_team *t) { return symchan_team_alone(h, t, SYMCHAN_SCOPE_THREAD, false, SYMCHAN_COLL_SYNC); }
+static __device__ __forceinline__ int symchan_team_sync_warp(const symchan_heap *h, symchan_team *t) { return symchan_team_alone(h, t, SYMCHAN_SCOPE_WARP, false, SYMCHAN_COLL_SYNC); }
+static __device__ __forceinline__ int symchan_team_sync_block(const symchan_heap *h, symchan_team *t) { return symchan_team_alone(h, t, SYMCHAN_SCOPE_BLOCK, false, SYMCHAN_COLL_SYNC); }
 
 // nvshmem_barrier (_warp, _block): the group's puts complete, then a phase.
-static __device__ __forceinline__ void symchan_barrier(const symchan_heap *h, symchan_team *t) { symchan_team_phase(h, t, SYMCHAN_SCOPE_THREAD, true); }
-static __device__ __forceinline__ void symchan_barrier_warp(const symchan_heap *h, symchan_team *t) { symchan_team_phase(h, t, SYMCHAN_SCOPE_WARP, true); }
-static __device__ __forceinline__ void symchan_barrier_block(const symchan_heap *h, symchan_team *t) { symchan_team_phase(h, t, SYMCHAN_SCOPE_BLOCK, true); }
+// It returns as symchan_team_sync does.
+static __device__ __forceinline__ int symchan_barrier(const symchan_heap *h, symchan_team *t) { return symchan_team_alone(h, t, SYMCHAN_SCOPE_THREAD, true, SYMCHAN_COLL_BARRIER); }
+static __device__ __forceinline__ int symchan_barrier_warp(const symchan_heap *h, symchan_team *t) { return symchan_team_alone(h, t, SYMCHAN_SCOPE_WARP, true, SYMCHAN_COLL_BARRIER); }
+static __device__ __forceinline__ int symchan_barrier_block(const symchan_heap *h, symchan_team *t) { return symchan_team_alone(h, t, SYMCHAN_SCOPE_BLOCK, true, SYMCHAN_COLL_BARRIER); }
 
 // The data steps of the collectives, by thread tid of nth cooperating
 // threads (a group's, or a grid's when the runtime splits a large
@@ -1022,44 +1111,71 @@ static __device__ void symchan_reduce_part(const symchan_heap *h, const symchan_
 
 // The collectives in NVSHMEM's terms: a phase, the data step by the
 // group, a phase. n counts bytes for the _mem forms and elements for the
-// reductions.
+// reductions. Each returns 0, or SYMCHAN_ERR_MISMATCH when the members'
+// arguments differed (it then moved no data).
 
 // nvshmem_broadcastmem (_warp, _block): n bytes of source on rank root
 // into dest on every member, root included.
-static __device__ void symchan_broadcastmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int root,
-                                                  int scope) {
-	symchan_team_phase(h, t, scope, true);
-	symchan_team_pull(h, t, dest, source, n, root, symchan_group_tid(scope), symchan_group_size(scope));
-	symchan_team_phase(h, t, scope, false);
+static __device__ int symchan_broadcastmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int root,
+                                                 int scope) {
+	const int err = symchan_team_open(h, t, scope, true, SYMCHAN_COLL_BROADCAST, n, (symchan_u64)root, 0, 0);
+	if (!err)
+		symchan_team_pull(h, t, dest, source, n, root, symchan_group_tid(scope), symchan_group_size(scope));
+	symchan_team_close(h, t, scope, false);
+	return err;
 }
 // nvshmem_fcollectmem (_warp, _block): n bytes of source on rank r land at
 // dest + r·n on every member.
-static __device__ void symchan_fcollectmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int scope) {
-	symchan_team_phase(h, t, scope, true);
-	symchan_fcollect_part(h, t, dest, source, n, symchan_group_tid(scope), symchan_group_size(scope));
-	symchan_team_phase(h, t, scope, false);
+static __device__ int symchan_fcollectmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int scope) {
+	const int err = symchan_team_open(h, t, scope, true, SYMCHAN_COLL_FCOLLECT, n, 0, 0, 0);
+	if (!err)
+		symchan_fcollect_part(h, t, dest, source, n, symchan_group_tid(scope), symchan_group_size(scope));
+	symchan_team_close(h, t, scope, false);
+	return err;
 }
 // nvshmem_alltoallmem (_warp, _block): the n bytes at source + q·n on rank
 // r land at dest + r·n on rank q.
-static __device__ void symchan_alltoallmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int scope) {
-	symchan_team_phase(h, t, scope, true);
-	symchan_alltoall_part(h, t, dest, source, n, symchan_group_tid(scope), symchan_group_size(scope));
-	symchan_team_phase(h, t, scope, false);
+static __device__ int symchan_alltoallmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int scope) {
+	const int err = symchan_team_open(h, t, scope, true, SYMCHAN_COLL_ALLTOALL, n, 0, 0, 0);
+	if (!err)
+		symchan_alltoall_part(h, t, dest, source, n, symchan_group_tid(scope), symchan_group_size(scope));
+	symchan_team_close(h, t, scope, false);
+	return err;
 }
+
+// symchan_elem_code names T in a reduction's signature, as pgas names Go's
+// element types (int8 1, uint8 2, int16 3, uint16 4, int32 5, uint32 6,
+// int64 7, uint64 8, float32 12, float64 13; else 1000 + its size).
+template <typename T> static __device__ __forceinline__ int symchan_elem_code(const T *) { return 1000 + (int)sizeof(T); }
+static __device__ __forceinline__ int symchan_elem_code(const signed char *) { return 1; }
+static __device__ __forceinline__ int symchan_elem_code(const unsigned char *) { return 2; }
+static __device__ __forceinline__ int symchan_elem_code(const short *) { return 3; }
+static __device__ __forceinline__ int symchan_elem_code(const unsigned short *) { return 4; }
+static __device__ __forceinline__ int symchan_elem_code(const int *) { return 5; }
+static __device__ __forceinline__ int symchan_elem_code(const unsigned *) { return 6; }
+static __device__ __forceinline__ int symchan_elem_code(const long *) { return sizeof(long) == 8 ? 7 : 5; }
+static __device__ __forceinline__ int symchan_elem_code(const long long *) { return 7; }
+static __device__ __forceinline__ int symchan_elem_code(const unsigned long *) { return sizeof(long) == 8 ? 8 : 6; }
+static __device__ __forceinline__ int symchan_elem_code(const unsigned long long *) { return 8; }
+static __device__ __forceinline__ int symchan_elem_code(const float *) { return 12; }
+static __device__ __forceinline__ int symchan_elem_code(const double *) { return 13; }
+
 // nvshmem_<type>_<op>_reduce (_warp, _block): the nreduce elements of
 // source combined over the members with op (SYMCHAN_REDUCE_*) into dest on
 // every member.
 template <typename T>
-static __device__ void symchan_reduce_group(const symchan_heap *h, symchan_team *t, int op, T *dest, const T *source, symchan_u64 nreduce, int scope) {
-	symchan_team_phase(h, t, scope, true);
-	symchan_reduce_part(h, t, op, dest, source, nreduce, symchan_group_tid(scope), symchan_group_size(scope));
-	symchan_team_phase(h, t, scope, true); // NVSHMEM's puts to unmapped members complete
+static __device__ int symchan_reduce_group(const symchan_heap *h, symchan_team *t, int op, T *dest, const T *source, symchan_u64 nreduce, int scope) {
+	const int err = symchan_team_open(h, t, scope, true, SYMCHAN_COLL_REDUCE, nreduce, 0, (symchan_u64)op, (symchan_u64)symchan_elem_code(source));
+	if (!err)
+		symchan_reduce_part(h, t, op, dest, source, nreduce, symchan_group_tid(scope), symchan_group_size(scope));
+	symchan_team_close(h, t, scope, true); // NVSHMEM's puts to unmapped members complete
+	return err;
 }
 
 #define SYMCHAN_GROUP_FORMS(name, params, ...)                                                                                           \
-	static __device__ __forceinline__ void symchan_##name params { symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_THREAD); }      \
-	static __device__ __forceinline__ void symchan_##name##_warp params { symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_WARP); } \
-	static __device__ __forceinline__ void symchan_##name##_block params { symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_BLOCK); }
+	static __device__ __forceinline__ int symchan_##name params { return symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_THREAD); }      \
+	static __device__ __forceinline__ int symchan_##name##_warp params { return symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_WARP); } \
+	static __device__ __forceinline__ int symchan_##name##_block params { return symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_BLOCK); }
 SYMCHAN_GROUP_FORMS(broadcastmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int root), h, t, dest,
                     source, n, root)
 SYMCHAN_GROUP_FORMS(fcollectmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n), h, t, dest, source, n)
@@ -1068,17 +1184,17 @@ SYMCHAN_GROUP_FORMS(alltoallmem, (const symchan_heap *h, symchan_team *t, void *
 // symchan_<type>_<op>_reduce, _warp, _block for NVSHMEM's standard types
 // and operators: symchan_float_sum_reduce_block(h, t, dest, source, n), …
 #define SYMCHAN_REDUCE_FORMS(tname, T, oname, OP)                                                                                  \
-	static __device__ __forceinline__ void symchan_##tname##_##oname##_reduce(const symchan_heap *h, symchan_team *t, T *dest,       \
+	static __device__ __forceinline__ int symchan_##tname##_##oname##_reduce(const symchan_heap *h, symchan_team *t, T *dest,       \
 	                                                                          const T *source, symchan_u64 n) {                    \
-		symchan_reduce_group<T>(h, t, OP, dest, source, n, SYMCHAN_SCOPE_THREAD);                                                   \
+		return symchan_reduce_group<T>(h, t, OP, dest, source, n, SYMCHAN_SCOPE_THREAD);                                                   \
 	}                                                                                                                          \
-	static __device__ __forceinline__ void symchan_##tname##_##oname##_reduce_warp(const symchan_heap *h, symchan_team *t, T *dest,  \
+	static __device__ __forceinline__ int symchan_##tname##_##oname##_reduce_warp(const symchan_heap *h, symchan_team *t, T *dest,  \
 	                                                                               const T *source, symchan_u64 n) {               \
-		symchan_reduce_group<T>(h, t, OP, dest, source, n, SYMCHAN_SCOPE_WARP);                                                     \
+		return symchan_reduce_group<T>(h, t, OP, dest, source, n, SYMCHAN_SCOPE_WARP);                                                     \
 	}                                                                                                                          \
-	static __device__ __forceinline__ void symchan_##tname##_##oname##_reduce_block(const symchan_heap *h, symchan_team *t, T *dest, \
+	static __device__ __forceinline__ int symchan_##tname##_##oname##_reduce_block(const symchan_heap *h, symchan_team *t, T *dest, \
 	                                                                                const T *source, symchan_u64 n) {              \
-		symchan_reduce_group<T>(h, t, OP, dest, source, n, SYMCHAN_SCOPE_BLOCK);                                                    \
+		return symchan_reduce_group<T>(h, t, OP, dest, source, n, SYMCHAN_SCOPE_BLOCK);                                                    \
 	}
 #define SYMCHAN_REDUCE_ARITH(tname, T)                          \
 	SYMCHAN_REDUCE_FORMS(tname, T, sum, SYMCHAN_REDUCE_SUM)     \

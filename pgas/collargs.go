@@ -123,22 +123,39 @@ func (t *Team) argsOff(e uint64) int64 { return t.slotOff() + teamArgsOff + int6
 // mismatch reads every member's arguments of synchronisation e and says
 // which differ, and which members (world PEs) passed which value.
 func (t *Team) mismatch(kind syncKind, e uint64, mine [6]uint64) error {
-	all := make([][6]uint64, len(t.members))
+	all := make([][]int64, len(t.members))
 	for r, m := range t.members {
-		if m == t.pe.id {
-			all[r] = mine
-			continue
+		w := mine
+		if m != t.pe.id {
+			if err := t.pe.w.tr.Get(t.pe.id, m, t.argsOff(e), wordsBytes(w[:])); err != nil {
+				return fmt.Errorf("%w: %s: the members' arguments differ (reading them: %v)", ErrCollectiveMismatch, kind, err)
+			}
 		}
-		if err := t.pe.w.tr.Get(t.pe.id, m, t.argsOff(e), wordsBytes(all[r][:])); err != nil {
-			return fmt.Errorf("%w: %s: the members' arguments differ (reading them: %v)", ErrCollectiveMismatch, kind, err)
+		all[r] = make([]int64, len(w))
+		for f, v := range w {
+			all[r][f] = int64(v)
 		}
 	}
+	return fmt.Errorf("%w: %s: the members' arguments differ: %s", ErrCollectiveMismatch, kind, describeDiffer(t.members, collArgNames[:], all))
+}
+
+// describeDiffer says which fields of the members' arguments differ, and
+// which members (world PEs) passed which value: all[r] holds the values of
+// the fields names names that members[r] passed (nil: unknown).
+func describeDiffer(members []int, names []string, all [][]int64) string {
 	var parts []string
-	for f, name := range collArgNames {
+	var unknown []int
+	for r := range all {
+		if all[r] == nil {
+			unknown = append(unknown, members[r])
+		}
+	}
+	for f, name := range names {
 		byValue := map[int64][]int{} // value → the world PEs that passed it
 		for r := range all {
-			v := int64(all[r][f])
-			byValue[v] = append(byValue[v], t.members[r])
+			if all[r] != nil {
+				byValue[all[r][f]] = append(byValue[all[r][f]], members[r])
+			}
 		}
 		if len(byValue) < 2 {
 			continue
@@ -150,11 +167,20 @@ func (t *Team) mismatch(kind syncKind, e uint64, mine [6]uint64) error {
 		slices.SortFunc(values, func(a, b int64) int { return byValue[a][0] - byValue[b][0] })
 		var who []string
 		for _, v := range values {
-			who = append(who, fmt.Sprintf("%s on %s", showArg(f, v), ranks(byValue[v])))
+			who = append(who, fmt.Sprintf("%s on %s", showArg(name, v), ranks(byValue[v])))
+		}
+		if len(unknown) > 0 {
+			who = append(who, "unknown on "+ranks(unknown))
 		}
 		parts = append(parts, name+": "+strings.Join(who, "; "))
 	}
-	return fmt.Errorf("%w: %s: the members' arguments differ: %s", ErrCollectiveMismatch, kind, strings.Join(parts, ". "))
+	if len(parts) > 0 {
+		return strings.Join(parts, ". ")
+	}
+	if len(unknown) > 0 {
+		return "which argument is not known: the arguments of " + ranks(unknown) + " are unknown"
+	}
+	return "which argument is not known: their records agree"
 }
 
 // ranks writes world PEs as "PE 0" or "PEs 1, 3".
@@ -169,12 +195,20 @@ func ranks(pes []int) string {
 	return "PEs " + strings.Join(s, ", ")
 }
 
-// showArg writes value v of field f.
-func showArg(f int, v int64) string {
-	switch collArgNames[f] {
+// showArg writes value v of the argument name.
+func showArg(name string, v int64) string {
+	switch name {
+	case "collective":
+		return syncKind(v).String()
 	case "operator":
+		if v == 0 {
+			return "none"
+		}
 		return ReduceOp(v).String()
 	case "element type":
+		if v == 0 {
+			return "none"
+		}
 		names := [...]string{"", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "int", "uint", "uintptr", "float32", "float64", "complex64", "complex128"}
 		if v > 0 && v < int64(len(names)) {
 			return names[v]

@@ -50,7 +50,10 @@ func Launch(p *PE, m *device.Module, kernel string, grid, block device.Dim3, sha
 
 // LaunchOnStream is Launch on s, a Stream of p's on a GPU backend, rather
 // than on the PE's own stream: the kernel runs in order with the routines
-// enqueued on s (PutSignalOnStream, SignalWaitUntilOnStream, …).
+// enqueued on s (PutSignalOnStream, SignalWaitUntilOnStream, …). Sync then
+// reports a device collective of a *Team argument whose members' arguments
+// differed (the collective itself returned SYMCHAN_ERR_MISMATCH), as it
+// does the stream's own collectives.
 func LaunchOnStream(s *Stream, m *device.Module, kernel string, grid, block device.Dim3, shared int, args ...any) error {
 	if err := s.usable(); err != nil {
 		return err
@@ -63,7 +66,15 @@ func LaunchOnStream(s *Stream, m *device.Module, kernel string, grid, block devi
 	if err != nil {
 		return err
 	}
-	return s.Device().Launch(f, grid, block, shared, words...)
+	if err := s.Device().Launch(f, grid, block, shared, words...); err != nil {
+		return err
+	}
+	for _, a := range args {
+		if t, ok := a.(*Team); ok {
+			s.watch(t)
+		}
+	}
+	return nil
 }
 
 // launchArgs finds kernel in m and turns args into its parameters.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/symchan/symchan/device"
@@ -23,13 +24,21 @@ import (
 // Sources and destinations are symmetric arrays (this PE's copy for the
 // local side): their memory must stay allocated, and a source unchanged,
 // until the routine has run (Sync). A routine that fails fails the
-// stream: later ones are skipped and Sync returns the error. A Stream is
-// used by one goroutine at a time.
+// stream: later ones are skipped and Sync returns the error. A collective
+// whose members passed different arguments fails the stream, with an error
+// wrapping ErrCollectiveMismatch that names the arguments and the members,
+// on every member; on a GPU it moved no data, and the routines after it
+// still run. A Stream is used by one goroutine at a time.
 type Stream struct {
 	p      *PE
 	ds     driver.Stream // GPU backends
 	host   *hostStream   // others
 	closed bool
+	// GPU backends: the teams whose collectives ran on the stream (its
+	// own, and kernels' given the team) since the last Sync, which reads
+	// whether their members differed; and the error that failed it.
+	teams  []*Team
+	failed error
 }
 
 // NewStream makes a stream for PE p.
@@ -73,16 +82,42 @@ func (s *Stream) Sync(ctx context.Context) error {
 	if s.ds == nil {
 		return s.host.sync(ctx)
 	}
+	if s.failed != nil {
+		return s.failed
+	}
 	done := make(chan error, 1)
 	go func() { done <- s.ds.Sync() }()
 	select {
 	case err := <-done:
+		if err == nil {
+			err = s.teamsAgreed()
+		}
 		return err
 	case <-ctx.Done():
 		return fmt.Errorf("pgas: Stream.Sync: %w", context.Cause(ctx))
 	case <-s.p.w.failed:
 		return s.p.w.abortErr(ctx, "Stream.Sync", nil)
 	}
+}
+
+// watch has Sync check team t's device collectives.
+func (s *Stream) watch(t *Team) {
+	if !slices.Contains(s.teams, t) {
+		s.teams = append(s.teams, t)
+	}
+}
+
+// teamsAgreed reports a device collective of a watched team, run since
+// the last Sync, whose members' arguments differed; it fails s.
+func (s *Stream) teamsAgreed() error {
+	for _, t := range s.teams {
+		if err := t.deviceMismatch(); err != nil {
+			s.failed = err
+			break
+		}
+	}
+	s.teams = s.teams[:0]
+	return s.failed
 }
 
 // Close syncs s and releases the stream.

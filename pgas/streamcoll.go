@@ -17,20 +17,20 @@ import (
 // kernels and on streams may follow one another. Elsewhere the host
 // stream runs the blocking collective (Broadcast, ReduceAll, …).
 //
-// What the blocking forms add and these do not: a member whose arguments
-// differ from the others' (count, root, operator) is not detected on a
-// GPU stream (NVSHMEM leaves it undefined too); each member's own
-// arguments are checked. A collective on a stream and a blocking one on
-// the same team are ordered by the caller (Stream.Sync between them).
+// Members whose arguments differ (the collective, its count, root,
+// operator or element type; NVSHMEM leaves it undefined) all fail: the
+// device phase that opens the collective compares their signatures
+// (symchan.cuh), and Stream.Sync names the arguments and the members. A
+// GPU stream compares counts in bytes, but for a reduction's elements. A
+// collective on a stream and a blocking one on the same team are ordered
+// by the caller (Stream.Sync between them).
 
-// Steps of kernels.TeamStep: symchan.cu's STEP_* (2, once a phase without
-// a quiet, is no step any more).
+// Parts of a collective that kernels.TeamStep runs (symchan.cu's PART_*).
 const (
-	stepBarrier   = 1
-	stepBroadcast = 3
-	stepFCollect  = 4
-	stepAllToAll  = 5
-	stepReduce    = 6
+	partWhole = 1 // open, data, close: one block
+	partOpen  = 2 // the opening phase alone
+	partData  = 3 // the data step, on a grid
+	partClose = 4 // the closing phase
 )
 
 // Launch shapes of a collective on a GPU stream: below gridBytes moved
@@ -56,7 +56,7 @@ func BarrierOnStream(s *Stream, t *Team) error {
 	if err := s.collectiveArgs(t, nil); err != nil {
 		return fmt.Errorf("BarrierOnStream: %w", err)
 	}
-	return s.collective(t, stepBarrier, 0, 0, 0, 0, 0, func(ctx context.Context) error { return t.Barrier(ctx) })
+	return s.collective(t, kernels.CollBarrier, 0, 0, 0, 0, 0, func(ctx context.Context) error { return t.Barrier(ctx) })
 }
 
 // BroadcastOnStream enqueues on s the Broadcast of the first n elements of
@@ -67,7 +67,7 @@ func BroadcastOnStream[T any](s *Stream, t *Team, dst, src Sym[T], n, root int) 
 		return fmt.Errorf("BroadcastOnStream: %w", err)
 	}
 	nb := int64(n) * sizeOf[T]()
-	return s.collective(t, stepBroadcast, dst.off, src.off, nb, uint64(root), nb, func(ctx context.Context) error {
+	return s.collective(t, kernels.CollBroadcast, dst.off, src.off, nb, uint64(root), nb, func(ctx context.Context) error {
 		return Broadcast(ctx, t, dst, src, n, root)
 	})
 }
@@ -86,7 +86,7 @@ func ReduceAllOnStream[T Number](s *Stream, t *Team, op ReduceOp, dst, src Sym[T
 	if err != nil {
 		return fmt.Errorf("ReduceAllOnStream: %w", err)
 	}
-	return s.collective(t, stepReduce, dst.off, src.off, int64(n), uint64(op)|uint64(elemCode[T]())<<8, int64(n)*sizeOf[T](),
+	return s.collective(t, kernels.CollReduce, dst.off, src.off, int64(n), uint64(op)|uint64(deviceElem(elemCode[T]()))<<8, int64(n)*sizeOf[T](),
 		func(ctx context.Context) error { return ReduceAll(ctx, t, op, dst, src, n) })
 }
 
@@ -97,7 +97,7 @@ func FCollectOnStream[T any](s *Stream, t *Team, dst, src Sym[T], n int) error {
 		return fmt.Errorf("FCollectOnStream: %w", err)
 	}
 	nb := int64(n) * sizeOf[T]()
-	return s.collective(t, stepFCollect, dst.off, src.off, nb, 0, nb*int64(t.NumPEs()), func(ctx context.Context) error {
+	return s.collective(t, kernels.CollFCollect, dst.off, src.off, nb, 0, nb*int64(t.NumPEs()), func(ctx context.Context) error {
 		return FCollect(ctx, t, dst, src, n)
 	})
 }
@@ -109,7 +109,7 @@ func AllToAllOnStream[T any](s *Stream, t *Team, dst, src Sym[T], n int) error {
 		return fmt.Errorf("AllToAllOnStream: %w", err)
 	}
 	nb := int64(n) * sizeOf[T]()
-	return s.collective(t, stepAllToAll, dst.off, src.off, nb, 0, nb*int64(t.NumPEs()), func(ctx context.Context) error {
+	return s.collective(t, kernels.CollAllToAll, dst.off, src.off, nb, 0, nb*int64(t.NumPEs()), func(ctx context.Context) error {
 		return AllToAll(ctx, t, dst, src, n)
 	})
 }
@@ -132,11 +132,11 @@ func (s *Stream) collectiveArgs(t *Team, args func() error) error {
 	return args()
 }
 
-// collective enqueues a checked collective: on a GPU stream, step of the
-// team's device sequence over dst and src (offsets of this PE's copies;
-// n and arg as kernels.TeamStep takes them), moved bytes landing on each
-// member; on a host stream, blocking.
-func (s *Stream) collective(t *Team, step uint64, dst, src, n int64, arg uint64, moved int64, blocking func(context.Context) error) error {
+// collective enqueues a checked collective: on a GPU stream, kind
+// (kernels.Coll*) over dst and src (offsets of this PE's copies; n and arg
+// as kernels.TeamStep takes them), moved bytes landing on each member; on
+// a host stream, blocking.
+func (s *Stream) collective(t *Team, kind uint64, dst, src, n int64, arg uint64, moved int64, blocking func(context.Context) error) error {
 	if s.ds == nil {
 		return s.host.enqueue(blocking)
 	}
@@ -158,19 +158,33 @@ func (s *Stream) collective(t *Team, step uint64, dst, src, n int64, arg uint64,
 	if err := s.ds.Quiet(); err != nil {
 		return err
 	}
+	s.watch(t)
 	st := s.Device()
-	launch := func(step uint64, blocks int, whole uint64) error {
-		return st.Launch(fn, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team), step,
-			uint64(g.Addr(s.p.id, dst)), uint64(g.Addr(s.p.id, src)), uint64(n), arg, whole)
+	launch := func(blocks int, part uint64) error {
+		return st.Launch(fn, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team), kind,
+			uint64(g.Addr(s.p.id, dst)), uint64(g.Addr(s.p.id, src)), uint64(n), arg, part)
 	}
 	if moved < gridBytes {
-		return launch(step, 1, 1)
+		return launch(1, partWhole)
 	}
-	if err := launch(stepBarrier, 1, 1); err != nil {
+	if err := launch(1, partOpen); err != nil {
 		return err
 	}
-	if err := launch(step, gridBlocks, 0); err != nil {
+	if err := launch(gridBlocks, partData); err != nil {
 		return err
 	}
-	return launch(stepBarrier, 1, 1)
+	return launch(1, partClose)
+}
+
+// deviceElem is the element code the device gives Go's int, uint and
+// uintptr: that of the sized type with their bits, as a kernel's
+// reduction over them names it.
+func deviceElem(code int64) int64 {
+	switch code {
+	case elemCode[int]():
+		return elemCode[int64]()
+	case elemCode[uint](), elemCode[uintptr]():
+		return elemCode[uint64]()
+	}
+	return code
 }

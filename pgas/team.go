@@ -28,6 +28,9 @@ type Team struct {
 	// that runs the team's collective.
 	sigOut, sigIn [8]byte
 	argsOut       [6]uint64
+	// The phase of the last device collective whose mismatch a
+	// Stream.Sync reported (teamdevice.go).
+	deviceSeen atomic.Uint64
 }
 
 // newTeam makes p's handle of the team of members (world ids in

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
 )
 
 // A team on the GPU. Every member keeps the team's struct symchan_team
@@ -81,4 +82,77 @@ func (t *Team) onDevice(g GPU) (device.Ptr, error) {
 		return 0, fmt.Errorf("%w: the team's members (world PEs %v) are not evenly spaced: device code names members by start + rank·stride", ErrBadArg, t.members)
 	}
 	return g.Addr(t.pe.id, t.deviceOff()), nil
+}
+
+// A member whose device collective found the members' arguments differ
+// records them in its struct symchan_team (symchan.cuh): the phase that
+// opened the collective (differed), then its kind and arguments, as
+// deviceArgNames names them. Records are read after the collective has
+// closed, so every member's is written; a member that has since recorded
+// a later mismatch shows as unknown.
+var deviceArgNames = [...]string{"collective", "count", "root", "operator", "element type"}
+
+// deviceKinds are symchan.cuh's SYMCHAN_COLL_* as pgas names collectives.
+var deviceKinds = map[uint64]syncKind{
+	kernels.CollBarrier:   syncBarrier,
+	kernels.CollSync:      syncSync,
+	kernels.CollBroadcast: syncBroadcast,
+	kernels.CollFCollect:  syncFCollect,
+	kernels.CollAllToAll:  syncAllToAll,
+	kernels.CollReduce:    syncReduce,
+}
+
+// deviceRecord reads PE pe's record of t: differed, then the arguments.
+func (t *Team) deviceRecord(pe int) (w [1 + len(deviceArgNames)]uint64, err error) {
+	err = t.pe.w.tr.Get(t.pe.id, pe, t.deviceOff()+kernels.OffsetofTeamDiffered, wordsBytes(w[:]))
+	return w, err
+}
+
+// deviceMismatch reports the last device collective of t (on a stream or
+// in a kernel) whose members' arguments differed, unless it was reported:
+// ErrCollectiveMismatch naming the arguments and the members, the same on
+// every member.
+func (t *Team) deviceMismatch() error {
+	mine, err := t.deviceRecord(t.pe.id)
+	if err != nil {
+		return err
+	}
+	phase := mine[0]
+	for {
+		seen := t.deviceSeen.Load()
+		if phase <= seen {
+			return nil
+		}
+		if t.deviceSeen.CompareAndSwap(seen, phase) {
+			break
+		}
+	}
+	all := make([][]int64, len(t.members))
+	kinds := map[syncKind]bool{}
+	var first syncKind
+	for r, m := range t.members {
+		w := mine
+		if m != t.pe.id {
+			if w, err = t.deviceRecord(m); err != nil || w[0] != phase {
+				continue // unknown
+			}
+		}
+		k, ok := deviceKinds[w[1]]
+		if !ok {
+			continue
+		}
+		if len(kinds) == 0 {
+			first = k
+		}
+		kinds[k] = true
+		all[r] = []int64{int64(k)}
+		for _, v := range w[2:] {
+			all[r] = append(all[r], int64(v))
+		}
+	}
+	names := deviceArgNames[:]
+	if len(kinds) > 1 {
+		names = names[:1] // different collectives: their arguments are not comparable
+	}
+	return fmt.Errorf("%w: %s on a GPU: the members' arguments differ: %s", ErrCollectiveMismatch, first, describeDiffer(t.members, names, all))
 }

@@ -3,7 +3,9 @@ package pgas
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/symchan/symchan/kernels"
@@ -12,7 +14,7 @@ import (
 // The struct symchan_team that device code reads: where symchan.cuh looks
 // for the world's and the node's, the field offsets deviceWords packs, and
 // what every member holds after a Split (rank, size, start, stride; zero
-// counters), including a reused slot.
+// counters and mismatch record), including a reused slot.
 func TestTeamDeviceStruct(t *testing.T) {
 	if got := int64(teamSlotsOff + worldTeamSlot*teamSlotBytes + teamDeviceOff); got != kernels.TeamWorldOff {
 		t.Errorf("world team struct at %d, symchan.cuh says %d", got, kernels.TeamWorldOff)
@@ -21,20 +23,24 @@ func TestTeamDeviceStruct(t *testing.T) {
 		t.Errorf("node team struct at %d, symchan.cuh says %d", got, kernels.TeamNodeOff)
 	}
 	if kernels.OffsetofTeamRank != 0 || kernels.OffsetofTeamSize != 4 || kernels.OffsetofTeamStart != 8 || kernels.OffsetofTeamStride != 12 ||
-		kernels.OffsetofTeamArrivals != 16 || kernels.SizeofTeam != 32 || teamDeviceOff+kernels.SizeofTeam > teamSlotBytes {
+		kernels.OffsetofTeamArrivals != 16 || teamDeviceOff+kernels.SizeofTeam > teamSlotBytes {
 		t.Errorf("struct symchan_team's layout is not what deviceWords writes")
 	}
 	if teamSlotsOff+MaxTeams*teamSlotBytes > ControlBytes {
 		t.Errorf("team slots end at %d, past the control region's %d bytes", teamSlotsOff+MaxTeams*teamSlotBytes, ControlBytes)
 	}
 	type desc struct{ rank, size, start, stride int32 }
-	read := func(tm *Team) (d desc, counters [2]uint64) {
-		b := make([]byte, 32)
+	const counters = (kernels.SizeofTeam - kernels.OffsetofTeamArrivals) / 8
+	read := func(tm *Team) (d desc, c [counters]uint64) {
+		b := make([]byte, kernels.SizeofTeam)
 		if err := tm.pe.w.tr.Get(tm.pe.id, tm.pe.id, tm.deviceOff(), b); err != nil {
 			t.Error(err)
 		}
 		i := func(o int) int32 { return int32(binary.LittleEndian.Uint32(b[o:])) }
-		return desc{i(0), i(4), i(8), i(12)}, [2]uint64{binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:])}
+		for k := range c {
+			c[k] = binary.LittleEndian.Uint64(b[kernels.OffsetofTeamArrivals+8*k:])
+		}
+		return desc{i(0), i(4), i(8), i(12)}, c
 	}
 	err := Run(context.Background(), Config{Backend: "host", PEs: 6, HeapSize: 1 << 20}, func(ctx context.Context, pe *PE) error {
 		me := pe.ID()
@@ -49,13 +55,16 @@ func TestTeamDeviceStruct(t *testing.T) {
 			if tm == nil {
 				continue
 			}
-			if d, c := read(tm); d != (desc{int32(tm.ID()), 3, 1, 2}) || c != [2]uint64{} {
+			if d, c := read(tm); d != (desc{int32(tm.ID()), 3, 1, 2}) || c != [counters]uint64{} {
 				return fmt.Errorf("PE %d round %d: odd team %+v, counters %v", me, round, d, c)
 			}
-			// Counters left behind by device collectives do not reach
-			// the slot's next team.
-			used := []byte{7, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0}
-			if err := tm.pe.w.tr.Put(pe.id, pe.id, tm.deviceOff()+16, used); err != nil {
+			// Counters and records left behind by device collectives
+			// do not reach the slot's next team.
+			used := make([]byte, 8*counters)
+			for k := range used {
+				used[k] = byte(k + 1)
+			}
+			if err := tm.pe.w.tr.Put(pe.id, pe.id, tm.deviceOff()+kernels.OffsetofTeamArrivals, used); err != nil {
 				return err
 			}
 			tm.Destroy()
@@ -75,6 +84,75 @@ func TestTeamDeviceStruct(t *testing.T) {
 	} {
 		if got := stridedOf(c.members); got != c.want {
 			t.Errorf("stridedOf(%v) = %+v, want %+v", c.members, got, c.want)
+		}
+	}
+}
+
+// The records device collectives leave when the members' arguments
+// differed (symchan.cuh's symchan_team_open) become one error, the same on
+// every member, reported once: written here by hand, as a GPU would.
+func TestTeamDeviceMismatch(t *testing.T) {
+	record := func(phase uint64, kind, count, root, op, elem uint64) []uint64 {
+		return []uint64{phase, kind, count, root, op, elem}
+	}
+	same := func(s string) [3]string { return [3]string{s, s, s} }
+	cases := []struct {
+		name    string
+		records [3][]uint64 // by PE
+		want    [3]string   // by PE; "" for no error
+	}{
+		{"none", [3][]uint64{record(0, 0, 0, 0, 0, 0), record(0, 0, 0, 0, 0, 0), record(0, 0, 0, 0, 0, 0)}, same("")},
+		{"count", [3][]uint64{record(5, kernels.CollReduce, 8, 0, 1, 7), record(5, kernels.CollReduce, 4, 0, 1, 7), record(5, kernels.CollReduce, 8, 0, 1, 7)},
+			same("reduction on a GPU: the members' arguments differ: count: 8 on PEs 0, 2; 4 on PE 1")},
+		{"root and a later record", [3][]uint64{record(7, kernels.CollBroadcast, 64, 0, 0, 0), record(7, kernels.CollBroadcast, 64, 1, 0, 0), record(9, kernels.CollBarrier, 0, 0, 0, 0)},
+			[3]string{"broadcast on a GPU: the members' arguments differ: root: 0 on PE 0; 1 on PE 1; unknown on PE 2",
+				"broadcast on a GPU: the members' arguments differ: root: 0 on PE 0; 1 on PE 1; unknown on PE 2",
+				"barrier on a GPU: the members' arguments differ: which argument is not known: the arguments of PEs 0, 1 are unknown"}},
+		{"collective", [3][]uint64{record(3, kernels.CollBarrier, 0, 0, 0, 0), record(3, kernels.CollReduce, 8, 0, 1, 13), record(3, kernels.CollBarrier, 0, 0, 0, 0)},
+			same("barrier on a GPU: the members' arguments differ: collective: barrier on PEs 0, 2; reduction on PE 1")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := Run(context.Background(), Config{Backend: "host", PEs: 3, HeapSize: 1 << 20}, func(ctx context.Context, pe *PE) error {
+				tm := pe.TeamWorld()
+				if err := pe.w.tr.Put(pe.id, pe.id, tm.deviceOff()+kernels.OffsetofTeamDiffered, wordsBytes(c.records[pe.id])); err != nil {
+					return err
+				}
+				if err := pe.Barrier(ctx); err != nil {
+					return err
+				}
+				err, want := tm.deviceMismatch(), c.want[pe.id]
+				switch {
+				case want == "" && err != nil:
+					return fmt.Errorf("PE %d: %v, want none", pe.id, err)
+				case want != "" && (!errors.Is(err, ErrCollectiveMismatch) || !strings.HasSuffix(err.Error(), want)):
+					return fmt.Errorf("PE %d: %v, want ErrCollectiveMismatch ending %q", pe.id, err, want)
+				}
+				if again := tm.deviceMismatch(); again != nil {
+					return fmt.Errorf("PE %d: reported twice: %v", pe.id, again)
+				}
+				return pe.Barrier(ctx)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestDescribeDiffer(t *testing.T) {
+	names := []string{"count", "operator", "element type"}
+	for _, c := range []struct {
+		all  [][]int64
+		want string
+	}{
+		{[][]int64{{8, 1, 7}, {8, 1, 7}}, "which argument is not known: their records agree"},
+		{[][]int64{{8, 1, 7}, {8, 4, 12}}, "operator: ReduceSum on PE 4; ReduceMax on PE 6. element type: int64 on PE 4; float32 on PE 6"},
+		{[][]int64{{8, 0, 0}, {8, 1, 1016}}, "operator: none on PE 4; ReduceSum on PE 6. element type: none on PE 4; a 16-byte type on PE 6"},
+		{[][]int64{nil, {8, 1, 7}}, "which argument is not known: the arguments of PE 4 are unknown"},
+	} {
+		if got := describeDiffer([]int{4, 6}, names, c.all); got != c.want {
+			t.Errorf("describeDiffer(%v) = %q, want %q", c.all, got, c.want)
 		}
 	}
 }
