@@ -887,6 +887,7 @@ static __device__ bool symchan_team_phase(const symchan_heap *h, symchan_team *t
 		for (int r = tid; r < t->size; r += nth)
 			symchan_signal_release(h, symchan_team_world_pe(t, r), off, add, SYMCHAN_SIGNAL_ADD);
 	}
+	bool agreed = true;
 	if (tid == 0) {
 		const symchan_u64 want = t->seen[q] + (symchan_u64)t->size * add;
 		symchan_u64 v;
@@ -894,11 +895,20 @@ static __device__ bool symchan_team_phase(const symchan_heap *h, symchan_team *t
 			;
 		t->seen[q] = v;
 		t->phases = phase;
-		if (v != want)
+		if (v != want) {
 			t->differed = phase;
+			agreed = false;
+		}
 	}
-	symchan_group_sync(scope);
-	return t->differed != phase;
+	// The group's barrier, carrying thread 0's verdict (rather than a
+	// read of t->differed after it, one more global load in the phase).
+	if (scope == SYMCHAN_SCOPE_BLOCK)
+		return __syncthreads_and(agreed);
+	if (scope == SYMCHAN_SCOPE_WARP) {
+		__syncwarp();
+		return __shfl_sync(0xffffffffu, agreed, 0);
+	}
+	return agreed;
 }
 
 // symchan_team_open opens a collective of kind with its arguments (0 for

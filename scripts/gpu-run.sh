@@ -146,6 +146,9 @@
 #                            # conformance tests and the collectives on a
 #                            # stream, on cuda and under nvshmem (mapped,
 #                            # forced-remote), the backend's test
+#   .gpu/gpu-run.sh mismatch # collectives that reject members who
+#                            # disagree, registration under nvshmem, and
+#                            # the cost against old/: barrier, small ones
 #   .gpu/gpu-run.sh noregress # old/ (a session's start) against these,
 #                            # alternating, two rounds: ping-pongs, round
 #                            # trips from Go, PutSym, device block put, ring
@@ -510,6 +513,31 @@ if [ "$what" = device-api ]; then
 	step "device-api-nvshmem-${np}proc" 200 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$da" -test.timeout=190s
 	step "device-api-remote-${np}proc" 200 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$da" -test.timeout=190s
 	mps off
+fi
+if [ "$what" = mismatch ]; then
+	# Issue 36, items 5 and 7: collectives on a stream and in kernels that
+	# reject members who disagree, and buffers registered through NVSHMEM,
+	# on cuda and under nvshmem (mapped, forced-remote); then their cost on
+	# the barrier and small collectives: old/ (before the signatures)
+	# against these, alternating, three rounds.
+	mr='TestConformance/(PGAS|GPU)/(StreamCollectiveArgumentsDiffer|DeviceArgumentsDiffer|StreamCollectives|DeviceTeams|RegisterSymmetric|StreamGraph|UserKernel|DeviceTerms)$'
+	step mismatch-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$mr" -test.timeout=140s
+	mps on
+	step "mismatch-nvshmem-${np}proc" 150 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$mr" -test.timeout=140s
+	step "mismatch-remote-${np}proc" 150 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$mr" -test.timeout=140s
+	mps off
+	for round in 1 2 3; do
+		for v in old new; do
+			version $v
+			step "mismatch-cost-$v-$round" 100 env "${ptx[@]}" "${share[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPUCollective(OnStream|Device)$' -test.benchtime 1x -coll.max 512
+		done
+	done
+	for round in 1 2 3; do
+		for v in old new; do
+			echo "build: $v"
+			grep -h "^Benchmark" "/tmp/symchan-mismatch-cost-$v-$round.log"
+		done
+	done > "${OUT:-/tmp}/mismatch-cost.txt"
 fi
 if [ "$what" = noregress ]; then
 	# Issue 33's no-regression check of a session's changes: old/ (built
