@@ -392,7 +392,8 @@ func (w *Window) Close() error {
 // memory with CUDA's virtual memory management, in a window of their own
 // whose Base is their address: memory that a Window elsewhere can map too
 // (MapShared), as NVSHMEM's nvshmemx_buffer_register_symmetric requires of
-// the buffers it takes. FreeVMM frees it.
+// the buffers it takes; it can be exported to other processes (as NVSHMEM
+// does to map it into its peers). FreeVMM frees it.
 func (c *Context) AllocVMM(n int64) (*Window, error) {
 	return *new(*Window), ErrNoCUDA
 }

@@ -19,10 +19,11 @@ static CUresult symchan_vmm_granularity(int dev, size_t *g) {
 	return cuMemGetAllocationGranularity(g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
 }
 
-// symchan_vmm_map maps n bytes at addr: new memory of GPU dev (from 0), or
+// symchan_vmm_map maps n bytes at addr: new memory of GPU dev (from 0;
+// exportable as a file descriptor to other processes when exportable), or
 // the allocation whose mapping starts at from; then lets GPUs devs[0..ndevs)
 // read and write them. The mapping keeps the memory; the handle goes.
-static CUresult symchan_vmm_map(CUdeviceptr addr, size_t n, int dev, CUdeviceptr from, const int *devs, int ndevs) {
+static CUresult symchan_vmm_map(CUdeviceptr addr, size_t n, int dev, CUdeviceptr from, int exportable, const int *devs, int ndevs) {
 	CUmemGenericAllocationHandle h;
 	CUresult r;
 	if (from) {
@@ -32,6 +33,8 @@ static CUresult symchan_vmm_map(CUdeviceptr addr, size_t n, int dev, CUdeviceptr
 		prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
 		prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 		prop.location.id = dev;
+		if (exportable)
+			prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
 		r = cuMemCreate(&h, n, &prop, 0);
 	}
 	if (r != CUDA_SUCCESS) return r;
@@ -119,7 +122,7 @@ func (w *Window) Size() int64 { return w.size }
 // MapNew maps n bytes of new memory of the window's GPU at off, readable
 // and writable by the GPUs ordinals names (the window's own included).
 func (w *Window) MapNew(off, n int64, ordinals []int) error {
-	return w.mapAt(off, n, 0, ordinals)
+	return w.mapAt(off, n, 0, false, ordinals)
 }
 
 // MapShared maps at off the n bytes of device memory that start at from:
@@ -131,10 +134,10 @@ func (w *Window) MapShared(off int64, from Ptr, n int64, ordinals []int) error {
 	if from == 0 {
 		return fmt.Errorf("device: map a shared allocation at nil")
 	}
-	return w.mapAt(off, n, from, ordinals)
+	return w.mapAt(off, n, from, false, ordinals)
 }
 
-func (w *Window) mapAt(off, n int64, from Ptr, ordinals []int) error {
+func (w *Window) mapAt(off, n int64, from Ptr, exportable bool, ordinals []int) error {
 	if off < 0 || n <= 0 || off > w.size-n {
 		return fmt.Errorf("device: map %d bytes at %d of a %d-byte window", n, off, w.size)
 	}
@@ -147,7 +150,7 @@ func (w *Window) mapAt(off, n int64, from Ptr, ordinals []int) error {
 	}
 	err := w.ctx.Do(func() error {
 		return check("cuMemMap", C.symchan_vmm_map(C.CUdeviceptr(w.base+Ptr(off)), C.size_t(n), C.int(w.ctx.ordinal), C.CUdeviceptr(from),
-			(*C.int)(unsafe.Pointer(&devs[0])), C.int(len(devs))))
+			C.int(bool2int(exportable)), (*C.int)(unsafe.Pointer(&devs[0])), C.int(len(devs))))
 	})
 	if err != nil {
 		what := "new memory"
@@ -178,13 +181,14 @@ func (w *Window) Close() error {
 // memory with CUDA's virtual memory management, in a window of their own
 // whose Base is their address: memory that a Window elsewhere can map too
 // (MapShared), as NVSHMEM's nvshmemx_buffer_register_symmetric requires of
-// the buffers it takes. FreeVMM frees it.
+// the buffers it takes; it can be exported to other processes (as NVSHMEM
+// does to map it into its peers). FreeVMM frees it.
 func (c *Context) AllocVMM(n int64) (*Window, error) {
 	w, err := c.Reserve(n)
 	if err != nil {
 		return nil, err
 	}
-	if err := w.MapNew(0, w.size, nil); err != nil {
+	if err := w.mapAt(0, w.size, 0, true, nil); err != nil {
 		return nil, errors.Join(err, w.Close())
 	}
 	return w, nil
@@ -197,4 +201,11 @@ func (c *Context) FreeVMM(w *Window) error {
 		return nil
 	}
 	return errors.Join(w.Unmap(0, w.size), w.Close())
+}
+
+func bool2int(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

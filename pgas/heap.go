@@ -595,20 +595,37 @@ func (a *allocator) alloc(n, align int64) (int64, error) {
 		if start-s.off > s.n || s.n-(start-s.off) < n {
 			continue
 		}
-		end := s.off + s.n
-		rest := []span{}
-		if start > s.off {
-			rest = append(rest, span{s.off, start - s.off})
-		}
-		if start+n < end {
-			rest = append(rest, span{start + n, end - start - n})
-		}
-		a.spans = append(a.spans[:i], append(rest, a.spans[i+1:]...)...)
+		a.carve(i, start, n)
 		return start, nil
 	}
 	total, largest := a.freeBytes()
 	return -1, fmt.Errorf("%w: requested %d bytes (align %d); %d bytes free, largest free block %d, heap %d bytes per PE (set %s to enlarge)",
 		ErrHeapExhausted, n, align, total, largest, a.size, EnvSymmetricSize)
+}
+
+// take allocates exactly [off, off+n) if it is free.
+func (a *allocator) take(off, n int64) bool {
+	n = alignUp(n, minAlign)
+	for i, s := range a.spans {
+		if s.off <= off && off+n <= s.off+s.n {
+			a.carve(i, off, n)
+			return true
+		}
+	}
+	return false
+}
+
+// carve takes [start, start+n) out of free span i, which holds it.
+func (a *allocator) carve(i int, start, n int64) {
+	s := a.spans[i]
+	rest := []span{}
+	if start > s.off {
+		rest = append(rest, span{s.off, start - s.off})
+	}
+	if end := s.off + s.n; start+n < end {
+		rest = append(rest, span{start + n, end - start - n})
+	}
+	a.spans = append(a.spans[:i], append(rest, a.spans[i+1:]...)...)
 }
 
 func (a *allocator) free(off, n int64) {

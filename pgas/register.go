@@ -23,8 +23,11 @@ import (
 // it must outlive the registration, and UnregisterSymmetric ends it (Free
 // refuses a registered Sym).
 //
-// The cuda backend registers; the host backend (whose partitions are host
-// memory) and the nvshmem backend answer errors.ErrUnsupported. When an
+// The GPU backends register (the nvshmem backend through NVSHMEM's own
+// nvshmemx_buffer_register_symmetric, which maps the buffer into every
+// process, so the buffer must be exportable as AllocVMM's is); the host
+// backend, whose partitions are host memory, answers
+// errors.ErrUnsupported. When an
 // argument is bad, a PE's buffer cannot be mapped, or the PEs' calls
 // differ, every PE gets an error and nothing stays registered.
 func RegisterSymmetric[T any](ctx context.Context, p *PE, buf device.Ptr, n int) (Sym[T], error) {
@@ -74,12 +77,22 @@ func RegisterSymmetric[T any](ctx context.Context, p *PE, buf device.Ptr, n int)
 		release()
 		return Sym[T]{}, firstErr(err, bad)
 	}
-	mapErr := rt.Register(p.id, off, uintptr(buf), mapped)
+	at, mapErr := rt.Register(p.id, off, uintptr(buf), mapped)
+	if mapErr == nil && at != off {
+		// The backend placed it (NVSHMEM): the span's bytes move there.
+		p.regs.free(off, mapped)
+		if off = at; !p.regs.take(at, mapped) {
+			mapErr = errors.Join(fmt.Errorf("pgas: RegisterSymmetric: the backend mapped the buffer at offset %d, outside its span [%d, %d) or over another buffer", at, lo, hi),
+				rt.Unregister(p.id, at, mapped))
+			off = -1
+		}
+	}
 	ok := uint64(1)
 	if mapErr != nil {
-		ok = 0
+		ok, at = 0, 0
 	}
-	if err := p.agree(ctx, [4]uint64{opRegistered, ok, 0, 0}); err != nil || mapErr != nil {
+	// Every PE's mapping, at one offset on all.
+	if err := p.agree(ctx, [4]uint64{opRegistered, ok, uint64(at), 0}); err != nil || mapErr != nil {
 		if mapErr == nil {
 			err = errors.Join(err, rt.Unregister(p.id, off, mapped))
 		}
@@ -118,7 +131,7 @@ func UnregisterSymmetric[T any](ctx context.Context, p *PE, s Sym[T]) error {
 }
 
 // CanRegister reports whether p's backend registers device memory
-// (RegisterSymmetric): the cuda backend's does.
+// (RegisterSymmetric): the GPU backends do.
 func CanRegister(p *PE) bool { return p != nil && p.w.rt != nil }
 
 // regSpan is the end of the offsets a PE's routines may name: the heap's,

@@ -300,7 +300,11 @@ func open(ctx context.Context, cfg Config) (*World, error) {
 	w.pt, _ = tr.(driver.ParkTransport)
 	w.ct, _ = tr.(driver.ClaimTransport)
 	w.ut, _ = tr.(driver.UnorderedTransport)
-	w.rt, _ = tr.(driver.RegisterTransport)
+	if rt, ok := tr.(driver.RegisterTransport); ok {
+		if lo, hi, _ := rt.RegisterSpan(); hi > lo { // else it cannot register here
+			w.rt = rt
+		}
+	}
 	w.cfg.PEs = w.n
 	w.done = make([]atomic.Bool, w.n)
 	// The world and node teams' member lists, shared by the PEs' handles:

@@ -16,10 +16,10 @@ func (t *transport) RegisterSpan() (lo, hi, align int64) { return t.regLo, t.reg
 // PE me's GPU made with CUDA's virtual memory management, at off of me's
 // partition, where every GPU of the world reaches it as it reaches the
 // heap.
-func (t *transport) Register(me int, off int64, buf uintptr, n int64) error {
+func (t *transport) Register(me int, off int64, buf uintptr, n int64) (int64, error) {
 	g := t.gpus[me]
 	if err := g.win.MapShared(off, device.Ptr(buf), n, t.ordinals); err != nil {
-		return fmt.Errorf("cuda backend: %w", err)
+		return 0, fmt.Errorf("cuda backend: %w", err)
 	}
 	t.regMu.Lock()
 	defer t.regMu.Unlock()
@@ -27,7 +27,7 @@ func (t *transport) Register(me int, off int64, buf uintptr, n int64) error {
 		t.mapped = make(map[[2]int64]int64)
 	}
 	t.mapped[[2]int64{int64(me), off}] = n
-	return nil
+	return off, nil
 }
 
 // Unregister unmaps what Register mapped at off of me's partition.

@@ -161,17 +161,22 @@ type StridedTransport interface {
 // RegisterTransport is a backend that maps existing device memory into its
 // partitions past the heap (pgas.RegisterSymmetric, as NVSHMEM's
 // nvshmemx_buffer_register_symmetric): pgas picks the same offset on every
-// PE and calls Register on each.
+// PE and calls Register on each, which maps the memory there or, where the
+// backend places registered memory itself (NVSHMEM picks the symmetric
+// address), where it places it.
 type RegisterTransport interface {
 	// RegisterSpan is where registered buffers may go in every partition:
 	// offsets [lo, hi), each buffer at a multiple of align and its length
-	// rounded up to one.
+	// rounded up to one. An empty span (hi <= lo) says the backend cannot
+	// register here.
 	RegisterSpan() (lo, hi, align int64)
 	// Register maps the n bytes of device memory at buf (the start of an
 	// allocation of PE me's GPU made with CUDA's virtual memory
 	// management) at off of me's partition, where every PE that reaches
-	// the partition reaches them.
-	Register(me int, off int64, buf uintptr, n int64) error
+	// the partition reaches them, and returns off; a backend that places
+	// registered memory itself maps it at an offset of its choosing in
+	// [lo, hi), the same on every PE, and returns that.
+	Register(me int, off int64, buf uintptr, n int64) (int64, error)
 	// Unregister unmaps what Register mapped at off of me's partition.
 	Unregister(me int, off, n int64) error
 }

@@ -41,3 +41,39 @@ func TestPassHeapSize(t *testing.T) {
 		})
 	}
 }
+
+// NVSHMEM_CUMEM_GRANULARITY becomes the GPU's granularity unless the user
+// set it, and registered buffers come in NVSHMEM's unit, never less than
+// the GPU's.
+func TestGranularity(t *testing.T) {
+	const gpu = 2 << 20
+	tests := []struct {
+		name      string
+		user      string // "" unset
+		wantEnv   string
+		wantAlign int64
+	}{
+		{"unset: the GPU's", "", "2097152", gpu},
+		{"user's value kept", "536870912", "536870912", 512 << 20},
+		{"with a suffix", "1G", "1G", 1 << 30},
+		{"unreadable: NVSHMEM's default", "lots", "lots", nvshmemGranularity},
+		{"below the GPU's", "4096", "4096", gpu},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(EnvNVSHMEMGranularity, tc.user)
+			if tc.user == "" {
+				os.Unsetenv(EnvNVSHMEMGranularity)
+			}
+			if err := passGranularity(gpu); err != nil {
+				t.Fatal(err)
+			}
+			if got := os.Getenv(EnvNVSHMEMGranularity); got != tc.wantEnv {
+				t.Errorf("env %q, want %q", got, tc.wantEnv)
+			}
+			if got := registerAlign(gpu); got != tc.wantAlign {
+				t.Errorf("registerAlign = %d, want %d", got, tc.wantAlign)
+			}
+		})
+	}
+}

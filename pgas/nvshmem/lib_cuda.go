@@ -39,6 +39,8 @@ static struct {
 	void (*barrier_all)(void);
 	int (*cumodule_init)(void *);
 	void (*finalize)(void);
+	void *(*register_symmetric)(void *, size_t, int);
+	int (*unregister_symmetric)(void *, size_t);
 } nv;
 
 const char *sc_missing;
@@ -72,6 +74,8 @@ static const char *sc_load(const char *path) {
 	(void)ok;
 	*(void **)&nv.cumodule_init = dlsym(h, "nvshmemx_cumodule_init");
 	*(void **)&nv.finalize = dlsym(h, "nvshmemx_hostlib_finalize");
+	*(void **)&nv.register_symmetric = dlsym(h, "nvshmemx_buffer_register_symmetric");
+	*(void **)&nv.unregister_symmetric = dlsym(h, "nvshmemx_buffer_unregister_symmetric");
 	return NULL;
 }
 
@@ -160,6 +164,14 @@ void sc_put_signal(uintptr_t dst, uintptr_t src, size_t n, uintptr_t sig, uint64
 void sc_signal_op(uintptr_t sig, uint64_t v, int op, int pe, void *st) { nv.signal_op_on_stream((uint64_t *)sig, v, op, pe, st); }
 void sc_quiet_on_stream(void *st) { nv.quiet_on_stream(st); }
 void sc_barrier_all(void) { nv.barrier_all(); }
+
+// sc_can_register reports whether the library registers buffers
+// (nvshmemx_buffer_register_symmetric: NVSHMEM 3.2 and later).
+int sc_can_register(void) { return nv.register_symmetric && nv.unregister_symmetric; }
+// sc_register maps buf symmetrically and returns its symmetric address, 0
+// when NVSHMEM refused it.
+uintptr_t sc_register(uintptr_t buf, size_t n) { return (uintptr_t)nv.register_symmetric((void *)buf, n, 0); }
+int sc_unregister(uintptr_t at, size_t n) { return nv.unregister_symmetric((void *)at, n); }
 
 // sc_preload loads a bootstrap plugin by path so that NVSHMEM's own
 // dlopen by name finds it without LD_LIBRARY_PATH.

@@ -106,6 +106,13 @@ func startOnce(ctx context.Context, b Backend, heap int64) error {
 	if proc.ctx, err = device.PrimaryContext(gpu); err != nil {
 		return err
 	}
+	g, err := proc.ctx.Granularity()
+	if err != nil {
+		return err
+	}
+	if err := passGranularity(g); err != nil {
+		return fmt.Errorf("nvshmem backend: %w", err)
+	}
 	if boot, pmi := launcherBootstrap(info); boot != "" {
 		if err := initFromLauncher(info, boot, pmi); err != nil {
 			return err

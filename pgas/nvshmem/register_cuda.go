@@ -1,0 +1,88 @@
+//go:build cuda
+
+package nvshmem
+
+/*
+#include <stdint.h>
+#include <stddef.h>
+int sc_can_register(void);
+uintptr_t sc_register(uintptr_t buf, size_t n);
+int sc_unregister(uintptr_t at, size_t n);
+uintptr_t sc_ptr(uintptr_t p, int pe);
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Registered buffers (pgas.RegisterSymmetric) are NVSHMEM's own: it maps
+// a buffer into every process (nvshmemx_buffer_register_symmetric, a
+// collective) at a symmetric address of its choosing, which pgas names by
+// its offset from this transport's heap. symchan's kernels reach a mapped
+// PE's partition at its base plus an offset, so NVSHMEM must have mapped
+// the buffer at the same distance from each peer's heap as from ours;
+// Register checks that it did. NVSHMEM maps whole units of its
+// granularity only (NVSHMEM_CUMEM_GRANULARITY, which the backend sets to
+// the GPU's own unless the user set it); RegisterSpan's align is that unit.
+
+// registerEnd bounds the offsets NVSHMEM's symmetric addresses may lie at,
+// from this transport's heap.
+const registerEnd = 1 << 48
+
+// RegisterSpan implements driver.RegisterTransport: anywhere past the
+// heap, where NVSHMEM puts it; empty where the library does not register.
+func (t *transport) RegisterSpan() (lo, hi, align int64) {
+	if C.sc_can_register() == 0 {
+		return 0, 0, 1
+	}
+	g, err := proc.ctx.Granularity()
+	if err != nil {
+		return 0, 0, 1
+	}
+	a := registerAlign(g)
+	return (t.size + a - 1) / a * a, registerEnd, a
+}
+
+// Register has NVSHMEM map the n bytes at buf and returns their offset.
+func (t *transport) Register(_ int, _ int64, buf uintptr, n int64) (int64, error) {
+	if _, _, a := t.RegisterSpan(); n%a != 0 {
+		// NVSHMEM would fail, and leave its state broken.
+		return 0, fmt.Errorf("nvshmem backend: register %d bytes: NVSHMEM maps whole units of %d bytes (%s)", n, a, EnvNVSHMEMGranularity)
+	}
+	var at C.uintptr_t
+	call(func() { at = C.sc_register(C.uintptr_t(buf), C.size_t(n)) })
+	if at == 0 {
+		return 0, fmt.Errorf("nvshmem backend: nvshmemx_buffer_register_symmetric refused %d bytes at %#x (memory from CUDA's virtual memory management, exportable, as device.Context.AllocVMM's, is required)", n, buf)
+	}
+	off := int64(uintptr(at) - uintptr(t.heap))
+	if uintptr(at) < uintptr(t.heap) || off < t.size || off+n > registerEnd {
+		return 0, errors.Join(fmt.Errorf("nvshmem backend: NVSHMEM mapped the registered buffer at %#x, outside [heap end, heap + %d) of this PE's heap at %#x", uintptr(at), int64(registerEnd), uintptr(t.heap)),
+			t.unregister(off, n))
+	}
+	for pe, base := range t.peers {
+		if base == 0 {
+			continue
+		}
+		var p C.uintptr_t
+		call(func() { p = C.sc_ptr(at, C.int(pe)) })
+		if want := uintptr(base) + uintptr(off); uintptr(p) != want {
+			return 0, errors.Join(fmt.Errorf("nvshmem backend: NVSHMEM maps the registered buffer for PE %d at %#x, not at its heap's distance (%#x): symchan's kernels could not reach it", pe, uintptr(p), want),
+				t.unregister(off, n))
+		}
+	}
+	return off, nil
+}
+
+// Unregister implements driver.RegisterTransport.
+func (t *transport) Unregister(_ int, off, n int64) error { return t.unregister(off, n) }
+
+func (t *transport) unregister(off, n int64) error {
+	var rc C.int
+	call(func() { rc = C.sc_unregister(C.uintptr_t(t.addr(off)), C.size_t(n)) })
+	if rc != 0 {
+		return fmt.Errorf("nvshmem backend: nvshmemx_buffer_unregister_symmetric of %d bytes at offset %d: error %d", n, off, int(rc))
+	}
+	return nil
+}
