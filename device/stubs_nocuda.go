@@ -398,6 +398,14 @@ func (c *Context) AllocVMM(n int64) (*Window, error) {
 	return *new(*Window), ErrNoCUDA
 }
 
+// CheckVMM returns an error unless p lies in device memory mapped with
+// CUDA's virtual memory management (AllocVMM's, or cuMemCreate and
+// cuMemMap's), as registered buffers must be: memory from cuMemAlloc, or
+// no device memory, is refused.
+func (c *Context) CheckVMM(p Ptr) error {
+	return ErrNoCUDA
+}
+
 // FreeVMM frees AllocVMM's memory: the mapping, then the window. Memory
 // another window still maps (MapShared) lives on until that is unmapped.
 func (c *Context) FreeVMM(w *Window) error {

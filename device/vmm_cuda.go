@@ -54,6 +54,16 @@ static CUresult symchan_vmm_map(CUdeviceptr addr, size_t n, int dev, CUdeviceptr
 	}
 	return rr;
 }
+
+// symchan_vmm_owned reports whether p lies in memory mapped with CUDA's
+// virtual memory management (it has an allocation handle).
+static CUresult symchan_vmm_owned(CUdeviceptr p) {
+	CUmemGenericAllocationHandle h;
+	CUresult r = cuMemRetainAllocationHandle(&h, (void *)p);
+	if (r == CUDA_SUCCESS)
+		cuMemRelease(h);
+	return r;
+}
 */
 import "C"
 
@@ -192,6 +202,18 @@ func (c *Context) AllocVMM(n int64) (*Window, error) {
 		return nil, errors.Join(err, w.Close())
 	}
 	return w, nil
+}
+
+// CheckVMM returns an error unless p lies in device memory mapped with
+// CUDA's virtual memory management (AllocVMM's, or cuMemCreate and
+// cuMemMap's), as registered buffers must be: memory from cuMemAlloc, or
+// no device memory, is refused.
+func (c *Context) CheckVMM(p Ptr) error {
+	err := c.Do(func() error { return check("cuMemRetainAllocationHandle", C.symchan_vmm_owned(C.CUdeviceptr(p))) })
+	if err != nil {
+		return fmt.Errorf("device: %#x is not memory of CUDA's virtual memory management (cuMemCreate and cuMemMap, as AllocVMM's): %w", uintptr(p), err)
+	}
+	return nil
 }
 
 // FreeVMM frees AllocVMM's memory: the mapping, then the window. Memory

@@ -49,6 +49,13 @@ func RegisterSymmetric[T any](ctx context.Context, p *PE, buf device.Ptr, n int)
 	case n <= 0 || esize == 0 || int64(n) > math.MaxInt64/esize:
 		bad = fmt.Errorf("%w: RegisterSymmetric of %d elements of %d bytes", ErrBadSize, n, esize)
 	default:
+		// Before any backend sees it: NVSHMEM's own check of a buffer
+		// that is not VMM memory never returns.
+		if g, err := p.GPU(); err != nil {
+			bad = err
+		} else if err := g.Context().CheckVMM(buf); err != nil {
+			bad = fmt.Errorf("%w: RegisterSymmetric: %w", ErrBadArg, err)
+		}
 		lo, hi, align = rt.RegisterSpan()
 	}
 	nbytes := int64(n) * esize

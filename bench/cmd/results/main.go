@@ -157,7 +157,13 @@ var noRegressS18 = table{title: "Between two H200s: this session's start (old) a
 // cost the barrier and small collectives, on a stream and in a kernel.
 var mismatchCost = table{title: "Between two H200s: small collectives before (old) and after (new) they reject members that disagree (µs)", file: "2026-11-26-nvidia-h200-x2-mismatch-cost.txt",
 	match: `^GPUCollective(OnStream|Device)/`, unit: "us/op", col: "build", ratio: [2]string{"old", "new"},
-	about: "scripts/gpu-run.sh mismatch: BenchmarkGPUCollectiveOnStream and BenchmarkGPUCollectiveDevice (-coll.max 512) built from 4cfa9d5 (old) and from the change (new), alternating, three rounds, in one call. The opening phase of every device collective now adds 1 + sig<<32 instead of 1 to the members' arrival words (one word per parity instead of one), the check is a compare after the wait, and Stream.Sync reads the team's mismatch record once (the in-kernel figure includes it, over 200 collectives a launch)."}
+	about: "scripts/gpu-run.sh mismatch: BenchmarkGPUCollectiveOnStream and BenchmarkGPUCollectiveDevice (-coll.max 512) built from 4cfa9d5 (old) and from the change's first form (new, dc07f65), alternating, three rounds, in one call. The opening phase of every device collective now adds 1 + sig<<32 instead of 1 to the members' arrival words (one word per parity instead of one), the check is a compare after the wait, and Stream.Sync reads the team's mismatch record once (the in-kernel figure includes it, over 200 collectives a launch)."}
+
+// mismatchCostVote is the same after the phase's verdict moved into the
+// group's barrier.
+var mismatchCostVote = table{title: "Between two H200s: small collectives before (old) and after (new) they reject members that disagree, the verdict in the group's barrier (µs)", file: "2026-11-26-nvidia-h200-x2-mismatch-cost-vote.txt",
+	match: `^GPUCollective(OnStream|Device)/`, unit: "us/op", col: "build", ratio: [2]string{"old", "new"},
+	about: "As the table above, a second call, with the phase returning thread 0's verdict through __syncthreads_and (a warp's shuffle) instead of every thread reading the struct's differed word after the barrier (ed4f5bc)."}
 
 // Between two GPUs (nvidia-h100-x2): the examples against the NVSHMEM
 // anchor, and the round trips from Go and between kernel actors.
@@ -313,7 +319,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, mismatchCost, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, mismatchCost, mismatchCostVote, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
