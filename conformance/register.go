@@ -29,8 +29,8 @@ extern "C" __global__ void reg_p(const symchan_heap *h, unsigned long long *buf,
 // bytes at its own address. Free refuses the registered Sym, a buffer
 // from cuMemAlloc and calls that differ between PEs are refused on every
 // PE, and after UnregisterSymmetric the Sym is dead. Where a backend does
-// not register (the host backend, whose partitions are host memory;
-// nvshmem), every PE gets errors.ErrUnsupported.
+// not register (the host backend, whose partitions are host memory),
+// every PE gets errors.ErrUnsupported.
 func (ck *kit) testRegisterSymmetric(t *testing.T) {
 	const n = 1024
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {

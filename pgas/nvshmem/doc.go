@@ -26,7 +26,12 @@
 // SYMCHAN_SYMMETRIC_SIZE bytes; NVSHMEM_SYMMETRIC_SIZE, unless set, is
 // set from the first world's size (plus 4 MiB of staging and 256 MiB for
 // NVSHMEM's own allocations; never below NVSHMEM's default 1 GiB) before
-// NVSHMEM starts, so one variable sizes both. NVSHMEM starts once per
+// NVSHMEM starts, so one variable sizes both; NVSHMEM_CUMEM_GRANULARITY,
+// unless set, becomes the GPU's own granularity (2 MiB, against NVSHMEM's
+// 512 MiB), the unit in which NVSHMEM maps registered buffers
+// (pgas.RegisterSymmetric, through nvshmemx_buffer_register_symmetric,
+// which places them; the backend checks that its kernels reach them at
+// the heap's distance on every mapped peer). NVSHMEM starts once per
 // process: a later, larger world must fit in that. Routines of up to
 // 1536 bytes (copies between partitions: 4 KiB) on PEs whose partitions
 // this GPU maps (nvshmem_ptr: the PEs of this node over NVLink or PCIe),
