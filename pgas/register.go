@@ -27,9 +27,9 @@ import (
 // nvshmemx_buffer_register_symmetric, which maps the buffer into every
 // process, so the buffer must be exportable as AllocVMM's is); the host
 // backend, whose partitions are host memory, answers
-// errors.ErrUnsupported. When an
-// argument is bad, a PE's buffer cannot be mapped, or the PEs' calls
-// differ, every PE gets an error and nothing stays registered.
+// errors.ErrUnsupported. When an argument is bad, a PE's buffer cannot be
+// mapped, or the PEs' calls differ, every PE gets an error and nothing
+// stays registered.
 func RegisterSymmetric[T any](ctx context.Context, p *PE, buf device.Ptr, n int) (Sym[T], error) {
 	if err := p.check(); err != nil {
 		return Sym[T]{}, err

@@ -82,9 +82,6 @@ func (s *Stream) Sync(ctx context.Context) error {
 	if s.ds == nil {
 		return s.host.sync(ctx)
 	}
-	if s.failed != nil {
-		return s.failed
-	}
 	done := make(chan error, 1)
 	go func() { done <- s.ds.Sync() }()
 	select {
@@ -108,13 +105,14 @@ func (s *Stream) watch(t *Team) {
 }
 
 // teamsAgreed reports a device collective of a watched team, run since
-// the last Sync, whose members' arguments differed; it fails s.
+// the last Sync, whose members' arguments differed; it fails s, and a
+// failed s reports that error from then on.
 func (s *Stream) teamsAgreed() error {
 	for _, t := range s.teams {
-		if err := t.deviceMismatch(); err != nil {
-			s.failed = err
+		if s.failed != nil {
 			break
 		}
+		s.failed = t.deviceMismatch()
 	}
 	s.teams = s.teams[:0]
 	return s.failed
