@@ -60,11 +60,7 @@ func (p *parker) wait(ctx context.Context, abort <-chan struct{}, lo, hi int64, 
 // package for why a plain channel receive) and the range of bytes its
 // holder waits on.
 type handoffWaiter struct {
-	busy atomic.Bool // a wait holds the fields below
-	// busy has a line of its own: the waiter writes it twice a wait,
-	// and a writer's notify reads the fields below (then rings), so
-	// sharing their line moved it between the two cores once more a wait.
-	_      [63]byte
+	busy   atomic.Bool  // a wait holds the fields below
 	lo, hi atomic.Int64 // the holder's bytes
 	handoff.Spot
 }
