@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"sync/atomic"
+	"unsafe"
 )
 
 // ErrAborted is Stopped's answer when the abort channel closed.
@@ -27,7 +28,8 @@ type Spot struct {
 	armed atomic.Bool   // the holder is about to park: ring it
 	ch    chan struct{} // 1 slot
 
-	done    <-chan struct{} // the context AfterFunc watches
+	ctx     context.Context // the context last watched
+	done    <-chan struct{} // its Done, which an AfterFunc watches
 	stop    func() bool     // stops that AfterFunc
 	watches [2]abortWatch   // the last two abort channels seen
 	next    int             // which watch the next abort channel replaces
@@ -81,10 +83,25 @@ func (s *Spot) Ring() {
 // host backend's ping-pong 7%.
 
 // Watch makes ctx's end and abort's closing ring s, unless they already
-// do, for the waits to come.
+// do, for the waits to come. The same context and channel as last time,
+// as a PE's waits mostly bring, cost two comparisons: the wait path's
+// code is kept small (it competes with the rest of a round trip's for the
+// instruction cache).
 func (s *Spot) Watch(ctx context.Context, abort <-chan struct{}) {
-	s.watchCtx(ctx)
-	s.watchAbort(abort)
+	if !same(ctx, s.ctx) {
+		s.watchCtx(ctx)
+	}
+	if abort != nil && abort != s.watches[0].abort && abort != s.watches[1].abort {
+		s.watchAbort(abort)
+	}
+}
+
+// same reports whether a and b hold the same context value: the same
+// dynamic type and the same data word (== would panic on a dynamic type
+// that is not comparable). Successive calls to one context's Done return
+// the same channel, so Watch need not ask again.
+func same(a, b context.Context) bool {
+	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&a)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&b))
 }
 
 // Arm announces that the holder is about to park: the next Ring wakes it.
@@ -102,10 +119,13 @@ func (s *Spot) Disarm() {
 }
 
 // Stopped is why a wait must end without its condition: ctx's error, or
-// ErrAborted when abort closed; nil if neither.
+// ErrAborted when abort closed; nil if neither. After Watch(ctx, …) it
+// looks at the Done channel Watch kept rather than calling ctx.Err.
 func (s *Spot) Stopped(ctx context.Context, abort <-chan struct{}) error {
-	if err := ctx.Err(); err != nil {
-		return err
+	if !same(ctx, s.ctx) || isClosed(s.done) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
 	if isClosed(abort) {
 		return ErrAborted
@@ -115,6 +135,7 @@ func (s *Spot) Stopped(ctx context.Context, abort <-chan struct{}) error {
 
 // watchCtx makes ctx's end ring s, unless it already does.
 func (s *Spot) watchCtx(ctx context.Context) {
+	s.ctx = ctx
 	d := ctx.Done()
 	if d == s.done {
 		return
@@ -132,14 +153,6 @@ func (s *Spot) watchCtx(ctx context.Context) {
 // watches are kept: a PE waits with one of two channels (its world's
 // failure channel, or its liveness events).
 func (s *Spot) watchAbort(abort <-chan struct{}) {
-	if abort == nil {
-		return
-	}
-	for _, w := range s.watches {
-		if w.abort == abort {
-			return
-		}
-	}
 	w := &s.watches[s.next]
 	s.next = 1 - s.next
 	if w.quit != nil {
@@ -167,7 +180,7 @@ func (s *Spot) Close() {
 			close(w.quit)
 		}
 	}
-	s.done, s.stop, s.watches = nil, nil, [2]abortWatch{}
+	s.ctx, s.done, s.stop, s.watches = nil, nil, nil, [2]abortWatch{}
 }
 
 // isClosed reports whether ch is closed (nil never is).

@@ -68,23 +68,12 @@ type handoffWaiter struct {
 // wait runs e until it holds, ctx ends or abort closes, parking between
 // checks; the caller holds o (busy).
 func (o *handoffWaiter) wait(ctx context.Context, abort <-chan struct{}, lo, hi int64, e *evaluator) (driver.WaitResult, error) {
-	// A PE waits on the same words again and again: storing only what
-	// changed saves two locked instructions a wait.
-	if o.lo.Load() != lo {
-		o.lo.Store(lo)
-	}
-	if o.hi.Load() != hi {
-		o.hi.Store(hi)
-	}
-	o.Watch(ctx, abort)
-	o.Arm()
+	o.watch(ctx, abort, lo, hi)
 	for {
 		r, ok := e.eval()
 		var err error
 		if !ok {
-			if err = o.Stopped(ctx, abort); err == handoff.ErrAborted {
-				err = errAborted
-			}
+			err = stopErr(o.Stopped(ctx, abort))
 		}
 		if ok || err != nil {
 			o.Disarm()
@@ -99,6 +88,28 @@ func (o *handoffWaiter) wait(ctx context.Context, abort <-chan struct{}, lo, hi 
 		}
 		o.Arm()
 	}
+}
+
+// watch readies o for a wait on bytes [lo, hi) with ctx and abort, and
+// arms it. A PE waits on the same words again and again: storing only
+// what changed saves two locked instructions a wait.
+func (o *handoffWaiter) watch(ctx context.Context, abort <-chan struct{}, lo, hi int64) {
+	if o.lo.Load() != lo {
+		o.lo.Store(lo)
+	}
+	if o.hi.Load() != hi {
+		o.hi.Store(hi)
+	}
+	o.Watch(ctx, abort)
+	o.Arm()
+}
+
+// stopErr is a Spot's reason to stop as the backend says it.
+func stopErr(err error) error {
+	if err == handoff.ErrAborted {
+		return errAborted
+	}
+	return err
 }
 
 // A waiter is one listed wait's registration. notify takes it off the
@@ -207,9 +218,38 @@ func (h *hostTransport) Park(ctx context.Context, pe int, abort <-chan struct{},
 	if h.spin > 0 && poll(ready, h.spin) {
 		return nil
 	}
+	p := &h.parks[pe]
+	if o := &p.owner; o.busy.CompareAndSwap(false, true) {
+		err := o.park(ctx, abort, lo, hi, ready)
+		o.busy.Store(false)
+		return err
+	}
 	e := evaluator{ready: ready}
-	_, err := h.parks[pe].wait(ctx, abort, lo, hi, &e)
+	_, err := p.wait(ctx, abort, lo, hi, &e)
 	return err
+}
+
+// park is wait for Park's ready: the same steps, calling ready itself.
+// It is the message path (a mailbox's receive, a future's await), whose
+// code competes with the rest of a round trip's for the instruction
+// cache: no evaluator between them.
+func (o *handoffWaiter) park(ctx context.Context, abort <-chan struct{}, lo, hi int64, ready func() bool) error {
+	o.watch(ctx, abort, lo, hi)
+	for {
+		if ready() {
+			o.Disarm()
+			return nil
+		}
+		if err := o.Stopped(ctx, abort); err != nil {
+			o.Disarm()
+			return stopErr(err)
+		}
+		o.Park()
+		if ready() { // the ring disarmed o
+			return nil
+		}
+		o.Arm()
+	}
 }
 
 // Park's polling: unlike a wait's, which yields between its checks once
