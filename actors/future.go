@@ -255,7 +255,8 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	}
 	f.used = true
 	s := f.sys
-	done := word(f.gen, stateOver) // pgas.Park and pgas.Wait refuse words of an ended world
+	// pgas.Park and pgas.Wait refuse the words of an ended world.
+	done := word(f.gen, stateOver)
 	var head []byte // the slot's first bytes, read by the wait
 	if s.localWords != nil {
 		s.want[f.slot] = done
