@@ -59,7 +59,7 @@ const (
 
 // Layout of struct symchan_team (symchan.cuh).
 const (
-	SizeofTeam           = 104
+	SizeofTeam           = 112
 	OffsetofTeamRank     = 0
 	OffsetofTeamSize     = 4
 	OffsetofTeamStart    = 8
@@ -69,13 +69,14 @@ const (
 	OffsetofTeamPhases   = 48
 	OffsetofTeamDiffered = 56
 	OffsetofTeamArgs     = 64
+	OffsetofTeamNotice   = 104
 )
 
 // TeamWorldOff is SYMCHAN_TEAM_WORLD_OFF of symchan.cuh.
 const TeamWorldOff = 832
 
 // TeamNodeOff is SYMCHAN_TEAM_NODE_OFF of symchan.cuh.
-const TeamNodeOff = 1704
+const TeamNodeOff = 1712
 
 // LocalPEs is SYMCHAN_LOCAL_PES of symchan.cuh.
 const LocalPEs = 64

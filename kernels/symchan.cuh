@@ -776,7 +776,8 @@ static __device__ __forceinline__ unsigned symchan_block_size() { return blockDi
 // 2^-31 chance of equal sums) skips the collective's data step, runs its
 // closing phase (a barrier adds one), records the phase and its arguments
 // in its struct for the host (pgas.Stream.Sync names the argument and the
-// members from them) and returns SYMCHAN_ERR_MISMATCH; the team goes on.
+// members from them), tells the host so through t->notice, and returns
+// SYMCHAN_ERR_MISMATCH; the team goes on.
 
 // symchan_team is laid out as pgas writes it (kernels.Team*).
 struct symchan_team {
@@ -789,6 +790,7 @@ struct symchan_team {
 	symchan_u64 phases;      // phases this PE has begun
 	symchan_u64 differed;    // the phase that opened this PE's last collective whose members differed; 0: none
 	symchan_u64 args[5];     // this PE's arguments in that collective: kind (SYMCHAN_COLL_*), count, root, operator, element type
+	symchan_u64 *notice;     // where the host learns of a mismatch without a read from the GPU (its phase; mapped host memory), or NULL
 };
 
 // Kinds of collective, in their signatures and in symchan_team.args
@@ -807,7 +809,7 @@ struct symchan_team {
 // Where the world's and the node's teams keep their struct in every
 // partition (pgas: the control slots of TeamWorld and TeamNode).
 #define SYMCHAN_TEAM_WORLD_OFF 832
-#define SYMCHAN_TEAM_NODE_OFF 1704
+#define SYMCHAN_TEAM_NODE_OFF 1712
 
 // symchan_team_world and symchan_team_node are NVSHMEM_TEAM_WORLD and
 // NVSHMEMX_TEAM_NODE: every PE, and the PEs on this PE's node.
@@ -925,6 +927,8 @@ static __device__ int symchan_team_open(const symchan_heap *h, symchan_team *t, 
 		t->args[2] = root;
 		t->args[3] = op;
 		t->args[4] = elem;
+		if (t->notice)
+			asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(t->notice), "l"(t->differed) : "memory");
 	}
 	return SYMCHAN_ERR_MISMATCH; // the closing phase's fence publishes the record
 }

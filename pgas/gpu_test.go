@@ -26,6 +26,7 @@ func (fakeGPU) PutSignalOnStream(*device.Stream, int, int64, device.Ptr, int64, 
 	return nil
 }
 func (fakeGPU) SignalWaitOnStream(*device.Stream, int64, uint64) error { fakeCalls++; return nil }
+func (fakeGPU) Context() *device.Context                               { return nil } // no device memory: no notice words
 
 func (gpuBackend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
 	tr, err := host.Backend{}.Open(ctx, cfg)

@@ -1,7 +1,10 @@
 package pgas
 
 import (
+	"errors"
 	"fmt"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
@@ -56,11 +59,48 @@ func (t *Team) deviceWords() (w [2]uint64) {
 	return w
 }
 
-// writeDevice writes the struct's rank and members on t's PE (its
-// counters are left as they are: zero in a new slot).
+// writeDevice writes the struct's rank and members on t's PE, and its
+// notice (its counters are left as they are: zero in a new slot).
 func (t *Team) writeDevice() error {
 	w := t.deviceWords()
-	return t.pe.w.tr.Put(t.pe.id, t.pe.id, t.deviceOff(), wordsBytes(w[:]))
+	n := [1]uint64{t.noticeAddr()}
+	return errors.Join(t.pe.w.tr.Put(t.pe.id, t.pe.id, t.deviceOff(), wordsBytes(w[:])),
+		t.pe.w.tr.Put(t.pe.id, t.pe.id, t.deviceOff()+kernels.OffsetofTeamNotice, wordsBytes(n[:])))
+}
+
+// allocNotices gives p, on a GPU backend, its notice words, one per team
+// slot (a page of mapped host memory, zeroed).
+func (p *PE) allocNotices() error {
+	g, err := p.GPU()
+	if err != nil || g.Context() == nil {
+		return nil // no GPU: device collectives never run
+	}
+	if p.notices, err = g.Context().HostAlloc(8 * MaxTeams); err != nil {
+		return err
+	}
+	p.noticeWords = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(p.notices.Bytes()))), MaxTeams)
+	return nil
+}
+
+// freeNotices frees the PEs' notice words, once no PE runs.
+func freeNotices(pes []*PE) error {
+	var errs []error
+	for _, p := range pes {
+		if p.notices != nil {
+			errs = append(errs, p.notices.Free())
+			p.notices, p.noticeWords = nil, nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// noticeAddr is the device address of the notice word of t's slot on t's
+// PE, 0 where there is none.
+func (t *Team) noticeAddr() uint64 {
+	if t.pe.notices == nil {
+		return 0
+	}
+	return uint64(t.pe.notices.Ptr()) + 8*uint64(t.slot)
 }
 
 // deviceTeam checks that t is a usable team of p and returns the address
@@ -113,6 +153,9 @@ func (t *Team) deviceRecord(pe int) (w [1 + len(deviceArgNames)]uint64, err erro
 // ErrCollectiveMismatch naming the arguments and the members, the same on
 // every member.
 func (t *Team) deviceMismatch() error {
+	if t.pe.noticeWords != nil && atomic.LoadUint64(&t.pe.noticeWords[t.slot]) <= t.deviceSeen.Load() {
+		return nil // no mismatch since the last one reported
+	}
 	mine, err := t.deviceRecord(t.pe.id)
 	if err != nil {
 		return err

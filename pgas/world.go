@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas/bootstrap"
 	"github.com/symchan/symchan/pgas/driver"
 )
@@ -116,6 +117,13 @@ type PE struct {
 	teams  []*Team     // this PE's live teams (world and node included)
 
 	world, node *Team
+
+	// On the GPU backends: a word of mapped host memory per team slot, in
+	// which the team's device collectives report a mismatch (struct
+	// symchan_team's notice), so that Stream.Sync learns of none without
+	// a read from the GPU.
+	notices     *device.HostMem
+	noticeWords []uint64
 
 	labels    pprof.LabelSet  // "pe": its id, on its goroutines (profiles, traces)
 	bgCtx     context.Context // ends when the PE's function returns
@@ -345,9 +353,9 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 	// The world's and the node's struct symchan_team, before any PE's
 	// code can use them.
 	for _, pe := range pes {
-		if err := errors.Join(pe.world.writeDevice(), pe.node.writeDevice(), tr.Quiet(pe.id)); err != nil {
+		if err := errors.Join(pe.allocNotices(), pe.world.writeDevice(), pe.node.writeDevice(), tr.Quiet(pe.id)); err != nil {
 			w.closed.Store(true)
-			return errors.Join(fmt.Errorf("pgas: %s backend: %w", cfg.Backend, err), tr.Close())
+			return errors.Join(fmt.Errorf("pgas: %s backend: %w", cfg.Backend, err), freeNotices(pes), tr.Close())
 		}
 	}
 
@@ -409,6 +417,7 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 	stopWatch()
 	<-watchDone
 	w.closed.Store(true)
+	errs = append(errs, freeNotices(pes))
 	if cerr := tr.Close(); cerr != nil {
 		errs = append(errs, fmt.Errorf("pgas: close %s backend: %w", cfg.Backend, cerr))
 	}
