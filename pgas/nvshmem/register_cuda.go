@@ -31,23 +31,34 @@ import (
 // from this transport's heap.
 const registerEnd = 1 << 48
 
-// RegisterSpan implements driver.RegisterTransport: anywhere past the
-// heap, where NVSHMEM puts it; empty where the library does not register.
-func (t *transport) RegisterSpan() (lo, hi, align int64) {
+// registerSpan is where a transport whose heap is size bytes places
+// registered buffers, found once at Open (RegisterSpan bounds every
+// device address pgas hands out): past the heap, in whole units of
+// NVSHMEM's granularity; lo 0 where the library does not register.
+func registerSpan(size int64) (lo, align int64) {
 	if C.sc_can_register() == 0 {
-		return 0, 0, 1
+		return 0, 1
 	}
 	g, err := proc.ctx.Granularity()
 	if err != nil {
-		return 0, 0, 1
+		return 0, 1
 	}
 	a := registerAlign(g)
-	return (t.size + a - 1) / a * a, registerEnd, a
+	return (size + a - 1) / a * a, a
+}
+
+// RegisterSpan implements driver.RegisterTransport: anywhere past the
+// heap, where NVSHMEM puts it; empty where the library does not register.
+func (t *transport) RegisterSpan() (lo, hi, align int64) {
+	if t.regLo == 0 {
+		return 0, 0, 1
+	}
+	return t.regLo, registerEnd, t.regAlign
 }
 
 // Register has NVSHMEM map the n bytes at buf and returns their offset.
 func (t *transport) Register(_ int, _ int64, buf uintptr, n int64) (int64, error) {
-	if _, _, a := t.RegisterSpan(); n%a != 0 {
+	if a := t.regAlign; n%a != 0 {
 		// NVSHMEM would fail, and leave its state broken.
 		return 0, fmt.Errorf("nvshmem backend: register %d bytes: NVSHMEM maps whole units of %d bytes (%s)", n, a, EnvNVSHMEMGranularity)
 	}

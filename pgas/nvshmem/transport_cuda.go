@@ -175,6 +175,9 @@ type transport struct {
 	staging device.Ptr   // symmetric staging for host data, then the failure record (failure_cuda.go)
 	peers   []device.Ptr // nvshmem_ptr of the heap on each PE; 0 if not mapped
 	desc    device.Ptr   // struct symchan_heap for kernels (bases = peers)
+	// Where registered buffers go (register_cuda.go): offsets from
+	// regLo (0: none), in units of regAlign.
+	regLo, regAlign int64
 
 	mu     sync.Mutex // serialises this PE's routines
 	st     *device.Stream
@@ -194,6 +197,7 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 		return nil, fmt.Errorf("nvshmem backend: %d PEs asked for, but the launcher started %d processes (one PE each)", cfg.PEs, info.Size)
 	}
 	t := &transport{me: info.Rank, n: info.Size, size: cfg.HeapSize}
+	t.regLo, t.regAlign = registerSpan(t.size)
 	var heap, staging C.uintptr_t
 	call(func() {
 		heap = C.sc_malloc(C.size_t(cfg.HeapSize))
