@@ -6,8 +6,6 @@ import (
 	"math/bits"
 	"slices"
 	"sync/atomic"
-
-	"github.com/symchan/symchan/kernels"
 )
 
 // Team is a set of PEs that synchronise and run collectives together, as
@@ -354,15 +352,11 @@ func (t *Team) split(ctx context.Context, args splitArgs, valid bool, group func
 		// Shared before the synchronisation below, so that every member
 		// is registered before any can end its part.
 		nt = newTeam(p, slot, members, stridedOf(members))
-		// Zero but for the team's struct symchan_team (teamdevice.go):
-		// its members, and its notice word, zeroed for the new team.
+		// Zero but for the team's struct symchan_team (teamdevice.go).
 		var words [teamSlotBytes / 8]uint64
-		dw := nt.deviceWords()
-		copy(words[teamDeviceOff/8:], dw[:])
-		words[(teamDeviceOff+kernels.OffsetofTeamNotice)/8] = nt.noticeAddr()
-		if p.noticeWords != nil {
-			atomic.StoreUint64(&p.noticeWords[slot], 0)
-		}
+		img := nt.deviceImage()
+		copy(words[teamDeviceOff/8:], img[:])
+		nt.clearNotice()
 		if err := tr.Put(p.id, p.id, nt.slotOff(), wordsBytes(words[:])); err != nil {
 			return nil, t.abortNext(syncSplit, err)
 		}

@@ -48,24 +48,24 @@ func stridedOf(members []int) strided {
 	return sh
 }
 
-// deviceWords are the struct's first two words: rank and size, start and
-// stride, as 32-bit halves; zero (size 0) when the members are not
-// strided.
-func (t *Team) deviceWords() (w [2]uint64) {
+// deviceImage is the struct as a new team starts it: rank and size, start
+// and stride as 32-bit halves (zero, size 0, when the members are not
+// strided), zero counters and mismatch record, and its notice word's
+// address.
+func (t *Team) deviceImage() (w [kernels.SizeofTeam / 8]uint64) {
 	if t.shape.ok {
 		w[0] = uint64(uint32(int32(t.rank))) | uint64(uint32(len(t.members)))<<32
 		w[1] = uint64(uint32(t.shape.start)) | uint64(uint32(t.shape.stride))<<32
 	}
+	w[kernels.OffsetofTeamNotice/8] = t.noticeAddr()
 	return w
 }
 
-// writeDevice writes the struct's rank and members on t's PE, and its
-// notice (its counters are left as they are: zero in a new slot).
+// writeDevice writes the struct's image on t's PE (the world's and the
+// node's, at the start).
 func (t *Team) writeDevice() error {
-	w := t.deviceWords()
-	n := [1]uint64{t.noticeAddr()}
-	return errors.Join(t.pe.w.tr.Put(t.pe.id, t.pe.id, t.deviceOff(), wordsBytes(w[:])),
-		t.pe.w.tr.Put(t.pe.id, t.pe.id, t.deviceOff()+kernels.OffsetofTeamNotice, wordsBytes(n[:])))
+	w := t.deviceImage()
+	return t.pe.w.tr.Put(t.pe.id, t.pe.id, t.deviceOff(), wordsBytes(w[:]))
 }
 
 // allocNotices gives p, on a GPU backend, its notice words, one per team
@@ -101,6 +101,14 @@ func (t *Team) noticeAddr() uint64 {
 		return 0
 	}
 	return uint64(t.pe.notices.Ptr()) + 8*uint64(t.slot)
+}
+
+// clearNotice clears the notice word of t's slot, for a new team there:
+// it has reported nothing yet.
+func (t *Team) clearNotice() {
+	if t.pe.noticeWords != nil {
+		atomic.StoreUint64(&t.pe.noticeWords[t.slot], 0)
+	}
 }
 
 // deviceTeam checks that t is a usable team of p and returns the address

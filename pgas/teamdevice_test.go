@@ -12,7 +12,7 @@ import (
 )
 
 // The struct symchan_team that device code reads: where symchan.cuh looks
-// for the world's and the node's, the field offsets deviceWords packs, and
+// for the world's and the node's, the field offsets deviceImage packs, and
 // what every member holds after a Split (rank, size, start, stride; zero
 // counters and mismatch record), including a reused slot.
 func TestTeamDeviceStruct(t *testing.T) {
@@ -24,7 +24,7 @@ func TestTeamDeviceStruct(t *testing.T) {
 	}
 	if kernels.OffsetofTeamRank != 0 || kernels.OffsetofTeamSize != 4 || kernels.OffsetofTeamStart != 8 || kernels.OffsetofTeamStride != 12 ||
 		kernels.OffsetofTeamArrivals != 16 || teamDeviceOff+kernels.SizeofTeam > teamSlotBytes {
-		t.Errorf("struct symchan_team's layout is not what deviceWords writes")
+		t.Errorf("struct symchan_team's layout is not what deviceImage writes")
 	}
 	if teamSlotsOff+MaxTeams*teamSlotBytes > ControlBytes {
 		t.Errorf("team slots end at %d, past the control region's %d bytes", teamSlotsOff+MaxTeams*teamSlotBytes, ControlBytes)
