@@ -225,6 +225,19 @@ nvh=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem
 # Under mpirun every rank needs the job's rendezvous secret (symrun makes its own).
 export SYMCHAN_BOOTSTRAP_SECRET=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 nvshmem_suites() { suites "suites-nvshmem-${ngpu}proc" "$1" SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$ngpu" ./symrun -n "$ngpu"; }
+# conformance NAME LIMIT REGEX: the conformance tests REGEX picks on cuda
+# (PEs sharing the GPUs past their number), then under nvshmem, mapped
+# and forced-remote (under MPS where processes share a GPU); each step's
+# own timeout 10 s inside LIMIT.
+conformance() {
+	local name=$1 limit=$2 re=$3
+	local run=(./tests.test -test.v -test.count=1 -test.run "$re" -test.timeout=$((limit - 10))s)
+	step "$name-cuda" "$limit" env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" "${run[@]}"
+	mps on
+	step "$name-nvshmem-${np}proc" "$limit" env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" "${run[@]}"
+	step "$name-remote-${np}proc" "$limit" env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" "${run[@]}"
+	mps off
+}
 nvshmem_bench() { step "bench-nvshmem-${ngpu}proc" "$1" ./symrun -n "$ngpu" ./bench.test -test.run '^$' -test.bench NVSHMEM -test.benchtime 1x; }
 if [ "$what" = quick ]; then
 	step gpuop 60 ./gpuop.test -test.v -test.count=1
@@ -438,11 +451,7 @@ fi
 if [ "$what" = collectives ]; then
 	cr='TestConformance/(PGAS|GPU)/(StreamOrdered|StreamCollectives|DeviceTeams|StreamGraph|UserKernel)$'
 	step device-routines 90 env "${share[@]}" ./cuda.test -test.v -test.count=1 -test.run 'TestDevice(Routines|API)$'
-	step coll-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$cr" -test.timeout=140s
-	mps on
-	step "coll-nvshmem-${np}proc" 120 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$cr" -test.timeout=110s
-	step "coll-remote-${np}proc" 120 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$cr" -test.timeout=110s
-	mps off
+	conformance coll 150 "$cr"
 	step coll-bench 200 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUCollective' -test.benchtime 1x
 	[ "$ngpu" -ge 2 ] && [ -d "$repo/bench/anchors" ] && step coll-anchor 200 env ANCHOR_PROGRAMS=nvshmem_coll "$repo/scripts/anchors.sh" coll
 	step pipeline-cuda 45 env SYMCHAN_CUDA_SHARE_GPUS=1 ./pipeline -backend cuda -pes 2
@@ -508,11 +517,7 @@ if [ "$what" = device-api ]; then
 	# nvshmem, mapped and forced-remote; the backend's device-routine test.
 	da='TestConformance/(GPU|PGAS)/(DeviceTerms|DeviceTeams|UserKernel|StreamCollectives|StreamOrdered)$'
 	step pgas-cuda 120 ./cuda.test -test.v -test.count=1
-	step device-api-cuda 120 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$da" -test.timeout=110s
-	mps on
-	step "device-api-nvshmem-${np}proc" 200 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$da" -test.timeout=190s
-	step "device-api-remote-${np}proc" 200 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$da" -test.timeout=190s
-	mps off
+	conformance device-api 200 "$da"
 fi
 if [ "$what" = mismatch ]; then
 	# Issue 36, items 5 and 7: collectives on a stream and in kernels that
@@ -521,11 +526,7 @@ if [ "$what" = mismatch ]; then
 	# the barrier and small collectives: old/ (before the signatures)
 	# against these, alternating, three rounds.
 	mr='TestConformance/(PGAS|GPU)/(StreamCollectiveArgumentsDiffer|DeviceArgumentsDiffer|StreamCollectives|DeviceTeams|RegisterSymmetric|StreamGraph|UserKernel|DeviceTerms)$'
-	step mismatch-cuda 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.run "$mr" -test.timeout=140s
-	mps on
-	step "mismatch-nvshmem-${np}proc" 150 env SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$mr" -test.timeout=140s
-	step "mismatch-remote-${np}proc" 150 env SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np" ./tests.test -test.v -test.count=1 -test.run "$mr" -test.timeout=140s
-	mps off
+	conformance mismatch 150 "$mr"
 	for round in 1 2 3; do
 		for v in old new; do
 			version $v
