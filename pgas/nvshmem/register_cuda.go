@@ -56,12 +56,10 @@ func (t *transport) RegisterSpan() (lo, hi, align int64) {
 	return t.regLo, registerEnd, t.regAlign
 }
 
-// Register has NVSHMEM map the n bytes at buf and returns their offset.
+// Register has NVSHMEM map the n bytes at buf and returns their offset;
+// n is a whole number of RegisterSpan's units (pgas rounds it): NVSHMEM
+// maps no other length.
 func (t *transport) Register(_ int, _ int64, buf uintptr, n int64) (int64, error) {
-	if a := t.regAlign; n%a != 0 {
-		// NVSHMEM would fail, and leave its state broken.
-		return 0, fmt.Errorf("nvshmem backend: register %d bytes: NVSHMEM maps whole units of %d bytes (%s)", n, a, EnvNVSHMEMGranularity)
-	}
 	var at C.uintptr_t
 	call(func() { at = C.sc_register(C.uintptr_t(buf), C.size_t(n)) })
 	if at == 0 {
