@@ -338,6 +338,28 @@ func (p *PE) retireAgreed(ctx context.Context, r *allocRec, op uint64, bad error
 	return nil
 }
 
+// wholeArg is why the Sym at off of n elements of rec is not what name
+// ends: a whole allocation (Free, Realloc) or, when registered, a whole
+// registered buffer (UnregisterSymmetric); nil when it is.
+func (p *PE) wholeArg(name string, rec *allocRec, off int64, n int, registered bool) error {
+	if err := p.checkSym(rec); err != nil {
+		return err
+	}
+	what := "an allocation"
+	if registered {
+		what = "a registered buffer"
+	}
+	switch {
+	case rec.registered && !registered:
+		return fmt.Errorf("%w: %s of a registered buffer (UnregisterSymmetric ends its registration)", ErrBadArg, name)
+	case !rec.registered && registered:
+		return fmt.Errorf("%w: %s of an allocation (Free frees those)", ErrBadArg, name)
+	case off != rec.off || n != rec.n:
+		return fmt.Errorf("%w: %s of a Slice of %s", ErrBadArg, name, what)
+	}
+	return nil
+}
+
 // Free collectively frees s on every PE (shmem_free). s must be a whole
 // allocation, not a Slice of one. Using s, or any Slice of it, afterwards
 // is an error.
@@ -345,14 +367,7 @@ func Free[T any](ctx context.Context, p *PE, s Sym[T]) error {
 	if err := p.check(); err != nil {
 		return err
 	}
-	bad := p.checkSym(s.rec)
-	switch {
-	case bad != nil:
-	case s.rec.registered:
-		bad = fmt.Errorf("%w: Free of a registered buffer (UnregisterSymmetric ends its registration)", ErrBadArg)
-	case s.off != s.rec.off || s.n != s.rec.n:
-		bad = fmt.Errorf("%w: Free of a Slice of an allocation", ErrBadArg)
-	}
+	bad := p.wholeArg("Free", s.rec, s.off, s.n, false)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err := p.retireAgreed(ctx, s.rec, opFree, bad); err != nil {
@@ -382,13 +397,9 @@ func Realloc[T any](ctx context.Context, p *PE, s Sym[T], n int) (Sym[T], error)
 		return Sym[T]{}, err
 	}
 	esize := sizeOf[T]()
-	bad := p.checkSym(s.rec)
+	bad := p.wholeArg("Realloc", s.rec, s.off, s.n, false)
 	switch {
 	case bad != nil:
-	case s.rec.registered:
-		bad = fmt.Errorf("%w: Realloc of a registered buffer", ErrBadArg)
-	case s.off != s.rec.off || s.n != s.rec.n:
-		bad = fmt.Errorf("%w: Realloc of a Slice of an allocation", ErrBadArg)
 	case n < 0:
 		bad = fmt.Errorf("%w: reallocation to %d elements", ErrBadSize, n)
 	case esize > 0 && int64(n) > math.MaxInt64/esize:

@@ -119,14 +119,7 @@ func UnregisterSymmetric[T any](ctx context.Context, p *PE, s Sym[T]) error {
 	if err := p.check(); err != nil {
 		return err
 	}
-	bad := p.checkSym(s.rec)
-	switch {
-	case bad != nil:
-	case !s.rec.registered:
-		bad = fmt.Errorf("%w: UnregisterSymmetric of an allocation (Free frees those)", ErrBadArg)
-	case s.off != s.rec.off || s.n != s.rec.n:
-		bad = fmt.Errorf("%w: UnregisterSymmetric of a Slice of a registered buffer", ErrBadArg)
-	}
+	bad := p.wholeArg("UnregisterSymmetric", s.rec, s.off, s.n, true)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err := p.retireAgreed(ctx, s.rec, opUnregister, bad); err != nil {
