@@ -67,9 +67,16 @@ var (
 // hostAB is a table of bench/ab.sh's raw file: every benchmark, old and
 // new builds side by side with their ratio, a row per blocking mode and
 // GOMAXPROCS.
+// buildAB is a table of a run of two builds, old and new, alternating in
+// one call (a no-regression check), with new ÷ old.
+func buildAB(title, file, match, unit, about string) table {
+	return table{title: title, file: file, match: match, unit: unit, col: "build", ratio: [2]string{"old", "new"}, about: about}
+}
+
 func hostAB(title, file, about string) table {
-	return table{title: title, file: file, match: `.`, unit: "sec/op", col: "build", keys: []string{"blocking", "gomaxprocs"},
-		ratio: [2]string{"old", "new"}, about: about}
+	t := buildAB(title, file, `.`, "sec/op", about)
+	t.keys = []string{"blocking", "gomaxprocs"}
+	return t
 }
 
 // hostSealed is issue 33's check of the host backend after sealed slots
@@ -151,22 +158,21 @@ var putVMM = table{title: "Between two H200s, the heap on reserved windows: PutS
 
 // noRegressS18 is issue 33's no-regression check of the eighteenth
 // session's changes on two H200s.
-var noRegressS18 = table{title: "Between two H200s: this session's start (old) against its end (new)", file: "2026-11-26-nvidia-h200-x2-noregress.txt",
-	match: `^(GPUDevicePingPong/kind=(put-signal-8B|signal)|GPUHostPingPong(/impl=symchan-onstream)?|GPUChanRoundTrip|GPUFutureRoundTrip|GPUPut/size=(4096|1048576|67108864|268435456)|GPUDevicePutBlock/size=(1048576|16777216)|RingHop/size=8)$`,
-	unit:  "sec/op", col: "build", ratio: [2]string{"old", "new"},
-	about: "scripts/gpu-run.sh noregress: the bench binary and examples/ring built from 447d72c (old) and from this session's end (new), alternating, two rounds, in one call. The changes between them: kernels resolved at module load, a world sharing GPUs asking for 32 hardware queues, pgas's trimmed put-with-signal path, Compile's in-process cache, the one-kernel put-with-signal on a stream, and the partitions on reserved windows (RegisterSymmetric). The round trips' figure is ns/op of the whole run (20,000 round trips), the ping-pongs' a half round trip, PutSym's and the block put's the time of one put."}
+var noRegressS18 = buildAB("Between two H200s: this session's start (old) against its end (new)", "2026-11-26-nvidia-h200-x2-noregress.txt",
+	`^(GPUDevicePingPong/kind=(put-signal-8B|signal)|GPUHostPingPong(/impl=symchan-onstream)?|GPUChanRoundTrip|GPUFutureRoundTrip|GPUPut/size=(4096|1048576|67108864|268435456)|GPUDevicePutBlock/size=(1048576|16777216)|RingHop/size=8)$`, "sec/op",
+	"scripts/gpu-run.sh noregress: the bench binary and examples/ring built from 447d72c (old) and from this session's end (new), alternating, two rounds, in one call. The changes between them: kernels resolved at module load, a world sharing GPUs asking for 32 hardware queues, pgas's trimmed put-with-signal path, Compile's in-process cache, the one-kernel put-with-signal on a stream, and the partitions on reserved windows (RegisterSymmetric). The round trips' figure is ns/op of the whole run (20,000 round trips), the ping-pongs' a half round trip, PutSym's and the block put's the time of one put.")
 
 // mismatchCost is what the collectives' signatures (issue 36, item 7)
 // cost the barrier and small collectives, on a stream and in a kernel.
-var mismatchCost = table{title: "Between two H200s: small collectives before (old) and after (new) they reject members that disagree (µs)", file: "2026-11-26-nvidia-h200-x2-mismatch-cost.txt",
-	match: `^GPUCollective(OnStream|Device)/`, unit: "us/op", col: "build", ratio: [2]string{"old", "new"},
-	about: "scripts/gpu-run.sh mismatch: BenchmarkGPUCollectiveOnStream and BenchmarkGPUCollectiveDevice (-coll.max 512) built from 4cfa9d5 (old) and from the change's first form (new, dc07f65), alternating, three rounds, in one call. The opening phase of every device collective now adds 1 + sig<<32 instead of 1 to the members' arrival words (one word per parity instead of one), the check is a compare after the wait, and Stream.Sync reads the team's mismatch record once (the in-kernel figure includes it, over 200 collectives a launch)."}
+var mismatchCost = buildAB("Between two H200s: small collectives before (old) and after (new) they reject members that disagree (µs)", "2026-11-26-nvidia-h200-x2-mismatch-cost.txt",
+	`^GPUCollective(OnStream|Device)/`, "us/op",
+	"scripts/gpu-run.sh mismatch: BenchmarkGPUCollectiveOnStream and BenchmarkGPUCollectiveDevice (-coll.max 512) built from 4cfa9d5 (old) and from the change's first form (new, dc07f65), alternating, three rounds, in one call. The opening phase of every device collective now adds 1 + sig<<32 instead of 1 to the members' arrival words (one word per parity instead of one), the check is a compare after the wait, and Stream.Sync reads the team's mismatch record once (the in-kernel figure includes it, over 200 collectives a launch).")
 
 // mismatchCostVote is the same after the phase's verdict moved into the
 // group's barrier.
-var mismatchCostVote = table{title: "Between two H200s: small collectives before (old) and after (new) they reject members that disagree, the verdict in the group's barrier (µs)", file: "2026-11-26-nvidia-h200-x2-mismatch-cost-vote.txt",
-	match: `^GPUCollective(OnStream|Device)/`, unit: "us/op", col: "build", ratio: [2]string{"old", "new"},
-	about: "As the table above, a second call, with the phase returning thread 0's verdict through __syncthreads_and (a warp's shuffle) instead of every thread reading the struct's differed word after the barrier (ed4f5bc)."}
+var mismatchCostVote = buildAB("Between two H200s: small collectives before (old) and after (new) they reject members that disagree, the verdict in the group's barrier (µs)", "2026-11-26-nvidia-h200-x2-mismatch-cost-vote.txt",
+	`^GPUCollective(OnStream|Device)/`, "us/op",
+	"As the table above, a second call, with the phase returning thread 0's verdict through __syncthreads_and (a warp's shuffle) instead of every thread reading the struct's differed word after the barrier (ed4f5bc).")
 
 // Between two GPUs (nvidia-h100-x2): the examples against the NVSHMEM
 // anchor, and the round trips from Go and between kernel actors.
@@ -198,15 +204,15 @@ var serviceLoad = table{title: "examples/service at its highest sustained rate (
 // Issue 33's sealed mailbox slots between two GPUs: before and after in
 // one call, and the stream from Go against NVSHMEM's.
 var (
-	sealedFromGo = table{title: "Sealed mailbox slots between two GPUs: round trips from Go, before and after (µs)", file: "2026-11-25-nvidia-h100-x2-sealed.txt",
-		match: `^GPU(Chan|Future)RoundTrip$`, unit: "us/RT", col: "build", ratio: [2]string{"old", "new"},
-		about: "A Chan and a Future round trip driven from Go between PEs on two H100s (cuda backend), 6e49905 (old: a fence between each slot's data and its word) against sealed slots (new: no fence, the receiver checks the seal), alternating, two rounds in one call. Futures' reply slots are not sealed: their figure is the control (the new build's second Future run had a slow episode, p99 149 µs against 27–38 µs in the other three, which moves this median of two). A Chan message read torn, and read again: 5.5% (the raw file's torn-reads/msg; 0.5% over 20,000 round trips in the tail runs)."}
-	sealedActors = table{title: "Sealed mailbox slots between two GPUs: kernel actors, before and after (µs per half round trip)", file: "2026-11-25-nvidia-h100-x2-sealed.txt",
-		match: `^GPU(ActorPingPong/impl=.*|DevicePingPong/kind=put-signal-8B)$`, unit: "us/half-RT", col: "build", ratio: [2]string{"old", "new"},
-		about: "An 8-byte echo between kernel actors on two H100s (state in global memory, and in shared memory: -local), beside the device put-with-signal ping-pong (symchan.cuh, not a mailbox: the anchor of the kernel-actor target), same call."}
-	sealedRing = table{title: "Sealed mailbox slots between two GPUs: the ring's 8-byte hop, before and after", file: "2026-11-25-nvidia-h100-x2-sealed.txt",
-		match: `^RingHop/`, unit: "sec/op", col: "build", ratio: [2]string{"old", "new"},
-		about: "examples/ring -backend cuda -pes 2 -size 8 -laps 2000, Go actors on two H100s: the hop's median, same call."}
+	sealedFromGo = buildAB("Sealed mailbox slots between two GPUs: round trips from Go, before and after (µs)", "2026-11-25-nvidia-h100-x2-sealed.txt",
+		`^GPU(Chan|Future)RoundTrip$`, "us/RT",
+		"A Chan and a Future round trip driven from Go between PEs on two H100s (cuda backend), 6e49905 (old: a fence between each slot's data and its word) against sealed slots (new: no fence, the receiver checks the seal), alternating, two rounds in one call. Futures' reply slots are not sealed: their figure is the control (the new build's second Future run had a slow episode, p99 149 µs against 27–38 µs in the other three, which moves this median of two). A Chan message read torn, and read again: 5.5% (the raw file's torn-reads/msg; 0.5% over 20,000 round trips in the tail runs).")
+	sealedActors = buildAB("Sealed mailbox slots between two GPUs: kernel actors, before and after (µs per half round trip)", "2026-11-25-nvidia-h100-x2-sealed.txt",
+		`^GPU(ActorPingPong/impl=.*|DevicePingPong/kind=put-signal-8B)$`, "us/half-RT",
+		"An 8-byte echo between kernel actors on two H100s (state in global memory, and in shared memory: -local), beside the device put-with-signal ping-pong (symchan.cuh, not a mailbox: the anchor of the kernel-actor target), same call.")
+	sealedRing = buildAB("Sealed mailbox slots between two GPUs: the ring's 8-byte hop, before and after", "2026-11-25-nvidia-h100-x2-sealed.txt",
+		`^RingHop/`, "sec/op",
+		"examples/ring -backend cuda -pes 2 -size 8 -laps 2000, Go actors on two H100s: the hop's median, same call.")
 	sealedStream = table{title: "Between two GPUs: a stream of 8-byte Chan messages from Go (million messages per second)", file: "2026-11-25-nvidia-h100-x2-sealed.txt",
 		match: `^GPUChanStream`, unit: "Mmsg/s",
 		about: "One or eight goroutines of PE 0 send 8-byte Chan messages to PE 1's mailbox on the other H100 as fast as they can, PE 1 receives them from Go; the anchor: PE 0's host queues NVSHMEM's putmem_signal_on_stream of 8 bytes, PE 1 waits on its stream for the last (bench/anchors/nvshmem_bench.cu). 20,000 messages a rep, median of 5 after 2 warm-up reps, same call."}
@@ -214,33 +220,33 @@ var (
 
 // Issue 33's no-regression check between two GPUs: bandwidth and Jacobi.
 var (
-	noRegressBW = table{title: "Between two GPUs after sealed slots: bandwidth, before and after (GB/s)", file: "2026-11-25-nvidia-h100-x2-sealed-noregress.txt",
-		match: `^GPU(Put|DevicePutBlock)/size=[0-9]+$`, unit: "GB/s", col: "build", ratio: [2]string{"old", "new"},
-		about: "symchan's PutSym (copy engines) and a kernel's block put between two H100s, 6e49905 (old) against 83cbfe2 (new), alternating, two rounds in one call."}
-	noRegressJacobi = table{title: "Between two GPUs after sealed slots: examples/jacobi, before and after", file: "2026-11-25-nvidia-h100-x2-sealed-noregress.txt",
-		match: `^Jacobi16384/`, unit: "sec/op", col: "build", ratio: [2]string{"old", "new"},
-		about: "examples/jacobi -backend cuda -verify (16384² × 1000 sweeps) on two H100s, the same call; -verify passed in every run."}
+	noRegressBW = buildAB("Between two GPUs after sealed slots: bandwidth, before and after (GB/s)", "2026-11-25-nvidia-h100-x2-sealed-noregress.txt",
+		`^GPU(Put|DevicePutBlock)/size=[0-9]+$`, "GB/s",
+		"symchan's PutSym (copy engines) and a kernel's block put between two H100s, 6e49905 (old) against 83cbfe2 (new), alternating, two rounds in one call.")
+	noRegressJacobi = buildAB("Between two GPUs after sealed slots: examples/jacobi, before and after", "2026-11-25-nvidia-h100-x2-sealed-noregress.txt",
+		`^Jacobi16384/`, "sec/op",
+		"examples/jacobi -backend cuda -verify (16384² × 1000 sweeps) on two H100s, the same call; -verify passed in every run.")
 )
 
 // The same on one GPU (two PEs sharing an H100).
 var (
-	sealedFromGo1 = table{title: "Sealed mailbox slots on one GPU: round trips from Go, before and after (µs)", file: "2026-11-25-nvidia-h100-x1-sealed.txt",
-		match: `^GPU(Chan|Future)RoundTrip$`, unit: "us/RT", col: "build", ratio: [2]string{"old", "new"},
-		about: "As between two GPUs, with the two PEs sharing one H100: 6e49905 (old) against 76b948d (new), alternating, two rounds in one call (old times 2,000 round trips, new 20,000)."}
-	sealedActors1 = table{title: "Sealed mailbox slots on one GPU: kernel actors, before and after (µs per half round trip)", file: "2026-11-25-nvidia-h100-x1-sealed.txt",
-		match: `^GPU(ActorPingPong/impl=.*|DevicePingPong/kind=put-signal-8B)$`, unit: "us/half-RT", col: "build", ratio: [2]string{"old", "new"},
-		about: "Kernel actors' 8-byte echo and the device put-with-signal ping-pong, the two PEs sharing one H100, same call."}
-	sealedRing1 = table{title: "Sealed mailbox slots on one GPU: the ring's 8-byte hop, before and after", file: "2026-11-25-nvidia-h100-x1-sealed.txt",
-		match: `^RingHop/`, unit: "sec/op", col: "build", ratio: [2]string{"old", "new"},
-		about: "examples/ring -backend cuda -pes 2 -size 8 -laps 2000, Go actors sharing one H100, same call."}
+	sealedFromGo1 = buildAB("Sealed mailbox slots on one GPU: round trips from Go, before and after (µs)", "2026-11-25-nvidia-h100-x1-sealed.txt",
+		`^GPU(Chan|Future)RoundTrip$`, "us/RT",
+		"As between two GPUs, with the two PEs sharing one H100: 6e49905 (old) against 76b948d (new), alternating, two rounds in one call (old times 2,000 round trips, new 20,000).")
+	sealedActors1 = buildAB("Sealed mailbox slots on one GPU: kernel actors, before and after (µs per half round trip)", "2026-11-25-nvidia-h100-x1-sealed.txt",
+		`^GPU(ActorPingPong/impl=.*|DevicePingPong/kind=put-signal-8B)$`, "us/half-RT",
+		"Kernel actors' 8-byte echo and the device put-with-signal ping-pong, the two PEs sharing one H100, same call.")
+	sealedRing1 = buildAB("Sealed mailbox slots on one GPU: the ring's 8-byte hop, before and after", "2026-11-25-nvidia-h100-x1-sealed.txt",
+		`^RingHop/`, "sec/op",
+		"examples/ring -backend cuda -pes 2 -size 8 -laps 2000, Go actors sharing one H100, same call.")
 )
 
 // Issue 33's tail: what makes the slow round trips from Go, and the
 // agent's next launch queued behind a busy one.
 var (
-	tailP999 = table{title: "Between two GPUs: the round trips' p99.9, agent launched on demand (old) or queued ahead (new) (µs)", file: "2026-11-25-nvidia-h100-x2-tail.txt",
-		match: `^GPU(Chan|Future)RoundTrip$`, unit: "us/RT-p99.9", col: "build", ratio: [2]string{"old", "new"},
-		about: "p99.9 of 20,000 round trips driven from Go between PEs on two H100s, two rounds alternating in one call; new-gogc-off: the new build with the garbage collector off. The Future's slow round trips came one agent lifetime (5 ms) apart, and half as many with the next launch queued ahead; the Chan's come about 1.5 ms apart, GC or not: their cause is still open."}
+	tailP999 = buildAB("Between two GPUs: the round trips' p99.9, agent launched on demand (old) or queued ahead (new) (µs)", "2026-11-25-nvidia-h100-x2-tail.txt",
+		`^GPU(Chan|Future)RoundTrip$`, "us/RT-p99.9",
+		"p99.9 of 20,000 round trips driven from Go between PEs on two H100s, two rounds alternating in one call; new-gogc-off: the new build with the garbage collector off. The Future's slow round trips came one agent lifetime (5 ms) apart, and half as many with the next launch queued ahead; the Chan's come about 1.5 ms apart, GC or not: their cause is still open.")
 	tailHist = table{title: "Between two GPUs: histogram of the round trips from Go (round trips per bucket, of 20,000)", file: "2026-11-25-nvidia-h100-x2-tail.txt",
 		match: `^GPU(Chan|Future)RoundTrip/(hist=.*|slow)$`, unit: "RTs", col: "build",
 		about: "The same runs: round trips per power-of-two bucket of µs, and (slow) those over 3× the median."}
