@@ -64,15 +64,15 @@ var (
 	collectives     = table{title: "nvshmem backend: collectives, mapped and forced-remote", file: "2026-11-25-nvidia-h100-x1-nvshmem-paths.txt", match: `.`, unit: "sec/op", about: "Two nvshmem processes sharing one H100 under MPS, the mapped path against the forced-remote one: AllToAll of n int64 per peer, contiguous or strided (alltoalls); one barrier round."}
 )
 
-// hostAB is a table of bench/ab.sh's raw file: every benchmark, old and
-// new builds side by side with their ratio, a row per blocking mode and
-// GOMAXPROCS.
 // buildAB is a table of a run of two builds, old and new, alternating in
 // one call (a no-regression check), with new ÷ old.
 func buildAB(title, file, match, unit, about string) table {
 	return table{title: title, file: file, match: match, unit: unit, col: "build", ratio: [2]string{"old", "new"}, about: about}
 }
 
+// hostAB is a table of bench/ab.sh's raw file: every benchmark, old and
+// new builds side by side with their ratio, a row per blocking mode and
+// GOMAXPROCS.
 func hostAB(title, file, about string) table {
 	t := buildAB(title, file, `.`, "sec/op", about)
 	t.keys = []string{"blocking", "gomaxprocs"}
