@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -22,10 +21,7 @@ const bumpSource = `extern "C" __global__ void bump(unsigned long long *a, const
 // replay waits for the same value.
 func (ck *kit) testStreamGraph(t *testing.T) {
 	ck.needGPUs(t, 2)
-	prog, err := kernels.Compile("bump.cu", bumpSource, kernels.CompileOptions{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog := compile(t, "bump.cu", bumpSource)
 	const rounds = 50
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		me, other := pe.ID(), 1-pe.ID()

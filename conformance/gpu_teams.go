@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -49,10 +48,7 @@ func (ck *kit) testDeviceTeams(t *testing.T) {
 	const n = 25 // 8-byte elements: a tail past the last 16 bytes
 	npes := ck.upToPEs(4)
 	ck.needGPUs(t, npes)
-	prog, err := kernels.Compile("teams.cu", teamSource, kernels.CompileOptions{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog := compile(t, "teams.cu", teamSource)
 	ck.run(t, npes, func(ctx context.Context, pe *pgas.PE) error {
 		me := pe.ID()
 		g := must(pe.GPU())
@@ -147,10 +143,7 @@ extern "C" __global__ void reduce_n(const symchan_heap *h, symchan_team *t, long
 func (ck *kit) testDeviceArgumentsDiffer(t *testing.T) {
 	npes := ck.upToPEs(3)
 	ck.needGPUs(t, npes)
-	prog, err := kernels.Compile("mismatch.cu", mismatchSource, kernels.CompileOptions{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog := compile(t, "mismatch.cu", mismatchSource)
 	ck.run(t, npes, func(ctx context.Context, pe *pgas.PE) error {
 		me := pe.ID()
 		mod := must(must(pe.GPU()).Load(prog))

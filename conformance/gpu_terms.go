@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -61,10 +60,7 @@ extern "C" __global__ void terms(const symchan_heap *h, int peer, unsigned *w32,
 // and array checked on both sides.
 func (ck *kit) testDeviceTerms(t *testing.T) {
 	ck.needGPUs(t, 2)
-	prog, err := kernels.Compile("terms.cu", termsSource, kernels.CompileOptions{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog := compile(t, "terms.cu", termsSource)
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
 		me, peer := pe.ID(), 1-pe.ID()
 		g := must(pe.GPU())

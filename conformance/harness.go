@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -177,3 +178,14 @@ func (f *findings) add(err error) { f.errs = append(f.errs, err) }
 
 // err is every difference found, or nil.
 func (f *findings) err() error { return errors.Join(f.errs...) }
+
+// compile compiles a test's kernel source at run time (kernels.Compile)
+// into a cache of the test's own, failing the test on an error.
+func compile(t *testing.T, name, src string) kernels.Program {
+	t.Helper()
+	prog, err := kernels.Compile(name, src, kernels.CompileOptions{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog
+}
