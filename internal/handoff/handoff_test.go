@@ -105,3 +105,45 @@ func TestSpotClose(t *testing.T) {
 		t.Fatalf("a closed spot was rung: armed %v, %d tokens", s.Armed(), len(s.ch))
 	}
 }
+
+// Watch keeps the context it last saw: a later wait with the same
+// context, which ended meanwhile, stops at once; a wait with another
+// context watches that one.
+func TestSpotWatchesAgain(t *testing.T) {
+	never := func() bool { return false }
+	for _, c := range []struct {
+		name string
+		next func(first context.Context, cancelFirst context.CancelFunc) context.Context
+	}{
+		{"the same context, ended between the waits", func(first context.Context, cancelFirst context.CancelFunc) context.Context {
+			cancelFirst()
+			return first
+		}},
+		{"another context, ending during the wait", func(context.Context, context.CancelFunc) context.Context {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(20*time.Millisecond, cancel)
+			return ctx
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var s Spot
+			s.Init()
+			defer s.Close()
+			first, cancelFirst := context.WithTimeout(context.Background(), 10*time.Millisecond)
+			defer cancelFirst()
+			if err := wait(&s, first, nil, never); !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("the first wait: %v, want its deadline", err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- wait(&s, c.next(first, cancelFirst), nil, never) }()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Fatal("the second wait returned nil, want its context's error")
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the second wait did not end with its context")
+			}
+		})
+	}
+}
