@@ -336,9 +336,11 @@ func (a *KernelActor) handBack() error {
 	in, me := &m.in, a.pe.ID()
 	for s := range m.n {
 		in.next[s] = max(binary.LittleEndian.Uint64(b[l.inNext(s):]), 1)
+		in.head[s] = s*m.k + int((in.next[s]-1)%uint64(m.k))
 		in.unpaid[s] = binary.LittleEndian.Uint64(b[l.inUnpaid(s):])
 		if s != me { // Go keeps its own sends to itself: the stop marker
 			m.out[s].sent = binary.LittleEndian.Uint64(b[l.out(s):])
+			m.out[s].slot = int(m.out[s].sent % uint64(m.k))
 			m.out[s].freed = binary.LittleEndian.Uint64(b[l.out(s)+8:])
 		}
 		if in.expect[s*m.k*m.stride] == ^uint64(0) {

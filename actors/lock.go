@@ -21,10 +21,16 @@ func newLock() *ctxLock {
 	return l
 }
 
+// lock takes l, waiting until ctx ends. The uncontended path inlines into
+// its callers (the message path); the wait is lockSlow's.
 func (l *ctxLock) lock(ctx context.Context) error {
 	if l.held.CompareAndSwap(false, true) {
 		return nil
 	}
+	return l.lockSlow(ctx)
+}
+
+func (l *ctxLock) lockSlow(ctx context.Context) error {
 	l.waiters.Add(1)
 	defer l.waiters.Add(-1)
 	for {

@@ -81,6 +81,7 @@ type Mailbox struct {
 type outbox struct {
 	mu      *ctxLock
 	sent    uint64                // slots used towards this destination
+	slot    int                   // sent mod k: the slot the next commit fills
 	freed   uint64                // the destination's credit word, last seen
 	buf     []byte                // stride 1: one slot, built before it is put
 	raw     []byte                // sendPlain's copy of the value
@@ -91,6 +92,7 @@ type outbox struct {
 type inbox struct {
 	mu     *ctxLock
 	next   []uint64 // per sender: the sequence number of its next slot
+	head   []int    // per sender: the slot (s·k + (next-1) mod k) that number lands in
 	expect []uint64 // per word: the sequence number that makes it ready (closed: never)
 	status []int    // stride lineWords: the wait's mask, leaving out the words that are not slot words
 	unpaid []uint64 // per sender: slots freed but not yet credited
@@ -101,12 +103,15 @@ type inbox struct {
 	ready []int32
 	open  int   // senders that have not closed
 	from  []int // the senders a blocking wait waits for (open ones; itself if it sends to itself)
-	asm   []assembly
-	queue []Message // ready messages, taken in order
-	qhead int
-	arena []byte                   // payloads of single-slot messages in queue
-	hdr   [pgas.MaxFetchBytes]byte // a slot's header and the start of its payload
-	slot  []byte                   // a sealed slot read whole (Mailbox.whole), made at its first use
+	// what from was made for: selfSent, and open (a close lowers it)
+	fromSelf bool
+	fromOpen int
+	asm      []assembly
+	queue    []Message // ready messages, taken in order
+	qhead    int
+	arena    []byte                   // payloads of single-slot messages in queue
+	hdr      [pgas.MaxFetchBytes]byte // a slot's header and the start of its payload
+	slot     []byte                   // a sealed slot read whole (Mailbox.whole), made at its first use
 	// Where words are not host memory, the wait also brings each
 	// reported slot's first bytes (header and a small payload), in
 	// report order, sparing take a read.
@@ -183,6 +188,7 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 	in := &m.in
 	in.mu = newLock()
 	in.next = isolated[uint64](n)
+	in.head = isolated[int](n)
 	in.expect = isolated[uint64](n * k * m.stride)
 	in.unpaid = isolated[uint64](n)
 	in.idx = isolated[int](n * k * m.stride)
@@ -206,7 +212,7 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		}
 	}
 	for snd := range n {
-		in.next[snd] = 1
+		in.next[snd], in.head[snd] = 1, snd*k
 		for j := range k {
 			in.expect[(snd*k+j)*m.stride] = uint64(j + 1)
 		}
@@ -272,9 +278,6 @@ func (m *Mailbox) TrySend(to int, data []byte) error {
 func (m *Mailbox) open(ctx context.Context, to int, wait bool, chunks int) (*outbox, error) {
 	if err := m.checkDest(to); err != nil {
 		return nil, err
-	}
-	if m.closing.Load() {
-		return nil, ErrClosed
 	}
 	if to == m.pe.ID() && !m.selfSent.Load() {
 		m.selfSent.Store(true)
@@ -371,39 +374,56 @@ func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
 // word sees the data). Where the receiver is parked (pgas.Park), the
 // write wakes it.
 func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
-	seq := o.sent + 1
-	si := m.pe.ID()*m.k + int((seq-1)%uint64(m.k))
-	wi := si * m.stride
-	var err error
-	if m.stride == 1 {
-		if o.buf == nil {
-			o.buf = make([]byte, m.s)
-		}
-		putHeader(o.buf, h)
-		n := headerSize + copy(o.buf[headerSize:], payload)
-		sealSlot(o.buf[:n], seq)
-		err = pgas.PutSignalUnordered(m.pe, m.slots.Slice(si*m.s, si*m.s+n), o.buf[:n], m.words.Index(wi), seq, pgas.SignalSet, to)
-	} else {
+	if m.stride > 1 && len(payload) <= lineCap {
 		line := wordBytes(o.line[:])
 		putHeader(line, h)
-		nw := headerSize / 8
-		if len(payload) <= lineCap {
-			nw = (headerSize + copy(line[headerSize:], payload) + 7) / 8
-		} else {
-			at := si*m.s + headerSize
-			if err = pgas.Put(m.pe, m.slots.Slice(at, at+len(payload)), payload, to); err == nil {
-				err = m.pe.Fence()
-			}
-		}
-		if err == nil {
-			err = pgas.PutSignal(m.pe, m.words.Slice(wi+1, wi+1+nw), o.line[:nw], m.words.Index(wi), seq, pgas.SignalSet, to)
-		}
+		return m.putLine(to, o, (headerSize+copy(line[headerSize:], payload)+7)/8)
 	}
-	if err != nil {
+	seq := o.sent + 1
+	si := m.pe.ID()*m.k + o.slot
+	if m.stride > 1 {
+		line := wordBytes(o.line[:])
+		putHeader(line, h)
+		at := si*m.s + headerSize
+		if err := pgas.Put(m.pe, m.slots.Slice(at, at+len(payload)), payload, to); err != nil {
+			return err
+		}
+		if err := m.pe.Fence(); err != nil {
+			return err
+		}
+		return m.putLine(to, o, headerSize/8)
+	}
+	if o.buf == nil {
+		o.buf = make([]byte, m.s)
+	}
+	putHeader(o.buf, h)
+	n := headerSize + copy(o.buf[headerSize:], payload)
+	sealSlot(o.buf[:n], seq)
+	if err := pgas.PutSignalUnordered(m.pe, m.slots.Slice(si*m.s, si*m.s+n), o.buf[:n], m.words.Index(si), seq, pgas.SignalSet, to); err != nil {
 		return err
 	}
-	o.sent = seq
+	m.committed(o)
 	return nil
+}
+
+// putLine sends the first nw words of o.line (header, payload) into the
+// line of the reserved slot at to, with its word set to the slot's
+// sequence number, in one put-with-signal (see commit).
+func (m *Mailbox) putLine(to int, o *outbox, nw int) error {
+	wi := (m.pe.ID()*m.k + o.slot) * lineWords
+	if err := pgas.PutSignal(m.pe, m.words.Slice(wi+1, wi+1+nw), o.line[:nw], m.words.Index(wi), o.sent+1, pgas.SignalSet, to); err != nil {
+		return err
+	}
+	m.committed(o)
+	return nil
+}
+
+// committed counts the slot a commit filled.
+func (m *Mailbox) committed(o *outbox) {
+	o.sent++
+	if o.slot++; o.slot == m.k {
+		o.slot = 0
+	}
 }
 
 // sendPlain sends the n bytes at p as one message, encoding them straight
@@ -417,12 +437,23 @@ func (m *Mailbox) sendPlain(ctx context.Context, to int, p unsafe.Pointer, n int
 	if err := m.reserve(ctx, to, o); err != nil {
 		return err
 	}
-	// A copy first, so that the caller's value (behind p) does not escape.
-	if len(o.raw) < n {
-		o.raw = make([]byte, m.cap)
+	h := header{kind: kindData, n: n, total: n}
+	if m.stride > 1 && n <= lineCap {
+		// Straight into the line: p is only copied, and does not escape.
+		line := wordBytes(o.line[:])
+		putHeader(line, h)
+		copy(line[headerSize:], unsafe.Slice((*byte)(p), n))
+		err = m.putLine(to, o, (headerSize+n+7)/8)
+	} else {
+		// A copy first, so that the caller's value (behind p) does not
+		// escape through commit's puts.
+		if len(o.raw) < n {
+			o.raw = make([]byte, m.cap)
+		}
+		copy(o.raw, unsafe.Slice((*byte)(p), n))
+		err = m.commit(to, o, h, o.raw[:n])
 	}
-	copy(o.raw, unsafe.Slice((*byte)(p), n))
-	if err := m.commit(to, o, header{kind: kindData, n: n, total: n}, o.raw[:n]); err != nil {
+	if err != nil {
 		return err
 	}
 	m.stats.sentOne(n)
@@ -593,14 +624,14 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 // that have not closed their side, this PE only if it has sent to itself
 // (its own goroutine is the one receiving). Callers hold in.mu.
 func (m *Mailbox) senders() []int {
-	in, me := &m.in, m.pe.ID()
-	if in.from == nil {
-		in.from = make([]int, 0, m.n) // empty, not nil: a wait on no PE, not on any
-	}
-	in.from = in.from[:0]
-	for s := range m.n {
-		if (s != me || m.selfSent.Load()) && in.expect[s*m.k*m.stride] != ^uint64(0) {
-			in.from = append(in.from, s)
+	in := &m.in
+	if self := m.selfSent.Load(); in.from == nil || self != in.fromSelf || in.open != in.fromOpen {
+		in.fromSelf, in.fromOpen = self, in.open    // a close lowers open
+		in.from = slices.Grow(in.from[:0], m.n)[:0] // empty, not nil: a wait on no PE, not on any
+		for s := range m.n {
+			if (s != m.pe.ID() || self) && in.expect[s*m.k*m.stride] != ^uint64(0) {
+				in.from = append(in.from, s)
+			}
 		}
 	}
 	return in.from
@@ -619,8 +650,8 @@ func (m *Mailbox) drainHeads() bool {
 	}
 	in := &m.in
 	found := false
-	for snd, seq := range in.next {
-		wi := (snd*m.k + int((seq-1)%uint64(m.k))) * m.stride
+	for snd, si := range in.head {
+		wi, seq := si*m.stride, in.next[snd]
 		if in.expect[wi] == seq && atomic.LoadUint64(&m.localWords[wi]) >= seq {
 			// Lines are not sealed: take never re-reads, and needs no context.
 			if err := m.drain(context.Background(), snd); err != nil {
@@ -650,8 +681,7 @@ func (m *Mailbox) pay(snd int) error {
 func (m *Mailbox) drain(ctx context.Context, snd int) error {
 	in := &m.in
 	for range m.k {
-		seq := in.next[snd]
-		si := snd*m.k + int((seq-1)%uint64(m.k))
+		seq, si := in.next[snd], in.head[snd]
 		wi := si * m.stride
 		if in.expect[wi] != seq {
 			break // closed
@@ -677,6 +707,9 @@ func (m *Mailbox) drain(ctx context.Context, snd int) error {
 			return err
 		}
 		in.next[snd]++
+		if in.head[snd]++; in.head[snd] == (snd+1)*m.k {
+			in.head[snd] = snd * m.k
+		}
 		in.unpaid[snd]++
 		if h.kind == kindClose {
 			in.open--
@@ -699,8 +732,21 @@ func (m *Mailbox) take(ctx context.Context, snd, si int, place int32) (header, e
 	in := &m.in
 	var head []byte // the header and the start of the payload
 	if m.stride > 1 {
-		wi := si * m.stride
-		head = wordBytes(m.localWords[wi+1 : wi+m.stride])
+		wi := si * lineWords
+		line := m.localWords[wi+1 : wi+lineWords]
+		// Most messages lie in the line whole: their header's words say
+		// kindData with n bytes here, n in all (little-endian; elsewhere
+		// decodeHeader reads them).
+		if n := line[0] >> 32; line[0] == kindData|n<<32 && line[1] == n && n <= lineCap && n <= uint64(m.max) {
+			at := len(in.arena)
+			in.arena = append(in.arena, wordBytes(line)[headerSize:headerSize+n]...)
+			in.queue = append(in.queue, Message{From: snd, Data: in.arena[at : at+int(n) : at+int(n)]})
+			if in.asm[snd].active {
+				in.asm[snd] = assembly{} // a message cut short by a cancelled Send
+			}
+			return header{kind: kindData, n: int(n), total: int(n)}, nil
+		}
+		head = wordBytes(line)
 	} else {
 		if place > 0 {
 			b := in.fetch.Bytes
