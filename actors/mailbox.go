@@ -651,8 +651,9 @@ func (m *Mailbox) drainHeads() bool {
 	in := &m.in
 	found := false
 	for snd, si := range in.head {
-		wi, seq := si*m.stride, in.next[snd]
-		if in.expect[wi] == seq && atomic.LoadUint64(&m.localWords[wi]) >= seq {
+		// A closed sender's next slot word stays below next: it wrote
+		// nothing after its close marker.
+		if atomic.LoadUint64(&m.localWords[si*lineWords]) >= in.next[snd] {
 			// Lines are not sealed: take never re-reads, and needs no context.
 			if err := m.drain(context.Background(), snd); err != nil {
 				in.err = err

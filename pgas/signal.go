@@ -14,14 +14,24 @@ import (
 // of every mailbox: no closure, so that nothing is called through a
 // function value.
 func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, op SigOp, pe int, nbi, unordered bool) error {
-	if !op.Valid() {
-		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
+	// checkPutSignal's common case and holdPair's, written out: this is
+	// the message path, and the calls cost more than the checks.
+	n := int64(len(src)) * sizeOf[T]()
+	d, r := dst.rec, sig.rec
+	if !op.Valid() || p == nil || uint(pe) >= uint(p.w.n) || p.w.closed.Load() || d == nil || d.w != p.w ||
+		r != d && (r == nil || r.w != p.w) || sig.n < 1 || len(src) > dst.n || sig.off < dst.off+n && dst.off < sig.off+8 {
+		if err := putSignalRefused(p, dst, src, sig, op, pe); err != nil {
+			return err
+		}
 	}
-	if err := checkPutSignal(p, "PutSignal", dst, src, sig, pe); err != nil {
+	if err := d.hold(); err != nil {
 		return err
 	}
-	if err := holdPair(dst.rec, sig.rec); err != nil {
-		return err
+	if r != d {
+		if err := r.hold(); err != nil {
+			d.release()
+			return fmt.Errorf("signal: %w", err)
+		}
 	}
 	var err error
 	if ut := p.w.ut; unordered && ut != nil {
@@ -33,14 +43,31 @@ func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, o
 	return err
 }
 
+// putSignalRefused says why putSignal's check of its arguments failed
+// (as checkPutSignal and op's check say).
+//
+//go:noinline
+func putSignalRefused[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], op SigOp, pe int) error {
+	if !op.Valid() {
+		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
+	}
+	return checkPutSignal(p, "PutSignal", dst, src, sig, pe)
+}
+
 // checkPutSignal checks the arguments of a put of src into dst with sig as
 // its signal word.
 func checkPutSignal[T any](p *PE, name string, dst Sym[T], src []T, sig Sym[uint64], pe int) error {
 	n := int64(len(src)) * sizeOf[T]()
 	if p.rmaOK(dst.rec, pe) && (sig.rec == dst.rec || p.symOK(sig.rec)) && sig.n >= 1 && len(src) <= dst.n &&
 		(sig.off >= dst.off+n || dst.off >= sig.off+8) {
-		return nil // the common case, without a call
+		return nil // the common case, inlined into the caller
 	}
+	return putSignalErr(p, name, dst, src, sig, pe)
+}
+
+// putSignalErr says what checkPutSignal refused.
+func putSignalErr[T any](p *PE, name string, dst Sym[T], src []T, sig Sym[uint64], pe int) error {
+	n := int64(len(src)) * sizeOf[T]()
 	if err := p.checkRMA(dst.rec, pe); err != nil {
 		return err
 	}
