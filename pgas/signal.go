@@ -14,24 +14,16 @@ import (
 // of every mailbox: no closure, so that nothing is called through a
 // function value.
 func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, op SigOp, pe int, nbi, unordered bool) error {
-	// checkPutSignal's common case and holdPair's, written out: this is
-	// the message path, and the calls cost more than the checks.
-	n := int64(len(src)) * sizeOf[T]()
-	d, r := dst.rec, sig.rec
-	if !op.Valid() || p == nil || uint(pe) >= uint(p.w.n) || p.w.closed.Load() || d == nil || d.w != p.w ||
-		r != d && (r == nil || r.w != p.w) || sig.n < 1 || len(src) > dst.n || sig.off < dst.off+n && dst.off < sig.off+8 {
-		if err := putSignalRefused(p, dst, src, sig, op, pe); err != nil {
+	if !op.Valid() {
+		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
+	}
+	if !putSignalOK(p, dst.rec, sig.rec, pe, len(src) <= dst.n, dst.off, int64(len(src))*sizeOf[T](), sig.off, sig.n) {
+		if err := checkPutSignal(p, "PutSignal", dst, src, sig, pe); err != nil {
 			return err
 		}
 	}
-	if err := d.hold(); err != nil {
+	if err := holdPair(dst.rec, sig.rec); err != nil {
 		return err
-	}
-	if r != d {
-		if err := r.hold(); err != nil {
-			d.release()
-			return fmt.Errorf("signal: %w", err)
-		}
 	}
 	var err error
 	if ut := p.w.ut; unordered && ut != nil {
@@ -41,17 +33,6 @@ func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, o
 	}
 	releasePair(dst.rec, sig.rec)
 	return err
-}
-
-// putSignalRefused says why putSignal's check of its arguments failed
-// (as checkPutSignal and op's check say).
-//
-//go:noinline
-func putSignalRefused[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], op SigOp, pe int) error {
-	if !op.Valid() {
-		return fmt.Errorf("%w: signal operation %v", ErrBadArg, op)
-	}
-	return checkPutSignal(p, "PutSignal", dst, src, sig, pe)
 }
 
 // checkPutSignal checks the arguments of a put of src into dst with sig as
@@ -92,20 +73,26 @@ func signalApart(name string, sig Sym[uint64], off, n int64) error {
 	return nil
 }
 
-// holdPair holds the data's and the signal's allocations for an
-// operation (one hold when the signal lies in the data's allocation, as
-// in mailboxes); releasePair ends it.
-func holdPair(data, sig *allocRec) error {
-	if sig == data { // a mailbox's line: the data follows its word
-		return data.hold()
-	}
-	return holdTwo(data, sig)
+// putSignalOK is checkPutSignal's common case, inlined: a put of n bytes
+// that fits at off in d, whose signal word at sigOff in r lies outside
+// them, towards a PE of p's world, open.
+func putSignalOK(p *PE, d, r *allocRec, pe int, fits bool, off, n, sigOff int64, sigN int) bool {
+	return p != nil && uint(pe) < uint(p.w.n) && !p.w.closed.Load() && d != nil && d.w == p.w &&
+		(r == d || r != nil && r.w == p.w) && sigN >= 1 && fits && (sigOff >= off+n || off >= sigOff+8)
 }
 
-func holdTwo(data, sig *allocRec) error {
-	if err := data.hold(); err != nil {
+// holdPair holds the data's and the signal's allocations for an
+// operation (one hold when the signal lies in the data's allocation, as
+// in mailboxes); releasePair ends it. It inlines: a second hold is
+// holdSignal's.
+func holdPair(data, sig *allocRec) error {
+	if err := data.hold(); err != nil || sig == data {
 		return err
 	}
+	return holdSignal(data, sig)
+}
+
+func holdSignal(data, sig *allocRec) error {
 	if err := sig.hold(); err != nil {
 		data.release()
 		return fmt.Errorf("signal: %w", err)
@@ -134,8 +121,10 @@ func releasePair(data, sig *allocRec) {
 // one routine on the GPU instead of a compare-and-swap, a round trip to
 // the host, and a put-with-signal. Elsewhere it is those two steps.
 func PutSignalIf[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], cond, claim, val uint64, pe int) (uint64, error) {
-	if err := checkPutSignal(p, "PutSignalIf", dst, src, sig, pe); err != nil {
-		return 0, err
+	if !putSignalOK(p, dst.rec, sig.rec, pe, len(src) <= dst.n, dst.off, int64(len(src))*sizeOf[T](), sig.off, sig.n) {
+		if err := checkPutSignal(p, "PutSignalIf", dst, src, sig, pe); err != nil {
+			return 0, err
+		}
 	}
 	if err := holdPair(dst.rec, sig.rec); err != nil {
 		return 0, err
