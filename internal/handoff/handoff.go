@@ -31,19 +31,29 @@ type Spot struct {
 	ctx     context.Context // the context last watched
 	done    <-chan struct{} // its Done, which an AfterFunc watches
 	stop    func() bool     // stops that AfterFunc
+	fired   *atomic.Bool    // set by that AfterFunc before it rings
 	watches [2]abortWatch   // the last two abort channels seen
 	next    int             // which watch the next abort channel replaces
 }
 
 // An abortWatch is a goroutine that rings its Spot when abort closes, or
-// ends when quit does.
+// ends when quit does. It sets fired before it rings.
 type abortWatch struct {
 	abort <-chan struct{}
 	quit  chan struct{}
+	fired *atomic.Bool
 }
 
+// never is the fired flag of a watch that cannot fire (a context that
+// is never done, an abort channel not yet seen).
+var never = new(atomic.Bool)
+
 // Init readies s for use.
-func (s *Spot) Init() { s.ch = make(chan struct{}, 1) }
+func (s *Spot) Init() {
+	s.ch = make(chan struct{}, 1)
+	s.fired = never
+	s.watches = [2]abortWatch{{fired: never}, {fired: never}}
+}
 
 // Armed reports whether a goroutine is about to park on s or parked.
 func (s *Spot) Armed() bool { return s.armed.Load() }
@@ -121,9 +131,21 @@ func (s *Spot) Disarm() {
 }
 
 // Stopped is why a wait must end without its condition: ctx's error, or
-// ErrAborted when abort closed; nil if neither. After Watch(ctx, …) it
-// looks at the Done channel Watch kept rather than calling ctx.Err.
+// ErrAborted when abort closed; nil if neither. Called after Watch and
+// Arm with the same ctx and abort, it loads three flags: none of the
+// watches has fired, so either neither has ended, or the watch that sees
+// it end will ring s (armed), and the next Stopped looks again.
 func (s *Spot) Stopped(ctx context.Context, abort <-chan struct{}) error {
+	w := &s.watches
+	if !s.fired.Load() && !w[0].fired.Load() && !w[1].fired.Load() && same(ctx, s.ctx) &&
+		(abort == nil || abort == w[0].abort || abort == w[1].abort) {
+		return nil
+	}
+	return s.stopped(ctx, abort)
+}
+
+// stopped is Stopped's look at ctx and abort themselves.
+func (s *Spot) stopped(ctx context.Context, abort <-chan struct{}) error {
 	if !same(ctx, s.ctx) || isClosed(s.done) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -145,9 +167,14 @@ func (s *Spot) watchCtx(ctx context.Context) {
 	if s.stop != nil {
 		s.stop()
 	}
-	s.done, s.stop = d, nil
+	s.done, s.stop, s.fired = d, nil, never
 	if d != nil {
-		s.stop = context.AfterFunc(ctx, s.Ring)
+		fired := new(atomic.Bool)
+		s.fired = fired
+		s.stop = context.AfterFunc(ctx, func() {
+			fired.Store(true)
+			s.Ring()
+		})
 	}
 }
 
@@ -160,11 +187,12 @@ func (s *Spot) watchAbort(abort <-chan struct{}) {
 	if w.quit != nil {
 		close(w.quit)
 	}
-	quit := make(chan struct{})
-	*w = abortWatch{abort: abort, quit: quit}
+	quit, fired := make(chan struct{}), new(atomic.Bool)
+	*w = abortWatch{abort: abort, quit: quit, fired: fired}
 	go func() {
 		select {
 		case <-abort:
+			fired.Store(true)
 			s.Ring()
 		case <-quit:
 		}
@@ -182,7 +210,8 @@ func (s *Spot) Close() {
 			close(w.quit)
 		}
 	}
-	s.ctx, s.done, s.stop, s.watches = nil, nil, nil, [2]abortWatch{}
+	s.ctx, s.done, s.stop, s.fired = nil, nil, nil, never
+	s.watches = [2]abortWatch{{fired: never}, {fired: never}}
 }
 
 // isClosed reports whether ch is closed (nil never is).

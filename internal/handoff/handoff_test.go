@@ -147,3 +147,68 @@ func TestSpotWatchesAgain(t *testing.T) {
 		})
 	}
 }
+
+// What ended before a wait began stops it, though no watch has fired yet
+// when it first looks: the watch fires, rings, and the next look sees it.
+func TestSpotStopsForWhatEndedBefore(t *testing.T) {
+	never := func() bool { return false }
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	closed := make(chan struct{})
+	close(closed)
+	for _, c := range []struct {
+		name  string
+		ctx   context.Context
+		abort <-chan struct{}
+		want  error
+	}{
+		{"context", ended, nil, context.Canceled},
+		{"abort", context.Background(), closed, ErrAborted},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var s Spot
+			s.Init()
+			defer s.Close()
+			done := make(chan error, 1)
+			go func() { done <- wait(&s, c.ctx, c.abort, never) }()
+			select {
+			case err := <-done:
+				if !errors.Is(err, c.want) {
+					t.Fatalf("wait: %v, want %v", err, c.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the wait did not stop")
+			}
+		})
+	}
+}
+
+// A watch that fired for an earlier wait (its abort channel closed) does
+// not stop a later wait with another channel: that one parks until rung.
+func TestSpotFiredWatchOfAnEarlierWait(t *testing.T) {
+	var s Spot
+	s.Init()
+	defer s.Close()
+	first := make(chan struct{})
+	close(first)
+	if err := wait(&s, context.Background(), first, func() bool { return false }); !errors.Is(err, ErrAborted) {
+		t.Fatalf("the first wait: %v, want ErrAborted", err)
+	}
+	var flag atomic.Bool
+	done := make(chan error, 1)
+	go func() { done <- wait(&s, context.Background(), make(chan struct{}), flag.Load) }()
+	time.Sleep(20 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("the second wait ended before its ring: %v", err)
+	default:
+	}
+	for !s.Armed() {
+		time.Sleep(time.Millisecond)
+	}
+	flag.Store(true)
+	s.Ring()
+	if err := <-done; err != nil {
+		t.Fatalf("the second wait: %v, want nil", err)
+	}
+}
