@@ -167,6 +167,12 @@ var noRegressS18 = buildAB("Between two H200s: this session's start (old) agains
 	`^(GPUDevicePingPong/kind=(put-signal-8B|signal)|GPUHostPingPong(/impl=symchan-onstream)?|GPUChanRoundTrip|GPUFutureRoundTrip|GPUPut/size=(4096|1048576|67108864|268435456)|GPUDevicePutBlock/size=(1048576|16777216)|RingHop/size=8)$`, "sec/op",
 	"scripts/gpu-run.sh noregress: the bench binary and examples/ring built from 447d72c (old) and from this session's end (new), alternating, two rounds, in one call. The changes between them: kernels resolved at module load, a world sharing GPUs asking for 32 hardware queues, pgas's trimmed put-with-signal path, Compile's in-process cache, the one-kernel put-with-signal on a stream, and the partitions on reserved windows (RegisterSymmetric). The round trips' figure is ns/op of the whole run (20,000 round trips), the ping-pongs' a half round trip, PutSym's and the block put's the time of one put.")
 
+// noRegressS20 is issue 32's GPU check of the twentieth session's host
+// path changes on two H200s.
+var noRegressS20 = buildAB("Between two H200s: the twentieth session's start (old) against its host-path changes (new)", "2026-11-26-nvidia-h200-x2-noregress-s20.txt",
+	noRegressS18.match, "sec/op",
+	"scripts/gpu-run.sh noregress: the bench binary and examples/ring built from 0f5ff22 (old) and 22b071e (new), alternating, two rounds, in one call. The changes between them are the host message path's (issue 32): on GPUs only pgas's put-with-signal checks (written out, without calls) and the mailbox's slot arithmetic (per-sender and per-destination counters instead of divisions) run there. The round trips' figure is ns/op of the whole run (20,000 round trips), the ping-pongs' a half round trip, PutSym's and the block put's the time of one put.")
+
 // mismatchCost is what the collectives' signatures (issue 36, item 7)
 // cost the barrier and small collectives, on a stream and in a kernel.
 var mismatchCost = buildAB("Between two H200s: small collectives before (old) and after (new) they reject members that disagree (µs)", "2026-11-26-nvidia-h200-x2-mismatch-cost.txt",
@@ -333,7 +339,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostNow8S19, hostNow8S20, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, mismatchCost, mismatchCostVote, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostNow8S19, hostNow8S20, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, noRegressS20, mismatchCost, mismatchCostVote, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
