@@ -1,13 +1,16 @@
-// This file holds the Mailbox: one send path (send, open, reserve,
-// commit) and one receive path (recv, then drainHeads and pgas.Park where
-// this PE's words are host memory, else pgas.Wait; drain, take, pay).
+// This file holds the Mailbox: one send path (send, or sendPlain for a
+// plain value; open, reserve, commit, which ends in putLine where words
+// are host memory) and one
+// receive path (recv, then drainHeads and pgas.Park where this PE's words
+// are host memory, else pgas.Wait; drain, take, pay).
 //
 // Invariants, for each sender s and receiver r, with K slots of s at r:
 //
 //   - Slot j of s at r carries the sequence numbers ≡ j+1 (mod K); s's
-//     out[r].sent is the last one it committed, r's in.next[s] the next
-//     one it takes, and in.expect[w] the value that makes word w ready
-//     (^0 once s has closed: never).
+//     out[r].sent is the last one it committed (out[r].slot the slot of
+//     the next), r's in.next[s] the next one it takes (in.head[s] its
+//     slot), and in.expect[w] the value that makes word w ready (^0 once
+//     s has closed: never).
 //   - s commits sequence number q only when q ≤ out[r].freed + K: the
 //     slot's previous message was taken and credited by r.
 //   - r reads a slot only after it saw the slot's word reach the slot's
