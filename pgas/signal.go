@@ -36,18 +36,9 @@ func putSignal[T any](p *PE, dst Sym[T], src []T, sig Sym[uint64], val uint64, o
 }
 
 // checkPutSignal checks the arguments of a put of src into dst with sig as
-// its signal word.
+// its signal word, saying what is wrong. Its callers ask putSignalOK
+// first, which answers the common case without a call.
 func checkPutSignal[T any](p *PE, name string, dst Sym[T], src []T, sig Sym[uint64], pe int) error {
-	n := int64(len(src)) * sizeOf[T]()
-	if p.rmaOK(dst.rec, pe) && (sig.rec == dst.rec || p.symOK(sig.rec)) && sig.n >= 1 && len(src) <= dst.n &&
-		(sig.off >= dst.off+n || dst.off >= sig.off+8) {
-		return nil // the common case, inlined into the caller
-	}
-	return putSignalErr(p, name, dst, src, sig, pe)
-}
-
-// putSignalErr says what checkPutSignal refused.
-func putSignalErr[T any](p *PE, name string, dst Sym[T], src []T, sig Sym[uint64], pe int) error {
 	n := int64(len(src)) * sizeOf[T]()
 	if err := p.checkRMA(dst.rec, pe); err != nil {
 		return err
@@ -73,9 +64,10 @@ func signalApart(name string, sig Sym[uint64], off, n int64) error {
 	return nil
 }
 
-// putSignalOK is checkPutSignal's common case, inlined: a put of n bytes
-// that fits at off in d, whose signal word at sigOff in r lies outside
-// them, towards a PE of p's world, open.
+// putSignalOK is checkPutSignal's common case, small enough to inline: a
+// put of n bytes that fits at off in d, whose signal word at sigOff in r
+// lies outside them, towards a PE of p's world, open. (Whether d or r was
+// freed, holdPair tells.)
 func putSignalOK(p *PE, d, r *allocRec, pe int, fits bool, off, n, sigOff int64, sigN int) bool {
 	return p != nil && uint(pe) < uint(p.w.n) && !p.w.closed.Load() && d != nil && d.w == p.w &&
 		(r == d || r != nil && r.w == p.w) && sigN >= 1 && fits && (sigOff >= off+n || off >= sigOff+8)
@@ -83,8 +75,7 @@ func putSignalOK(p *PE, d, r *allocRec, pe int, fits bool, off, n, sigOff int64,
 
 // holdPair holds the data's and the signal's allocations for an
 // operation (one hold when the signal lies in the data's allocation, as
-// in mailboxes); releasePair ends it. It inlines: a second hold is
-// holdSignal's.
+// in mailboxes); releasePair ends it.
 func holdPair(data, sig *allocRec) error {
 	if err := data.hold(); err != nil || sig == data {
 		return err
