@@ -72,6 +72,38 @@ func FuzzDecodeHeader(f *testing.F) {
 	})
 }
 
+// FuzzLineMessage: the receive path's check of a host line accepts only
+// what decodeHeader accepts, as the same whole message of n bytes, which
+// fit the line and max (the mailbox's largest message, from 0 up).
+func FuzzLineMessage(f *testing.F) {
+	line := make([]uint64, lineWords-1)
+	putHeader(wordBytes(line), header{kind: kindData, n: 8, total: 8})
+	f.Add(line[0], line[1], line[2], 64)
+	f.Add(line[0], line[1], line[2], 4)
+	putHeader(wordBytes(line), header{kind: kindData, n: lineCap + 1, total: lineCap + 1})
+	f.Add(line[0], line[1], line[2], 64)
+	putHeader(wordBytes(line), header{kind: kindClose})
+	f.Add(line[0], line[1], line[2], 64)
+	f.Fuzz(func(t *testing.T, w0, w1, w2 uint64, max int) {
+		if max < 0 {
+			max = -(max + 1)
+		}
+		line := make([]uint64, lineWords-1)
+		line[0], line[1], line[2] = w0, w1, w2
+		n, ok := lineMessage(line, max)
+		if !ok {
+			return
+		}
+		h, err := decodeHeader(wordBytes(line), 1008, max)
+		if err != nil {
+			t.Fatalf("lineMessage accepted %x %x (n %d), decodeHeader refused: %v", w0, w1, n, err)
+		}
+		if h.kind != kindData || h.n != n || h.total != n || n > lineCap || n > max {
+			t.Fatalf("lineMessage: %d bytes; decodeHeader: %+v (max %d)", n, h, max)
+		}
+	})
+}
+
 // sealedLen never reads past what it is given, and vouches only for a
 // slot whose seal is the one sealSlot writes for that sequence number.
 func FuzzSealedLen(f *testing.F) {

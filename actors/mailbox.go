@@ -738,17 +738,14 @@ func (m *Mailbox) take(ctx context.Context, snd, si int, place int32) (header, e
 	if m.stride > 1 {
 		wi := si * lineWords
 		line := m.localWords[wi+1 : wi+lineWords]
-		// Most messages lie in the line whole: their header's words say
-		// kindData with n bytes here, n in all (little-endian; elsewhere
-		// decodeHeader reads them).
-		if n := line[0] >> 32; line[0] == kindData|n<<32 && line[1] == n && n <= lineCap && n <= uint64(m.max) {
+		if n, ok := lineMessage(line, m.max); ok {
 			at := len(in.arena)
 			in.arena = append(in.arena, wordBytes(line)[headerSize:headerSize+n]...)
-			in.queue = append(in.queue, Message{From: snd, Data: in.arena[at : at+int(n) : at+int(n)]})
+			in.queue = append(in.queue, Message{From: snd, Data: in.arena[at : at+n : at+n]})
 			if in.asm[snd].active {
 				in.asm[snd] = assembly{} // a message cut short by a cancelled Send
 			}
-			return header{kind: kindData, n: int(n), total: int(n)}, nil
+			return header{kind: kindData, n: n, total: n}, nil
 		}
 		head = wordBytes(line)
 	} else {
@@ -809,6 +806,16 @@ func (m *Mailbox) take(ctx context.Context, snd, si int, place int32) (header, e
 		*a = assembly{}
 	}
 	return h, nil
+}
+
+// lineMessage reports whether line, the words after a slot word, holds a
+// whole message of n bytes in a mailbox whose messages have at most max:
+// its header's words say kindData with n bytes here, n in all, and n fits
+// the line. Most messages on host memory are such; decodeHeader reads the
+// rest (and, on a big-endian machine, these too).
+func lineMessage(line []uint64, max int) (n int, ok bool) {
+	w := line[0] >> 32
+	return int(w), line[0] == kindData|w<<32 && line[1] == w && w <= lineCap && w <= uint64(max)
 }
 
 // tornLimit bounds how long a receiver re-reads a sealed slot whose word
