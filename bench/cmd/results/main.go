@@ -114,7 +114,7 @@ var hostNow8S20 = hostAB("Host fast path: round trips before its move (c503695) 
 // hostFutureS20 is a second look at the Future round trip, the one
 // figure hostNow8S20 left uncertain (spinning, GOMAXPROCS 2).
 var hostFutureS20 = hostAB("Host: the Future round trip alone, before the host path's move (c503695) against the twentieth session's end, 12 rounds", "2026-11-26-go-vm-host-ab-future-c503695-head-s20.txt",
-	"bench/ab.sh c503695 HEAD with BENCH=FutureRoundTrip, RING=0, ROUNDS=12, 2-core VM. Parked, −4% and −5% (p ≤ 0.028). Spinning, the VM put some runs of both builds in a mode where a round trip takes 640 to 1,300 ns (±95% to ±149%), and no difference is significant (p = 0.20 at GOMAXPROCS 2, 0.40 at 8). Without those runs, at GOMAXPROCS 2 c503695's round trips lie at 266 to 302 ns and the new build's in two groups, 256 to 284 and 305 to 325 ns: which group a world falls in is not explained (see the closing note of the twentieth session).")
+	"bench/ab.sh c503695 HEAD with BENCH=FutureRoundTrip, RING=0, ROUNDS=12, 2-core VM. Parked, −4% and −5% (p ≤ 0.028). Spinning, the VM put some runs of both builds in a mode where a round trip takes 640 to 1,300 ns (±95% to ±149%), and no difference is significant (p = 0.20 at GOMAXPROCS 2, 0.40 at 8). Without those runs, at GOMAXPROCS 2 c503695's round trips lie at 266 to 302 ns and the new build's in two groups, 256 to 284 and 305 to 325 ns: which group a world falls in was not explained (the VM has no hardware counters; isolating the mailbox, the System and the host backend's slices on cache lines of their own did not change it).")
 
 // hostInstr and hostI1 are the twentieth session's instruction counts of
 // the host round trips (bench/icount.sh): before the host path's move,
