@@ -2,8 +2,6 @@ package actors
 
 import (
 	"fmt"
-	"reflect"
-	"sync"
 	"unsafe"
 
 	"github.com/symchan/symchan/internal/plain"
@@ -22,33 +20,11 @@ type Codec[T any] interface {
 // (its memory as raw bytes), or ErrNoCodec if T is not plain: for layers
 // above that take a Codec and want the same encoding.
 func PlainCodec[T any]() (Codec[T], error) {
-	if !isPlain[T]() {
+	if !plain.Of[T]() {
 		var z T
 		return nil, fmt.Errorf("%w: %T", ErrNoCodec, z)
 	}
 	return rawCodec[T]{}, nil
-}
-
-// plainTypes caches plain.Is by type: NewFuture and Reply ask for every
-// message.
-var plainTypes sync.Map // reflect.Type → bool
-
-// isPlain reports whether T is plain: the scalars without reflection,
-// other types once.
-func isPlain[T any]() bool {
-	var z T
-	switch any(z).(type) {
-	case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, uintptr,
-		float32, float64, complex64, complex128:
-		return true
-	}
-	t := reflect.TypeFor[T]()
-	if v, ok := plainTypes.Load(t); ok {
-		return v.(bool)
-	}
-	ok := plain.Is(t)
-	plainTypes.Store(t, ok)
-	return ok
 }
 
 // givenCodec checks a codec passed to a ...Codec constructor.

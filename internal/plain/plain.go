@@ -2,7 +2,10 @@
 // symmetric allocation (pgas.Sym) accepts and actors sends without a codec.
 package plain
 
-import "reflect"
+import (
+	"reflect"
+	"sync"
+)
 
 // Is reports whether values of t are fixed-size bytes with no pointers
 // (numbers, and arrays and structs of them), so they can be copied between
@@ -24,4 +27,25 @@ func Is(t reflect.Type) bool {
 		return true
 	}
 	return false
+}
+
+// types caches Is by type for Of.
+var types sync.Map // reflect.Type → bool
+
+// Of is Is for T, for paths that ask on every message (actors' NewFuture
+// and Reply): the scalars without reflection, other types once.
+func Of[T any]() bool {
+	var z T
+	switch any(z).(type) {
+	case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, uintptr,
+		float32, float64, complex64, complex128:
+		return true
+	}
+	t := reflect.TypeFor[T]()
+	if v, ok := types.Load(t); ok {
+		return v.(bool)
+	}
+	ok := Is(t)
+	types.Store(t, ok)
+	return ok
 }
