@@ -1,8 +1,8 @@
 // This file holds the Mailbox: one send path (send, or sendPlain for a
 // plain value; open, reserve, commit, which ends in putLine where words
-// are host memory) and one
-// receive path (recv, then drainHeads and pgas.Park where this PE's words
-// are host memory, else pgas.Wait; drain, take, pay).
+// are host memory) and one receive path (recv, then drainHeads and
+// pgas.Park where this PE's words are host memory, else pgas.Wait; drain,
+// take, pay).
 //
 // Invariants, for each sender s and receiver r, with K slots of s at r:
 //
@@ -738,16 +738,10 @@ func (m *Mailbox) take(ctx context.Context, snd, si int, place int32) (header, e
 	if m.stride > 1 {
 		wi := si * lineWords
 		line := m.localWords[wi+1 : wi+lineWords]
-		if n, ok := lineMessage(line, m.max); ok {
-			at := len(in.arena)
-			in.arena = append(in.arena, wordBytes(line)[headerSize:headerSize+n]...)
-			in.queue = append(in.queue, Message{From: snd, Data: in.arena[at : at+n : at+n]})
-			if in.asm[snd].active {
-				in.asm[snd] = assembly{} // a message cut short by a cancelled Send
-			}
-			return header{kind: kindData, n: n, total: n}, nil
-		}
 		head = wordBytes(line)
+		if n, ok := lineMessage(line, m.max); ok {
+			return in.queueWhole(snd, header{kind: kindData, n: n, total: n}, head)
+		}
 	} else {
 		if place > 0 {
 			b := in.fetch.Bytes
@@ -769,11 +763,7 @@ func (m *Mailbox) take(ctx context.Context, snd, si int, place int32) (header, e
 		return h, fmt.Errorf("from PE %d: %w", snd, err)
 	}
 	if h.kind == kindData && h.n == h.total && headerSize+h.n <= len(head) {
-		at := len(in.arena)
-		in.arena = append(in.arena, head[headerSize:headerSize+h.n]...)
-		in.queue = append(in.queue, Message{From: snd, Data: in.arena[at : at+h.n : at+h.n]})
-		in.asm[snd] = assembly{}
-		return h, nil
+		return in.queueWhole(snd, h, head)
 	}
 	a := &in.asm[snd]
 	switch h.kind {
@@ -804,6 +794,19 @@ func (m *Mailbox) take(ctx context.Context, snd, si int, place int32) (header, e
 		}
 	case kindClose:
 		*a = assembly{}
+	}
+	return h, nil
+}
+
+// queueWhole queues sender snd's message h, one slot whose payload lies in
+// head after the header, and ends any message of snd's that a cancelled
+// Send cut short (an inactive assembly is already zero).
+func (in *inbox) queueWhole(snd int, h header, head []byte) (header, error) {
+	at := len(in.arena)
+	in.arena = append(in.arena, head[headerSize:headerSize+h.n]...)
+	in.queue = append(in.queue, Message{From: snd, Data: in.arena[at : at+h.n : at+h.n]})
+	if in.asm[snd].active {
+		in.asm[snd] = assembly{}
 	}
 	return h, nil
 }
