@@ -311,14 +311,22 @@ func (p *PE) untrack(r *allocRec) {
 	p.live = slices.DeleteFunc(p.live, func(x *allocRec) bool { return x == r })
 }
 
-// retireAgreed ends a whole allocation r collectively (Free, and
-// UnregisterSymmetric with op opUnregister): this PE's operations on it
-// (NBI ones included) end before the members agree, so that once they
-// have, none is under way on any member: none can land in what a member
-// hands out next of these bytes (and zeroes) as soon as it returns. bad,
+// retireWhole ends the whole allocation (Free, op opFree) or registered
+// buffer (UnregisterSymmetric, op opUnregister) that the Sym at off of n
+// elements of r must be, collectively: this PE's operations on it (NBI
+// ones included) end before the members agree, so that once they have,
+// none is under way on any member: none can land in what a member hands
+// out next of these bytes (and zeroes) as soon as it returns. A bad Sym,
 // or a failed quiet, goes as an invalid request, so that every member
-// fails; r then stays usable. Callers hold p.mu.
-func (p *PE) retireAgreed(ctx context.Context, r *allocRec, op uint64, bad error) error {
+// fails; r then stays usable. Once they agree, end (if not nil) runs, and
+// the bytes go back.
+func (p *PE) retireWhole(ctx context.Context, name string, r *allocRec, off int64, n int, op uint64, end func() error) error {
+	if err := p.check(); err != nil {
+		return err
+	}
+	bad := p.wholeArg(name, r, off, n, op == opUnregister)
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	req := [4]uint64{op, ^uint64(0), 0, 0}
 	retired := bad == nil
 	if retired {
@@ -335,7 +343,12 @@ func (p *PE) retireAgreed(ctx context.Context, r *allocRec, op uint64, bad error
 		}
 		return err
 	}
-	return nil
+	var err error
+	if end != nil {
+		err = end()
+	}
+	p.untrack(r)
+	return err
 }
 
 // wholeArg is why the Sym at off of n elements of rec is not what name
@@ -364,17 +377,7 @@ func (p *PE) wholeArg(name string, rec *allocRec, off int64, n int, registered b
 // allocation, not a Slice of one. Using s, or any Slice of it, afterwards
 // is an error.
 func Free[T any](ctx context.Context, p *PE, s Sym[T]) error {
-	if err := p.check(); err != nil {
-		return err
-	}
-	bad := p.wholeArg("Free", s.rec, s.off, s.n, false)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err := p.retireAgreed(ctx, s.rec, opFree, bad); err != nil {
-		return err
-	}
-	p.untrack(s.rec)
-	return nil
+	return p.retireWhole(ctx, "Free", s.rec, s.off, s.n, opFree, nil)
 }
 
 // Realloc collectively resizes s to n elements (shmem_realloc): it returns

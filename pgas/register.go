@@ -116,18 +116,9 @@ func RegisterSymmetric[T any](ctx context.Context, p *PE, buf device.Ptr, n int)
 // RegisterSymmetric, the same on every PE. Using s afterwards is an error;
 // the buffers stay their owners'.
 func UnregisterSymmetric[T any](ctx context.Context, p *PE, s Sym[T]) error {
-	if err := p.check(); err != nil {
-		return err
-	}
-	bad := p.wholeArg("UnregisterSymmetric", s.rec, s.off, s.n, true)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err := p.retireAgreed(ctx, s.rec, opUnregister, bad); err != nil {
-		return err
-	}
-	err := p.w.rt.Unregister(p.id, s.rec.off, s.rec.size)
-	p.untrack(s.rec)
-	return err
+	return p.retireWhole(ctx, "UnregisterSymmetric", s.rec, s.off, s.n, opUnregister, func() error {
+		return p.w.rt.Unregister(p.id, s.rec.off, s.rec.size) // a registered rec: rt is not nil
+	})
 }
 
 // CanRegister reports whether p's backend registers device memory
