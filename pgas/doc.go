@@ -35,7 +35,7 @@
 //     run on the device in one sequence with kernels' team collectives;
 //   - the heap: [Realloc] and [Free] beside the allocations, and device
 //     memory that another library allocated made symmetric
-//     ([RegisterSymmetric], [UnregisterSymmetric]; the cuda backend).
+//     ([RegisterSymmetric], [UnregisterSymmetric]; the GPU backends).
 //
 // Point-to-point waits over arrays of words (wait_until_all/any/some and
 // their vector forms, tests, status masks) live in package signals, built on

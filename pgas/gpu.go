@@ -88,7 +88,7 @@ type checkedGPU struct {
 }
 
 func (g checkedGPU) Addr(pe int, off int64) device.Ptr {
-	if uint(pe) >= uint(g.p.w.n) || off < 0 || off >= g.p.w.regSpan() {
+	if uint(pe) >= uint(g.p.w.n) || off < 0 || off >= g.p.w.span {
 		return 0
 	}
 	return g.GPU.Addr(pe, off)
@@ -126,7 +126,7 @@ func (g checkedGPU) SignalWaitOnStream(s *device.Stream, sigOff int64, v uint64)
 // checkBytes checks that [off, off+n) is a non-empty range of the heap
 // (or of the registered buffers past it).
 func (g checkedGPU) checkBytes(off, n int64) error {
-	if h := g.p.w.regSpan(); n <= 0 || off < 0 || off > h-n {
+	if h := g.p.w.span; n <= 0 || off < 0 || off > h-n {
 		return fmt.Errorf("%w: %d bytes at offset %d of a %d-byte partition", ErrBadSize, n, off, h)
 	}
 	return nil

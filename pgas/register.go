@@ -124,13 +124,3 @@ func UnregisterSymmetric[T any](ctx context.Context, p *PE, s Sym[T]) error {
 // CanRegister reports whether p's backend registers device memory
 // (RegisterSymmetric): the GPU backends do.
 func CanRegister(p *PE) bool { return p != nil && p.w.rt != nil }
-
-// regSpan is the end of the offsets a PE's routines may name: the heap's,
-// or past it the registered buffers' where the backend registers.
-func (w *World) regSpan() int64 {
-	if w.rt != nil {
-		_, hi, _ := w.rt.RegisterSpan()
-		return hi
-	}
-	return w.tr.HeapSize()
-}

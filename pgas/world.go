@@ -32,6 +32,9 @@ type World struct {
 	ut  driver.UnorderedTransport // tr, where a put-with-signal may leave out its order; else nil
 	rt  driver.RegisterTransport  // tr, where it maps existing device memory into partitions; else nil
 	n   int
+	// span is the end of the offsets a PE's routines may name: the
+	// heap's, or past it the registered buffers' where rt is set.
+	span int64
 
 	failed   chan struct{} // closed when a PE fails
 	failOnce sync.Once
@@ -308,9 +311,10 @@ func open(ctx context.Context, cfg Config) (*World, error) {
 	w.pt, _ = tr.(driver.ParkTransport)
 	w.ct, _ = tr.(driver.ClaimTransport)
 	w.ut, _ = tr.(driver.UnorderedTransport)
+	w.span = tr.HeapSize()
 	if rt, ok := tr.(driver.RegisterTransport); ok {
 		if lo, hi, _ := rt.RegisterSpan(); hi > lo { // else it cannot register here
-			w.rt = rt
+			w.rt, w.span = rt, hi
 		}
 	}
 	w.cfg.PEs = w.n
