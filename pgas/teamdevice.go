@@ -179,8 +179,8 @@ func (t *Team) deviceMismatch() error {
 		}
 	}
 	all := make([][]int64, len(t.members))
-	kinds := map[syncKind]bool{}
-	var first syncKind
+	var first syncKind           // the first known member's collective
+	known, mixed := false, false // mixed: another member's was another
 	for r, m := range t.members {
 		w := mine
 		if m != t.pe.id {
@@ -192,17 +192,17 @@ func (t *Team) deviceMismatch() error {
 		if !ok {
 			continue
 		}
-		if len(kinds) == 0 {
-			first = k
+		if !known {
+			first, known = k, true
 		}
-		kinds[k] = true
+		mixed = mixed || k != first
 		all[r] = []int64{int64(k)}
 		for _, v := range w[2:] {
 			all[r] = append(all[r], int64(v))
 		}
 	}
 	names := deviceArgNames[:]
-	if len(kinds) > 1 {
+	if mixed {
 		names = names[:1] // different collectives: their arguments are not comparable
 	}
 	return fmt.Errorf("%w: %s on a GPU: the members' arguments differ: %s", ErrCollectiveMismatch, first, describeDiffer(t.members, names, all))
