@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -132,16 +133,10 @@ func (ck *kit) testCollectiveCancelledOnOneMember(t *testing.T) {
 func outcomeAgrees(ctx context.Context, pe *pgas.PE, box pgas.Sym[uint64], quitter int, mustFail bool, err, next error, off int64) error {
 	code := uint64(off) + 2 // completed: where the next allocation went
 	if err != nil {
-		code = uint64(crc32.ChecksumIEEE([]byte(err.Error()))) | 1<<40
+		code = errCode(err)
 	}
-	codes, xerr := swapCodes(ctx, pe, box, code)
-	if xerr != nil {
-		return xerr
-	}
-	for q, c := range codes {
-		if c != code {
-			return fmt.Errorf("PE %d ended differently from PE %d (this PE: %v)", q, pe.ID(), err)
-		}
+	if q, xerr := differingPE(ctx, pe, box, code); xerr != nil || q >= 0 {
+		return cmp.Or(xerr, fmt.Errorf("PE %d ended differently from PE %d (this PE: %v)", q, pe.ID(), err))
 	}
 	if err == nil {
 		if mustFail {
@@ -166,6 +161,25 @@ func outcomeAgrees(ctx context.Context, pe *pgas.PE, box pgas.Sym[uint64], quitt
 		return fmt.Errorf("the next call on the broken team returned %v, want ErrTeamBroken", next)
 	}
 	return nil
+}
+
+// errCode is err's code for swapCodes: nonzero, and the same for the same
+// message.
+func errCode(err error) uint64 { return uint64(crc32.ChecksumIEEE([]byte(err.Error()))) | 1<<40 }
+
+// differingPE swaps code through box (swapCodes) and returns the first PE
+// whose code differs from this PE's, or -1 when all agree.
+func differingPE(ctx context.Context, pe *pgas.PE, box pgas.Sym[uint64], code uint64) (int, error) {
+	codes, err := swapCodes(ctx, pe, box, code)
+	if err != nil {
+		return -1, err
+	}
+	for q, c := range codes {
+		if c != code {
+			return q, nil
+		}
+	}
+	return -1, nil
 }
 
 // swapCodes gives every PE every PE's nonzero code, through box (one word
@@ -204,15 +218,8 @@ func (ck *kit) testCollectiveKindsMismatch(t *testing.T) {
 		if !errors.Is(next, pgas.ErrTeamBroken) {
 			return fmt.Errorf("allocation after the mismatch: %v, want ErrTeamBroken", next)
 		}
-		code := uint64(crc32.ChecksumIEEE([]byte(err.Error())))
-		codes, xerr := swapCodes(ctx, pe, box, code|1<<40)
-		if xerr != nil {
-			return xerr
-		}
-		for q, c := range codes {
-			if c != code|1<<40 {
-				return fmt.Errorf("PE %d's error differs from this one's: %v", q, err)
-			}
+		if q, xerr := differingPE(ctx, pe, box, errCode(err)); xerr != nil || q >= 0 {
+			return cmp.Or(xerr, fmt.Errorf("PE %d's error differs from this one's: %v", q, err))
 		}
 		return nil
 	})
@@ -300,19 +307,13 @@ func (ck *kit) testCollectiveCancelRace(t *testing.T) {
 			tm.Destroy()
 			code := uint64(1)
 			if err != nil {
-				code = uint64(crc32.ChecksumIEEE([]byte(err.Error()))) | 1<<40
+				code = errCode(err)
 				if pe.ID() == 0 {
 					failed.Add(1)
 				}
 			}
-			codes, xerr := swapCodes(ctx, pe, box.Slice(i*n, (i+1)*n), code)
-			if xerr != nil {
-				return xerr
-			}
-			for q, c := range codes {
-				if c != code {
-					return fmt.Errorf("round %d: PE %d ended differently from PE %d (%v)", i, q, pe.ID(), err)
-				}
+			if q, xerr := differingPE(ctx, pe, box.Slice(i*n, (i+1)*n), code); xerr != nil || q >= 0 {
+				return cmp.Or(xerr, fmt.Errorf("round %d: PE %d ended differently from PE %d (%v)", i, q, pe.ID(), err))
 			}
 		}
 		return nil
