@@ -33,11 +33,11 @@ const collThreads = 256
 
 var collOps = []string{"barrier", "broadcast", "reduce-f32", "reduce-f64", "fcollect", "alltoall"}
 
-// collIters is k for a size (nvshmem_coll.cu: collIters).
 // collMax bounds the sizes the collective benchmarks run (an A/B of small
 // collectives need not wait for the 64 MiB ones).
 var collMax = flag.Int("coll.max", 0, "largest size in bytes of the collective benchmarks (0: all)")
 
+// collIters is k for a size (nvshmem_coll.cu: collIters).
 func collIters(size int) int {
 	if size < 1 {
 		size = 1

@@ -94,9 +94,8 @@ var hostNow = hostAB("Host fast path: before its move (c503695) against this ses
 var hostNow8 = hostAB("Host fast path: round trips before its move (c503695) against this session's HEAD, 8 rounds", "2026-11-25-go-vm-host-ab-c503695-head-8rounds.txt",
 	"Chan and Future round trips of c503695 (old) and this session's HEAD (new), alternating, 8 rounds (bench/ab.sh with RING=0), 2-core VM. benchstat: parked at GOMAXPROCS 2 the new build is slower, Chan +20% (p = 0.021) and Future +19% (p = 0.010); no other difference is significant.")
 
-// hostPaths is issue 32's before and after: the host fast path moved
-// from package actors into the backend (pgas.Park), old and new builds
-// alternating (bench/ab.sh).
+// hostNow8Again and the hostNow8S* tables are the same A/B at the end of
+// later sessions, until the host path no longer regressed (S20).
 var hostNow8Again = hostAB("Host fast path: round trips before its move (c503695) against the sixteenth session's HEAD, 8 rounds", "2026-11-25-go-vm-host-ab-c503695-head-8rounds-again.txt",
 	"The same A/B as above, again at the end of the sixteenth session (bench/ab.sh c503695 HEAD, RING=0, 8 rounds, 2-core VM). benchstat: Future is slower in every mode (+11% to +23%, p ≤ 0.038), Chan parked (+15% at GOMAXPROCS 2, p = 0.028; +5% at 8, p = 0.038); spinning Chan is within the noise.")
 
@@ -105,6 +104,9 @@ var hostNow8S17 = hostAB("Host fast path: round trips before its move (c503695) 
 
 var hostNow8S18 = hostAB("Host fast path: round trips before its move (c503695) against the eighteenth session's HEAD, 8 rounds", "2026-11-26-go-vm-host-ab-c503695-head-s18.txt",
 	"bench/ab.sh c503695 HEAD (ROUNDS=8, RING=0) on the 2-core VM after this session's trims of pgas's put-with-signal path (Sym.Slice inlined, one hold without a call, PutSignalIf issuing the claim itself): Chan is within the noise in every mode; Future is still slower, +9% to +10% spinning (p ≤ 0.038) and +20% to +23% parked (p ≤ 0.007).")
+
+var hostNow8S19 = hostAB("Host fast path: round trips before its move (c503695) against the nineteenth session's end, 8 rounds", "2026-11-26-go-vm-host-ab-c503695-head-s19.txt",
+	"bench/ab.sh c503695 HEAD (ROUNDS=8) on the 2-core VM after this session's host changes: Park runs the hand-off waiter's own loop with its ready function (no evaluator), a Spot's Watch and Stopped compare the context they kept, PlainCodec asks no reflection for scalars, Await leaves the world-ended check to Park. Parked, Chan is +5% to +6% (p = 0.000), Future +7% to +10% (p ≤ 0.021; +20% to +23% at the eighteenth session's end), Throughput8B +4% to +5%, the ring +4%. The spinning rounds met a noisy machine (±40% to ±57%): no difference is significant there.")
 
 // hostNow8S20 is issue 32's host check after the twentieth session cut
 // the message path's instructions.
@@ -120,14 +122,11 @@ var hostFutureS20 = hostAB("Host: the Future round trip alone, before the host p
 // the host round trips (bench/icount.sh): before the host path's move,
 // at the session's start, at its end.
 var (
-	hostInstr = table{title: "Host round trips: instructions per round trip (valgrind)", file: "2026-11-26-go-vm-icount-s20.txt", match: `.`, unit: "instr/op", col: "build", ratio: [2]string{"old", "new"},
-		about: "bench/icount.sh old=c503695 start=0f5ff22 new=HEAD: cachegrind's instruction count of a parked round trip (Throughput8B: a message) at GOMAXPROCS=1, both PEs and Go's scheduler together, the difference of 24,000 and 4,000 iterations. old is the commit before the host path's move into pgas, start the twentieth session's start, new its end. Repeated runs of one build differ by up to about 200 instructions."}
-	hostI1 = table{title: "Host round trips: simulated L1 instruction-cache misses per round trip", file: hostInstr.file, match: `.`, unit: "I1-misses/op", col: "build", ratio: [2]string{"old", "new"},
-		about: "The same runs: misses of a simulated 32 KiB 8-way L1 instruction cache (the VM's AMD EPYC has one). The round trip's code, Go's scheduler included, fills about 22 KiB, and which lines conflict depends on where the linker placed it: a change anywhere on the path moves these."}
+	hostInstr = buildAB("Host round trips: instructions per round trip (valgrind)", "2026-11-26-go-vm-icount-s20.txt", `.`, "instr/op",
+		"bench/icount.sh old=c503695 start=0f5ff22 new=HEAD: cachegrind's instruction count of a parked round trip (Throughput8B: a message) at GOMAXPROCS=1, both PEs and Go's scheduler together, the difference of 24,000 and 4,000 iterations. old is the commit before the host path's move into pgas, start the twentieth session's start, new its end. Repeated runs of one build differ by up to about 200 instructions.")
+	hostI1 = buildAB("Host round trips: simulated L1 instruction-cache misses per round trip", hostInstr.file, `.`, "I1-misses/op",
+		"The same runs: misses of a simulated 32 KiB 8-way L1 instruction cache (the VM's AMD EPYC has one). The round trip's code, Go's scheduler included, fills about 22 KiB, and which lines conflict depends on where the linker placed it: a change anywhere on the path moves these.")
 )
-
-var hostNow8S19 = hostAB("Host fast path: round trips before its move (c503695) against the nineteenth session's end, 8 rounds", "2026-11-26-go-vm-host-ab-c503695-head-s19.txt",
-	"bench/ab.sh c503695 HEAD (ROUNDS=8) on the 2-core VM after this session's host changes: Park runs the hand-off waiter's own loop with its ready function (no evaluator), a Spot's Watch and Stopped compare the context they kept, PlainCodec asks no reflection for scalars, Await leaves the world-ended check to Park. Parked, Chan is +5% to +6% (p = 0.000), Future +7% to +10% (p ≤ 0.021; +20% to +23% at the eighteenth session's end), Throughput8B +4% to +5%, the ring +4%. The spinning rounds met a noisy machine (±40% to ±57%): no difference is significant there.")
 
 var hostSession17 = hostAB("Host: round trips at the seventeenth session's start (6eb9b14) and end", "2026-11-25-go-vm-host-ab-session17-start-head.txt",
 	"bench/ab.sh 6eb9b14 HEAD, RING=0, 6 rounds, 2-core VM: this session's changes (team collectives, the team slot's device struct written at a world's start) against its start. benchstat finds no significant difference (p ≥ 0.24 everywhere).")
@@ -135,6 +134,9 @@ var hostSession17 = hostAB("Host: round trips at the seventeenth session's start
 var hostSession = hostAB("Host: round trips at the sixteenth session's start (67af140) and end", "2026-11-25-go-vm-host-ab-session-start-head.txt",
 	"bench/ab.sh 67af140 HEAD, RING=0, 6 rounds, 2-core VM: this session's changes (the atomic fold, streams, the Go 1.23 spellings) against its start. benchstat finds no significant difference (p ≥ 0.09 everywhere; the VM's spread reached ±56% in this run).")
 
+// hostPaths is issue 32's before and after: the host fast path moved
+// from package actors into the backend (pgas.Park), old and new builds
+// alternating (bench/ab.sh).
 var hostPaths = hostAB("Host fast path in actors (old) and through pgas.Park (new)", "2026-11-25-go-vm-host-ab.txt",
 	"The messaging benchmarks and the ring's hop median (8 B and 4 KiB payloads, 2000 laps, 8 PEs) of c503695 (old: actors wrote partitions and rang their own doorbells) and of issue 32's change (new: PutSignal and pgas.Park), alternating in one run, 6 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM.")
 
