@@ -225,6 +225,21 @@ nvh=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem
 # Under mpirun every rank needs the job's rendezvous secret (symrun makes its own).
 export SYMCHAN_BOOTSTRAP_SECRET=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 nvshmem_suites() { suites "suites-nvshmem-${ngpu}proc" "$1" SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$ngpu" ./symrun -n "$ngpu"; }
+# bybuild FILE ROUNDS NAME...: the benchmark lines of the alternating
+# old/new steps' logs (/tmp/symchan-NAME-BUILD-ROUND.log), each build's
+# led by a build: line, as bench/results/ keeps them.
+bybuild() {
+	local file=$1 rounds=$2
+	shift 2
+	for round in $(seq "$rounds"); do
+		for v in old new; do
+			echo "build: $v"
+			for name in "$@"; do
+				grep -h "^Benchmark" "/tmp/symchan-$name-$v-$round.log"
+			done
+		done
+	done > "$file"
+}
 # conformance NAME LIMIT REGEX: the conformance tests REGEX picks on cuda
 # (PEs sharing the GPUs past their number), then under nvshmem, mapped
 # and forced-remote (under MPS where processes share a GPU); each step's
@@ -533,12 +548,7 @@ if [ "$what" = mismatch ]; then
 			step "mismatch-cost-$v-$round" 100 env "${ptx[@]}" "${share[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPUCollective(OnStream|Device)$' -test.benchtime 1x -coll.max 512
 		done
 	done
-	for round in 1 2 3; do
-		for v in old new; do
-			echo "build: $v"
-			grep -h "^Benchmark" "/tmp/symchan-mismatch-cost-$v-$round.log"
-		done
-	done > "${OUT:-/tmp}/mismatch-cost.txt"
+	bybuild "${OUT:-/tmp}/mismatch-cost.txt" 3 mismatch-cost
 fi
 if [ "$what" = noregress ]; then
 	# Issue 33's no-regression check of a session's changes: old/ (built
@@ -553,13 +563,7 @@ if [ "$what" = noregress ]; then
 			ringhop "/tmp/symchan-noregress-ring-$v-$round.log" BenchmarkRingHop > "/tmp/symchan-noregress-ringhop-$v-$round.log"
 		done
 	done
-	# The lines by build (key: value lines for bench/results/).
-	for round in 1 2; do
-		for v in old new; do
-			echo "build: $v"
-			grep -hE "^Benchmark" "/tmp/symchan-noregress-$v-$round.log" "/tmp/symchan-noregress-ringhop-$v-$round.log"
-		done
-	done > "${OUT:-/tmp}/noregress.txt"
+	bybuild "${OUT:-/tmp}/noregress.txt" 2 noregress noregress-ringhop
 fi
 if [ "$what" = paths ]; then
 	# After a change to pgas's shared paths (put-with-signal, the claim,
