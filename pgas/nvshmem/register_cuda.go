@@ -68,7 +68,7 @@ func (t *transport) Register(_ int, _ int64, buf uintptr, n int64) (int64, error
 	off := int64(uintptr(at) - uintptr(t.heap))
 	if uintptr(at) < uintptr(t.heap) || off < t.size || off+n > registerEnd {
 		return 0, errors.Join(fmt.Errorf("nvshmem backend: NVSHMEM mapped the registered buffer at %#x, outside [heap end, heap + %d) of this PE's heap at %#x", uintptr(at), int64(registerEnd), uintptr(t.heap)),
-			t.unregister(off, n))
+			t.Unregister(0, off, n))
 	}
 	for pe, base := range t.peers {
 		if base == 0 {
@@ -78,16 +78,14 @@ func (t *transport) Register(_ int, _ int64, buf uintptr, n int64) (int64, error
 		call(func() { p = C.sc_ptr(at, C.int(pe)) })
 		if want := uintptr(base) + uintptr(off); uintptr(p) != want {
 			return 0, errors.Join(fmt.Errorf("nvshmem backend: NVSHMEM maps the registered buffer for PE %d at %#x, not at its heap's distance (%#x): symchan's kernels could not reach it", pe, uintptr(p), want),
-				t.unregister(off, n))
+				t.Unregister(0, off, n))
 		}
 	}
 	return off, nil
 }
 
 // Unregister implements driver.RegisterTransport.
-func (t *transport) Unregister(_ int, off, n int64) error { return t.unregister(off, n) }
-
-func (t *transport) unregister(off, n int64) error {
+func (t *transport) Unregister(_ int, off, n int64) error {
 	var rc C.int
 	call(func() { rc = C.sc_unregister(C.uintptr_t(t.addr(off)), C.size_t(n)) })
 	if rc != 0 {
