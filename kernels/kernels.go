@@ -154,10 +154,12 @@ const (
 	// (arguments: destination, source, bytes, the signal word's address,
 	// the value, the operation as driver.SigOp numbers it).
 	PutSignalOnStream = "symchan_put_signal_on_stream"
-	// TeamStep runs a step of a team's collective on a stream (arguments:
-	// the heap descriptor, the team's struct symchan_team, the step as
-	// symchan.cu's STEP_* numbers it, destination, source, count, the
-	// root or the reduction, and 1 for the whole collective in one block).
+	// TeamStep runs a part of a team's collective on a stream (arguments:
+	// the heap descriptor, the team's struct symchan_team, the collective
+	// as Coll* numbers it, destination, source, count, the root or the
+	// reduction, and the part as symchan.cu's PART_* numbers it: the
+	// whole collective in one block, or its opening phase, data step on a
+	// grid, or closing phase).
 	TeamStep = "symchan_team_step"
 )
 
