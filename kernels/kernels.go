@@ -148,7 +148,9 @@ const (
 	Agent  = "symchan_agent"
 	Copy   = "symchan_copy"
 	// WaitOnStream holds a stream until a word compares (arguments: its
-	// address, the comparison as driver.Cmp numbers it, the value).
+	// address, the comparison as driver.Cmp numbers it, the value, and the
+	// world's abort word, whose setting ends the wait too: see
+	// HeapDescriptor).
 	WaitOnStream = "symchan_wait_on_stream"
 	// PutSignalOnStream is a small put-with-signal on a stream, one block
 	// (arguments: destination, source, bytes, the signal word's address,

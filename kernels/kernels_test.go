@@ -94,7 +94,8 @@ func TestPTXOverride(t *testing.T) {
 
 // The Go layout of struct symchan_heap matches the header's declaration:
 // the header's base pointer names the array that follows it, local is
-// the PE's own base, and worlds past 64 PEs fit.
+// the PE's own base, the abort word's address follows the PE count, and
+// worlds past 64 PEs fit.
 func TestHeapDescriptorLayout(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -111,8 +112,8 @@ func TestHeapDescriptorLayout(t *testing.T) {
 		}(), 1000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			const at = 0x7f0000000000
-			b := HeapDescriptor(at, tc.bases, 1<<20, tc.pe)
+			const at, abort = 0x7f0000000000, 0x7e0000001000
+			b := HeapDescriptor(at, tc.bases, 1<<20, tc.pe, abort)
 			le := func(off, n int) uint64 {
 				var v uint64
 				for i := n - 1; i >= 0; i-- {
@@ -121,13 +122,13 @@ func TestHeapDescriptorLayout(t *testing.T) {
 				return v
 			}
 			n := len(tc.bases)
-			if int64(len(b)) != HeapDescriptorSize(n) || le(0, 8) != at+32 || le(8, 8) != tc.bases[tc.pe] || le(16, 8) != 1<<20 ||
-				le(24, 4) != uint64(tc.pe) || le(28, 4) != uint64(n) {
-				t.Fatalf("header % x", b[:32])
+			if int64(len(b)) != HeapDescriptorSize(n) || le(0, 8) != at+40 || le(8, 8) != tc.bases[tc.pe] || le(16, 8) != 1<<20 ||
+				le(24, 4) != uint64(tc.pe) || le(28, 4) != uint64(n) || le(32, 8) != abort {
+				t.Fatalf("header % x", b[:40])
 			}
 			for i, p := range tc.bases {
-				if le(32+8*i, 8) != p {
-					t.Fatalf("base[%d] = %#x, want %#x", i, le(32+8*i, 8), p)
+				if le(40+8*i, 8) != p {
+					t.Fatalf("base[%d] = %#x, want %#x", i, le(40+8*i, 8), p)
 				}
 			}
 		})

@@ -4,12 +4,13 @@ package kernels
 
 // Layout of struct symchan_heap (symchan.cuh).
 const (
-	SizeofHeap        = 32
+	SizeofHeap        = 40
 	OffsetofHeapBase  = 0
 	OffsetofHeapLocal = 8
 	OffsetofHeapSize  = 16
 	OffsetofHeapPe    = 24
 	OffsetofHeapNpes  = 28
+	OffsetofHeapAbort = 32
 )
 
 // Layout of struct symchan_mailbox (symchan.cuh).

@@ -258,10 +258,14 @@ extern "C" __global__ void symchan_put_signal_on_stream(u64 dst, u64 src, u64 n,
 }
 
 // symchan_wait_on_stream holds its stream until the uint64 word at sig
-// compares as cmp says to value (the stream form of a signal wait for the
-// comparisons a stream memory operation has no form of). One thread.
-extern "C" __global__ void symchan_wait_on_stream(u64 sig, u64 cmp, u64 value) {
-	symchan_wait_until((const volatile symchan_u64 *)sig, (int)cmp, value);
+// compares as cmp says to value (the stream form of a signal wait), or
+// until the world's abort word (mapped host memory; 0: none) is set, so
+// that a stream waiting for a PE that failed drains. One thread.
+extern "C" __global__ void symchan_wait_on_stream(u64 sig, u64 cmp, u64 value, u64 abort) {
+	symchan_heap h = {};
+	h.abort = (const volatile unsigned long long *)abort;
+	symchan_u64 got;
+	symchan_wait_until_h(&h, (const volatile symchan_u64 *)sig, (int)cmp, value, &got);
 }
 
 // --- team collectives on a stream (pgas.BarrierOnStream, …) -------------

@@ -59,6 +59,7 @@ struct symchan_heap {
 	unsigned long long size;        // bytes per partition
 	int pe;                         // the PE this descriptor belongs to
 	int npes;
+	const volatile unsigned long long *abort; // the world's abort word (mapped host memory; NULL: none): nonzero once the world failed or ended
 };
 
 typedef unsigned long long symchan_u64;
@@ -76,6 +77,21 @@ static __device__ __forceinline__ void *symchan_ptr(const symchan_heap *h, int p
 // symchan_sym is byte off of the symmetric heap as NVSHMEM names it on
 // every PE: its address on this one.
 static __device__ __forceinline__ void *symchan_sym(const symchan_heap *h, symchan_u64 off) { return (void *)(h->local + off); }
+
+// symchan_aborted reports whether h's world has failed or ended: the host
+// sets the word h->abort points to (mapped host memory) when a PE fails,
+// when the PEs' context ends and before the world closes, and every wait of
+// the runtime on the device then ends (see symchan_spin_aborted).
+static __device__ __forceinline__ bool symchan_aborted(const symchan_heap *h) { return h->abort != NULL && *h->abort != 0; }
+
+// A waiting loop looks at the abort word once every SYMCHAN_ABORT_SPINS
+// turns (a read across PCIe; a turn is an acquire load of device memory,
+// so a wait ends well within a millisecond of the host's store), never on
+// its first turns, so that a wait that ends at once pays nothing for it.
+#define SYMCHAN_ABORT_SPINS 256
+static __device__ __forceinline__ bool symchan_spin_aborted(const symchan_heap *h, unsigned *spins) {
+	return (++*spins & (SYMCHAN_ABORT_SPINS - 1)) == 0 && symchan_aborted(h);
+}
 
 // symchan_now_ns reads the GPU's global nanosecond timer.
 static __device__ __forceinline__ symchan_u64 symchan_now_ns() {
@@ -308,7 +324,9 @@ static __device__ __forceinline__ bool symchan_compare(symchan_u64 word, int cmp
 }
 
 // symchan_wait_until blocks the calling thread until *sig cmp value and
-// returns the word that satisfied it.
+// returns the word that satisfied it. Like NVSHMEM's, it waits for nothing
+// else: a kernel that must end when its world fails waits with
+// symchan_wait_until_h.
 static __device__ __forceinline__ symchan_u64 symchan_wait_until(const volatile symchan_u64 *sig, int cmp, symchan_u64 value) {
 	// Acquire loads in the spin: measured faster on H200 over NVLink than
 	// volatile loads followed by a fence or a re-read.
@@ -316,6 +334,22 @@ static __device__ __forceinline__ symchan_u64 symchan_wait_until(const volatile 
 	while (!symchan_compare(v = symchan_load_acquire(sig), cmp, value))
 		;
 	return v;
+}
+
+// symchan_wait_until_h is symchan_wait_until that also ends when h's
+// world fails or ends (symchan_aborted): it returns whether the word
+// satisfied the comparison, and sets *got to the word it last read.
+static __device__ __forceinline__ bool symchan_wait_until_h(const symchan_heap *h, const volatile symchan_u64 *sig, int cmp, symchan_u64 value,
+                                                           symchan_u64 *got) {
+	unsigned spins = 0;
+	symchan_u64 v;
+	while (!symchan_compare(v = symchan_load_acquire(sig), cmp, value))
+		if (symchan_spin_aborted(h, &spins)) {
+			*got = v;
+			return false;
+		}
+	*got = v;
+	return true;
 }
 
 // symchan_wait_until_all waits until every word i with status == 0 (or
@@ -803,8 +837,12 @@ struct symchan_team {
 #define SYMCHAN_COLL_REDUCE 6
 
 // SYMCHAN_ERR_MISMATCH is what a device collective returns when the
-// members' arguments differed (0 when they agreed).
+// members' arguments differed (0 when they agreed); SYMCHAN_ERR_ABORTED
+// when the world failed or ended while it waited for a member
+// (symchan_aborted): its data is then undefined, and so is every later
+// collective of the team, which return at once.
 #define SYMCHAN_ERR_MISMATCH 1
+#define SYMCHAN_ERR_ABORTED 2
 
 // Where the world's and the node's teams keep their struct in every
 // partition (pgas: the control slots of TeamWorld and TeamNode).
@@ -860,9 +898,10 @@ static __device__ __forceinline__ unsigned symchan_coll_sig(symchan_u64 kind, sy
 // (a collective's signature, or 0 in a phase that opens none). With quiet,
 // the group's earlier puts (NVSHMEM's to unmapped PEs included) are
 // complete first; the group's stores always are (a system fence before the
-// arrivals, or the release of each). It returns whether every member's
-// phase carried the same signature.
-static __device__ bool symchan_team_phase(const symchan_heap *h, symchan_team *t, int scope, bool quiet, unsigned sig) {
+// arrivals, or the release of each). It returns 0 when every member's
+// phase carried the same signature, SYMCHAN_ERR_MISMATCH when they did
+// not, and SYMCHAN_ERR_ABORTED when the world failed or ended first.
+static __device__ int symchan_team_phase(const symchan_heap *h, symchan_team *t, int scope, bool quiet, unsigned sig) {
 	const unsigned tid = symchan_group_tid(scope), nth = symchan_group_size(scope);
 	const symchan_u64 phase = t->phases + 1;
 	const int q = (int)(phase & 1);
@@ -889,28 +928,42 @@ static __device__ bool symchan_team_phase(const symchan_heap *h, symchan_team *t
 		for (int r = tid; r < t->size; r += nth)
 			symchan_signal_release(h, symchan_team_world_pe(t, r), off, add, SYMCHAN_SIGNAL_ADD);
 	}
-	bool agreed = true;
+	int verdict = 0;
 	if (tid == 0) {
 		const symchan_u64 want = t->seen[q] + (symchan_u64)t->size * add;
 		symchan_u64 v;
+		unsigned spins = 0;
 		while ((unsigned)(v = symchan_load_acquire(&t->arrivals[q])) != (unsigned)want)
-			;
-		t->seen[q] = v;
-		t->phases = phase;
-		if (v != want) {
-			t->differed = phase;
-			agreed = false;
+			if (symchan_spin_aborted(h, &spins)) {
+				verdict = SYMCHAN_ERR_ABORTED;
+				break;
+			}
+		if (verdict == 0) {
+			t->seen[q] = v;
+			t->phases = phase;
+			if (v != want) {
+				t->differed = phase;
+				verdict = SYMCHAN_ERR_MISMATCH;
+			}
 		}
 	}
 	// The group's barrier, carrying thread 0's verdict (rather than a
 	// read of t->differed after it, one more global load in the phase).
-	if (scope == SYMCHAN_SCOPE_BLOCK)
-		return __syncthreads_and(agreed);
+	if (scope == SYMCHAN_SCOPE_BLOCK) {
+		// Thread 0's verdict beside it, for the rare phase that did not
+		// agree (the sync that began this phase ended the last one's reads).
+		__shared__ int block_verdict;
+		if (tid == 0)
+			block_verdict = verdict;
+		if (__syncthreads_and(verdict == 0))
+			return 0;
+		return block_verdict;
+	}
 	if (scope == SYMCHAN_SCOPE_WARP) {
 		__syncwarp();
-		return __shfl_sync(0xffffffffu, agreed, 0);
+		return __shfl_sync(0xffffffffu, verdict, 0);
 	}
-	return agreed;
+	return verdict;
 }
 
 // symchan_team_open opens a collective of kind with its arguments (0 for
@@ -919,8 +972,9 @@ static __device__ bool symchan_team_phase(const symchan_heap *h, symchan_team *t
 // members' differed.
 static __device__ int symchan_team_open(const symchan_heap *h, symchan_team *t, int scope, bool quiet, symchan_u64 kind, symchan_u64 count,
                                         symchan_u64 root, symchan_u64 op, symchan_u64 elem) {
-	if (symchan_team_phase(h, t, scope, quiet, symchan_coll_sig(kind, count, root, op, elem)))
-		return 0;
+	const int verdict = symchan_team_phase(h, t, scope, quiet, symchan_coll_sig(kind, count, root, op, elem));
+	if (verdict != SYMCHAN_ERR_MISMATCH)
+		return verdict;
 	if (symchan_group_tid(scope) == 0) {
 		t->args[0] = kind;
 		t->args[1] = count;
@@ -1281,6 +1335,7 @@ static __device__ __forceinline__ symchan_u64 *symchan_in_unpaid(const symchan_m
 #define SYMCHAN_MBOX_CLOSED -1    // the sender closed its side
 #define SYMCHAN_MBOX_CUT_SHORT -3 // the sender cut a message short; its next message is left in place
 #define SYMCHAN_MBOX_PROTOCOL -4  // a slot that breaks the wire format (a stray continuation)
+#define SYMCHAN_MBOX_ABORTED -6   // the world failed or ended while the receive waited (symchan_aborted); *from is then -1
 
 // symchan_mailbox_ring is sequence number seq's place in a ring of k
 // slots: a mask for the usual power of two (a 64-bit remainder is a long
@@ -1369,9 +1424,10 @@ static __device__ __forceinline__ void symchan_mailbox_credit(const symchan_heap
 	if (seq <= freed + mb->k)
 		return;
 	const volatile symchan_u64 *credit = (const volatile symchan_u64 *)symchan_sym(h, mb->credit_off + 8ull * to);
+	unsigned spins = 0;
 	do
 		freed = symchan_load_acquire(credit);
-	while (seq > freed + mb->k);
+	while (seq > freed + mb->k && !symchan_spin_aborted(h, &spins)); // aborted: the world's memory no longer matters
 	if (shared)
 		asm volatile("red.release.gpu.max.u64 [%0], %1;" ::"l"(&out->freed), "l"(freed) : "memory");
 	else
@@ -1569,11 +1625,26 @@ static __device__ __forceinline__ bool symchan_mailbox_peek(const symchan_heap *
 static __device__ __forceinline__ int symchan_mailbox_next_sender(const symchan_heap *h, const symchan_mailbox *mb, const symchan_mbox_in *in,
                                                                   int *start) {
 	const int n = (int)mb->npes;
-	for (int s = *start % n;; s = (s + 1) % n)
+	unsigned spins = 0;
+	for (int s = *start % n;; s = (s + 1) % n) {
 		if ((n <= SYMCHAN_LOCAL_PES || symchan_mailbox_peek(h, mb, in, s)) && symchan_mailbox_due(h, mb, in, s)) {
 			*start = (s + 1) % n;
 			return s;
 		}
+		if (symchan_spin_aborted(h, &spins))
+			return SYMCHAN_MBOX_ABORTED;
+	}
+}
+
+// symchan_mailbox_wait_due waits until from's next slot has arrived
+// (true) or the world failed or ended (false). One thread.
+static __device__ __forceinline__ bool symchan_mailbox_wait_due(const symchan_heap *h, const symchan_mailbox *mb, const symchan_mbox_in *in,
+                                                                int from) {
+	unsigned spins = 0;
+	while (!symchan_mailbox_due(h, mb, in, from))
+		if (symchan_spin_aborted(h, &spins))
+			return false;
+	return true;
 }
 
 // symchan_slot_head is a slot's header (w0: kind | payload bytes << 32;
@@ -1644,12 +1715,8 @@ static __device__ int symchan_mailbox_take(const symchan_heap *h, const symchan_
                                            unsigned tid, unsigned nth, int scope) {
 	symchan_u64 got = 0, total = 0;
 	for (bool first = true;; first = false) {
-		if (!first) {
-			if (tid == 0)
-				while (!symchan_mailbox_due(h, mb, in, from))
-					;
-			symchan_group_sync(scope);
-		}
+		if (!first && !symchan_group_all(tid != 0 || symchan_mailbox_wait_due(h, mb, in, from), scope))
+			return SYMCHAN_MBOX_ABORTED;
 		const unsigned char *p = symchan_mailbox_slot(h, mb, in, from);
 		const symchan_u64 seq = symchan_in_next(mb, in)[from] ? symchan_in_next(mb, in)[from] : 1;
 		symchan_slot_head hd;
@@ -1691,8 +1758,8 @@ static __device__ int symchan_mailbox_take(const symchan_heap *h, const symchan_
 // returns. One thread.
 static __device__ int symchan_mailbox_recv(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int from, void *buf,
                                            symchan_u64 cap) {
-	while (!symchan_mailbox_due(h, mb, in, from))
-		;
+	if (!symchan_mailbox_wait_due(h, mb, in, from))
+		return SYMCHAN_MBOX_ABORTED;
 	return symchan_mailbox_take(h, mb, in, from, buf, cap, 0, 1, SYMCHAN_SCOPE_THREAD);
 }
 
@@ -1702,8 +1769,11 @@ static __device__ int symchan_mailbox_recv(const symchan_heap *h, const symchan_
 // thread.
 static __device__ int symchan_mailbox_recv_any(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from, int *start,
                                                void *buf, symchan_u64 cap) {
-	*from = symchan_mailbox_next_sender(h, mb, in, start);
-	return symchan_mailbox_take(h, mb, in, *from, buf, cap, 0, 1, SYMCHAN_SCOPE_THREAD);
+	const int s = symchan_mailbox_next_sender(h, mb, in, start);
+	*from = s < 0 ? -1 : s;
+	if (s < 0)
+		return s;
+	return symchan_mailbox_take(h, mb, in, s, buf, cap, 0, 1, SYMCHAN_SCOPE_THREAD);
 }
 
 // symchan_mailbox_recv_any_warp is symchan_mailbox_recv_any for a whole
@@ -1716,7 +1786,9 @@ static __device__ int symchan_mailbox_recv_any_warp(const symchan_heap *h, const
 	if ((threadIdx.x & 31) == 0)
 		s = symchan_mailbox_next_sender(h, mb, in, start);
 	s = __shfl_sync(0xffffffffu, s, 0);
-	*from = s;
+	*from = s < 0 ? -1 : s;
+	if (s < 0)
+		return s;
 	return symchan_mailbox_take(h, mb, in, s, buf, cap, threadIdx.x & 31, 32, SYMCHAN_SCOPE_WARP);
 }
 
@@ -1773,8 +1845,10 @@ static __device__ int symchan_mailbox_recv_many_warp(const symchan_heap *h, cons
 	if (lane == 0)
 		s = symchan_mailbox_next_sender(h, mb, in, start);
 	s = __shfl_sync(0xffffffffu, s, 0);
-	*from = s;
+	*from = s < 0 ? -1 : s;
 	*len = 0;
+	if (s < 0)
+		return s;
 	unsigned n = 0;
 	const bool ok = lane < mb->k &&
 	                symchan_mailbox_probe(h, mb, s, symchan_in_next(mb, in)[s] ? symchan_in_next(mb, in)[s] : 1, lane, (char *)buf + lane * cap, cap, &n);
@@ -1816,8 +1890,12 @@ static __device__ int symchan_mailbox_recv_many_block(const symchan_heap *h, con
 	}
 	__syncthreads();
 	const int s = picked;
-	*from = s;
+	*from = s < 0 ? -1 : s;
 	*len = 0;
+	if (s < 0) {
+		__syncthreads(); // picked is read by all before the next call sets it
+		return s;
+	}
 	unsigned n = 0;
 	if (tid < mb->k &&
 	    !symchan_mailbox_probe(h, mb, s, symchan_in_next(mb, in)[s] ? symchan_in_next(mb, in)[s] : 1, tid, (char *)buf + tid * cap, cap, &n))
@@ -1852,7 +1930,11 @@ static __device__ int symchan_mailbox_recv_any_block(const symchan_heap *h, cons
 		picked = symchan_mailbox_next_sender(h, mb, in, start);
 	__syncthreads();
 	const int s = picked;
-	*from = s;
+	*from = s < 0 ? -1 : s;
+	if (s < 0) {
+		__syncthreads(); // picked is read by all before the next call sets it
+		return s;
+	}
 	const int r = symchan_mailbox_take(h, mb, in, s, buf, cap, tid, symchan_block_size(), SYMCHAN_SCOPE_BLOCK);
 	__syncthreads(); // picked is read by all before the next call sets it
 	return r;
@@ -1912,12 +1994,16 @@ static __device__ int symchan_reply(const symchan_heap *h, const symchan_replies
 
 // symchan_await_reply waits on this PE for the reply to the future at to
 // (made in Go: actors.NewFuture, whose ReplyTo the kernel is given) and
-// copies up to cap bytes of it into buf; it returns the reply's length.
+// copies up to cap bytes of it into buf; it returns the reply's length,
+// or SYMCHAN_REPLY_ABORTED when the world failed or ended first.
 // The Go side then still calls the Future's Await (which returns the same
 // reply) or Abandon, to give the slot back. One thread.
+#define SYMCHAN_REPLY_ABORTED (~0ull)
 static __device__ symchan_u64 symchan_await_reply(const symchan_heap *h, const symchan_replies *rs, symchan_reply_to to, void *buf,
                                                   symchan_u64 cap) {
-	symchan_wait_until((const volatile symchan_u64 *)symchan_sym(h, rs->words_off + 8ull * to.slot), SYMCHAN_CMP_EQ, to.gen << 2);
+	symchan_u64 w;
+	if (!symchan_wait_until_h(h, (const volatile symchan_u64 *)symchan_sym(h, rs->words_off + 8ull * to.slot), SYMCHAN_CMP_EQ, to.gen << 2, &w))
+		return SYMCHAN_REPLY_ABORTED;
 	const unsigned char *d = (const unsigned char *)symchan_sym(h, rs->data_off + (symchan_u64)to.slot * rs->slot_bytes);
 	const symchan_u64 n = *(const volatile symchan_u64 *)d;
 	symchan_copy_part(buf, d + 8, n < cap ? n : cap, 0, 1);

@@ -3,6 +3,7 @@ package pgas
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -97,5 +98,30 @@ func names(err error, pe int) bool {
 			return true
 		}
 		err = pf.Err
+	}
+}
+
+// A PE whose error is another PE's failure is told to the other
+// processes as that PE's failure, so that each names the first failing PE
+// whichever notice reaches it first; a failure of its own is its own.
+func TestRootFailure(t *testing.T) {
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		name    string
+		e       *PEError
+		wantPE  int
+		wantErr string
+	}{
+		{"its own error", &PEError{PE: 1, Err: boom}, 1, "boom"},
+		{"a local PE's failure", &PEError{PE: 1, Err: fmt.Errorf("pgas: barrier aborted: %w", &PEError{PE: 3, Err: boom})}, 3, "boom"},
+		{"another process's failure", &PEError{PE: 1, Err: fmt.Errorf("pgas: wait aborted: %w", &PEError{PE: 2, Err: &RemoteError{Msg: "boom"}})}, 2, "boom"},
+		{"itself, wrapped", &PEError{PE: 1, Err: &PEError{PE: 1, Err: boom}}, 1, "pgas: PE 1 failed: boom"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pe, err := rootFailure(tc.e)
+			if pe != tc.wantPE || err.Error() != tc.wantErr {
+				t.Errorf("rootFailure = %d, %q; want %d, %q", pe, err, tc.wantPE, tc.wantErr)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas/driver"
@@ -39,6 +40,11 @@ type Stream struct {
 	// whether their members differed; and the error that failed it.
 	teams  []*Team
 	failed error
+	// GPU backends: Sync's goroutines still blocked in the stream's own
+	// synchronisation (a Sync that returned with its context or a
+	// failure leaves one); the stream is released after them.
+	inflight sync.WaitGroup
+	pending  atomic.Int32 // inflight's count
 }
 
 // NewStream makes a stream for PE p.
@@ -72,9 +78,11 @@ func (s *Stream) Device() *device.Stream {
 // Sync waits until everything enqueued on s so far has run, and returns
 // the error of the routine that failed the stream, if one did. It also
 // returns when ctx ends or a PE of the world fails (a stream waiting for a
-// signal that PE would have sent never finishes); the stream's work goes
-// on, and on the GPU backends a goroutine stays blocked on it until it
-// does.
+// signal that PE would have sent never finishes), with a *PEError naming
+// that PE. On the GPU backends the world's failure, the end of the PEs'
+// context and the world's end also end every wait of the stream on the
+// GPU (driver.AbortTransport), so that its work drains: what routines and
+// collectives after an ended wait leave in memory is then undefined.
 func (s *Stream) Sync(ctx context.Context) error {
 	if err := s.usable(); err != nil {
 		return err
@@ -83,9 +91,15 @@ func (s *Stream) Sync(ctx context.Context) error {
 		return s.host.sync(ctx)
 	}
 	done := make(chan error, 1)
-	go func() { done <- s.ds.Sync() }()
+	s.goGPU(func() { done <- s.ds.Sync() })
 	select {
 	case err := <-done:
+		// A wait that the world's failure or end cut short let the
+		// stream drain: that, not what the stream did after it, is the
+		// answer.
+		if cause := s.p.w.gpuAbort.Load(); cause != nil {
+			return s.p.w.abortErr(ctx, "Stream.Sync", fmt.Errorf("pgas: Stream.Sync: the stream's waits were ended: %w", *cause))
+		}
 		if err == nil {
 			err = s.teamsAgreed()
 		}
@@ -128,11 +142,42 @@ func (s *Stream) Close(ctx context.Context) error {
 	return errors.Join(err, s.release())
 }
 
+// goGPU runs fn, which blocks on s's GPU stream, on a goroutine that s's
+// release and the world's close wait for: the CUDA stream and its
+// context must outlive the call. A wait on the GPU that a failed world
+// cut short (abortGPU) lets it return.
+func (s *Stream) goGPU(fn func()) {
+	w := s.p.w
+	w.gpuCalls.Add(1)
+	s.inflight.Add(1)
+	s.pending.Add(1)
+	go func() {
+		defer w.gpuCalls.Done()
+		defer s.inflight.Done()
+		defer s.pending.Add(-1)
+		fn()
+	}()
+}
+
+// release releases the stream: on the GPU backends once every goroutine
+// of goGPU has returned, in the background if one has not, so that Close
+// does not wait for the GPU beyond its Sync.
 func (s *Stream) release() error {
-	if s.ds != nil {
-		return s.ds.Close()
+	if s.ds == nil {
+		s.host.close()
+		return nil
 	}
-	s.host.close()
+	ds := s.ds
+	if s.pending.Load() == 0 {
+		return ds.Close()
+	}
+	w := s.p.w
+	w.gpuCalls.Add(1)
+	go func() {
+		defer w.gpuCalls.Done()
+		s.inflight.Wait()
+		_ = ds.Close() // nobody is left to tell
+	}()
 	return nil
 }
 

@@ -477,7 +477,7 @@ func (t *Team) verdictErr(v uint64, e uint64, cause error) *CollectiveError {
 	default:
 		ce.PE, ce.Op = int(info>>8), syncKind(info>>4&0xf).String()
 		ce.Reason = whyText(info & 0xf)
-		if w := t.pe.w; info&0xf == whyFailed && isClosed(w.failed) {
+		if w := t.pe.w; info&0xf == whyFailed && w.learnFailure() {
 			// Every member names the PE that failed, and its error.
 			ce.PE, ce.Reason, ce.Err = w.failErr.PE, "it failed: "+w.failErr.Err.Error(), w.failErr
 		}

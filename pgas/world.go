@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas/bootstrap"
@@ -36,7 +37,14 @@ type World struct {
 	// heap's, or past it the registered buffers' where rt is set.
 	span int64
 
-	failed   chan struct{} // closed when a PE fails
+	failed chan struct{} // closed when a PE fails
+	// gpuAbort is why the GPU's own waits were ended (abortGPU); nil
+	// while they wait as asked.
+	gpuAbort atomic.Pointer[error]
+	// gpuCalls are the goroutines blocked in a GPU stream's
+	// synchronisation for a Stream (Stream.goGPU): the backend closes after
+	// them.
+	gpuCalls sync.WaitGroup
 	failOnce sync.Once
 	failErr  *PEError
 	cancel   context.CancelCauseFunc // ends the PEs' contexts
@@ -73,6 +81,44 @@ func (w *World) fail(e *PEError) {
 		w.bump()
 		w.cancel(e)
 	})
+}
+
+// abortGrace is how long the GPUs' own waits go on after the PEs' context
+// ended without a failure, so that what ends by itself then (a kernel
+// actor taking its stop request) ends as asked, before abortGPU.
+const abortGrace = 50 * time.Millisecond
+
+// abortGPU ends, once, every wait the GPUs run on their own (stream-ordered
+// waits, the runtime's kernels, device collectives: driver.AbortTransport)
+// for cause, which Stream.Sync then reports.
+func (w *World) abortGPU(cause error) {
+	if w.gpuAbort.CompareAndSwap(nil, &cause) {
+		if at, ok := w.tr.(driver.AbortTransport); ok {
+			at.Abort()
+		}
+	}
+}
+
+// failureNews bounds how long learnFailure waits for a failure that
+// another member already knew of to reach this process.
+const failureNews = time.Second
+
+// learnFailure reports whether this process knows which PE failed,
+// waiting up to failureNews for the news: a member of another process
+// that settled a collective as failed knew of a failure first, and its
+// notice (driver.FailureNotifier) is on its way here.
+func (w *World) learnFailure() bool {
+	if isClosed(w.failed) {
+		return true
+	}
+	t := time.NewTimer(failureNews)
+	defer t.Stop()
+	select {
+	case <-w.failed:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // check returns an error for a nil PE, or ErrWorldEnded after the world ended.
@@ -363,6 +409,22 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 		}
 	}
 
+	// A GPU's own waits (streams, kernels) end when a PE fails, once the
+	// PEs' context has ended (gctx: every failure cancels it) and
+	// abortGrace passed, and at the end.
+	ended := make(chan struct{})
+	stopAbort := context.AfterFunc(gctx, func() {
+		grace := time.NewTimer(abortGrace)
+		defer grace.Stop()
+		select {
+		case <-w.failed:
+		case <-grace.C:
+		case <-ended:
+		}
+		w.abortGPU(context.Cause(gctx))
+	})
+	defer stopAbort()
+
 	notifier, _ := tr.(driver.FailureNotifier)
 	watchDone := make(chan struct{})
 	watchCtx, stopWatch := context.WithCancel(context.Background())
@@ -400,7 +462,7 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 					pe := &PEError{PE: pe.id, Err: err}
 					w.fail(pe)
 					if notifier != nil {
-						notifier.NotifyFailure(pe.PE, err)
+						notifier.NotifyFailure(rootFailure(pe))
 					}
 					errs[i] = pe
 				}
@@ -420,12 +482,32 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 	g.Wait()
 	stopWatch()
 	<-watchDone
+	w.abortGPU(ErrWorldEnded) // what still waits on a GPU waits for PEs that have returned
+	close(ended)
+	w.gpuCalls.Wait() // streams' synchronisations, drained by the abort
 	w.closed.Store(true)
 	errs = append(errs, freeNotices(pes))
 	if cerr := tr.Close(); cerr != nil {
 		errs = append(errs, fmt.Errorf("pgas: close %s backend: %w", cfg.Backend, cerr))
 	}
 	return errors.Join(errs...)
+}
+
+// rootFailure is what the other processes are told of local PE e.PE's
+// failure: where its error is another PE's failure (a collective that PE
+// broke, a wait it ended), that PE and its error, as that PE's own
+// process tells them. Told that PE e.PE failed, a process that had not
+// yet heard of the first failure would name e.PE as the failing PE.
+func rootFailure(e *PEError) (int, error) {
+	var cause *PEError
+	if !errors.As(e.Err, &cause) || cause.PE == e.PE {
+		return e.PE, e.Err
+	}
+	var remote *RemoteError
+	if errors.As(cause.Err, &remote) {
+		return cause.PE, errors.New(remote.Msg)
+	}
+	return cause.PE, cause.Err
 }
 
 func newPE(w *World, id int) *PE {

@@ -34,8 +34,9 @@ type gpu struct {
 }
 
 type transport struct {
-	gpus []*gpu
-	size int64
+	gpus  []*gpu
+	size  int64
+	abort *gpuop.AbortWord // the world's (driver.AbortTransport), watched by every GPU's waits
 	// Registered buffers (pgas.RegisterSymmetric) go at offsets
 	// [regLo, regHi) of every partition's window, each at a multiple of
 	// gran; ordinals are the world's GPUs, which reach every mapping.
@@ -102,6 +103,11 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 			g.owner, g.progs = true, &gpuop.Programs{}
 			if g.ctx, err = device.NewContext(i); err != nil {
 				return fail(err)
+			}
+			if t.abort == nil {
+				if t.abort, err = gpuop.NewAbortWord(g.ctx); err != nil {
+					return fail(err)
+				}
 			}
 			free, _, err := g.ctx.MemInfo()
 			if err != nil {
@@ -186,7 +192,7 @@ func (t *transport) descriptor(pe int) []byte {
 	for i, g := range t.gpus {
 		bases[i] = uint64(g.heap)
 	}
-	return kernels.HeapDescriptor(uint64(t.gpus[pe].desc), bases, t.size, pe)
+	return kernels.HeapDescriptor(uint64(t.gpus[pe].desc), bases, t.size, pe, uint64(t.abort.Ptr()))
 }
 
 func (t *transport) NumPEs() int { return len(t.gpus) }
@@ -351,7 +357,13 @@ func (t *transport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req
 	return t.gpus[pe].agent.Wait(ctx, abort, t.addr(pe, req.Off), req)
 }
 
+var _ driver.AbortTransport = (*transport)(nil)
+
+// Abort sets the world's abort word: every wait on its GPUs ends.
+func (t *transport) Abort() { t.abort.Set() }
+
 func (t *transport) Close() error {
+	t.Abort() // no GPU wait of the world outlives it
 	var errs []error
 	for _, g := range t.gpus {
 		if g.ctx == nil {
@@ -377,6 +389,8 @@ func (t *transport) Close() error {
 			errs = append(errs, g.win.Unmap(0, t.regLo), g.win.Close())
 		}
 	}
+	// In the first GPU's context, before it closes.
+	errs = append(errs, t.abort.Free())
 	for _, g := range t.gpus { // after every lane is quiet
 		if g.owner && g.agent != nil {
 			errs = append(errs, g.agent.Close())

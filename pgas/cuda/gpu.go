@@ -6,6 +6,7 @@ import (
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/driver"
 	"github.com/symchan/symchan/pgas/internal/gpuop"
 )
 
@@ -63,7 +64,8 @@ func (x *gpuAPI) PutSignalOnStream(s *device.Stream, pe int, off int64, src devi
 }
 
 // SignalWaitOnStream makes s's later work wait until this PE's signal word
-// at sigOff is ≥ v (nvshmemx_signal_wait_until_on_stream with GE).
+// at sigOff is ≥ v (nvshmemx_signal_wait_until_on_stream with GE), or the
+// world aborts (gpuop.WaitOnStream).
 func (x *gpuAPI) SignalWaitOnStream(s *device.Stream, sigOff int64, v uint64) error {
-	return s.WaitValue64(x.t.addr(x.g.id, sigOff), v)
+	return gpuop.WaitOnStream(s, x.g.k.Wait, x.t.addr(x.g.id, sigOff), driver.CmpGE, v, x.t.abort.Ptr())
 }

@@ -24,8 +24,8 @@ func (t *transport) NewStream(me int) (driver.Stream, error) {
 // A stream is a driver.Stream on the cuda backend: copies go to the copy
 // engines (peer to peer; the copy kernel while captured), a small
 // put-with-signal to the put-with-signal kernel, signals are stream
-// writes or the atomic kernel, waits stream memory operations or the wait
-// kernel; the kernels are its GPU's (g.k).
+// writes or the atomic kernel, waits the wait kernel (which also ends
+// when the world aborts); the kernels are its GPU's (g.k).
 type stream struct {
 	t  *transport
 	g  *gpu
@@ -43,7 +43,7 @@ func (s *stream) PutSignal(pe int, off, srcOff, n, sigOff int64, sig uint64, op 
 }
 
 func (s *stream) Wait(off int64, cmp driver.Cmp, v uint64) error {
-	return gpuop.WaitOnStream(s.st, s.g.k.Wait, s.t.addr(s.g.id, off), cmp, v)
+	return gpuop.WaitOnStream(s.st, s.g.k.Wait, s.t.addr(s.g.id, off), cmp, v, s.t.abort.Ptr())
 }
 
 func (s *stream) Atomic(pe int, off int64, k driver.Kind, op driver.AtomicOp, operand, cond uint64, resultOff int64) error {

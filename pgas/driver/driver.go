@@ -141,6 +141,18 @@ type FailureNotifier interface {
 	WatchFailures(ctx context.Context, failed func(pe int, msg string))
 }
 
+// AbortTransport is implemented by transports whose GPUs wait on their
+// own (stream-ordered waits, the runtime's kernels, device collectives,
+// kernel actors): such a wait for a PE that failed would otherwise hold
+// the GPU, and the process, for good. Abort ends every one of them, now
+// and from then on, and is safe from any goroutine and more than once;
+// pgas calls it when a PE fails, when the PEs' context ends, and after
+// every PE function returned, before Close. What the aborted waits'
+// routines and collectives leave in memory is undefined.
+type AbortTransport interface {
+	Abort()
+}
+
 // StridedTransport is implemented by transports that move strided
 // elements in one operation (a 2-D copy, nvshmem_iput). pgas packs the
 // local side itself; without this interface, or when a method returns an

@@ -13,6 +13,8 @@ import (
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/driver"
+	"github.com/symchan/symchan/pgas/internal/gpuop"
 )
 
 // gpuAPI is a PE's GPU as pgas.PE.GPU returns it (pgas.GPU). Kernels
@@ -73,8 +75,8 @@ func (x *gpuAPI) PutSignalOnStream(s *device.Stream, pe int, off int64, src devi
 	return nil
 }
 
-// SignalWaitOnStream waits on s with cuStreamWaitValue64 on the PE's own
-// word, as the cuda backend does.
+// SignalWaitOnStream waits on s with the wait kernel on the PE's own
+// word, which also ends when the world aborts, as the cuda backend does.
 func (x *gpuAPI) SignalWaitOnStream(s *device.Stream, sigOff int64, v uint64) error {
-	return s.WaitValue64(x.t.heap+device.Ptr(sigOff), v)
+	return gpuop.WaitOnStream(s, x.t.wait, x.t.heap+device.Ptr(sigOff), driver.CmpGE, v, x.t.abort.Ptr())
 }

@@ -122,7 +122,7 @@ func (s *stream) quiet() {
 }
 
 func (s *stream) Wait(off int64, cmp driver.Cmp, v uint64) error {
-	return gpuop.WaitOnStream(s.st, s.k.Wait, s.t.heap+device.Ptr(off), cmp, v)
+	return gpuop.WaitOnStream(s.st, s.k.Wait, s.t.heap+device.Ptr(off), cmp, v, s.t.abort.Ptr())
 }
 
 func (s *stream) Atomic(pe int, off int64, k driver.Kind, op driver.AtomicOp, operand, cond uint64, resultOff int64) error {

@@ -182,8 +182,10 @@ type transport struct {
 	mu     sync.Mutex // serialises this PE's routines
 	st     *device.Stream
 	agent  *gpuop.Agent
-	lane   *gpuop.Lane     // runs routines on mapped peers (see Put)
-	result *device.HostMem // what the remote routines answer (remote.go)
+	lane   *gpuop.Lane      // runs routines on mapped peers (see Put)
+	result *device.HostMem  // what the remote routines answer (remote.go)
+	abort  *gpuop.AbortWord // the world's (driver.AbortTransport), watched by this GPU's waits
+	wait   *device.Function // the wait kernel (gpuop.WaitOnStream), for GPU.SignalWaitOnStream
 }
 
 // Open opens this process's PE of the world the launcher started (one PE
@@ -231,6 +233,12 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 	if t.st, err = proc.ctx.NewStream(); err != nil {
 		return fail(err)
 	}
+	if t.abort, err = gpuop.NewAbortWord(proc.ctx); err != nil {
+		return fail(err)
+	}
+	if t.wait, err = proc.mod.Function(kernels.WaitOnStream); err != nil {
+		return fail(err)
+	}
 	if t.desc, err = proc.ctx.Alloc(kernels.HeapDescriptorSize(len(t.peers))); err != nil {
 		return fail(err)
 	}
@@ -268,7 +276,7 @@ func (t *transport) descriptor() []byte {
 	for pe := range bases {
 		bases[pe] = uint64(t.peers[pe])
 	}
-	return kernels.HeapDescriptor(uint64(t.desc), bases, t.size, t.me)
+	return kernels.HeapDescriptor(uint64(t.desc), bases, t.size, t.me, uint64(t.abort.Ptr()))
 }
 
 func (t *transport) NumPEs() int            { return t.n }
@@ -552,7 +560,15 @@ func (t *transport) Wait(ctx context.Context, _ int, abort <-chan struct{}, req 
 	return t.agent.Wait(ctx, abort, t.heap+device.Ptr(req.Off), req)
 }
 
+var _ driver.AbortTransport = (*transport)(nil)
+
+// Abort sets the world's abort word: every wait on this PE's GPU ends.
+// Another process's PE learns of a failure from pgas (WatchFailures) and
+// sets its own.
+func (t *transport) Abort() { t.abort.Set() }
+
 func (t *transport) Close() error {
+	t.Abort() // no GPU wait of the world outlives it
 	var errs []error
 	if t.st != nil {
 		errs = append(errs, t.quiet(true))
@@ -571,6 +587,7 @@ func (t *transport) Close() error {
 	if t.result != nil {
 		errs = append(errs, t.result.Free())
 	}
+	errs = append(errs, t.abort.Free())
 	if t.st != nil {
 		errs = append(errs, t.st.Destroy())
 	}

@@ -4,7 +4,6 @@ package gpuop
 
 import (
 	"errors"
-	"math"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
@@ -28,16 +27,12 @@ func Signal(st *device.Stream, fn *device.Function, addr device.Ptr, v uint64, o
 }
 
 // WaitOnStream holds st until the uint64 word at addr compares as cmp says
-// to v: a stream memory operation for ≥ (and > below the largest value),
-// the wait kernel (kernels.WaitOnStream, fn) for the other comparisons.
-func WaitOnStream(st *device.Stream, fn *device.Function, addr device.Ptr, cmp driver.Cmp, v uint64) error {
-	switch {
-	case cmp == driver.CmpGE:
-		return st.WaitValue64(addr, v)
-	case cmp == driver.CmpGT && v < math.MaxUint64:
-		return st.WaitValue64(addr, v+1)
-	}
-	return st.Launch(fn, device.D1(1), device.D1(1), 0, uint64(addr), uint64(cmp), v)
+// to v, or until the world's abort word at abort is set (AbortWord): the
+// wait kernel (kernels.WaitOnStream, fn) for every comparison, since a
+// stream memory operation (cuStreamWaitValue64) watches one word only and
+// a stream waiting on a PE that failed would hold the GPU for good.
+func WaitOnStream(st *device.Stream, fn *device.Function, addr device.Ptr, cmp driver.Cmp, v uint64, abort device.Ptr) error {
+	return st.Launch(fn, device.D1(1), device.D1(1), 0, uint64(addr), uint64(cmp), v, uint64(abort))
 }
 
 // CopyOnStream enqueues a copy of n bytes from src (memory of context
