@@ -41,6 +41,15 @@ func (ck *kit) testPEFailurePropagates(t *testing.T) {
 		"reduce": func(ctx context.Context, pe *pgas.PE, w pgas.Sym[uint64]) error {
 			return pgas.ReduceAll(ctx, pe.TeamWorld(), pgas.ReduceSum, w, w, 1)
 		},
+		// On a GPU the stream itself waits (the wait kernel, a device
+		// collective): the failure must end that wait too, or the world's
+		// end, and every later world of the process, would wait for it.
+		"stream wait": func(ctx context.Context, pe *pgas.PE, w pgas.Sym[uint64]) error {
+			return onStream(ctx, pe, func(st *pgas.Stream) error { return pgas.SignalWaitUntilOnStream(st, w, pgas.CmpEQ, 1) })
+		},
+		"stream barrier": func(ctx context.Context, pe *pgas.PE, _ pgas.Sym[uint64]) error {
+			return onStream(ctx, pe, func(st *pgas.Stream) error { return pgas.BarrierOnStream(st, pe.TeamWorld()) })
+		},
 	}
 	for wname, fail := range ways {
 		for bname, block := range blockers {
@@ -86,6 +95,56 @@ func (ck *kit) testPEFailurePropagates(t *testing.T) {
 			})
 		}
 	}
+}
+
+// onStream enqueues with enqueue on a new stream of pe, then syncs it
+// with ctx and closes it.
+func onStream(ctx context.Context, pe *pgas.PE, enqueue func(st *pgas.Stream) error) error {
+	st, err := pgas.NewStream(pe)
+	if err != nil {
+		return err
+	}
+	if err = enqueue(st); err == nil {
+		err = st.Sync(ctx)
+	}
+	return errors.Join(err, st.Close(context.Background()))
+}
+
+// A world whose streams waited for a PE that failed (testPEFailurePropagates)
+// leaves the GPUs usable: the next world's streams wait, signal and meet
+// in a device barrier as asked.
+func (ck *kit) testStreamsAfterFailedWorld(t *testing.T) {
+	ck.needPEs(t, 2)
+	n := 2
+	if p := ck.procs(); p > 1 {
+		n = p
+	}
+	err := ck.runErr(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		check(pe.Barrier(ctx))
+		if pe.ID() == 1 {
+			time.Sleep(20 * time.Millisecond)
+			return errors.New("boom")
+		}
+		if pe.ID() == 0 {
+			return onStream(context.Background(), pe, func(st *pgas.Stream) error { return pgas.SignalWaitUntilOnStream(st, w, pgas.CmpEQ, 1) })
+		}
+		return onStream(context.Background(), pe, func(st *pgas.Stream) error { return pgas.BarrierOnStream(st, pe.TeamWorld()) })
+	})
+	if err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("the failing world's Run = %v, want PE 1's error", err)
+	}
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		w := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		check(pe.Barrier(ctx))
+		st := must(pgas.NewStream(pe))
+		defer st.Close(context.Background())
+		next := (pe.ID() + 1) % pe.NumPEs()
+		check(pgas.SignalOpOnStream(st, w, 1, pgas.SignalAdd, next))
+		check(pgas.SignalWaitUntilOnStream(st, w, pgas.CmpEQ, 1))
+		check(pgas.BarrierOnStream(st, pe.TeamWorld()))
+		return st.Sync(ctx)
+	})
 }
 
 func (ck *kit) testNoGoroutineOutlivesRun(t *testing.T) {
