@@ -149,6 +149,12 @@
 #   .gpu/gpu-run.sh mismatch # collectives that reject members who
 #                            # disagree, registration under nvshmem, and
 #                            # the cost against old/: barrier, small ones
+#   .gpu/gpu-run.sh abort    # the GPU failure paths: backend tests, the
+#                            # failure and stream tests on cuda (a PE per
+#                            # GPU, shared), every suite under nvshmem
+#                            # (mapped, forced-remote)
+#   .gpu/gpu-run.sh abort-bench # a stream's wait and small collectives,
+#                            # old/ against these, alternating
 #   .gpu/gpu-run.sh noregress # old/ (a session's start) against these,
 #                            # alternating, two rounds: ping-pongs, round
 #                            # trips from Go, PutSym, device block put, ring
@@ -549,6 +555,37 @@ if [ "$what" = mismatch ]; then
 		done
 	done
 	bybuild "${OUT:-/tmp}/mismatch-cost.txt" 3 mismatch-cost
+fi
+if [ "$what" = abort ]; then
+	# The GPU failure paths (the world's abort word): the backends' and
+	# the agent's tests; on cuda, with one PE per GPU and with PEs sharing
+	# the GPUs, the failure tests (streams, device collectives, device
+	# mailboxes and kernel actors waiting on a PE that failed, and a
+	# world after) and the stream and device-collective tests beside them;
+	# under nvshmem, mapped and forced-remote, every suite (the full suites
+	# on cuda take longer than one call: the "quick" mode runs them).
+	# abort-bench: old/ (a session's start) and these, alternating, two
+	# rounds: a stream's wait (the wait kernel where a stream memory
+	# operation was) and the small collectives on a stream and in a kernel.
+	af='TestConformance/(PGAS|GPU)/(PEFailurePropagates|StreamsAfterFailedWorld|StreamOrdered|StreamCollectives|StreamCollectiveArgumentsDiffer|RunContextCancelled|NoGoroutineOutlivesRun|GPUWaitsEndWhenWorldFails|KernelActorFails|KernelActorEcho|DeviceArgumentsDiffer|OnStream)$'
+	step abort-gpuop 90 ./gpuop.test -test.v -test.count=1
+	step abort-pgas-cuda 120 ./cuda.test -test.v -test.count=1
+	step "abort-cuda-${ngpu}gpu" 150 env SYMCHAN_TEST_BACKEND=cuda SYMCHAN_TEST_MAX_PES="$ngpu" ./tests.test -test.v -test.count=1 -test.short -test.run "$af" -test.timeout=140s
+	step abort-cuda-shared 150 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" ./tests.test -test.v -test.count=1 -test.short -test.run "$af" -test.timeout=140s
+	mps on
+	step "abort-nvshmem-unit-${np}proc" 60 ./symrun -n "$np" ./nvshmem.test -test.v -test.count=1
+	suites "abort-suites-nvshmem-${np}proc" 120 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np"
+	suites "abort-suites-remote-${np}proc" 120 SYMCHAN_FORCE_REMOTE=1 SYMCHAN_TEST_BACKEND=nvshmem SYMCHAN_TEST_PROCS="$np" ./symrun -n "$np"
+	mps off
+fi
+if [ "$what" = abort-bench ]; then
+	for round in 1 2; do
+		for v in old new; do
+			version $v
+			step "abort-$v-$round" 200 env "${ptx[@]}" "${share[@]}" "$d/bench.test" -test.run '^$' -test.bench 'GPU(StreamPingPong|Collective(OnStream|Device))$' -coll.max 4096 -test.benchtime 1x
+		done
+	done
+	bybuild "${OUT:-/tmp}/abort.txt" 2 abort
 fi
 if [ "$what" = noregress ]; then
 	# Issue 33's no-regression check of a session's changes: old/ (built

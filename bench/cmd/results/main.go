@@ -202,6 +202,18 @@ var mismatchCostVote = buildAB("Between two H200s: small collectives before (old
 	`^GPUCollective(OnStream|Device)/`, "us/op",
 	"As the table above, a second call, with the phase returning thread 0's verdict through __syncthreads_and (a warp's shuffle) instead of every thread reading the struct's differed word after the barrier (ed4f5bc).")
 
+// abortStream and abortColl are issue 51's check that the world's abort
+// word (every wait of the runtime on the device also watching it) does not
+// slow the waits, on two H100s of four.
+var (
+	abortStream = buildAB("Between two H100s: a stream's wait before (old) and after (new) the abort word (ns per round trip)", "2026-11-28-nvidia-h100-x4-abort-word.txt",
+		`^GPUStreamPingPong$`, "sec/op",
+		"scripts/gpu-run.sh abort-bench: BenchmarkGPUStreamPingPong, two PEs passing a token on their streams alone (PutSignalOnStream, SignalWaitUntilOnStream with ≥), 500 rounds queued then one Sync, median of 9 repetitions after 2; old/ built from 90ede6b, where the wait was a stream memory operation (cuStreamWaitValue64), new from 634cbf5, where it is the wait kernel watching the world's abort word too; alternating, two rounds, in one call.")
+	abortColl = buildAB("Between two H100s: small collectives before (old) and after (new) the abort word (µs)", abortStream.file,
+		`^GPUCollective(OnStream|Device)/`, "us/op",
+		"The same call: BenchmarkGPUCollectiveOnStream and BenchmarkGPUCollectiveDevice (-coll.max 4096). A phase's wait now counts its turns and reads the abort word (mapped host memory) every 256th; the block's verdict is still one __syncthreads_and.")
+)
+
 // Between two GPUs (nvidia-h100-x2): the examples against the NVSHMEM
 // anchor, and the round trips from Go and between kernel actors.
 var (
@@ -356,7 +368,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostNow8S19, hostNow8S20, hostFutureS20, hostInstr, hostI1, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, noRegressS20, mismatchCost, mismatchCostVote, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostNow8S19, hostNow8S20, hostFutureS20, hostInstr, hostI1, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, noRegressS20, mismatchCost, mismatchCostVote, abortStream, abortColl, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
