@@ -479,25 +479,40 @@ func (ck *kit) testServiceCallerFaults(t *testing.T) {
 // and every HTTP body that quotes one.
 func (ck *kit) testPanicErrorIsOneLine(t *testing.T) {
 	ck.oneProcess(t)
-	err := ck.runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		if pe.ID() == 1 {
-			panic("on purpose")
-		}
-		_ = pe.Barrier(ctx) // fails, naming PE 1
-		return nil
-	})
-	var pe *pgas.PEError
-	if !errors.As(err, &pe) || pe.PE != 1 {
-		t.Fatalf("Run: %v, want PE 1's *PEError", err)
-	}
-	if msg := pe.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "panic: on purpose") {
-		t.Errorf("the failure's text is %q; want one line naming the panic", msg)
-	}
-	if !strings.Contains(string(pe.Stack()), "goroutine") {
-		t.Errorf("(*PEError).Stack() = %q; want the panicking goroutine's stack", pe.Stack())
-	}
-	var pp *pgas.PanicError
-	if !errors.As(err, &pp) || pp.Value != "on purpose" {
-		t.Errorf("no *pgas.PanicError with the panic's value in %v", err)
+	joined := errors.Join(errors.New("first"), errors.New("second"))
+	for _, tc := range []struct {
+		name  string
+		value any
+		text  string // in the one-line text
+	}{
+		{"a string", "on purpose", "panic: on purpose"},
+		{"lines", "first line\nsecond line", `panic: first line\nsecond line`},
+		{"an errors.Join", joined, `panic: first\nsecond`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := ck.runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
+				if pe.ID() == 1 {
+					panic(tc.value)
+				}
+				_ = pe.Barrier(ctx) // fails, naming PE 1
+				return nil
+			})
+			var pe *pgas.PEError
+			if !errors.As(err, &pe) || pe.PE != 1 {
+				t.Fatalf("Run: %v, want PE 1's *PEError", err)
+			}
+			for _, msg := range []string{pe.Error(), err.Error()} {
+				if strings.ContainsAny(msg, "\n\r") || !strings.Contains(msg, tc.text) {
+					t.Errorf("the failure's text is %q; want one line holding %q", msg, tc.text)
+				}
+			}
+			if !strings.Contains(string(pe.Stack()), "goroutine") {
+				t.Errorf("(*PEError).Stack() = %q; want the panicking goroutine's stack", pe.Stack())
+			}
+			var pp *pgas.PanicError
+			if !errors.As(err, &pp) || pp.Value != tc.value {
+				t.Errorf("no *pgas.PanicError with the panic's value in %v", err)
+			}
+		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/symchan/symchan/internal/errtext"
 )
 
 // Errors a caller can test for with errors.Is. Returned errors wrap them
@@ -47,8 +49,11 @@ type PEError struct {
 	Err error
 }
 
-// Error names the PE and its error.
-func (e *PEError) Error() string { return fmt.Sprintf("pgas: PE %d failed: %v", e.PE, e.Err) }
+// Error names the PE and its error, on one line (newlines in the error's
+// text escaped as \n; Err keeps the error itself).
+func (e *PEError) Error() string {
+	return fmt.Sprintf("pgas: PE %d failed: %s", e.PE, errtext.OneLine(fmt.Sprint(e.Err)))
+}
 
 // Unwrap returns the PE's own error.
 func (e *PEError) Unwrap() error { return e.Err }
@@ -65,8 +70,9 @@ func (e *PEError) Stack() []byte {
 }
 
 // PanicError is a panic recovered in a PE's function or one of its
-// goroutines: its text is the panic's value, on one line; Stack is the
-// panicking goroutine's stack (debug.Stack).
+// goroutines: its text is the panic's value, on one line (newlines
+// escaped as \n; Value keeps the value itself); Stack is the panicking
+// goroutine's stack (debug.Stack).
 type PanicError struct {
 	Value any
 	Where string // "" (the PE's function), or where else it panicked
@@ -80,12 +86,13 @@ func NewPanicError(r any, where string) *PanicError {
 	return &PanicError{Value: r, Where: where, Stack: debug.Stack()}
 }
 
-// Error is "panic: value" (or "panic in where: value").
+// Error is "panic: value" (or "panic in where: value"), on one line.
 func (e *PanicError) Error() string {
+	v := errtext.OneLine(fmt.Sprint(e.Value))
 	if e.Where != "" {
-		return fmt.Sprintf("panic in %s: %v", e.Where, e.Value)
+		return fmt.Sprintf("panic in %s: %s", e.Where, v)
 	}
-	return fmt.Sprintf("panic: %v", e.Value)
+	return "panic: " + v
 }
 
 // Unwrap returns the panic's value when it is an error.
@@ -98,8 +105,9 @@ func (e *PanicError) Unwrap() error {
 // reported it (driver.FailureNotifier): its text only.
 type RemoteError struct{ Msg string }
 
-// Error is the remote PE's message, marked as coming from another process.
-func (e *RemoteError) Error() string { return e.Msg + " (in its own process)" }
+// Error is the remote PE's message, on one line, marked as coming from
+// another process.
+func (e *RemoteError) Error() string { return errtext.OneLine(e.Msg) + " (in its own process)" }
 
 var errNilPE = fmt.Errorf("%w: nil *PE", ErrBadArg)
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/symchan/symchan/internal/errtext"
 	"github.com/symchan/symchan/pgas/driver"
 )
 
@@ -529,7 +530,7 @@ func (e *CollectiveError) Error() string {
 	if e.Mismatch {
 		return fmt.Sprintf("pgas: synchronisation #%d of a team of %d failed: %s; the team is broken", e.Seq, e.Size, e.Reason)
 	}
-	return fmt.Sprintf("pgas: %s (synchronisation #%d of a team of %d) ended by PE %d: %s; the team is broken", e.Op, e.Seq, e.Size, e.PE, e.Reason)
+	return fmt.Sprintf("pgas: %s (synchronisation #%d of a team of %d) ended by PE %d: %s; the team is broken", e.Op, e.Seq, e.Size, e.PE, errtext.OneLine(e.Reason))
 }
 
 // Unwrap returns ErrTeamBroken, ErrCollectiveMismatch for a mismatch, and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/symchan/symchan/actors"
+	"github.com/symchan/symchan/internal/errtext"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -46,7 +47,11 @@ type ReplyError struct {
 	Msg string
 }
 
-func (e *ReplyError) Error() string { return fmt.Sprintf("service: PE %d: %s", e.PE, e.Msg) }
+// Error names the PE and the actor's text, on one line (newlines escaped
+// as \n; Msg keeps the text itself).
+func (e *ReplyError) Error() string {
+	return fmt.Sprintf("service: PE %d: %s", e.PE, errtext.OneLine(e.Msg))
+}
 
 // Fatal marks err, returned by an actor's Serve, as one that leaves the PE
 // unusable (a failed GPU call, a corrupted state): the call fails with it

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,7 +37,8 @@ func TestReplyRoundTrip(t *testing.T) {
 		want error // nil: v comes back
 	}{
 		{"ok", resp{Y: 5, PE: 2}, nil, nil},
-		{"error", resp{}, errors.New("boom"), &ReplyError{}},
+		{"error", resp{}, errors.New("boom"), &ReplyError{Msg: "boom"}},
+		{"error of two lines", resp{}, errors.Join(errors.New("boom"), errors.New("bang")), &ReplyError{Msg: "boom\nbang"}},
 		{"deadline", resp{}, context.DeadlineExceeded, context.DeadlineExceeded},
 		{"canceled", resp{}, context.Canceled, context.Canceled},
 	}
@@ -50,8 +52,11 @@ func TestReplyRoundTrip(t *testing.T) {
 				}
 			case *ReplyError:
 				var re *ReplyError
-				if !errors.As(err, &re) || re.PE != 4 || re.Msg != "boom" {
+				if !errors.As(err, &re) || re.PE != 4 || re.Msg != want.Msg {
 					t.Errorf("got %v", err)
+				}
+				if text := err.Error(); strings.ContainsAny(text, "\n\r") {
+					t.Errorf("the reply error's text %q is not one line", text)
 				}
 			default:
 				if !errors.Is(err, want) {
