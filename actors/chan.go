@@ -69,8 +69,16 @@ func newChan[T any](ctx context.Context, pe *pgas.PE, codec Codec[T], cerr error
 	return &Chan[T]{mb: mb, codec: codec, raw: raw}, nil
 }
 
-// Mailbox is the Chan's underlying Mailbox.
-func (c *Chan[T]) Mailbox() *Mailbox { return c.mb }
+// Mailbox is the Chan's underlying Mailbox (nil for a zero Chan).
+func (c *Chan[T]) Mailbox() *Mailbox {
+	if c == nil {
+		return nil
+	}
+	return c.mb
+}
+
+// zero reports a zero or nil Chan (not made by NewChan).
+func (c *Chan[T]) zero() bool { return c == nil || c.mb.zero() }
 
 func (c *Chan[T]) encode(v T) (*[]byte, error) {
 	bp, _ := c.bufs.Get().(*[]byte)
@@ -84,6 +92,9 @@ func (c *Chan[T]) encode(v T) (*[]byte, error) {
 
 // Send sends v to PE to, waiting for a free slot if need be.
 func (c *Chan[T]) Send(ctx context.Context, to int, v T) error {
+	if c.zero() {
+		return errZero
+	}
 	if c.raw {
 		return c.mb.sendPlain(ctx, to, unsafe.Pointer(&v), int(unsafe.Sizeof(v)), true)
 	}
@@ -97,6 +108,9 @@ func (c *Chan[T]) Send(ctx context.Context, to int, v T) error {
 
 // TrySend sends v to PE to, or fails with ErrFull if that would wait.
 func (c *Chan[T]) TrySend(to int, v T) error {
+	if c.zero() {
+		return errZero
+	}
 	if c.raw {
 		return c.mb.sendPlain(context.Background(), to, unsafe.Pointer(&v), int(unsafe.Sizeof(v)), false)
 	}
@@ -116,6 +130,9 @@ func (c *Chan[T]) Recv(ctx context.Context) (T, error) {
 
 // RecvFrom is Recv that also returns the sender.
 func (c *Chan[T]) RecvFrom(ctx context.Context) (v T, from int, err error) {
+	if c.zero() {
+		return v, -1, errZero
+	}
 	if c.viewing.Load() {
 		return v, -1, ErrBusy
 	}
@@ -135,6 +152,9 @@ func (c *Chan[T]) decodeInto(v *T, from *int) func(Message) error {
 
 // TryRecv receives a value if one is ready; ok reports whether it did.
 func (c *Chan[T]) TryRecv() (v T, ok bool, err error) {
+	if c.zero() {
+		return v, false, errZero
+	}
 	if c.viewing.Load() {
 		return v, false, ErrBusy
 	}
@@ -145,15 +165,26 @@ func (c *Chan[T]) TryRecv() (v T, ok bool, err error) {
 
 // Close closes this PE's sending side (see Mailbox.Close). It waits, up to
 // ctx, for a free slot at each PE for its marker.
-func (c *Chan[T]) Close(ctx context.Context) error { return c.mb.Close(ctx) }
+func (c *Chan[T]) Close(ctx context.Context) error {
+	if c.zero() {
+		return errZero
+	}
+	return c.mb.Close(ctx)
+}
 
 // C returns a Go channel of the values sent to this PE, for select. A
 // helper goroutine (bound to the PE, see pgas.PE.Go) receives into it; the
 // channel is closed when the inbox is closed and drained, on an error
 // (see Err), or when the PE's function returns (a value the helper holds
 // then, not yet taken from the channel, is dropped with the PE). Once C is
-// called, Recv and TryRecv return ErrBusy.
+// called, Recv and TryRecv return ErrBusy. A zero Chan's C is a closed
+// channel, and its Err says why.
 func (c *Chan[T]) C() <-chan T {
+	if c.zero() {
+		closed := make(chan T)
+		close(closed)
+		return closed
+	}
 	c.viewOnce.Do(func() {
 		c.viewing.Store(true)
 		c.view = make(chan T)
@@ -181,8 +212,12 @@ func (c *Chan[T]) C() <-chan T {
 }
 
 // Err is why the C channel was closed: ErrClosed after every PE closed
-// its side, or the error that ended it; nil while it is open.
+// its side, or the error that ended it; nil while it is open. A zero
+// Chan's is an error wrapping ErrBadArg.
 func (c *Chan[T]) Err() error {
+	if c.zero() {
+		return errZero
+	}
 	if p := c.viewErr.Load(); p != nil {
 		return *p
 	}

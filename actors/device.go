@@ -40,8 +40,11 @@ func DeviceInboxSize(n int) int64 { return 16 * int64(n) }
 // Device returns the mailbox's layout for kernels. It describes mailboxes
 // on backends whose partitions are device memory (the GPU backends); on
 // host memory the slot words are laid out one per cache line instead, and
-// no kernel runs there.
+// no kernel runs there. A zero Mailbox's is the zero DeviceMailbox.
 func (m *Mailbox) Device() DeviceMailbox {
+	if m.zero() {
+		return DeviceMailbox{}
+	}
 	return DeviceMailbox{
 		WordsOff: m.words.Offset(), SlotsOff: m.slots.Offset(), CreditOff: m.credit.Offset(),
 		NPEs: m.n, Slots: m.k, SlotSize: m.s,
@@ -77,8 +80,12 @@ type DeviceSystem struct {
 // DeviceSystemSize is the size of struct symchan_replies.
 const DeviceSystemSize = kernels.SizeofReplies
 
-// Device returns the system's reply-slot layout for kernels.
+// Device returns the system's reply-slot layout for kernels (the zero
+// DeviceSystem for a zero System).
 func (s *System) Device() DeviceSystem {
+	if s == nil || s.pe == nil {
+		return DeviceSystem{}
+	}
 	return DeviceSystem{WordsOff: s.words.Offset(), DataOff: s.data.Offset(), Futures: s.cfg.futures, SlotBytes: s.slotBytes(), ReplySize: s.cfg.replySize}
 }
 

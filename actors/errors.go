@@ -2,6 +2,7 @@ package actors
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/symchan/symchan/pgas"
 )
@@ -32,4 +33,8 @@ var (
 	ErrAbandoned = errors.New("actors: future was abandoned")
 	// ErrBusy: Recv and the channel view of one Chan used together.
 	ErrBusy = errors.New("actors: the channel's <-chan view is receiving")
+
+	// errZero is what the methods of a zero or nil Mailbox, Chan, Future
+	// or System return: only their constructors make usable ones.
+	errZero = fmt.Errorf("%w: a zero or nil Mailbox, Chan, Future or System (make one with NewMailbox, NewChan, NewSystem, NewFuture)", ErrBadArg)
 )

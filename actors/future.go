@@ -130,8 +130,13 @@ func newSystem(ctx context.Context, pe *pgas.PE, c systemConfig, host bool) (*Sy
 	return s, nil
 }
 
-// PE is the PE this System belongs to.
-func (s *System) PE() *pgas.PE { return s.pe }
+// PE is the PE this System belongs to (nil for a zero System).
+func (s *System) PE() *pgas.PE {
+	if s == nil {
+		return nil
+	}
+	return s.pe
+}
 
 // word is the reply word of slot.
 func (s *System) word(slot int) pgas.Sym[uint64] { return s.words.Index(slot * s.stride) }
@@ -240,8 +245,12 @@ func (s *System) reclaimLocked() {
 	s.quarantine = kept
 }
 
-// ReplyTo is the address a replier passes to Reply.
+// ReplyTo is the address a replier passes to Reply (the zero ReplyTo,
+// which Reply refuses, for a zero Future).
 func (f *Future[T]) ReplyTo() ReplyTo {
+	if f.zero() {
+		return ReplyTo{}
+	}
 	return ReplyTo{PE: int32(f.sys.pe.ID()), Slot: uint32(f.slot), Gen: f.gen}
 }
 
@@ -250,6 +259,9 @@ func (f *Future[T]) ReplyTo() ReplyTo {
 // fails. A Future is awaited once.
 func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	var zero T
+	if f.zero() {
+		return zero, errZero
+	}
 	if f.used {
 		return zero, fmt.Errorf("actors: future awaited or abandoned already")
 	}
@@ -352,8 +364,15 @@ func (s *System) buf() *[]byte {
 	return &b
 }
 
+// zero reports a zero or nil Future (not made by NewFuture).
+func (f *Future[T]) zero() bool { return f == nil || f.sys == nil || f.sys.pe == nil }
+
 // Abandon gives the future up without waiting; a later reply is dropped.
+// It does nothing on a zero Future.
 func (f *Future[T]) Abandon() {
+	if f.zero() {
+		return
+	}
 	if !f.used {
 		f.used = true
 		f.abandon()

@@ -251,13 +251,30 @@ func mailboxFits(n, k, s, stride int, mem int64) error {
 	return nil
 }
 
-// PE is the PE this Mailbox belongs to.
-func (m *Mailbox) PE() *pgas.PE { return m.pe }
+// zero reports a zero or nil Mailbox (not made by NewMailbox).
+func (m *Mailbox) zero() bool { return m == nil || m.pe == nil }
 
-// MaxMessage is the largest message Send accepts, in bytes.
-func (m *Mailbox) MaxMessage() int { return m.max }
+// PE is the PE this Mailbox belongs to (nil for a zero Mailbox).
+func (m *Mailbox) PE() *pgas.PE {
+	if m == nil {
+		return nil
+	}
+	return m.pe
+}
+
+// MaxMessage is the largest message Send accepts, in bytes (0 for a zero
+// Mailbox).
+func (m *Mailbox) MaxMessage() int {
+	if m == nil {
+		return 0
+	}
+	return m.max
+}
 
 func (m *Mailbox) checkDest(to int) error {
+	if m.zero() {
+		return errZero
+	}
 	if uint(to) >= uint(m.n) {
 		return fmt.Errorf("%w: destination %d not in [0, %d)", ErrBadPE, to, m.n)
 	}
@@ -307,6 +324,9 @@ func (m *Mailbox) open(ctx context.Context, to int, wait bool, chunks int) (*out
 }
 
 func (m *Mailbox) send(ctx context.Context, to int, data []byte, wait bool) error {
+	if m.zero() {
+		return errZero
+	}
 	if len(data) > m.max {
 		return fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(data), m.max)
 	}
@@ -482,6 +502,9 @@ func (m *Mailbox) refresh(to int, o *outbox, chunks int) error {
 // first, calling Close again finishes the job. Closing twice returns
 // ErrClosed.
 func (m *Mailbox) Close(ctx context.Context) error {
+	if m.zero() {
+		return errZero
+	}
 	for i := range m.out {
 		if err := m.out[i].mu.lock(ctx); err != nil {
 			for j := range i {
@@ -542,6 +565,9 @@ func (m *Mailbox) TryRecv() (msg Message, ok bool, err error) {
 // recv takes the next ready message and hands it to use while the inbox is
 // held: x.Data may point into memory reused by the next recv.
 func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error) (bool, error) {
+	if m.zero() {
+		return false, errZero
+	}
 	if err := stillMapped(m.pe, m.words, m.localWords); err != nil {
 		return false, err
 	}

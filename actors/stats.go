@@ -115,6 +115,9 @@ func (c *mailboxCounters) creditWait(since time.Time) {
 // Stats returns this PE's counts for the Mailbox: zeros unless it was
 // made with KeepStats.
 func (m *Mailbox) Stats() MailboxStats {
+	if m == nil {
+		return MailboxStats{}
+	}
 	c := m.stats
 	if c == nil {
 		return MailboxStats{}

@@ -154,8 +154,12 @@ func (s *Service[Req, Resp]) setState(st State) {
 	s.changed = make(chan struct{})
 }
 
-// State is the service's state now.
+// State is the service's state now. A Service that Start did not make
+// (a zero or nil one) is StateStopped, as its Done says.
 func (s *Service[Req, Resp]) State() State {
+	if s == nil || s.done == nil {
+		return StateStopped
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.state
@@ -165,17 +169,31 @@ func (s *Service[Req, Resp]) State() State {
 // readiness probe asks.
 func (s *Service[Req, Resp]) Ready() bool { return s.State() == StateReady }
 
-// NumPEs is the number of PEs of the service's world.
+// NumPEs is the number of PEs of the service's world (0 for a zero
+// Service, which Start did not make).
 func (s *Service[Req, Resp]) NumPEs() int {
+	if s == nil {
+		return 0
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.gen == nil {
+		return 0
+	}
 	return s.gen.n
 }
 
-// LocalPEs lists the PEs that run in this process (see pgas.World.LocalPEs).
+// LocalPEs lists the PEs that run in this process (see
+// pgas.World.LocalPEs); none for a zero Service.
 func (s *Service[Req, Resp]) LocalPEs() []int {
+	if s == nil {
+		return nil
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.gen == nil {
+		return nil
+	}
 	return append([]int(nil), s.gen.local...)
 }
 
@@ -194,6 +212,9 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // after a Stop that found every PE well): the world's errors, or
 // ErrRestartsExhausted joined with the last failure.
 func (s *Service[Req, Resp]) Err() error {
+	if s == nil {
+		return nil
+	}
 	select {
 	case <-s.done:
 		s.mu.RLock()
@@ -378,6 +399,9 @@ func (s *Service[Req, Resp]) peCounters(n int) []peCounters {
 
 // Stats returns the service's figures now.
 func (s *Service[Req, Resp]) Stats() Stats {
+	if s == nil || s.done == nil {
+		return Stats{State: StateStopped}
+	}
 	s.mu.RLock()
 	st := Stats{State: s.state, Generation: s.nGen, Restarts: s.nRestarts,
 		AnyRejected: s.anyRejected.Load(), AnyAbandoned: s.anyAbandoned.Load()}
