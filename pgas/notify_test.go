@@ -54,7 +54,8 @@ func init() { Register("test-procs", procsBackend{}) }
 
 // A PE of another process that fails ends this process's blocking calls
 // with an error naming it and carrying its message; a local PE's failure
-// is told to the others; the watcher ends with the run.
+// is told to the others (as the failure it came from); the watcher ends
+// with the run.
 func TestFailureAcrossProcesses(t *testing.T) {
 	before := runtime.NumGoroutine()
 	procsTest.inject = make(chan struct{})
@@ -80,9 +81,10 @@ func TestFailureAcrossProcesses(t *testing.T) {
 	procsTest.mu.Lock()
 	notified := procsTest.notified
 	procsTest.mu.Unlock()
-	// PE 0's wait was aborted: its own failure is told on.
-	if len(notified) != 1 || notified[0] != 0 {
-		t.Errorf("NotifyFailure calls for PEs %v, want [0]", notified)
+	// PE 0's wait was aborted: its failure, which is PE 1's, is told on as
+	// PE 1's (rootFailure), so that no process names PE 0 as the first.
+	if len(notified) != 1 || notified[0] != 1 {
+		t.Errorf("NotifyFailure calls for PEs %v, want [1]", notified)
 	}
 	testhelp.NoGoroutineLeak(t, before)
 }

@@ -48,8 +48,8 @@ func (h *Handle) World() *World { return h.w }
 // the backend's resources (heaps, GPU contexts, agents) were released.
 func (h *Handle) Done() <-chan struct{} { return h.done }
 
-// Err is the world's error once Done is closed (nil before): the PEs'
-// errors joined, as Run returns them. A PE that returns the cancellation
+// Err is the world's error once Done is closed (nil before): a *RunError,
+// as Run returns. A PE that returns the cancellation
 // of a Stop, or an error that the stop caused in a call under way (a
 // collective it broke: ErrTeamBroken or ErrCollectiveMismatch; a wait whose
 // writers returned: ErrNoWriters), has not failed.

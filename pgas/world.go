@@ -300,8 +300,9 @@ func (p *PE) checkPE(pe int) error {
 // goroutine, with a context that is cancelled when ctx is or when any PE
 // fails. ctx also bounds the start (on backends whose PEs run in several
 // processes, the processes meet there). It returns when every PE's fn has
-// returned, with the PEs' errors joined (each a *PEError; nil when all
-// succeeded). A panic in fn is recovered and reported as that PE's error.
+// returned, with a *RunError holding the failing PEs' errors (each a
+// *PEError; errors.As finds them) and naming alike failures once; nil
+// when all succeeded. A panic in fn is recovered and reported as that PE's error.
 // [Start] runs a world in the background instead. The PEs' goroutines
 // (their functions and those of [PE.Go]) carry the pprof label "pe" with
 // the PE's id, so that CPU profiles and execution traces tell PEs apart.
@@ -439,7 +440,7 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 		close(watchDone)
 	}
 
-	errs := make([]error, len(pes))
+	errs := make([]*PEError, len(pes))
 	for i, pe := range pes {
 		g.Add(1)
 		go func() {
@@ -486,11 +487,11 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 	close(ended)
 	w.gpuCalls.Wait() // streams' synchronisations, drained by the abort
 	w.closed.Store(true)
-	errs = append(errs, freeNotices(pes))
+	end := []error{freeNotices(pes)}
 	if cerr := tr.Close(); cerr != nil {
-		errs = append(errs, fmt.Errorf("pgas: close %s backend: %w", cfg.Backend, cerr))
+		end = append(end, fmt.Errorf("pgas: close %s backend: %w", cfg.Backend, cerr))
 	}
-	return errors.Join(errs...)
+	return newRunError(errs, end...)
 }
 
 // rootFailure is what the other processes are told of local PE e.PE's
