@@ -6,25 +6,33 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
+	"github.com/symchan/symchan/pgas/bootstrap"
+	"github.com/symchan/symchan/pgas/cuda"
 )
 
 // The collectives on GPUs against NVSHMEM's (bench/anchors/nvshmem_coll.cu
-// prints the same names with impl=nvshmem), on the world team of 2 PEs:
+// prints the same names with impl=nvshmem), on the world team, at each
+// world size of collWorlds (pes=N in the name; under nvshmem, the
+// launcher's N processes):
 // BenchmarkGPUCollectiveOnStream enqueues k of one collective on a
 // pgas.Stream (BarrierOnStream, BroadcastOnStream, ReduceAllOnStream of
 // float32 and float64 sums, FCollectOnStream, AllToAllOnStream) and syncs;
 // BenchmarkGPUCollectiveDevice launches a user's kernel, compiled at run
 // time, that runs k of symchan.cuh's block collectives (one block of
-// collThreads threads). size is the bytes each member contributes (a reduction's or a
-// broadcast's array, an fcollect's block, an alltoall's block for each
-// member); a figure is the median over repetitions 3 to 7 of the time of
-// k collectives over k.
+// collThreads threads); BenchmarkGPUCollectiveBlocking calls k of the
+// blocking collectives from Go (Barrier, Broadcast, ReduceAll, FCollect,
+// AllToAll), each returning before the next. size is the bytes each
+// member contributes (a reduction's or a broadcast's array, an fcollect's
+// block, an alltoall's block for each member); a figure is the median over
+// repetitions 3 to 7 of the time of k collectives over k.
 
 var collSizes = []int{8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 2 << 20, 16 << 20, 64 << 20}
 
@@ -61,10 +69,60 @@ extern "C" __global__ void coll_loop(const symchan_heap *h, symchan_team *t, int
 }
 `
 
-func BenchmarkGPUCollectiveOnStream(b *testing.B) { collectiveBench(b, false) }
-func BenchmarkGPUCollectiveDevice(b *testing.B)   { collectiveBench(b, true) }
+func BenchmarkGPUCollectiveOnStream(b *testing.B) { collectiveBench(b, collOnStream) }
+func BenchmarkGPUCollectiveDevice(b *testing.B)   { collectiveBench(b, collInKernel) }
+func BenchmarkGPUCollectiveBlocking(b *testing.B) { collectiveBench(b, collBlocking) }
 
-func collectiveBench(b *testing.B, inKernel bool) {
+// How a collective benchmark calls its collectives.
+type collForm int
+
+const (
+	collOnStream collForm = iota // k *OnStream calls, then a Sync
+	collInKernel                 // a kernel of k block collectives
+	collBlocking                 // k blocking calls from Go
+)
+
+// collWorlds are the world sizes of the collective benchmarks: 2 and 4
+// PEs and every GPU of the machine (sizes past the GPUs' number only
+// where SYMCHAN_CUDA_SHARE_GPUS=1 shares them); under nvshmem, the
+// launcher's process count alone.
+func collWorlds() ([]int, error) {
+	if *gpuBackend == "nvshmem" {
+		info, err := bootstrap.FromEnv()
+		if err != nil {
+			return nil, fmt.Errorf("the nvshmem collectives run under symrun: %w", err)
+		}
+		return []int{info.Size}, nil
+	}
+	ngpu, err := device.Count()
+	if err != nil {
+		return nil, err
+	}
+	var ws []int
+	for _, n := range []int{2, 4, ngpu} {
+		if n < 2 || slices.Contains(ws, n) || (n > ngpu && os.Getenv(cuda.EnvShareGPUs) != "1") {
+			continue
+		}
+		ws = append(ws, n)
+	}
+	return ws, nil
+}
+
+func collectiveBench(b *testing.B, form collForm) {
+	worlds, err := collWorlds()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, npes := range worlds {
+		b.Run(fmt.Sprintf("pes=%d", npes), func(b *testing.B) { collectiveWorld(b, form, npes) })
+	}
+}
+
+// collectiveWorld is collectiveBench in a world of npes PEs, its heap
+// sized for npes: every member's source and destination of the largest
+// size for each member, and the reductions' float arrays.
+func collectiveWorld(b *testing.B, form collForm, npes int) {
+	inKernel := form == collInKernel
 	var prog kernels.Program
 	if inKernel {
 		var err error
@@ -73,14 +131,17 @@ func collectiveBench(b *testing.B, inKernel bool) {
 		}
 	}
 	maxSize := collSizes[len(collSizes)-1]
+	if *collMax > 0 {
+		maxSize = min(maxSize, max(*collMax, 8))
+	}
 	type key struct {
 		op   string
 		size int
 	}
 	ns := map[key]float64{}
 	var order []key
-	gpuWorld(b, 8*int64(maxSize)+64<<20, func(ctx context.Context, pe *pgas.PE) error {
-		npes := pe.NumPEs()
+	heap := (2*int64(npes)+4)*int64(maxSize) + 64<<20
+	gpuWorldN(b, npes, heap, func(ctx context.Context, pe *pgas.PE) error {
 		world := pe.TeamWorld()
 		src, dst, err := symPair[byte](ctx, pe, npes*maxSize)
 		if err != nil {
@@ -108,7 +169,26 @@ func collectiveBench(b *testing.B, inKernel bool) {
 				return err
 			}
 		}
+		blocking := func(op, size int) error {
+			switch op {
+			case 0:
+				return world.Barrier(ctx)
+			case 1:
+				return pgas.Broadcast(ctx, world, dst, src, size, 0)
+			case 2:
+				return pgas.ReduceAll(ctx, world, pgas.ReduceSum, f32dst, f32src, size/4)
+			case 3:
+				return pgas.ReduceAll(ctx, world, pgas.ReduceSum, f64dst, f64src, size/8)
+			case 4:
+				return pgas.FCollect(ctx, world, dst, src, size)
+			default:
+				return pgas.AllToAll(ctx, world, dst, src, size)
+			}
+		}
 		enqueue := func(op, size int) error {
+			if form == collBlocking {
+				return blocking(op, size)
+			}
 			switch op {
 			case 0:
 				return pgas.BarrierOnStream(st, world)

@@ -33,7 +33,14 @@ var gpuBackend = flag.String("gpu.backend", "cuda", "backend of the GPU benchmar
 
 func gpuWorld(b *testing.B, heap int64, fn func(ctx context.Context, pe *pgas.PE) error) {
 	b.Helper()
-	cfg := pgas.Config{Backend: "cuda", PEs: 2, HeapSize: heap}
+	gpuWorldN(b, 2, heap, fn)
+}
+
+// gpuWorldN is gpuWorld with pes PEs on the cuda backend (under nvshmem,
+// the launcher's processes).
+func gpuWorldN(b *testing.B, pes int, heap int64, fn func(ctx context.Context, pe *pgas.PE) error) {
+	b.Helper()
+	cfg := pgas.Config{Backend: "cuda", PEs: pes, HeapSize: heap}
 	if *gpuBackend == "nvshmem" {
 		cfg.Backend, cfg.PEs = "nvshmem", 0
 	}

@@ -12,7 +12,8 @@
 #   bench includes them)
 #   (routines: nvshmem_routines.cu, the anchors of bench/routines_test.go)
 #   (coll: nvshmem_coll.cu, the collectives on a stream and in a kernel;
-#   COLL_FORMS: stream or device alone)
+#   COLL_FORMS: stream or device alone; COLL_NP processes, default 2;
+#   COLL_MAX: the largest size, default all)
 #   (floor: the host↔GPU round trips of floor.cu, plain CUDA)
 #   (python: python_kernels.py, a user's kernel with CuPy and Numba, run
 #   by $ANCHOR_PYTHON, default the GPU machines' venv that has both; not
@@ -67,7 +68,7 @@ if [ "$what" = routines ] || [ "$what" = all ]; then
 	run 2 "$build/nvshmem_routines"
 fi
 if [ "$what" = coll ] || [ "$what" = all ]; then
-	run 2 "$build/nvshmem_coll" ${COLL_FORMS:-}
+	run "${COLL_NP:-2}" "$build/nvshmem_coll" "${COLL_FORMS:-both}" "${COLL_MAX:-0}"
 fi
 if [ "$what" = jacobi ] || [ "$what" = all ]; then
 	# Both sweep kernels of examples/jacobi, on 1, 2, 4 … GPUs.

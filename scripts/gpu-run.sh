@@ -149,6 +149,10 @@
 #   .gpu/gpu-run.sh mismatch # collectives that reject members who
 #                            # disagree, registration under nvshmem, and
 #                            # the cost against old/: barrier, small ones
+#   .gpu/gpu-run.sh coll-worlds # the collectives on a stream, in a kernel
+#                            # and blocking from Go at 2, 4 and all PEs
+#                            # (cuda) and a process per GPU (nvshmem),
+#                            # NVSHMEM's beside them (COLL_MAX: 256 KiB)
 #   .gpu/gpu-run.sh abort    # the GPU failure paths: backend tests, the
 #                            # failure and stream tests on cuda (a PE per
 #                            # GPU, shared), every suite under nvshmem
@@ -555,6 +559,22 @@ if [ "$what" = mismatch ]; then
 		done
 	done
 	bybuild "${OUT:-/tmp}/mismatch-cost.txt" 3 mismatch-cost
+fi
+if [ "$what" = coll-worlds ]; then
+	# Issue 47's collectives at every world size: on a stream, in a kernel
+	# and blocking from Go, at 2 PEs, 4 and every GPU on cuda (PEs sharing
+	# the GPUs past their number), and under nvshmem with a process per
+	# GPU, the heap sized for the world; NVSHMEM's own (bench/anchors/
+	# nvshmem_coll.cu) at 2 processes and at one per GPU, in the same call.
+	cm=${COLL_MAX:-262144}
+	step coll-cuda 300 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUCollective(OnStream|Device|Blocking)$' -coll.max "$cm" -test.benchtime 1x
+	mps on
+	step "coll-nvshmem-${np}proc" 300 ./symrun -n "$np" ./bench.test -test.run '^$' -test.bench 'GPUCollective(OnStream|Device|Blocking)$' -gpu.backend nvshmem -coll.max "$cm" -test.benchtime 1x
+	if [ -d "$repo/bench/anchors" ]; then
+		step coll-anchor-2proc 300 env ANCHOR_PROGRAMS=nvshmem_coll COLL_NP=2 COLL_MAX="$cm" "$repo/scripts/anchors.sh" coll
+		[ "$np" -gt 2 ] && step "coll-anchor-${np}proc" 300 env ANCHOR_PROGRAMS=nvshmem_coll COLL_NP="$np" COLL_MAX="$cm" "$repo/scripts/anchors.sh" coll
+	fi
+	mps off
 fi
 if [ "$what" = abort ]; then
 	# The GPU failure paths (the world's abort word): the backends' and

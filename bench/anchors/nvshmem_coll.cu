@@ -7,7 +7,9 @@
 // of an fcollect, the block for each member of an alltoall. Each figure is
 // the median over reps 3..7 of (time of k collectives) / k, k as
 // collIters says, printed as a line of Go's benchmark format with
-// impl=nvshmem beside the Go benchmark's impl=symchan.
+// pes=N (the processes) and impl=nvshmem beside the Go benchmark's
+// impl=symchan. Arguments: the forms (stream, device, or anything else
+// for both), then the largest size to run (0 or none: every size).
 #include "common.cuh"
 #include <cstring>
 
@@ -60,10 +62,13 @@ int main(int argc, char **argv) {
 	cudaStream_t st;
 	CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 	bool device = argc < 2 || strcmp(argv[1], "stream") != 0, stream = argc < 2 || strcmp(argv[1], "device") != 0;
+	const size_t collMax = argc > 2 ? strtoull(argv[2], NULL, 10) : 0; // 0: every size
 	for (int op = 0; op < 6; op++) {
 		for (size_t size : sizes) {
 			if (op == 0 && size != 8)
 				continue; // a barrier moves nothing: one line, size=0
+			if (collMax > 0 && size > collMax)
+				continue;
 			int k = collIters(op == 0 ? 0 : size);
 			for (int form = 0; form < 2; form++) {
 				if ((form == 0 && !stream) || (form == 1 && !device))
@@ -90,8 +95,8 @@ int main(int argc, char **argv) {
 				}
 				if (me == 0) {
 					char name[200];
-					snprintf(name, sizeof name, "BenchmarkGPUCollective%s/op=%s/size=%zu/impl=nvshmem", form == 0 ? "OnStream" : "Device", ops[op],
-					         op == 0 ? (size_t)0 : size);
+					snprintf(name, sizeof name, "BenchmarkGPUCollective%s/pes=%d/op=%s/size=%zu/impl=nvshmem", form == 0 ? "OnStream" : "Device", npes,
+					         ops[op], op == 0 ? (size_t)0 : size);
 					bench_line(name, median(r), median(r) / 1e3, "us/op");
 				}
 			}
