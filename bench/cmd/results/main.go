@@ -219,6 +219,23 @@ var (
 		"The same call: BenchmarkGPUCollectiveOnStream and BenchmarkGPUCollectiveDevice (-coll.max 4096). A phase's wait now counts its turns and reads the abort word (mapped host memory) every 256th; the block's verdict is still one __syncthreads_and.")
 )
 
+// Issue 47's collectives at every world size on four H100s, beside
+// NVSHMEM's in the same call.
+var (
+	worldsOnStream = table{title: "Four H100s: team collectives on a stream at 2 and 4 PEs against NVSHMEM's (µs per collective)", file: "2026-11-28-nvidia-h100-x4-coll-worlds-cuda.txt",
+		match: `^GPUCollectiveOnStream/pes=`, unit: "us/op", ratio: [2]string{"nvshmem", "symchan"},
+		about: "The world team on the cuda backend, a PE per GPU (pes=2: GPUs 0 and 1; pes=4: all four), against NVSHMEM's nvshmemx_*_on_stream at as many processes (bench/anchors/nvshmem_coll.cu under mpirun), one call (scripts/gpu-run.sh coll-worlds). k collectives queued, then one synchronisation; median of 5 repetitions after 2, over k. size: the bytes each member contributes. Ratio: symchan ÷ NVSHMEM."}
+	worldsDevice = table{title: "Four H100s: team collectives in a kernel at 2 and 4 PEs against NVSHMEM's (µs per collective)", file: worldsOnStream.file,
+		match: `^GPUCollectiveDevice/pes=`, unit: "us/op", ratio: [2]string{"nvshmem", "symchan"},
+		about: "The same call: k of symchan.cuh's block collectives in one kernel of 256 threads against NVSHMEM's nvshmemx_*_block, collectively launched."}
+	worldsBlocking = table{title: "Four H100s: the blocking collectives from Go at 2 and 4 PEs (µs per collective)", file: worldsOnStream.file,
+		match: `^GPUCollectiveBlocking/pes=`, unit: "us/op",
+		about: "The same call: k of pe.TeamWorld().Barrier, pgas.Broadcast, ReduceAll, FCollect and AllToAll called from Go one after the other, each returning before the next: today's host-driven protocol (synchronisation rounds through the agent, then the data by puts and gets from the host). Issue 47's target is within 1.2× of the stream form above plus its Sync; these figures are the baseline it is measured from."}
+	worldsNVSHMEMBackend = table{title: "Four H100s: the collectives under nvshmem, a process per GPU, against NVSHMEM's (µs per collective)", file: "2026-11-28-nvidia-h100-x4-coll-worlds-nvshmem.txt",
+		match: `^GPUCollective(OnStream|Device|Blocking)/pes=4/`, unit: "us/op", ratio: [2]string{"nvshmem", "symchan"},
+		about: "The same call: the three forms on the nvshmem backend under symrun -n 4 (the heap sized for 4 PEs, which the 2-PE sizing exhausted), against NVSHMEM's anchor at 4 processes; the blocking form has no NVSHMEM counterpart here."}
+)
+
 // Between two GPUs (nvidia-h100-x2): the examples against the NVSHMEM
 // anchor, and the round trips from Go and between kernel actors.
 var (
@@ -373,7 +390,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostNow8S19, hostNow8S20, hostFutureS20, hostZeroValues, hostInstr, hostI1, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, noRegressS20, mismatchCost, mismatchCostVote, abortStream, abortColl, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostNow8S19, hostNow8S20, hostFutureS20, hostZeroValues, hostInstr, hostI1, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, worldsOnStream, worldsDevice, worldsBlocking, worldsNVSHMEMBackend, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, noRegressS20, mismatchCost, mismatchCostVote, abortStream, abortColl, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
