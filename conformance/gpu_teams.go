@@ -196,3 +196,38 @@ func (ck *kit) testDeviceArgumentsDiffer(t *testing.T) {
 		return found.err()
 	})
 }
+
+// A device collective whose members disagree, in a kernel queued with
+// pgas.Launch on the PE's own stream (which no Stream.Sync checks), is
+// reported by the PE's next blocking collective once the kernel has run:
+// that barrier fails on every member with ErrCollectiveMismatch naming the
+// count, and the team stays usable.
+func (ck *kit) testLaunchMismatchReported(t *testing.T) {
+	npes := ck.upToPEs(3)
+	ck.needGPUs(t, npes)
+	prog := compile(t, "mismatch.cu", mismatchSource)
+	ck.run(t, npes, func(ctx context.Context, pe *pgas.PE) error {
+		g := must(pe.GPU())
+		mod := must(g.Load(prog))
+		world := pe.TeamWorld()
+		src := must(pgas.AllocZeroed[int64](ctx, pe, 8))
+		dst := must(pgas.AllocZeroed[int64](ctx, pe, 8))
+		res := must(pgas.AllocZeroed[int32](ctx, pe, 2))
+		check(pe.Barrier(ctx))
+		n := 8
+		if pe.ID() == 1 {
+			n = 4
+		}
+		check(pgas.Launch(pe, mod, "reduce_n", device.D1(1), device.D1(64), 0, g.HeapDescriptor(), world, dst, src, n, res))
+		check(g.Stream().Sync()) // the kernel has run
+		found := findings{me: pe.ID()}
+		err := pe.Barrier(ctx)
+		if !errors.Is(err, pgas.ErrCollectiveMismatch) || !strings.Contains(err.Error(), "count: 8 on ") || !strings.Contains(err.Error(), "4 on PE 1") {
+			found.add(fmt.Errorf("the barrier after a launched kernel's mismatched reduction: %v, want ErrCollectiveMismatch naming the count and PE 1", err))
+		}
+		if err := pe.Barrier(ctx); err != nil {
+			found.add(fmt.Errorf("the barrier after that: %v, want the team usable", err))
+		}
+		return found.err()
+	})
+}

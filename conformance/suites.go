@@ -136,6 +136,7 @@ var gpuTests = []test{
 	{"KernelActorHandover", (*kit).testKernelActorHandover},
 	{"KernelActorFails", (*kit).testKernelActorFails},
 	{"GPUWaitsEndWhenWorldFails", (*kit).testGPUWaitsEndWhenWorldFails},
+	{"LaunchMismatchReported", (*kit).testLaunchMismatchReported},
 	{"KernelActorRing", (*kit).testKernelActorRing},
 	{"UserKernel", (*kit).testUserKernel},
 	{"StreamGraph", (*kit).testStreamGraph},

@@ -36,6 +36,12 @@ func (s Sym[T]) symRef() (*allocRec, int64) { return s.rec, s.off }
 //
 // Anything else, or a Sym that p cannot use, is an error before anything
 // is queued. It fails with ErrNotGPU on a backend whose PEs are not GPUs.
+//
+// A device collective of a *Team argument whose members' arguments
+// differed is reported, as ErrCollectiveMismatch, by the PE's next
+// Stream.Sync or its next barrier, collective, allocation or free (which
+// then fails on every member, the team left usable) once the kernel has
+// run.
 func Launch(p *PE, m *device.Module, kernel string, grid, block device.Dim3, shared int, args ...any) error {
 	g, err := p.GPU()
 	if err != nil {
@@ -45,7 +51,11 @@ func Launch(p *PE, m *device.Module, kernel string, grid, block device.Dim3, sha
 	if err != nil {
 		return err
 	}
-	return g.Stream().Launch(f, grid, block, shared, words...)
+	if err := g.Stream().Launch(f, grid, block, shared, words...); err != nil {
+		return err
+	}
+	p.noteLaunch(args)
+	return nil
 }
 
 // LaunchOnStream is Launch on s, a Stream of p's on a GPU backend, rather

@@ -62,6 +62,7 @@ func NewStream(p *PE) (*Stream, error) {
 	} else {
 		s.host = newHostStream()
 	}
+	p.trackStream(s)
 	return s, nil
 }
 
@@ -102,6 +103,9 @@ func (s *Stream) Sync(ctx context.Context) error {
 		}
 		if err == nil {
 			err = s.teamsAgreed()
+		}
+		if err == nil {
+			err = s.p.launchMismatch()
 		}
 		return err
 	case <-ctx.Done():
@@ -163,6 +167,7 @@ func (s *Stream) goGPU(fn func()) {
 // of goGPU has returned, in the background if one has not, so that Close
 // does not wait for the GPU beyond its Sync.
 func (s *Stream) release() error {
+	s.p.untrackStream(s)
 	if s.ds == nil {
 		s.host.close()
 		return nil

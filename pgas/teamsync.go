@@ -182,6 +182,11 @@ func (t *Team) syncSig(ctx context.Context, kind syncKind, bad error, sig uint64
 	if e > maxEpoch {
 		return t.abort(kind, e, whyError, fmt.Errorf("team ran out of synchronisation numbers (%d)", uint64(maxEpoch)))
 	}
+	if bad == nil {
+		// A kernel's collective that went wrong since (Launch) fails this
+		// call on every member, as a bad argument does.
+		bad = t.pe.launchMismatch()
+	}
 	st := syncState{e: e, acc: 1 << kind, sig: sig}
 	if bad != nil {
 		st.acc |= maskBadArg

@@ -173,6 +173,8 @@ type PE struct {
 	// a read from the GPU.
 	notices     *device.HostMem
 	noticeWords []uint64
+	work        gpuWork      // under mu
+	nLaunched   atomic.Int32 // len(work.launched)
 
 	labels    pprof.LabelSet  // "pe": its id, on its goroutines (profiles, traces)
 	bgCtx     context.Context // ends when the PE's function returns
@@ -485,9 +487,13 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 	<-watchDone
 	w.abortGPU(ErrWorldEnded) // what still waits on a GPU waits for PEs that have returned
 	close(ended)
+	var drained []error
+	for _, pe := range pes {
+		drained = append(drained, pe.drainGPU())
+	}
 	w.gpuCalls.Wait() // streams' synchronisations, drained by the abort
 	w.closed.Store(true)
-	end := []error{freeNotices(pes)}
+	end := []error{errors.Join(drained...), freeNotices(pes)}
 	if cerr := tr.Close(); cerr != nil {
 		end = append(end, fmt.Errorf("pgas: close %s backend: %w", cfg.Backend, cerr))
 	}
