@@ -129,7 +129,9 @@ func Park(ctx context.Context, p *PE, words Sym[uint64], from []int, ready func(
 	}
 }
 
-// parkRefused says why Park refused its arguments.
+// parkRefused says why Park refused its arguments. It never returns nil:
+// were its checks ever to pass where Park's quick ones failed, Park would
+// otherwise report its condition met without having waited.
 //
 //go:noinline
 func parkRefused(p *PE, words Sym[uint64], from []int) error {
@@ -144,7 +146,7 @@ func parkRefused(p *PE, words Sym[uint64], from []int) error {
 			return fmt.Errorf("park's from: %w", err)
 		}
 	}
-	return nil
+	return fmt.Errorf("%w: Park refused its arguments (%d words at offset %d, from %v), and no check says why", ErrBadArg, words.n, words.off, from)
 }
 
 //go:noinline

@@ -105,3 +105,24 @@ func TestParkEndedByFailure(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 }
+
+// Park's refusal path never reports success: called where Park's quick
+// checks would have passed (the two checks forced apart), it still
+// returns an error, so Park cannot return nil without its condition.
+func TestParkRefusedNeverNil(t *testing.T) {
+	err := Run(context.Background(), Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *PE) error {
+		words, err := AllocZeroed[uint64](ctx, pe, 4)
+		if err != nil {
+			return err
+		}
+		for _, from := range [][]int{nil, {0, 1}} {
+			if err := parkRefused(pe, words, from); !errors.Is(err, ErrBadArg) {
+				return fmt.Errorf("parkRefused with valid arguments (from %v) = %v, want an error wrapping ErrBadArg", from, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
