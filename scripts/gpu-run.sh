@@ -174,6 +174,15 @@ cd "$(dirname "$0")"
 gpu=$(pwd)
 repo=$(dirname "$gpu")
 what=${1:-all}
+# The modes are the ones this script's "if" lines name: a mistyped one
+# prints them and fails, rather than running nothing and passing.
+modes=$(grep -o '"\$what" = [a-z0-9-]*' "$0" | awk '{print $3}' | sort -u)
+if ! grep -qx -- "$what" <<<"$modes"; then
+	echo "gpu-run.sh: unknown mode \"$what\"; the modes: $(echo $modes)" >&2
+	exit 2
+fi
+# This run's logs only: the figures and $OUT/logs gather /tmp/symchan-*.log.
+rm -f /tmp/symchan-*.log
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 ngpu=$(nvidia-smi -L | wc -l)
 # Modes that pair PEs run at least two: on one GPU two PEs share it (cuda)
