@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -88,10 +89,17 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// EnvPTXStrict, set to anything (as .ci/run sets it, and as a CI
+// variable does), makes CheckPTX fail on stale PTX; without it a stale
+// file skips the check with a message, so that a contributor without a
+// GPU can change CUDA C and run the tests.
+const EnvPTXStrict = "SYMCHAN_PTX_STRICT"
+
 // CheckPTX fails t unless ptx, the committed PTX file named name, records
 // in its first line (scripts/gpu-ptx.sh writes it) the sha256 of the
 // files sources, in that order (paths from the test's folder): PTX that
-// the CUDA C it comes from has moved on from.
+// the CUDA C it comes from has moved on from. Outside CI (EnvPTXStrict)
+// stale PTX skips t instead, saying how to regenerate it.
 func CheckPTX(t testing.TB, name, ptx string, sources ...string) {
 	t.Helper()
 	h := sha256.New()
@@ -104,7 +112,12 @@ func CheckPTX(t testing.TB, name, ptx string, sources ...string) {
 	}
 	want := hex.EncodeToString(h.Sum(nil))
 	first, _, _ := strings.Cut(ptx, "\n")
-	if !strings.Contains(first, "sources sha256 "+want) {
-		t.Errorf("%s is stale: its sources hash to %s, its header says %q; run scripts/gpu-ptx.sh on a GPU machine", name, want, first)
+	if strings.Contains(first, "sources sha256 "+want) {
+		return
 	}
+	msg := fmt.Sprintf("%s is stale: its sources hash to %s, its header says %q; regenerate it with scripts/gpu-ptx.sh on a GPU machine (or any .gpu/gpu-run.sh mode there, which leaves every program's PTX in $OUT/ptx.tgz)", name, want, first)
+	if os.Getenv(EnvPTXStrict) == "" && os.Getenv("CI") == "" {
+		t.Skip(msg + "; skipped outside CI (" + EnvPTXStrict + " unset)")
+	}
+	t.Error(msg)
 }
