@@ -7,6 +7,16 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
+// endedErr is err, or ErrWorldEnded where err is a broken slot that the
+// world's end explains: a kept handle's call (what: Recv, Await) in flight
+// as pe's world ended read a slot whose memory the end gave back (zeros).
+func endedErr(pe *pgas.PE, what string, err error) error {
+	if errors.Is(err, ErrProtocol) && errors.Is(pe.Fence(), pgas.ErrWorldEnded) {
+		return fmt.Errorf("actors: %s: %w (a slot read as it ended: %v)", what, pgas.ErrWorldEnded, err)
+	}
+	return err
+}
+
 // Errors returned by the package; test with errors.Is.
 var (
 	// ErrClosed: Send after this PE closed its sending side, Close twice,

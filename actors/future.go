@@ -297,7 +297,10 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	s.mu.Lock()
 	s.free = append(s.free, f.slot)
 	s.mu.Unlock()
-	return v, err
+	if err != nil {
+		return v, endedErr(s.pe, "Await", err)
+	}
+	return v, nil
 }
 
 // landedFunc is Park's condition for slot: its word holds want[slot].

@@ -586,7 +586,10 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			in.queue[in.qhead] = Message{}
 			in.qhead++
 			m.stats.receivedOne(len(x.Data), len(in.queue)-in.qhead)
-			return true, use(x)
+			if err := use(x); err != nil {
+				return true, endedErr(m.pe, "Recv", err)
+			}
+			return true, nil
 		}
 		in.queue, in.qhead, in.arena = in.queue[:0], 0, in.arena[:0]
 		took := m.drainHeads()
@@ -600,7 +603,7 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		}
 		if err := in.err; err != nil {
 			in.err = nil
-			return false, err
+			return false, endedErr(m.pe, "Recv", err)
 		}
 		if took {
 			continue

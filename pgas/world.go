@@ -137,12 +137,16 @@ func (w *World) check() error {
 	return nil
 }
 
-// abortErr is the error of a blocking call ended by ctx or by a failed PE.
+// abortErr is the error of a blocking call ended by ctx, by a failed PE,
+// or by the world's close (a kept handle's call in flight then).
 func (w *World) abortErr(ctx context.Context, what string, err error) error {
 	select {
 	case <-w.failed:
 		return fmt.Errorf("pgas: %s aborted: %w", what, w.failErr)
 	default:
+	}
+	if errors.Is(err, driver.ErrClosed) {
+		return fmt.Errorf("pgas: %s: %w", what, ErrWorldEnded)
 	}
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("pgas: %s: %w", what, context.Cause(ctx))

@@ -23,6 +23,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -140,6 +141,11 @@ type FailureNotifier interface {
 	// on a goroutine of its own and waits for it before Close.
 	WatchFailures(ctx context.Context, failed func(pe int, msg string))
 }
+
+// ErrClosed is what a transport's Wait or Park returns when Close ended
+// it: a call of the world still in flight on another goroutine as the
+// world closed. pgas reports it as pgas.ErrWorldEnded.
+var ErrClosed = errors.New("driver: the transport closed during the wait")
 
 // AbortTransport is implemented by transports whose GPUs wait on their
 // own (stream-ordered waits, the runtime's kernels, device collectives,

@@ -53,7 +53,7 @@ func (Backend) Open(_ context.Context, cfg driver.Config) (driver.Transport, err
 		h.spin = spinFor
 	}
 	for i := range h.parks {
-		h.parks[i].owner.Init()
+		h.parks[i].init()
 	}
 	for i := range h.heaps {
 		b, err := mapHeap(size)
@@ -107,18 +107,31 @@ func (h *hostTransport) Heap(pe int) []byte { return h.heaps[pe] }
 func (h *hostTransport) Fence(int) error    { return nil }
 func (h *hostTransport) Quiet(int) error    { return nil }
 
-// Close unmaps the partitions.
+// Close gives the partitions' memory back (releaseHeap) and leaves them
+// mapped until nothing can reach the transport: a method of a kept
+// Mailbox, Chan or System that passed its world's check just before the
+// world ended, on another goroutine, still holds the transport through
+// its PE, and reads zeros or writes into released pages rather than
+// faulting. The mappings go when the garbage collector finds the
+// transport unreachable.
 func (h *hostTransport) Close() error {
 	for i := range h.parks {
-		h.parks[i].owner.Close()
+		h.parks[i].close()
 	}
 	var errs []error
-	for i, b := range h.heaps {
+	for _, b := range h.heaps {
 		if b != nil {
-			errs = append(errs, unmapHeap(b))
-			h.heaps[i] = nil
+			errs = append(errs, releaseHeap(b))
 		}
 	}
+	heaps := h.heaps
+	runtime.SetFinalizer(h, func(*hostTransport) {
+		for _, b := range heaps {
+			if b != nil {
+				_ = unmapHeap(b)
+			}
+		}
+	})
 	return errors.Join(errs...)
 }
 

@@ -13,4 +13,6 @@ func mapHeap(size int64) ([]byte, error) {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), size), nil
 }
 
+func releaseHeap([]byte) error { return nil }
+
 func unmapHeap([]byte) error { return nil }

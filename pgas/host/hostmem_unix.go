@@ -25,6 +25,12 @@ func mapHeap(size int64) ([]byte, error) {
 	return b, nil
 }
 
-// unmapHeap releases a partition of mapHeap. Slices of it (pgas.Local)
+// releaseHeap gives a partition's pages back to the system and leaves it
+// mapped, reading as zeros: a call of the world still in flight when the
+// world closed (a kept handle's method on another goroutine) touches
+// harmless memory instead of faulting.
+func releaseHeap(b []byte) error { return syscall.Madvise(b, syscall.MADV_DONTNEED) }
+
+// unmapHeap unmaps a partition of mapHeap. Slices of it (pgas.Local)
 // fault when used afterwards.
 func unmapHeap(b []byte) error { return syscall.Munmap(b) }

@@ -17,9 +17,11 @@ import (
 //
 // The first goroutine to park on a partition takes owner, the hand-off
 // path; goroutines that wait on the same partition at the same time go on
-// the list.
+// the list. Close ends every wait of a parker, and those to come, with
+// driver.ErrClosed (a kept handle's call racing the world's end).
 type parker struct {
 	owner handoffWaiter
+	end   chan struct{} // closed by close: the listed waits end
 
 	waiters atomic.Int32
 	lo, hi  atomic.Int64 // union of the listed waiters' ranges
@@ -34,7 +36,7 @@ type parker struct {
 // bytes [lo, hi): on the hand-off path if no other wait holds it, else on
 // the list.
 func (p *parker) wait(ctx context.Context, abort <-chan struct{}, lo, hi int64, e *evaluator) (driver.WaitResult, error) {
-	if o := &p.owner; o.busy.CompareAndSwap(false, true) {
+	if o := &p.owner; !o.closed.Load() && o.busy.CompareAndSwap(false, true) {
 		r, err := o.wait(ctx, abort, lo, hi, e)
 		o.busy.Store(false)
 		return r, err
@@ -52,8 +54,30 @@ func (p *parker) wait(ctx context.Context, abort <-chan struct{}, lo, hi int64, 
 			return driver.WaitResult{}, ctx.Err()
 		case <-abort:
 			return driver.WaitResult{}, errAborted
+		case <-p.end:
+			return driver.WaitResult{}, driver.ErrClosed
 		}
 	}
+}
+
+// init readies p for use.
+func (p *parker) init() {
+	p.owner.Init()
+	p.end = make(chan struct{})
+}
+
+// close ends p's waits, those under way and those to come, and the
+// hand-off spot's watches: at once when no wait holds the spot, else by
+// the wait that holds it, which the ring wakes.
+func (p *parker) close() {
+	o := &p.owner
+	o.closed.Store(true) // before the ring: see park
+	close(p.end)
+	if o.busy.CompareAndSwap(false, true) {
+		o.Spot.Close() // held for good: later waits see closed first
+		return
+	}
+	o.Ring()
 }
 
 // handoffWaiter is a partition's hand-off waiter: a handoff.Spot (see its
@@ -61,8 +85,22 @@ func (p *parker) wait(ctx context.Context, abort <-chan struct{}, lo, hi int64, 
 // holder waits on.
 type handoffWaiter struct {
 	busy   atomic.Bool  // a wait holds the fields below
+	closed atomic.Bool  // the parker closed: no wait may park here again
 	lo, hi atomic.Int64 // the holder's bytes
 	handoff.Spot
+}
+
+// parkClosed ends a holder's wait when the parker closed under it (checked
+// after arming, before parking: either close's ring finds it armed or it
+// sees closed); the holder closes the spot's watches, which close could
+// not while it held them.
+func (o *handoffWaiter) parkClosed() bool {
+	if !o.closed.Load() {
+		return false
+	}
+	o.Disarm()
+	o.Spot.Close()
+	return true
 }
 
 // wait runs e until it holds, ctx ends or abort closes, parking between
@@ -78,6 +116,9 @@ func (o *handoffWaiter) wait(ctx context.Context, abort <-chan struct{}, lo, hi 
 		if ok || err != nil {
 			o.Disarm()
 			return r, err
+		}
+		if o.parkClosed() {
+			return r, driver.ErrClosed
 		}
 		o.Park()
 		// The ring that woke o disarmed it, and no other ring sends until
@@ -219,7 +260,7 @@ func (h *hostTransport) Park(ctx context.Context, pe int, abort <-chan struct{},
 		return nil
 	}
 	p := &h.parks[pe]
-	if o := &p.owner; o.busy.CompareAndSwap(false, true) {
+	if o := &p.owner; !o.closed.Load() && o.busy.CompareAndSwap(false, true) {
 		err := o.park(ctx, abort, lo, hi, ready)
 		o.busy.Store(false)
 		return err
@@ -243,6 +284,9 @@ func (o *handoffWaiter) park(ctx context.Context, abort <-chan struct{}, lo, hi 
 		if err := o.Stopped(ctx, abort); err != nil {
 			o.Disarm()
 			return stopErr(err)
+		}
+		if o.parkClosed() {
+			return driver.ErrClosed
 		}
 		o.Park()
 		if ready() { // the ring disarmed o
