@@ -281,8 +281,6 @@ func (t *transport) Copy(from, dstPE int, dstOff int64, srcPE int, srcOff int64,
 	})
 }
 
-var _ driver.StridedTransport = (*transport)(nil)
-
 // Strided puts and gets are one 2-D copy (rows of one element) instead of
 // an operation per element, where the stride fits a 2-D copy's pitch.
 func (t *transport) PutStrided(from, pe int, off, stride, elem int64, n int, src []byte, _ bool) error {
@@ -311,8 +309,6 @@ func (t *transport) PutSignal(from, pe int, off int64, src []byte, sigOff int64,
 	})
 }
 
-var _ driver.UnorderedTransport = (*transport)(nil)
-
 // PutSignalUnordered leaves out the agent's fence between data and
 // signal; a put too large for the lane is PutSignal.
 func (t *transport) PutSignalUnordered(from, pe int, off int64, src []byte, sigOff int64, sig uint64, op driver.SigOp) error {
@@ -323,8 +319,6 @@ func (t *transport) PutSignalUnordered(from, pe int, off int64, src []byte, sigO
 		return l.PutSignalUnordered(t.addr(pe, off), src, t.addr(pe, sigOff), sig, op)
 	})
 }
-
-var _ driver.ClaimTransport = (*transport)(nil)
 
 // ClaimPutSignal runs on from's lane: the claim, the data and the signal
 // in one routine of the agent.
@@ -356,8 +350,6 @@ func (t *transport) Quiet(from int) error {
 func (t *transport) Wait(ctx context.Context, pe int, abort <-chan struct{}, req driver.WaitRequest) (driver.WaitResult, error) {
 	return t.gpus[pe].agent.Wait(ctx, abort, t.addr(pe, req.Off), req)
 }
-
-var _ driver.AbortTransport = (*transport)(nil)
 
 // Abort sets the world's abort word: every wait on its GPUs ends.
 func (t *transport) Abort() { t.abort.Set() }

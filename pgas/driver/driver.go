@@ -8,14 +8,43 @@
 //
 // pgas validates every argument (PE ranges, bounds, alignment, overlap)
 // before it calls a [Transport], so a backend may assume offsets are inside
-// the heap and aligned for their kind. Optional capabilities are optional
-// interfaces a Transport may also implement: [FailureNotifier] for backends
-// whose PEs run in several processes, [GPUTransport] for backends whose PEs
-// are GPUs, [StreamTransport] for routines enqueued on a GPU's stream,
-// [ClaimTransport] for a claim and a put-with-signal in one
-// routine, [StridedTransport] for backends that move strided data in one
-// operation, [ParkTransport] for backends whose PEs are goroutines of this
-// process.
+// the heap and aligned for their kind.
+//
+// Optional capabilities are optional interfaces. A Backend may also
+// implement:
+//
+//   - [DefaultSizer]: it starts a fixed number of PEs when the
+//     configuration names none (one per GPU), so pgas need not know;
+//   - [MultiProcess]: its PEs are processes (one world per job), so pgas
+//     lets a launcher's ranks each open one.
+//
+// A Transport may also implement, gaining what each says:
+//
+//   - [FailureNotifier]: PEs in several processes; a PE's failure reaches
+//     the others' blocking calls as it does within one process;
+//   - [AbortTransport]: its GPUs wait on their own; pgas ends those waits
+//     when a PE fails or the world ends, so no GPU work outlives a world;
+//   - [GPUTransport]: its PEs are GPUs (pgas.PE.GPU, kernels, Launch);
+//   - [StreamTransport]: routines enqueued on a GPU's stream
+//     (pgas.Stream), in order with kernels; without it pgas runs them on
+//     a goroutine of the PE;
+//   - [ClaimTransport]: a compare-and-swap and a put-with-signal in one
+//     routine (pgas.PutSignalIf); without it pgas takes two steps;
+//   - [UnorderedTransport]: a put-with-signal without the order between
+//     data and signal (sealed mailbox slots); without it pgas orders them;
+//   - [StridedTransport]: strided data in one operation; without it pgas
+//     issues one put or get per element;
+//   - [RegisterTransport]: existing device memory mapped into the
+//     partitions (pgas.RegisterSymmetric); without it that fails;
+//   - [ParkTransport]: PEs are goroutines of this process with host
+//     memory; a goroutine parks until a write lands (pgas.Park, the host
+//     path of mailboxes and futures); without it they wait with Wait.
+//
+// A method that cannot serve one call (a stride too long for a 2-D copy,
+// say) returns an error wrapping errors.ErrUnsupported having done
+// nothing, and pgas falls back as if the interface were absent. Each
+// backend asserts the interfaces it implements at compile time
+// (var _ driver.X = (*transport)(nil)).
 //
 // Package conformance runs the conformance suites against a backend
 // (conformance.Run).

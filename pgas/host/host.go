@@ -154,8 +154,6 @@ func (h *hostTransport) Get(_, pe int, off int64, dst []byte) error {
 	return nil
 }
 
-var _ driver.StridedTransport = (*hostTransport)(nil)
-
 func (h *hostTransport) PutStrided(_, pe int, off, stride, elem int64, n int, src []byte, _ bool) error {
 	stridedCopy(h.heaps[pe][off:], stride, src, elem, elem, n)
 	h.parks[pe].notify(off, off+int64(n-1)*stride+elem)

@@ -356,8 +356,6 @@ func (t *transport) Put(_, pe int, off int64, src []byte) error {
 	})
 }
 
-var _ driver.StridedTransport = (*transport)(nil)
-
 // NVSHMEM's host API has no strided put or get (its iput and iget are
 // device routines), so where pe's partition is mapped here (nvshmem_ptr)
 // a strided transfer is one 2-D copy on the PE's stream, straight from or
@@ -493,8 +491,6 @@ func sigOp(op driver.SigOp) C.int {
 	return nvSignalSet
 }
 
-var _ driver.ClaimTransport = (*transport)(nil)
-
 // ClaimPutSignal runs on the lane for a peer this process maps (one
 // routine of the agent); for others pgas takes two steps.
 func (t *transport) ClaimPutSignal(_, pe int, off int64, src []byte, sigOff int64, cond, claim, v uint64) (uint64, error) {
@@ -505,8 +501,6 @@ func (t *transport) ClaimPutSignal(_, pe int, off int64, src []byte, sigOff int6
 	defer t.mu.Unlock()
 	return t.lane.ClaimPut(t.peers[pe]+device.Ptr(off), src, t.peers[pe]+device.Ptr(sigOff), cond, claim, v)
 }
-
-var _ driver.UnorderedTransport = (*transport)(nil)
 
 // PutSignalUnordered leaves out the agent's fence between data and signal
 // for a peer this process maps; to others it is PutSignal.
@@ -559,8 +553,6 @@ func (t *transport) Atomic(_, pe int, off int64, k driver.Kind, op driver.Atomic
 func (t *transport) Wait(ctx context.Context, _ int, abort <-chan struct{}, req driver.WaitRequest) (driver.WaitResult, error) {
 	return t.agent.Wait(ctx, abort, t.heap+device.Ptr(req.Off), req)
 }
-
-var _ driver.AbortTransport = (*transport)(nil)
 
 // Abort sets the world's abort word: every wait on this PE's GPU ends.
 // Another process's PE learns of a failure from pgas (WatchFailures) and
