@@ -123,6 +123,11 @@ var hostFutureS20 = hostAB("Host: the Future round trip alone, before the host p
 var hostZeroValues = hostAB("Host: round trips before (1738c13) and after (59aa864) the zero-value guards of Mailbox, Chan and Future, 3 rounds", "2026-11-28-go-vm-host-ab-zero-values.txt",
 	"bench/ab.sh 1738c13 59aa864 with BENCH='ChanRoundTrip$|FutureRoundTrip$', RING=0, ROUNDS=3, BENCHTIME=100ms, 2-core VM: the second build checks for a zero or nil Chan, Mailbox or Future on entry to Send, TrySend, Recv, TryRecv, Close and Await (two or three compares of fields the calls load anyway).")
 
+// hostWorldEnd checks that the world's-end handling of the host parks
+// (issue 51, item 5) leaves the host round trips as they were.
+var hostWorldEnd = hostAB("Host: round trips before (9f4d46e) and after (54fa04f) a park checks for its world's close, 3 rounds", "2026-11-28-go-vm-host-ab-world-end.txt",
+	"bench/ab.sh 9f4d46e 54fa04f with BENCH='ChanRoundTrip$|FutureRoundTrip$|PingPong$', RING=0, ROUNDS=3, BENCHTIME=100ms, 2-core VM: the second build loads the hand-off owner's closed flag before it takes the owner, and again after arming before it parks.")
+
 // hostInstr and hostI1 are the twentieth session's instruction counts of
 // the host round trips (bench/icount.sh): before the host path's move,
 // at the session's start, at its end.
@@ -390,7 +395,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostNow8S19, hostNow8S20, hostFutureS20, hostZeroValues, hostInstr, hostI1, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, worldsOnStream, worldsDevice, worldsBlocking, worldsNVSHMEMBackend, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, noRegressS20, mismatchCost, mismatchCostVote, abortStream, abortColl, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostNow8S19, hostNow8S20, hostFutureS20, hostZeroValues, hostWorldEnd, hostInstr, hostI1, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, worldsOnStream, worldsDevice, worldsBlocking, worldsNVSHMEMBackend, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, noRegressS20, mismatchCost, mismatchCostVote, abortStream, abortColl, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
