@@ -12,7 +12,8 @@ import (
 )
 
 // Members that disagree on a collective's arguments (count, root,
-// operator, element type, strides) all fail with ErrCollectiveMismatch,
+// operator, element type, strides; a data-moving collective's bytes) all
+// fail with ErrCollectiveMismatch,
 // the same error on every member, naming the argument and who passed what;
 // the team stays usable. OpenSHMEM leaves this undefined.
 func (ck *kit) testCollectiveArgumentsDiffer(t *testing.T) {
@@ -45,7 +46,7 @@ func (ck *kit) testCollectiveArgumentsDiffer(t *testing.T) {
 		{"broadcast root", "root", func(ctx context.Context, pe *pgas.PE, tm *pgas.Team, a, b pgas.Sym[int64], _ pgas.Sym[float64]) error {
 			return pgas.Broadcast(ctx, tm, b, a, 8, pe.ID()) // each its own root
 		}},
-		{"fcollect count", "count", func(ctx context.Context, pe *pgas.PE, tm *pgas.Team, a, b pgas.Sym[int64], _ pgas.Sym[float64]) error {
+		{"fcollect bytes", "bytes", func(ctx context.Context, pe *pgas.PE, tm *pgas.Team, a, b pgas.Sym[int64], _ pgas.Sym[float64]) error {
 			return pgas.FCollect(ctx, tm, b, a, 1+pe.ID()%2)
 		}},
 		{"alltoalls strides", "source stride", func(ctx context.Context, pe *pgas.PE, tm *pgas.Team, a, b pgas.Sym[int64], _ pgas.Sym[float64]) error {
@@ -53,7 +54,7 @@ func (ck *kit) testCollectiveArgumentsDiffer(t *testing.T) {
 			if pe.ID() == 0 {
 				sst = 2
 			}
-			return pgas.AllToAlls(ctx, tm, b, a, 1, sst, 2)
+			return pgas.AllToAlls(ctx, tm, b, a, 2, sst, 2) // strided: elements and their type agree
 		}},
 	}
 	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
@@ -131,7 +132,7 @@ func (ck *kit) testStreamCollectiveArgumentsDiffer(t *testing.T) {
 		{"broadcast root", "root", func(st *pgas.Stream, pe *pgas.PE, tm *pgas.Team, s syms) error {
 			return pgas.BroadcastOnStream(st, tm, s.b, s.a, 8, pe.ID()) // each its own root
 		}},
-		{"fcollect count", "count", func(st *pgas.Stream, pe *pgas.PE, tm *pgas.Team, s syms) error {
+		{"fcollect bytes", "bytes", func(st *pgas.Stream, pe *pgas.PE, tm *pgas.Team, s syms) error {
 			return pgas.FCollectOnStream(st, tm, s.b, s.a, 1+pe.ID()%2)
 		}},
 		{"split and one-kernel reduce", "count", func(st *pgas.Stream, pe *pgas.PE, tm *pgas.Team, s syms) error {
@@ -203,4 +204,101 @@ func sumAfterMismatches(pe *pgas.PE, b pgas.Sym[int64], n int) error {
 		}
 	}
 	return nil
+}
+
+// One call meets one verdict on every path: collectives that only move
+// data agree on bytes, on the blocking form as on a stream (and in a
+// kernel, whose *mem routines take bytes), so an int64 broadcast of 4 and
+// an int32 one of 8 agree and move the bytes; a reduction agrees on its
+// elements and their type, so an int64 sum of 4 and an int32 one of 8
+// fail on both paths, naming the element type.
+func (ck *kit) testCollectiveUnitsAgree(t *testing.T) {
+	n := ck.perProcess(2)
+	ck.needPEs(t, 2)
+	for _, form := range []string{"blocking", "stream"} {
+		t.Run(form, func(t *testing.T) {
+			ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+				tm := pe.TeamWorld()
+				// One allocation each, seen as int64s and as int32s: members
+				// name the same symmetric bytes in other elements.
+				src64, dst64 := must(pgas.AllocZeroed[int64](ctx, pe, 8)), must(pgas.AllocZeroed[int64](ctx, pe, 8))
+				src32, dst32 := must(pgas.Lookup[int32](pe, src64.Offset(), 16)), must(pgas.Lookup[int32](pe, dst64.Offset(), 16))
+				check(pgas.Put(pe, src64, seq(4, func(i int) int64 { return int64(i+1) << 32 }), pe.ID()))
+				check(pe.Barrier(ctx))
+				wide := pe.ID()%2 == 0
+				run := func(blocking func() error, onStream func(st *pgas.Stream) error) error {
+					if form == "blocking" {
+						return blocking()
+					}
+					st := must(pgas.NewStream(pe))
+					check(onStream(st))
+					err := st.Sync(ctx)
+					_ = st.Close(ctx)
+					return err
+				}
+				// The same 32 bytes from root 0 (an even PE: int64s).
+				err := run(func() error {
+					if wide {
+						return pgas.Broadcast(ctx, tm, dst64, src64, 4, 0)
+					}
+					return pgas.Broadcast(ctx, tm, dst32, src32, 8, 0)
+				}, func(st *pgas.Stream) error {
+					if wide {
+						return pgas.BroadcastOnStream(st, tm, dst64, src64, 4, 0)
+					}
+					return pgas.BroadcastOnStream(st, tm, dst32, src32, 8, 0)
+				})
+				if err != nil {
+					return fmt.Errorf("%s: a broadcast of the same bytes in other elements: %v, want it to agree", form, err)
+				}
+				if !wide {
+					got := read(pe, dst32)[:8]
+					for i := range 4 { // root 0's int64s i+1 << 32, little endian
+						if got[2*i] != 0 || got[2*i+1] != int32(i+1) {
+							return fmt.Errorf("%s: the broadcast's bytes: %v", form, got)
+						}
+					}
+				}
+				check(pe.Barrier(ctx))
+				err = run(func() error {
+					if wide {
+						return pgas.ReduceAll(ctx, tm, pgas.ReduceSum, dst64, src64, 4)
+					}
+					return pgas.ReduceAll(ctx, tm, pgas.ReduceSum, dst32, src32, 8)
+				}, func(st *pgas.Stream) error {
+					if wide {
+						return pgas.ReduceAllOnStream(st, tm, pgas.ReduceSum, dst64, src64, 4)
+					}
+					return pgas.ReduceAllOnStream(st, tm, pgas.ReduceSum, dst32, src32, 8)
+				})
+				if !errors.Is(err, pgas.ErrCollectiveMismatch) || !strings.Contains(err.Error(), "element type: ") {
+					return fmt.Errorf("%s: a sum of other elements over the same bytes: %v, want ErrCollectiveMismatch naming the element type", form, err)
+				}
+				return pe.Barrier(ctx)
+			})
+		})
+	}
+}
+
+// A reduction whose dst and src overlap without being the same elements
+// is refused alike on the blocking path and on a stream (ErrBadArg on
+// every member, the team usable); the same elements are allowed.
+func (ck *kit) testReduceOverlapRefused(t *testing.T) {
+	n := ck.perProcess(2)
+	ck.needPEs(t, 2)
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		tm := pe.TeamWorld()
+		a := must(pgas.AllocZeroed[int64](ctx, pe, 16))
+		dst, src := a.Slice(4, 12), a.Slice(0, 8) // overlapping by 4
+		if err := pgas.ReduceAll(ctx, tm, pgas.ReduceSum, dst, src, 8); !errors.Is(err, pgas.ErrBadArg) {
+			return fmt.Errorf("ReduceAll with overlapping dst and src: %v, want ErrBadArg", err)
+		}
+		st := must(pgas.NewStream(pe))
+		err := pgas.ReduceAllOnStream(st, tm, pgas.ReduceSum, dst, src, 8)
+		_ = st.Close(ctx)
+		if !errors.Is(err, pgas.ErrBadArg) {
+			return fmt.Errorf("ReduceAllOnStream with overlapping dst and src: %v, want ErrBadArg", err)
+		}
+		return pgas.ReduceAll(ctx, tm, pgas.ReduceSum, src, src, 8) // in place: allowed, and the team works
+	})
 }

@@ -10,6 +10,8 @@ var pgasTests = []test{
 	{"CollectiveCancelledOnOneMember", (*kit).testCollectiveCancelledOnOneMember},
 	{"CollectiveKindsMismatch", (*kit).testCollectiveKindsMismatch},
 	{"CollectiveArgumentsDiffer", (*kit).testCollectiveArgumentsDiffer},
+	{"CollectiveUnitsAgree", (*kit).testCollectiveUnitsAgree},
+	{"ReduceOverlapRefused", (*kit).testReduceOverlapRefused},
 	{"CollectiveBadArgumentOnOneMember", (*kit).testCollectiveBadArgumentOnOneMember},
 	{"NilHandles", (*kit).testNilHandles},
 	{"CollectiveCancelRace", (*kit).testCollectiveCancelRace},

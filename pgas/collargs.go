@@ -23,13 +23,39 @@ import (
 // own control slot) before the synchronisation, to say how they differ.
 
 // collArgs are the arguments of a collective its members must agree on;
-// a collective leaves out (as -1) those it does not take.
+// a collective leaves out (as -1) those it does not take. Collectives that
+// only move data (broadcast, fcollect, alltoall with unit strides) agree
+// on bytes: count holds the bytes each member contributes and elem is -1,
+// as on a GPU stream and in a kernel (symchan.cuh's *mem routines), so
+// that one call meets the same verdict on every path (an int64 broadcast
+// of 4 and an int32 one of 8 agree everywhere). Reductions agree on
+// elements, their type and the operator.
 type collArgs struct {
 	count, root, op, elem, tst, sst int64
 }
 
-// collArgNames name collArgs's fields, in order, for the error.
+// moveArgs are the collArgs of a data-moving collective of n elements of
+// T: its bytes, and root (-1 for none).
+func moveArgs[T any](n, root int) collArgs {
+	return collArgs{count: int64(n) * sizeOf[T](), root: int64(root), op: -1, elem: -1, tst: -1, sst: -1}
+}
+
+// collArgNames name collArgs's fields, in order, for the error; a
+// data-moving collective's count is its bytes (argNames).
 var collArgNames = [...]string{"count", "root", "operator", "element type", "destination stride", "source stride"}
+
+// argNames are the names of the fields of the members' arguments all: the
+// first is "bytes" where every member's is a byte count (no element type).
+func argNames(all [][]int64) []string {
+	names := collArgNames
+	for _, a := range all {
+		if a[3] != -1 {
+			return names[:]
+		}
+	}
+	names[0] = "bytes"
+	return names[:]
+}
 
 func (a collArgs) words() [6]uint64 {
 	return [6]uint64{uint64(a.count), uint64(a.root), uint64(a.op), uint64(a.elem), uint64(a.tst), uint64(a.sst)}
@@ -136,7 +162,7 @@ func (t *Team) mismatch(kind syncKind, e uint64, mine [6]uint64) error {
 			all[r][f] = int64(v)
 		}
 	}
-	return fmt.Errorf("%w: %s: the members' arguments differ: %s", ErrCollectiveMismatch, kind, describeDiffer(t.members, collArgNames[:], all))
+	return fmt.Errorf("%w: %s: the members' arguments differ: %s", ErrCollectiveMismatch, kind, describeDiffer(t.members, argNames(all), all))
 }
 
 // describeDiffer says which fields of the members' arguments differ, and

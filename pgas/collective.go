@@ -66,7 +66,7 @@ func Broadcast[T any](ctx context.Context, t *Team, dst, src Sym[T], n, root int
 	p := t.pe
 	// Pull from the root once every member has entered (its src is ready,
 	// and no one still reads a dst about to change).
-	if err := t.barrierArgs(ctx, syncBroadcast, bad, collArgs{count: int64(n), root: int64(root), op: -1, elem: elemCode[T](), tst: -1, sst: -1}); err != nil {
+	if err := t.barrierArgs(ctx, syncBroadcast, bad, moveArgs[T](n, root)); err != nil {
 		return err
 	}
 	if n > 0 {
@@ -125,8 +125,8 @@ func isFloat[T Number]() bool {
 
 // ReduceAll combines the first n elements of src over all members with op
 // and writes the result into dst on every member (shmem_reduce, to all).
-// dst and src may be the same Sym. Members combine in rank order, so every
-// member gets the same bits.
+// dst and src are the same elements or do not overlap. Members combine in
+// rank order, so every member gets the same bits.
 func ReduceAll[T Number](ctx context.Context, t *Team, op ReduceOp, dst, src Sym[T], n int) error {
 	return reduceAll(ctx, t, op, dst, src, n, reduceOpArg[T](op), func(acc, v []T) { combine(op, acc, v) })
 }
@@ -142,9 +142,16 @@ func reduceOpArg[T Number](op ReduceOp) error {
 	return nil
 }
 
-// reduceArgs checks a reduction's Syms and count on t's PE.
+// reduceArgs checks a reduction's Syms and count on t's PE: dst and src
+// hold n elements, and are the same elements or do not overlap (a member
+// folds a segment of every member's src into every member's dst, on
+// every path: a partial overlap would read what it already wrote).
 func reduceArgs[T any](t *Team, dst, src Sym[T], n int) error {
-	return firstErr(t.checkSyms(dst.rec, src.rec), needLen("reduce dst", dst.n, n), needLen("reduce src", src.n, n))
+	err := firstErr(t.checkSyms(dst.rec, src.rec), needLen("reduce dst", dst.n, n), needLen("reduce src", src.n, n))
+	if err == nil && dst.off != src.off && overlaps(dst.Slice(0, n), src.Slice(0, n)) {
+		err = fmt.Errorf("%w: reduce dst and src overlap without being the same elements", ErrBadArg)
+	}
+	return err
 }
 
 // Complex is an element type of ReduceAllComplex.
@@ -309,6 +316,9 @@ func exchange[T any](ctx context.Context, t *Team, kind syncKind, dst, src Sym[T
 	bad := exchangeArgs(t, kind, dst, src, tst, sst, n, srcBlocks)
 	p := t.pe
 	args := collArgs{count: int64(n), root: -1, op: -1, elem: elemCode[T](), tst: int64(tst), sst: int64(sst)}
+	if tst == 1 && sst == 1 {
+		args = moveArgs[T](n, -1) // as on a stream and in a kernel
+	}
 	if err := t.barrierArgs(ctx, kind, bad, args); err != nil {
 		return err
 	}

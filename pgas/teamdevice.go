@@ -201,9 +201,13 @@ func (t *Team) deviceMismatch() error {
 			all[r] = append(all[r], int64(v))
 		}
 	}
-	names := deviceArgNames[:]
-	if mixed {
-		names = names[:1] // different collectives: their arguments are not comparable
+	names := deviceArgNames // a copy: the array's
+	if first != syncReduce {
+		names[1] = "bytes" // a data-moving collective's count (as collArgs's)
 	}
-	return fmt.Errorf("%w: %s on a GPU: the members' arguments differ: %s", ErrCollectiveMismatch, first, describeDiffer(t.members, names, all))
+	n := len(names)
+	if mixed {
+		n = 1 // different collectives: their arguments are not comparable
+	}
+	return fmt.Errorf("%w: %s on a GPU: the members' arguments differ: %s", ErrCollectiveMismatch, first, describeDiffer(t.members, names[:n], all))
 }
