@@ -17,9 +17,14 @@
 // names a single file for the runtime's.
 package kernels
 
-// The Go copy of symchan.cuh's shared structs (layout.go): sizes and field
-// offsets, regenerated from the header (TestLayout checks it is current).
-//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor symchan_team=Team SYMCHAN_TEAM_WORLD_OFF=TeamWorldOff SYMCHAN_TEAM_NODE_OFF=TeamNodeOff SYMCHAN_LOCAL_PES=LocalPEs SYMCHAN_TIMING_WORDS=TimingWords SYMCHAN_SLOT_HEADER=SlotHeader SYMCHAN_COLL_BARRIER=CollBarrier SYMCHAN_COLL_SYNC=CollSync SYMCHAN_COLL_BROADCAST=CollBroadcast SYMCHAN_COLL_FCOLLECT=CollFCollect SYMCHAN_COLL_ALLTOALL=CollAllToAll SYMCHAN_COLL_REDUCE=CollReduce
+// The Go copy of what Go and CUDA share, generated from the CUDA C
+// (TestLayout checks it is current): symchan.cuh's structs (sizes and
+// field offsets), its collective kinds, signal operations, comparisons and
+// reduction operators (layout.go), and symchan.cu's parts of a collective
+// on a stream (parts.go). pgas's own names for these numbers are tested
+// against them.
+//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor symchan_team=Team SYMCHAN_TEAM_WORLD_OFF=TeamWorldOff SYMCHAN_TEAM_NODE_OFF=TeamNodeOff SYMCHAN_LOCAL_PES=LocalPEs SYMCHAN_TIMING_WORDS=TimingWords SYMCHAN_SLOT_HEADER=SlotHeader SYMCHAN_COLL_BARRIER=CollBarrier SYMCHAN_COLL_SYNC=CollSync SYMCHAN_COLL_BROADCAST=CollBroadcast SYMCHAN_COLL_FCOLLECT=CollFCollect SYMCHAN_COLL_ALLTOALL=CollAllToAll SYMCHAN_COLL_REDUCE=CollReduce SYMCHAN_SIGNAL_SET=SignalSet SYMCHAN_SIGNAL_ADD=SignalAdd SYMCHAN_CMP_EQ=CmpEQ SYMCHAN_CMP_NE=CmpNE SYMCHAN_CMP_GT=CmpGT SYMCHAN_CMP_GE=CmpGE SYMCHAN_CMP_LT=CmpLT SYMCHAN_CMP_LE=CmpLE SYMCHAN_REDUCE_SUM=ReduceSum SYMCHAN_REDUCE_PROD=ReduceProd SYMCHAN_REDUCE_MIN=ReduceMin SYMCHAN_REDUCE_MAX=ReduceMax SYMCHAN_REDUCE_AND=ReduceAnd SYMCHAN_REDUCE_OR=ReduceOr SYMCHAN_REDUCE_XOR=ReduceXor
+//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cu -o parts.go -pkg kernels PART_WHOLE=PartWhole PART_OPEN=PartOpen PART_DATA=PartData PART_CLOSE=PartClose
 
 import (
 	_ "embed"

@@ -135,42 +135,59 @@ func TestHeapDescriptorLayout(t *testing.T) {
 	}
 }
 
-// layout.go is what go generate makes of symchan.cuh today: the Go side
-// fills kernels' structs at the offsets nvcc gives them. The names come
-// from kernels.go's go:generate line, so that the list lives there only.
+// layout.go and parts.go are what go generate makes of symchan.cuh and
+// symchan.cu today: the Go side fills kernels' structs at the offsets nvcc
+// gives them and passes the numbers their code compares. The files and
+// names come from kernels.go's go:generate lines, so that the lists live
+// there only.
 func TestLayout(t *testing.T) {
-	h, err := cstructs.Parse(Header)
-	if err != nil {
-		t.Fatal(err)
-	}
 	src, err := os.ReadFile("kernels.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names [][2]string
+	lines := 0
 	for _, line := range strings.Split(string(src), "\n") {
 		if !strings.HasPrefix(line, "//go:generate ") || !strings.Contains(line, "cstructs") {
 			continue
 		}
-		for _, f := range strings.Fields(line) {
-			if c, g, ok := strings.Cut(f, "="); ok {
-				names = append(names, [2]string{c, g})
+		lines++
+		var in, out string
+		var names [][2]string
+		fields := strings.Fields(line)
+		for i, f := range fields {
+			switch {
+			case f == "-in" && i+1 < len(fields):
+				in = fields[i+1]
+			case f == "-o" && i+1 < len(fields):
+				out = fields[i+1]
+			default:
+				if c, g, ok := strings.Cut(f, "="); ok {
+					names = append(names, [2]string{c, g})
+				}
 			}
 		}
+		text, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := cstructs.Parse(string(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := cstructs.GoConsts("kernels", in, h, names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale: run go generate ./kernels", out)
+		}
 	}
-	if len(names) == 0 {
-		t.Fatal("kernels.go has no go:generate line for cstructs")
-	}
-	want, err := cstructs.GoConsts("kernels", "symchan.cuh", h, names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile("layout.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("layout.go is stale: run go generate ./kernels")
+	if lines < 2 {
+		t.Fatalf("kernels.go has %d go:generate lines for cstructs, want one for symchan.cuh and one for symchan.cu", lines)
 	}
 }
 

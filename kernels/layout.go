@@ -105,3 +105,48 @@ const CollAllToAll = 5
 
 // CollReduce is SYMCHAN_COLL_REDUCE of symchan.cuh.
 const CollReduce = 6
+
+// SignalSet is SYMCHAN_SIGNAL_SET of symchan.cuh.
+const SignalSet = 1
+
+// SignalAdd is SYMCHAN_SIGNAL_ADD of symchan.cuh.
+const SignalAdd = 2
+
+// CmpEQ is SYMCHAN_CMP_EQ of symchan.cuh.
+const CmpEQ = 1
+
+// CmpNE is SYMCHAN_CMP_NE of symchan.cuh.
+const CmpNE = 2
+
+// CmpGT is SYMCHAN_CMP_GT of symchan.cuh.
+const CmpGT = 3
+
+// CmpGE is SYMCHAN_CMP_GE of symchan.cuh.
+const CmpGE = 4
+
+// CmpLT is SYMCHAN_CMP_LT of symchan.cuh.
+const CmpLT = 5
+
+// CmpLE is SYMCHAN_CMP_LE of symchan.cuh.
+const CmpLE = 6
+
+// ReduceSum is SYMCHAN_REDUCE_SUM of symchan.cuh.
+const ReduceSum = 1
+
+// ReduceProd is SYMCHAN_REDUCE_PROD of symchan.cuh.
+const ReduceProd = 2
+
+// ReduceMin is SYMCHAN_REDUCE_MIN of symchan.cuh.
+const ReduceMin = 3
+
+// ReduceMax is SYMCHAN_REDUCE_MAX of symchan.cuh.
+const ReduceMax = 4
+
+// ReduceAnd is SYMCHAN_REDUCE_AND of symchan.cuh.
+const ReduceAnd = 5
+
+// ReduceOr is SYMCHAN_REDUCE_OR of symchan.cuh.
+const ReduceOr = 6
+
+// ReduceXor is SYMCHAN_REDUCE_XOR of symchan.cuh.
+const ReduceXor = 7

@@ -25,12 +25,13 @@ import (
 // collective on a stream and a blocking one on the same team are ordered
 // by the caller (Stream.Sync between them).
 
-// Parts of a collective that kernels.TeamStep runs (symchan.cu's PART_*).
+// Parts of a collective that kernels.TeamStep runs: symchan.cu's PART_*,
+// generated into package kernels.
 const (
-	partWhole = 1 // open, data, close: one block
-	partOpen  = 2 // the opening phase alone
-	partData  = 3 // the data step, on a grid
-	partClose = 4 // the closing phase
+	partWhole = kernels.PartWhole // open, data, close: one block
+	partOpen  = kernels.PartOpen  // the opening phase alone
+	partData  = kernels.PartData  // the data step, on a grid
+	partClose = kernels.PartClose // the closing phase
 )
 
 // Launch shapes of a collective on a GPU stream: below gridBytes moved

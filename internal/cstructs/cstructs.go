@@ -52,23 +52,28 @@ var scalar = map[string]int{
 }
 
 // Header is what Parse finds in a header: its structs, laid out, and its
-// integer #defines.
+// integer #defines. Unlaid holds why a struct could not be laid out (a
+// field of a type the parser does not know); it matters only where asked
+// for (GoConsts), so that a file's #defines are read whatever its other
+// structs hold.
 type Header struct {
 	Structs map[string]Struct
 	Defines map[string]int
+	Unlaid  map[string]error
 }
 
-// Parse lays out every struct of src.
+// Parse lays out every struct of src that it can.
 func Parse(src string) (Header, error) {
 	src = comment.ReplaceAllString(src, "")
-	h := Header{Structs: map[string]Struct{}, Defines: map[string]int{}}
+	h := Header{Structs: map[string]Struct{}, Defines: map[string]int{}, Unlaid: map[string]error{}}
 	for _, m := range define.FindAllStringSubmatch(src, -1) {
 		h.Defines[m[1]], _ = strconv.Atoi(m[2])
 	}
 	for _, m := range structRe.FindAllStringSubmatch(src, -1) {
 		s, err := layout(m[1], m[2], h.Defines, h.Structs)
 		if err != nil {
-			return h, err
+			h.Unlaid[m[1]] = err
+			continue
 		}
 		h.Structs[s.Name] = s
 	}
@@ -159,6 +164,9 @@ func GoConsts(pkg, from string, h Header, names [][2]string) ([]byte, error) {
 		}
 		s, ok := h.Structs[n[0]]
 		if !ok {
+			if err := h.Unlaid[n[0]]; err != nil {
+				return nil, err
+			}
 			return nil, fmt.Errorf("cstructs: no struct or #define %s in %s", n[0], from)
 		}
 		fmt.Fprintf(&b, "// Layout of struct %s (%s).\nconst (\n\tSizeof%s = %d\n", s.Name, from, n[1], s.Size)

@@ -17,8 +17,14 @@ struct b {
 	struct_pad x;
 };
 `)
-	if err == nil {
-		t.Fatal("a field of an unknown type parsed")
+	if err != nil || h.Defines["N"] != 4 || h.Structs["a"].Size != 64 || h.Unlaid["b"] == nil {
+		t.Fatalf("a struct with a field of an unknown type: %v, %+v; want it unlaid and the rest read", err, h)
+	}
+	if _, err := GoConsts("p", "x.h", h, [][2]string{{"N", "N"}, {"a", "A"}}); err != nil {
+		t.Errorf("GoConsts of what could be laid out: %v", err)
+	}
+	if _, err := GoConsts("p", "x.h", h, [][2]string{{"b", "B"}}); err == nil {
+		t.Error("GoConsts of a struct with a field of an unknown type: no error")
 	}
 	h, err = Parse(`
 #define N 4
