@@ -63,15 +63,25 @@ const (
 	fopChanRound
 	fopFutureRound
 	fopFreeRacingPut
+	fopStreamReduce // ReduceAllOnStream, then Sync
+	fopStreamRound  // a signal to the right and a wait for the left's, on a stream, then Sync
 	numFaultOps
 )
 
-var faultOpNames = [...]string{"barrier", "alloc", "free", "reduce", "fcollect", "alltoall", "collect", "broadcast", "chan round", "future round", "free racing puts"}
+var faultOpNames = [...]string{"barrier", "alloc", "free", "reduce", "fcollect", "alltoall", "collect", "broadcast", "chan round", "future round", "free racing puts", "stream reduce", "stream round"}
 
 func (o faultOp) String() string { return faultOpNames[o] }
 
-// collective reports whether every member's outcome of o must agree.
-func (o faultOp) collective() bool { return o != fopChanRound && o != fopFutureRound }
+// collective reports whether every member's outcome of o must agree. A
+// stream's collective is not all-or-nothing: a member whose Sync its
+// context ended reports that while the stream's collective goes on.
+func (o faultOp) collective() bool {
+	return o != fopChanRound && o != fopFutureRound && !o.onStream()
+}
+
+// onStream reports whether o runs on the PE's Stream: its Sync ends with
+// the PE's context or a PE's failure, and a PE stops after it fails.
+func (o faultOp) onStream() bool { return o == fopStreamReduce || o == fopStreamRound }
 
 type faultKind uint8
 
@@ -143,7 +153,9 @@ func newFaultWorld(seed uint64, procs int) *faultWorld {
 			// a returned PE broke deadlock, as goroutines would. So a PE
 			// returns where every other PE learns of it: at a collective,
 			// or in a round of two PEs, followed by a collective.
-			if w.n > 2 && !w.ops[w.step].collective() {
+			// A stream's wait names no writers: a PE returning at a
+			// stream round would leave its neighbour's stream waiting.
+			if (w.n > 2 || w.ops[w.step].onStream()) && !w.ops[w.step].collective() {
 				w.ops[w.step] = fopBarrier
 			}
 			if w.step+1 < len(w.ops) {
@@ -161,7 +173,10 @@ type faultPE struct {
 	ch      *actors.Chan[uint64]
 	replyTo *actors.Chan[actors.ReplyTo]
 	sys     *actors.System
-	a, b    pgas.Sym[int64] // the collectives' buffers: 8·n elements each
+	a, b    pgas.Sym[int64]  // the collectives' buffers: 8·n elements each
+	st      *pgas.Stream     // the stream ops' stream
+	sig     pgas.Sym[uint64] // the stream rounds' word: the left adds 1 a round
+	rounds  uint64           // stream rounds so far
 	live    []pgas.Sym[int64]
 	sent    uint64 // messages sent to the right
 	got     uint64 // messages received from the left
@@ -273,6 +288,7 @@ func (ck *kit) runFaultWorld(w *faultWorld) (problems []error) {
 			"NewFuture":    func() error { _, err := actors.NewFuture[uint64](f.sys); return err }(),
 			"Put":          pgas.Put(f.pe, f.a, []int64{1}, 0),
 			"Barrier":      f.pe.Barrier(context.Background()),
+			"Stream.Sync":  f.st.Sync(context.Background()),
 		} {
 			if !errors.Is(err, pgas.ErrWorldEnded) {
 				bad("PE %d: %s after the world ended: %v, want ErrClosed", f.pe.ID(), name, err)
@@ -295,6 +311,12 @@ func (f *faultPE) setup(ctx context.Context) (err error) {
 		return err
 	}
 	if f.a, err = pgas.AllocZeroed[int64](ctx, f.pe, 8*n); err != nil {
+		return err
+	}
+	if f.sig, err = pgas.AllocZeroed[uint64](ctx, f.pe, 1); err != nil {
+		return err
+	}
+	if f.st, err = pgas.NewStream(f.pe); err != nil {
 		return err
 	}
 	f.b, err = pgas.AllocZeroed[int64](ctx, f.pe, 8*n)
@@ -455,6 +477,24 @@ func (f *faultPE) step(ctx context.Context, s int, op faultOp, badArg bool, bad 
 			bad("%v", broken)
 		}
 		return err
+	case fopStreamReduce:
+		if err := pgas.ReduceAllOnStream(f.st, tm, pgas.ReduceSum, short(f.a, 8), f.b, 8); err != nil {
+			return err
+		}
+		return f.st.Sync(ctx)
+	case fopStreamRound:
+		to := right
+		if badArg {
+			to = n // out of range: fails on this PE only, which then stops
+		}
+		if err := pgas.SignalOpOnStream(f.st, f.sig, 1, pgas.SignalAdd, to); err != nil {
+			return err
+		}
+		f.rounds++
+		if err := pgas.SignalWaitUntilOnStream(f.st, f.sig, pgas.CmpGE, f.rounds); err != nil {
+			return err
+		}
+		return f.st.Sync(ctx)
 	}
 	return fmt.Errorf("unknown op %v", op)
 }
