@@ -17,9 +17,10 @@ var (
 	// ErrRestarting: a call whose context ended while the world was
 	// restarting after a failure (joined with the context's error).
 	ErrRestarting = errors.New("service: the world is restarting")
-	// ErrOverloaded: a call whose context ended before the PE took it:
-	// QueueDepth calls were already waiting there (joined with the
-	// context's error).
+	// ErrOverloaded: a call that did not start: the PE did not take it
+	// within its queue-wait bound (QueueWait, WithQueueWait) or before
+	// its context ended (joined with the context's error), or TryCall
+	// found QueueDepth calls already waiting. It never reached the PE.
 	ErrOverloaded = errors.New("service: the PE is overloaded")
 	// ErrPEFailed: a call that was pending when a PE failed; the error
 	// also wraps the *pgas.PEError naming the PE and its cause.

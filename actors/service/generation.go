@@ -231,7 +231,7 @@ func (g *generation[Req, Resp]) runPE(ctx context.Context, pe *pgas.PE) (err err
 // serve answers a call made in this process. Only a Fatal error from the
 // actor is returned (a panic goes up to runPE).
 func (g *generation[Req, Resp]) serve(peCtx context.Context, id int, actor Actor[Req, Resp], cnt *peCounters, c *call[Req, Resp]) error {
-	if c.ctx.Err() != nil {
+	if !c.take() || c.ctx.Err() != nil {
 		return nil // the caller gave up while the call waited
 	}
 	ctx, cancel := context.WithCancelCause(c.ctx)
@@ -322,6 +322,9 @@ func (g *generation[Req, Resp]) forwarder(peCtx context.Context, sys *actors.Sys
 		case <-peCtx.Done():
 			return
 		case c := <-fwd:
+			if !c.take() {
+				continue // its caller withdrew it
+			}
 			v, err := g.forward(peCtx, sys, ch, c)
 			if endedUnder(peCtx, err) {
 				continue

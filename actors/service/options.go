@@ -24,6 +24,7 @@ type options struct {
 	log          *slog.Logger
 	policy       RestartPolicy
 	queue        int
+	queueWait    time.Duration // QueueWait; 0: none
 	forwarders   int
 	maxRequest   int
 	maxReply     int
@@ -101,6 +102,44 @@ func QueueDepth(n int) Option {
 // MaxQueueDepth bounds QueueDepth: a queue slot is a pointer per local PE
 // and per CallAny inbox, allocated at Start.
 const MaxQueueDepth = 1 << 20
+
+// QueueWait bounds how long a call may wait to start, apart from its
+// context's deadline (default 0: no bound but the deadline): a call not
+// taken by its PE (or, to another process's PE, by a forwarder) within d
+// fails at once with ErrOverloaded, counted as rejected, and never
+// reaches a PE. Under overload, callers then learn it in d rather than at
+// their deadline, and a PE spends no time on calls whose callers left. A
+// call's own bound (WithQueueWait) takes precedence. A call to another
+// process's PE starts when a forwarder takes it: the bound covers this
+// process's queue, not the remote PE's.
+func QueueWait(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 0 {
+			return fmt.Errorf("%w: QueueWait(%v): must not be negative", ErrBadArg, d)
+		}
+		o.queueWait = d
+		return nil
+	}
+}
+
+// queueWaitKey is WithQueueWait's context key.
+type queueWaitKey struct{}
+
+// WithQueueWait returns a context whose calls (Call, CallAny, TryCall)
+// wait at most d to start, in place of the service's QueueWait; d ≤ 0
+// means no bound but the deadline.
+func WithQueueWait(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, queueWaitKey{}, d)
+}
+
+// queueWaitOf is the bound of a call made with ctx: its own, else the
+// service's.
+func (o *options) queueWaitOf(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(queueWaitKey{}).(time.Duration); ok {
+		return max(d, 0)
+	}
+	return o.queueWait
+}
 
 // Forwarders sets how many calls to other processes' PEs this process has
 // under way at once (default 32, at most MaxForwarders); each holds a

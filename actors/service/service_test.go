@@ -67,9 +67,15 @@ func hostCfg(n int) pgas.Config { return pgas.Config{Backend: "host", PEs: n, He
 
 func start(t *testing.T, n int, opts ...Option) *Service[req, resp] {
 	t.Helper()
+	return startWith(t, n, echo, opts...)
+}
+
+// startWith is start with the actors newActor makes.
+func startWith(t *testing.T, n int, newActor func(context.Context, *pgas.PE) (Actor[req, resp], error), opts ...Option) *Service[req, resp] {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := Start(ctx, hostCfg(n), echo, opts...)
+	s, err := Start(ctx, hostCfg(n), newActor, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,3 +287,81 @@ func TestBadInput(t *testing.T) {
 }
 
 var errTest = errors.New("test error")
+
+// A queue-wait bound fails a call that has not started within it, fast
+// and apart from its deadline, with ErrOverloaded counted as rejected; the
+// withdrawn call never reaches the PE. A call's own bound overrides the
+// service's. (A call to another process's PE starts when a forwarder
+// takes it: the bound covers this process's queue only.)
+func TestQueueWait(t *testing.T) {
+	for _, r := range routes[:1] {
+		t.Run(r.name, func(t *testing.T) {
+			var served atomic.Int64
+			s := startWith(t, 1, func(ctx context.Context, pe *pgas.PE) (Actor[req, resp], error) {
+				a, err := echo(ctx, pe)
+				return ActorFunc[req, resp](func(ctx context.Context, q req) (resp, error) {
+					served.Add(1)
+					return a.Serve(ctx, q)
+				}), err
+			}, append([]Option{QueueDepth(1), QueueWait(30 * time.Millisecond)}, r.opts...)...)
+			busy := make(chan error, 1)
+			go func() { // takes the PE for 300 ms
+				_, err := s.Call(context.Background(), 0, req{X: 1, Sleep: int64(300 * time.Millisecond)})
+				busy <- err
+			}()
+			testhelp.WaitFor(t, "the PE busy", func() bool { return served.Load() == 1 })
+			start := time.Now()
+			_, err := s.Call(context.Background(), 0, req{X: 2}) // queued, never started
+			if !errors.Is(err, ErrOverloaded) {
+				t.Fatalf("a call queued past QueueWait: %v, want ErrOverloaded", err)
+			}
+			if took := time.Since(start); took > 200*time.Millisecond {
+				t.Errorf("the queued call failed after %v, want about 30ms", took)
+			}
+			ctx := WithQueueWait(context.Background(), time.Millisecond)
+			if _, err := s.Call(ctx, 0, req{X: 3}); !errors.Is(err, ErrOverloaded) {
+				t.Errorf("a call with its own bound of 1ms: %v, want ErrOverloaded", err)
+			}
+			if err := <-busy; err != nil {
+				t.Fatal(err)
+			}
+			if n := served.Load(); n != 1 {
+				t.Errorf("the PE served %d calls, want 1: withdrawn calls reached it", n)
+			}
+			if v, err := s.Call(context.Background(), 0, req{X: 4}); err != nil || v.Y != 8 {
+				t.Errorf("a call to the idle PE: %v, %v", v, err)
+			}
+			if rej := s.Stats().PEs[0].Rejected; rej < 2 {
+				t.Errorf("%d rejected calls, want at least 2", rej)
+			}
+		})
+	}
+}
+
+// TryCall fails at once when the inbox is full, and is a Call otherwise.
+func TestTryCall(t *testing.T) {
+	s := start(t, 1, QueueDepth(1))
+	busy := make(chan error, 2)
+	for range 2 { // one served, one queued: the inbox is full
+		go func() {
+			_, err := s.Call(context.Background(), 0, req{X: 1, Sleep: int64(200 * time.Millisecond)})
+			busy <- err
+		}()
+	}
+	testhelp.WaitFor(t, "one call queued", func() bool { return s.Stats().PEs[0].Queued >= 1 })
+	start := time.Now()
+	if _, err := s.TryCall(context.Background(), 0, req{X: 2}); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("TryCall with the inbox full: %v, want ErrOverloaded", err)
+	}
+	if took := time.Since(start); took > 50*time.Millisecond {
+		t.Errorf("TryCall waited %v", took)
+	}
+	for range 2 {
+		if err := <-busy; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, err := s.TryCall(context.Background(), 0, req{X: 3}); err != nil || v.Y != 6 {
+		t.Errorf("TryCall to an idle PE: %v, %v", v, err)
+	}
+}

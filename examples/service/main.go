@@ -39,6 +39,9 @@ type options struct {
 	maxN           int64
 	drain, grace   time.Duration
 	pprof, runtime bool
+	queueDepth     int
+	queueWait      time.Duration
+	concurrency    int
 }
 
 func main() {
@@ -52,6 +55,9 @@ func main() {
 	flag.DurationVar(&o.grace, "shutdown-timeout", 30*time.Second, "after the drain, how long the requests in flight have to finish, and again the world to stop")
 	flag.BoolVar(&o.pprof, "pprof", false, "serve /debug/pprof/")
 	flag.BoolVar(&o.runtime, "runtime-metrics", false, "add the Go runtime's and the process's metrics (go_*, process_*) to /metrics")
+	flag.IntVar(&o.queueDepth, "queue-depth", 4, "jobs that may wait for one PE (0: the service's default, 128)")
+	flag.DurationVar(&o.queueWait, "queue-wait", 0, "how long a job may wait to start before a 503 (0: until its deadline)")
+	flag.IntVar(&o.concurrency, "concurrency", 2, "jobs admitted per PE at once, one served and the rest waiting; beyond, 503 at once (0: no limit)")
 	flag.Parse()
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -82,12 +88,15 @@ const (
 // the stop fails.
 func run(ctx context.Context, ln net.Listener, o options, log *slog.Logger) error {
 	srv, err := server.New(ctx, server.Config{
-		World:          pgas.Config{Backend: o.backend, PEs: o.pes},
-		Limits:         server.Limits{MaxN: o.maxN},
-		Timeout:        o.timeout,
-		Logger:         log,
-		Pprof:          o.pprof,
-		RuntimeMetrics: o.runtime,
+		World:            pgas.Config{Backend: o.backend, PEs: o.pes},
+		Limits:           server.Limits{MaxN: o.maxN},
+		Timeout:          o.timeout,
+		Logger:           log,
+		Pprof:            o.pprof,
+		RuntimeMetrics:   o.runtime,
+		QueueDepth:       o.queueDepth,
+		QueueWait:        o.queueWait,
+		ConcurrencyPerPE: o.concurrency,
 	})
 	if err != nil {
 		_ = ln.Close()

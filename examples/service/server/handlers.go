@@ -55,6 +55,15 @@ func (s *Server) jacobi(w http.ResponseWriter, r *http.Request) {
 	if req.PE != nil {
 		pe = *req.PE
 	}
+	if s.admit != nil { // shed at once what the PEs could not start soon
+		select {
+		case s.admit <- struct{}{}:
+			defer func() { <-s.admit }()
+		default:
+			s.fail(w, r, fmt.Errorf("%w: %d jobs already admitted (ConcurrencyPerPE)", service.ErrOverloaded, cap(s.admit)))
+			return
+		}
+	}
 	res, err := s.exec.call(ctx, pe, job)
 	if err != nil {
 		s.fail(w, r, err)
@@ -127,8 +136,9 @@ type httpError struct {
 func (e *httpError) Error() string { return e.msg }
 
 // fail answers err with the status that says whose fault it is: 4xx for
-// the request's, 503 while the world cannot take it, 504 when its
-// deadline passed, 500 when a PE failed under it.
+// the request's, 503 while the world cannot take it (overloaded: a call
+// that did not start, even where its deadline passed meanwhile), 504 when
+// its deadline passed under way, 500 when a PE failed under it.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var he *httpError
 	var fe *fieldError
@@ -136,11 +146,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &he):
 	case errors.As(err, &fe):
 		he = &httpError{http.StatusBadRequest, fe.Error(), fe.Field}
-	case errors.Is(err, context.DeadlineExceeded):
-		he = &httpError{http.StatusGatewayTimeout, "the request's deadline passed: " + err.Error(), ""}
 	case errors.Is(err, service.ErrOverloaded), errors.Is(err, service.ErrRestarting), errors.Is(err, service.ErrStopped):
 		w.Header().Set("Retry-After", "1")
 		he = &httpError{http.StatusServiceUnavailable, err.Error(), ""}
+	case errors.Is(err, context.DeadlineExceeded):
+		he = &httpError{http.StatusGatewayTimeout, "the request's deadline passed: " + err.Error(), ""}
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		he = &httpError{499, "the client went away", ""} // nobody reads it
 	default:

@@ -44,6 +44,14 @@ type Config struct {
 	// every call (service.Intercept, e.g. otelstats.Middleware), context
 	// carried with calls (service.Carry).
 	Options []service.Option
+	// Load shedding. QueueDepth and QueueWait are the service's
+	// (service.QueueDepth, service.QueueWait; 0: its defaults, no wait
+	// bound). ConcurrencyPerPE admits at most that many jobs per PE into
+	// the service at once (one served and the rest waiting); a request
+	// beyond gets 503 with Retry-After at once (0: no limit).
+	QueueDepth       int
+	QueueWait        time.Duration
+	ConcurrencyPerPE int
 }
 
 // A Server serves the endpoints of examples/service (see Handler).
@@ -57,7 +65,8 @@ type Server struct {
 	dur      *prometheus.HistogramVec
 	mux      *http.ServeMux
 	handler  http.Handler
-	draining atomic.Bool // Drain was called: /readyz answers 503
+	draining atomic.Bool   // Drain was called: /readyz answers 503
+	admit    chan struct{} // a slot per job admitted (ConcurrencyPerPE); nil: no limit
 }
 
 // New starts the world and returns a Server ready to serve.
@@ -106,6 +115,12 @@ func newServer(ctx context.Context, cfg Config, eng engine) (*Server, error) {
 	cfg = cfg.withDefaults()
 	maxN := cfg.Limits.MaxN
 	opts := append([]service.Option{service.Logger(cfg.Logger), service.Restart(cfg.Restart)}, cfg.Options...)
+	if cfg.QueueDepth > 0 {
+		opts = append(opts, service.QueueDepth(cfg.QueueDepth))
+	}
+	if cfg.QueueWait > 0 {
+		opts = append(opts, service.QueueWait(cfg.QueueWait))
+	}
 	var calls *promstats.Calls
 	if !cfg.NoCallMetrics {
 		calls = promstats.NewCalls() // per-call queue and service time
@@ -119,6 +134,9 @@ func newServer(ctx context.Context, cfg Config, eng engine) (*Server, error) {
 	}
 	s := newHTTP(cfg, serviceExec{svc})
 	s.svc = svc
+	if cfg.ConcurrencyPerPE > 0 {
+		s.admit = make(chan struct{}, cfg.ConcurrencyPerPE*svc.NumPEs())
+	}
 	s.reg.MustRegister(promstats.New(svc))
 	if calls != nil {
 		s.reg.MustRegister(calls)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -519,4 +520,56 @@ func get(t *testing.T, url string) string {
 		t.Fatalf("GET %s: %d", url, resp.StatusCode)
 	}
 	return string(b)
+}
+
+// Load is shed at once: past ConcurrencyPerPE jobs per PE a request gets
+// 503 with Retry-After without waiting, and a call that did not start
+// (ErrOverloaded, even with its deadline passed meanwhile) is a 503, not a
+// 504.
+func TestShedLoad(t *testing.T) {
+	cfg := testConfig()
+	cfg.ConcurrencyPerPE = 1
+	s, err := newServer(context.Background(), cfg, hostEngine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		if err := s.Close(context.Background()); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	slow := make(chan int, 2)
+	for pe := range 2 { // one slow job per PE: both slots taken
+		go func() {
+			code, _ := post(t, hs.URL, "application/json", fmt.Sprintf(`{"n": 2048, "iters": 900, "pe": %d, "timeout_ms": 1000}`, pe))
+			slow <- code
+		}()
+	}
+	testhelp.WaitFor(t, "both PEs busy", func() bool {
+		st := s.svc.Stats()
+		return st.PEs[0].InFlight+st.PEs[1].InFlight == 2
+	})
+	t0 := time.Now()
+	resp, err := http.Post(hs.URL+"/v1/jacobi", "application/json", strings.NewReader(`{"n": 64, "iters": 10}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a request past the admitted jobs: %d, Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if d := time.Since(t0); d > 100*time.Millisecond {
+		t.Errorf("the 503 took %v, want it at once", d)
+	}
+	for range 2 {
+		<-slow
+	}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("POST", "/v1/jacobi", nil)
+	s.fail(rec, req, fmt.Errorf("%w: did not start: %w", service.ErrOverloaded, context.DeadlineExceeded))
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Errorf("a call that did not start before its deadline: %d, want 503", rec.Code)
+	}
 }
