@@ -57,7 +57,7 @@ func main() {
 	flag.BoolVar(&o.runtime, "runtime-metrics", false, "add the Go runtime's and the process's metrics (go_*, process_*) to /metrics")
 	flag.IntVar(&o.queueDepth, "queue-depth", 4, "jobs that may wait for one PE (0: the service's default, 128)")
 	flag.DurationVar(&o.queueWait, "queue-wait", 0, "how long a job may wait to start before a 503 (0: until its deadline)")
-	flag.IntVar(&o.concurrency, "concurrency", 2, "jobs admitted per PE at once, one served and the rest waiting; beyond, 503 at once (0: no limit)")
+	flag.IntVar(&o.concurrency, "concurrency", 1, "jobs admitted per PE at once (1: the one it serves; more wait); beyond, 503 at once (0: no limit)")
 	flag.Parse()
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -241,6 +241,17 @@ var (
 		about: "The same call: the three forms on the nvshmem backend under symrun -n 4 (the heap sized for 4 PEs, which the 2-PE sizing exhausted), against NVSHMEM's anchor at 4 processes; the blocking form has no NVSHMEM counterpart here."}
 )
 
+// Issue 50's overload: examples/service at 6x its capacity, shedding
+// (its default flags) against unbounded (as it shipped before), one run.
+var (
+	overloadFile     = "2026-11-28-go-vm-service-overload.txt"
+	overloadAbout    = "cd bench && go test -bench ServiceOverload -overload.duration 10s: examples/service's server in process on the 2-core VM, 2 host PEs, a {\"n\":256,\"iters\":500} solve per request, offered 6× the capacity measured first (sequential solves) for 10 s by vegeta; shedding is the example's default flags (-concurrency 1, -queue-depth 4), unbounded the same server without an admission limit or queue-wait bound. Targets (issue 50): every request answered, 95% of the 503s within 50 ms, the 200s' p99 within 2× the unloaded p99 (measured in the same run at a quarter of capacity), file descriptors and RSS flat after the first second. The two PEs' solves take both of the VM's cores, and the 503s wait for a core too."
+	overloadRejected = table{title: "examples/service under 6× overload: the 503s' 95th percentile (ms)", file: overloadFile, match: `^ServiceOverload$`, unit: "rejected-p95-ms", about: overloadAbout}
+	overloadOK       = table{title: "examples/service under 6× overload: the 200s' p99 over the unloaded p99", file: overloadFile, match: `^ServiceOverload$`, unit: "ok-p99-ratio", about: "The same run."}
+	overloadFDs      = table{title: "examples/service under 6× overload: file descriptors gained after the first second", file: overloadFile, match: `^ServiceOverload$`, unit: "fd-growth", about: "The same run; the process holds vegeta's client side as well as the server."}
+	overloadRSS      = table{title: "examples/service under 6× overload: RSS gained after the first second (MiB)", file: overloadFile, match: `^ServiceOverload$`, unit: "rss-growth-MiB", about: "The same run."}
+)
+
 // Between two GPUs (nvidia-h100-x2): the examples against the NVSHMEM
 // anchor, and the round trips from Go and between kernel actors.
 var (
@@ -395,7 +406,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostNow8S19, hostNow8S20, hostFutureS20, hostZeroValues, hostWorldEnd, hostInstr, hostI1, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, worldsOnStream, worldsDevice, worldsBlocking, worldsNVSHMEMBackend, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, noRegressS20, mismatchCost, mismatchCostVote, abortStream, abortColl, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostNow8S19, hostNow8S20, hostFutureS20, hostZeroValues, hostWorldEnd, hostInstr, hostI1, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, overloadRejected, overloadOK, overloadFDs, overloadRSS, worldsOnStream, worldsDevice, worldsBlocking, worldsNVSHMEMBackend, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, noRegressS20, mismatchCost, mismatchCostVote, abortStream, abortColl, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
