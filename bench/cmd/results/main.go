@@ -84,39 +84,39 @@ func hostAB(title, file, about string) table {
 var hostSealed = hostAB("Host backend after sealed slots: before and after", "2026-11-25-go-vm-host-ab-sealed.txt",
 	"The messaging benchmarks and the ring's hop median (8 B and 4 KiB, 8 PEs) of 6e49905 (old) and f1fb472 (new: sealed slots; the host backend keeps its line layout, unsealed, with 32 payload bytes beside the word instead of 40), alternating, 3 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM (bench/ab.sh): no change beyond the VM's noise (benchstat: p > 0.05 everywhere).")
 
-// hostNow is issue 32's host fast path at the end of the fifteenth
-// session against the commit before its move (c503695).
-var hostNow = hostAB("Host fast path: before its move (c503695) against this session's HEAD", "2026-11-25-go-vm-host-ab-c503695-head.txt",
-	"The messaging benchmarks and the ring's hop median (8 B and 4 KiB, 8 PEs) of c503695 (old: actors wrote partitions and rang their own doorbells) and of this session's HEAD (new), alternating, 3 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM (bench/ab.sh). benchstat found no difference significant (p ≥ 0.1 everywhere, n = 3): geomeans −4% and −1% spinning, +15% and +6% parked.")
+// hostAB259549a is issue 32's host fast path at 259549a against the
+// commit before its move (c503695).
+var hostAB259549a = hostAB("Host fast path: before its move (c503695) against 259549a", "2026-11-25-go-vm-host-ab-c503695-259549a.txt",
+	"The messaging benchmarks and the ring's hop median (8 B and 4 KiB, 8 PEs) of c503695 (old: actors wrote partitions and rang their own doorbells) and of 259549a (new), alternating, 3 rounds, in spin and park modes at GOMAXPROCS 2 and 8 on a 2-core VM (bench/ab.sh). benchstat found no difference significant (p ≥ 0.1 everywhere, n = 3): geomeans −4% and −1% spinning, +15% and +6% parked.")
 
-// hostNow8 is the same comparison for the round trips alone, 8 rounds,
-// enough for benchstat to tell.
-var hostNow8 = hostAB("Host fast path: round trips before its move (c503695) against this session's HEAD, 8 rounds", "2026-11-25-go-vm-host-ab-c503695-head-8rounds.txt",
-	"Chan and Future round trips of c503695 (old) and this session's HEAD (new), alternating, 8 rounds (bench/ab.sh with RING=0), 2-core VM. benchstat: parked at GOMAXPROCS 2 the new build is slower, Chan +20% (p = 0.021) and Future +19% (p = 0.010); no other difference is significant.")
+// hostAB41ae269 is the same comparison for the round trips alone, 8
+// rounds, enough for benchstat to tell.
+var hostAB41ae269 = hostAB("Host fast path: round trips before its move (c503695) against 41ae269, 8 rounds", "2026-11-25-go-vm-host-ab-c503695-41ae269.txt",
+	"Chan and Future round trips of c503695 (old) and 41ae269 (new), alternating, 8 rounds (bench/ab.sh with RING=0), 2-core VM. benchstat: parked at GOMAXPROCS 2 the new build is slower, Chan +20% (p = 0.021) and Future +19% (p = 0.010); no other difference is significant.")
 
-// hostNow8Again and the hostNow8S* tables are the same A/B at the end of
-// later sessions, until the host path no longer regressed (S20).
-var hostNow8Again = hostAB("Host fast path: round trips before its move (c503695) against the sixteenth session's HEAD, 8 rounds", "2026-11-25-go-vm-host-ab-c503695-head-8rounds-again.txt",
-	"The same A/B as above, again at the end of the sixteenth session (bench/ab.sh c503695 HEAD, RING=0, 8 rounds, 2-core VM). benchstat: Future is slower in every mode (+11% to +23%, p ≤ 0.038), Chan parked (+15% at GOMAXPROCS 2, p = 0.028; +5% at 8, p = 0.038); spinning Chan is within the noise.")
+// The tables below are the same A/B at later commits, until the host
+// path no longer regressed (8891130).
+var hostAB6b6b9c3 = hostAB("Host fast path: round trips before its move (c503695) against 6b6b9c3, 8 rounds", "2026-11-25-go-vm-host-ab-c503695-6b6b9c3.txt",
+	"The same A/B as above, again at 6b6b9c3 (bench/ab.sh c503695 6b6b9c3, RING=0, 8 rounds, 2-core VM). benchstat: Future is slower in every mode (+11% to +23%, p ≤ 0.038), Chan parked (+15% at GOMAXPROCS 2, p = 0.028; +5% at 8, p = 0.038); spinning Chan is within the noise.")
 
-var hostNow8S17 = hostAB("Host fast path: round trips before its move (c503695) against the seventeenth session's HEAD, 8 rounds", "2026-11-25-go-vm-host-ab-c503695-head-8rounds-s17.txt",
-	"bench/ab.sh c503695 HEAD (ROUNDS=8, RING=0, the Chan and Future round trips only) on the 2-core VM: old and new alternating in each round, spin and park, GOMAXPROCS 2 and 8.")
+var hostABb2fd6f0 = hostAB("Host fast path: round trips before its move (c503695) against b2fd6f0, 8 rounds", "2026-11-25-go-vm-host-ab-c503695-b2fd6f0.txt",
+	"bench/ab.sh c503695 b2fd6f0 (ROUNDS=8, RING=0, the Chan and Future round trips only) on the 2-core VM: old and new alternating in each round, spin and park, GOMAXPROCS 2 and 8.")
 
-var hostNow8S18 = hostAB("Host fast path: round trips before its move (c503695) against the eighteenth session's HEAD, 8 rounds", "2026-11-26-go-vm-host-ab-c503695-head-s18.txt",
-	"bench/ab.sh c503695 HEAD (ROUNDS=8, RING=0) on the 2-core VM after this session's trims of pgas's put-with-signal path (Sym.Slice inlined, one hold without a call, PutSignalIf issuing the claim itself): Chan is within the noise in every mode; Future is still slower, +9% to +10% spinning (p ≤ 0.038) and +20% to +23% parked (p ≤ 0.007).")
+var hostAB1577656 = hostAB("Host fast path: round trips before its move (c503695) against 1577656, 8 rounds", "2026-11-26-go-vm-host-ab-c503695-1577656.txt",
+	"bench/ab.sh c503695 1577656 (ROUNDS=8, RING=0) on the 2-core VM after the trims of pgas's put-with-signal path (Sym.Slice inlined, one hold without a call, PutSignalIf issuing the claim itself): Chan is within the noise in every mode; Future is still slower, +9% to +10% spinning (p ≤ 0.038) and +20% to +23% parked (p ≤ 0.007).")
 
-var hostNow8S19 = hostAB("Host fast path: round trips before its move (c503695) against the nineteenth session's end, 8 rounds", "2026-11-26-go-vm-host-ab-c503695-head-s19.txt",
-	"bench/ab.sh c503695 HEAD (ROUNDS=8) on the 2-core VM after this session's host changes: Park runs the hand-off waiter's own loop with its ready function (no evaluator), a Spot's Watch and Stopped compare the context they kept, PlainCodec asks no reflection for scalars, Await leaves the world-ended check to Park. Parked, Chan is +5% to +6% (p = 0.000), Future +7% to +10% (p ≤ 0.021; +20% to +23% at the eighteenth session's end), Throughput8B +4% to +5%, the ring +4%. The spinning rounds met a noisy machine (±40% to ±57%): no difference is significant there.")
+var hostABc9cc0a2 = hostAB("Host fast path: round trips before its move (c503695) against c9cc0a2, 8 rounds", "2026-11-26-go-vm-host-ab-c503695-c9cc0a2.txt",
+	"bench/ab.sh c503695 c9cc0a2 (ROUNDS=8) on the 2-core VM after these host changes: Park runs the hand-off waiter's own loop with its ready function (no evaluator), a Spot's Watch and Stopped compare the context they kept, PlainCodec asks no reflection for scalars, Await leaves the world-ended check to Park. Parked, Chan is +5% to +6% (p = 0.000), Future +7% to +10% (p ≤ 0.021; +20% to +23% at 1577656), Throughput8B +4% to +5%, the ring +4%. The spinning rounds met a noisy machine (±40% to ±57%): no difference is significant there.")
 
-// hostNow8S20 is issue 32's host check after the twentieth session cut
-// the message path's instructions.
-var hostNow8S20 = hostAB("Host fast path: round trips before its move (c503695) against the twentieth session's end, 8 rounds", "2026-11-26-go-vm-host-ab-c503695-head-s20.txt",
-	"bench/ab.sh c503695 HEAD (ROUNDS=8) on the 2-core VM after the twentieth session cut the message path's instructions (the next two tables): per-sender head slots and per-destination next slots instead of divisions, the senders' list kept until it changes, small messages sent into and taken from their line without the header's decoder, PutSignal's checks and holds without calls, and the hand-off spot's stop check from three flags instead of two channel receives. Parked, every figure is faster than c503695's (Chan −12% to −13%, Throughput8B −11%, Future −5% to −6%, PingPong −10%, the ring −4%; p ≤ 0.042). Spinning at GOMAXPROCS 2, Chan −10% and the ring −18%; Future +4% is not significant (p = 0.72), nor is anything at GOMAXPROCS 8, where the spinning PEs overload the 2 cores (±97% to ±215%).")
+// hostAB8891130 is issue 32's host check after 8891130 cut the message
+// path's instructions.
+var hostAB8891130 = hostAB("Host fast path: round trips before its move (c503695) against 8891130, 8 rounds", "2026-11-26-go-vm-host-ab-c503695-8891130.txt",
+	"bench/ab.sh c503695 8891130 (ROUNDS=8) on the 2-core VM after the changes that cut the message path's instructions (the next two tables): per-sender head slots and per-destination next slots instead of divisions, the senders' list kept until it changes, small messages sent into and taken from their line without the header's decoder, PutSignal's checks and holds without calls, and the hand-off spot's stop check from three flags instead of two channel receives. Parked, every figure is faster than c503695's (Chan −12% to −13%, Throughput8B −11%, Future −5% to −6%, PingPong −10%, the ring −4%; p ≤ 0.042). Spinning at GOMAXPROCS 2, Chan −10% and the ring −18%; Future +4% is not significant (p = 0.72), nor is anything at GOMAXPROCS 8, where the spinning PEs overload the 2 cores (±97% to ±215%).")
 
-// hostFutureS20 is a second look at the Future round trip, the one
-// figure hostNow8S20 left uncertain (spinning, GOMAXPROCS 2).
-var hostFutureS20 = hostAB("Host: the Future round trip alone, before the host path's move (c503695) against the twentieth session's end, 12 rounds", "2026-11-26-go-vm-host-ab-future-c503695-head-s20.txt",
-	"bench/ab.sh c503695 HEAD with BENCH=FutureRoundTrip, RING=0, ROUNDS=12, 2-core VM. Parked, −4% and −5% (p ≤ 0.028). Spinning, the VM put some runs of both builds in a mode where a round trip takes 640 to 1,300 ns (±95% to ±149%), and no difference is significant (p = 0.20 at GOMAXPROCS 2, 0.40 at 8). Without those runs, at GOMAXPROCS 2 c503695's round trips lie at 266 to 302 ns and the new build's in two groups, 256 to 284 and 305 to 325 ns: which group a world falls in was not explained (the VM has no hardware counters; isolating the mailbox, the System and the host backend's slices on cache lines of their own did not change it).")
+// hostFutureABae36fe7 is a second look at the Future round trip, the one
+// figure hostAB8891130 left uncertain (spinning, GOMAXPROCS 2).
+var hostFutureABae36fe7 = hostAB("Host: the Future round trip alone, before the host path's move (c503695) against ae36fe7, 12 rounds", "2026-11-26-go-vm-host-ab-future-c503695-ae36fe7.txt",
+	"bench/ab.sh c503695 ae36fe7 with BENCH=FutureRoundTrip, RING=0, ROUNDS=12, 2-core VM. Parked, −4% and −5% (p ≤ 0.028). Spinning, the VM put some runs of both builds in a mode where a round trip takes 640 to 1,300 ns (±95% to ±149%), and no difference is significant (p = 0.20 at GOMAXPROCS 2, 0.40 at 8). Without those runs, at GOMAXPROCS 2 c503695's round trips lie at 266 to 302 ns and the new build's in two groups, 256 to 284 and 305 to 325 ns: which group a world falls in was not explained (the VM has no hardware counters; isolating the mailbox, the System and the host backend's slices on cache lines of their own did not change it).")
 
 // hostZeroValues checks that the zero-value guards (issue 51, item 3)
 // leave the host round trips as they were.
@@ -128,21 +128,21 @@ var hostZeroValues = hostAB("Host: round trips before (1738c13) and after (59aa8
 var hostWorldEnd = hostAB("Host: round trips before (9f4d46e) and after (54fa04f) a park checks for its world's close, 3 rounds", "2026-11-28-go-vm-host-ab-world-end.txt",
 	"bench/ab.sh 9f4d46e 54fa04f with BENCH='ChanRoundTrip$|FutureRoundTrip$|PingPong$', RING=0, ROUNDS=3, BENCHTIME=100ms, 2-core VM: the second build loads the hand-off owner's closed flag before it takes the owner, and again after arming before it parks.")
 
-// hostInstr and hostI1 are the twentieth session's instruction counts of
-// the host round trips (bench/icount.sh): before the host path's move,
-// at the session's start, at its end.
+// hostInstr and hostI1 are the instruction counts of the host round
+// trips (bench/icount.sh) at c503695 (before the host path's move),
+// 0f5ff22 and 74624ce.
 var (
-	hostInstr = buildAB("Host round trips: instructions per round trip (valgrind)", "2026-11-26-go-vm-icount-s20.txt", `.`, "instr/op",
-		"bench/icount.sh old=c503695 start=0f5ff22 new=HEAD: cachegrind's instruction count of a parked round trip (Throughput8B: a message) at GOMAXPROCS=1, both PEs and Go's scheduler together, the difference of 24,000 and 4,000 iterations. old is the commit before the host path's move into pgas, start the twentieth session's start, new its end. Repeated runs of one build differ by up to about 200 instructions.")
+	hostInstr = buildAB("Host round trips: instructions per round trip (valgrind)", "2026-11-26-go-vm-icount-c503695-0f5ff22-74624ce.txt", `.`, "instr/op",
+		"bench/icount.sh old=c503695 start=0f5ff22 new=74624ce: cachegrind's instruction count of a parked round trip (Throughput8B: a message) at GOMAXPROCS=1, both PEs and Go's scheduler together, the difference of 24,000 and 4,000 iterations. old is the commit before the host path's move into pgas, start 0f5ff22 and new 74624ce, before and after the instruction cuts. Repeated runs of one build differ by up to about 200 instructions.")
 	hostI1 = buildAB("Host round trips: simulated L1 instruction-cache misses per round trip", hostInstr.file, `.`, "I1-misses/op",
 		"The same runs: misses of a simulated 32 KiB 8-way L1 instruction cache (the VM's AMD EPYC has one). The round trip's code, Go's scheduler included, fills about 22 KiB, and which lines conflict depends on where the linker placed it: a change anywhere on the path moves these.")
 )
 
-var hostSession17 = hostAB("Host: round trips at the seventeenth session's start (6eb9b14) and end", "2026-11-25-go-vm-host-ab-session17-start-head.txt",
-	"bench/ab.sh 6eb9b14 HEAD, RING=0, 6 rounds, 2-core VM: this session's changes (team collectives, the team slot's device struct written at a world's start) against its start. benchstat finds no significant difference (p ≥ 0.24 everywhere).")
+var hostAB5716b15 = hostAB("Host: round trips at 6eb9b14 and 5716b15", "2026-11-25-go-vm-host-ab-6eb9b14-5716b15.txt",
+	"bench/ab.sh 6eb9b14 5716b15, RING=0, 6 rounds, 2-core VM: the changes between them (team collectives, the team slot's device struct written at a world's start). benchstat finds no significant difference (p ≥ 0.24 everywhere).")
 
-var hostSession = hostAB("Host: round trips at the sixteenth session's start (67af140) and end", "2026-11-25-go-vm-host-ab-session-start-head.txt",
-	"bench/ab.sh 67af140 HEAD, RING=0, 6 rounds, 2-core VM: this session's changes (the atomic fold, streams, the Go 1.23 spellings) against its start. benchstat finds no significant difference (p ≥ 0.09 everywhere; the VM's spread reached ±56% in this run).")
+var hostAB83f34a5 = hostAB("Host: round trips at 67af140 and 83f34a5", "2026-11-25-go-vm-host-ab-67af140-83f34a5.txt",
+	"bench/ab.sh 67af140 83f34a5, RING=0, 6 rounds, 2-core VM: the changes between them (the atomic fold, streams, the Go 1.23 spellings). benchstat finds no significant difference (p ≥ 0.09 everywhere; the VM's spread reached ±56% in this run).")
 
 // hostPaths is issue 32's before and after: the host fast path moved
 // from package actors into the backend (pgas.Park), old and new builds
@@ -188,16 +188,16 @@ var putVMM = table{title: "Between two H200s, the heap on reserved windows: PutS
 	match: `^GPUPut/`, unit: "GB/s",
 	about: "Host-initiated PutSym GPU 0 → GPU 1 of a symmetric buffer (symchan), beside cuMemcpyPeer (memcpypeer) and symchan's copy kernel (copykernel) in the same run, after each PE's partition became a window of reserved addresses with its heap mapped at the start (device.Window, so that registered buffers map past it): symchan stays at cuMemcpyPeer's bandwidth (0.96–1.0× from 16 KiB; 4 KiB goes through the agent)."}
 
-// noRegressS18 is issue 33's no-regression check of the eighteenth
-// session's changes on two H200s.
-var noRegressS18 = buildAB("Between two H200s: this session's start (old) against its end (new)", "2026-11-26-nvidia-h200-x2-noregress.txt",
+// noRegressF9fc10c is issue 33's no-regression check of f9fc10c against
+// 447d72c on two H200s.
+var noRegressF9fc10c = buildAB("Between two H200s: 447d72c (old) against f9fc10c (new)", "2026-11-26-nvidia-h200-x2-noregress-447d72c-f9fc10c.txt",
 	`^(GPUDevicePingPong/kind=(put-signal-8B|signal)|GPUHostPingPong(/impl=symchan-onstream)?|GPUChanRoundTrip|GPUFutureRoundTrip|GPUPut/size=(4096|1048576|67108864|268435456)|GPUDevicePutBlock/size=(1048576|16777216)|RingHop/size=8)$`, "sec/op",
-	"scripts/gpu-run.sh noregress: the bench binary and examples/ring built from 447d72c (old) and from this session's end (new), alternating, two rounds, in one call. The changes between them: kernels resolved at module load, a world sharing GPUs asking for 32 hardware queues, pgas's trimmed put-with-signal path, Compile's in-process cache, the one-kernel put-with-signal on a stream, and the partitions on reserved windows (RegisterSymmetric). The round trips' figure is ns/op of the whole run (20,000 round trips), the ping-pongs' a half round trip, PutSym's and the block put's the time of one put.")
+	"scripts/gpu-run.sh noregress: the bench binary and examples/ring built from 447d72c (old) and from f9fc10c (new), alternating, two rounds, in one call. The changes between them: kernels resolved at module load, a world sharing GPUs asking for 32 hardware queues, pgas's trimmed put-with-signal path, Compile's in-process cache, the one-kernel put-with-signal on a stream, and the partitions on reserved windows (RegisterSymmetric). The round trips' figure is ns/op of the whole run (20,000 round trips), the ping-pongs' a half round trip, PutSym's and the block put's the time of one put.")
 
-// noRegressS20 is issue 32's GPU check of the twentieth session's host
-// path changes on two H200s.
-var noRegressS20 = buildAB("Between two H200s: the twentieth session's start (old) against its host-path changes (new)", "2026-11-26-nvidia-h200-x2-noregress-s20.txt",
-	noRegressS18.match, "sec/op",
+// noRegress22b071e is issue 32's GPU check of the host path changes of
+// 22b071e against 0f5ff22 on two H200s.
+var noRegress22b071e = buildAB("Between two H200s: 0f5ff22 (old) against its host-path changes, 22b071e (new)", "2026-11-26-nvidia-h200-x2-noregress-0f5ff22-22b071e.txt",
+	noRegressF9fc10c.match, "sec/op",
 	"scripts/gpu-run.sh noregress: the bench binary and examples/ring built from 0f5ff22 (old) and 22b071e (new), alternating, two rounds, in one call. The changes between them are the host message path's (issue 32): on GPUs only pgas's put-with-signal checks (written out, without calls) and the mailbox's slot arithmetic (per-sender and per-destination counters instead of divisions) run there. The round trips' figure is ns/op of the whole run (20,000 round trips), the ping-pongs' a half round trip, PutSym's and the block put's the time of one put.")
 
 // mismatchCost is what the collectives' signatures (issue 36, item 7)
@@ -387,7 +387,7 @@ var userPingPongTable = table{title: "On one GPU: a user's kernel compiled at ru
 // on-stream ping-pong against NVSHMEM's.
 var streamPingPongH200 = table{title: "Between two H200s: put-with-signal ping-pong queued on a stream, one kernel a small put-with-signal (µs per half round trip)", file: "2026-11-26-nvidia-h200-x2-streams.txt",
 	match: `^GPUHostPingPong$`, unit: "us/half-RT", ratio: [2]string{"nvshmem-onstream", "symchan-onstream"},
-	about: "As the table below, on two H200s, after a small put-with-signal on a stream became one launch of symchan_put_signal_on_stream (the copy and the signal in one block) instead of a peer copy and a stream write. Against the build before it in one call (the no-regression table of this session: 9.48 µs before, 9.46 after) the change moves nothing; the 9.79 µs of this session's targets run, another call, was that call's."}
+	about: "As the table below, on two H200s, after a small put-with-signal on a stream became one launch of symchan_put_signal_on_stream (the copy and the signal in one block) instead of a peer copy and a stream write. Against the build before it in one call (the no-regression table of 447d72c against f9fc10c: 9.48 µs before, 9.46 after) the change moves nothing; the 9.79 µs of the targets run of 2026-11-26, another call, was that call's."}
 
 var streamPingPong = table{title: "Between two GPUs: put-with-signal ping-pong queued on a stream (µs per half round trip)", file: "2026-11-25-nvidia-h100-x2-streams.txt",
 	match: `^GPUHostPingPong$`, unit: "us/half-RT", ratio: [2]string{"nvshmem-onstream", "symchan-onstream"},
@@ -406,7 +406,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostNow, hostNow8, hostNow8Again, hostNow8S17, hostNow8S18, hostNow8S19, hostNow8S20, hostFutureS20, hostZeroValues, hostWorldEnd, hostInstr, hostI1, hostSession17, hostSession, hostPaths, collectiveArgs, serviceLoad, overloadRejected, overloadOK, overloadFDs, overloadRSS, worldsOnStream, worldsDevice, worldsBlocking, worldsNVSHMEMBackend, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressS18, noRegressS20, mismatchCost, mismatchCostVote, abortStream, abortColl, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostAB259549a, hostAB41ae269, hostAB6b6b9c3, hostABb2fd6f0, hostAB1577656, hostABc9cc0a2, hostAB8891130, hostFutureABae36fe7, hostZeroValues, hostWorldEnd, hostInstr, hostI1, hostAB5716b15, hostAB83f34a5, hostPaths, collectiveArgs, serviceLoad, overloadRejected, overloadOK, overloadFDs, overloadRSS, worldsOnStream, worldsDevice, worldsBlocking, worldsNVSHMEMBackend, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressF9fc10c, noRegress22b071e, mismatchCost, mismatchCostVote, abortStream, abortColl, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
