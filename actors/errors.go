@@ -11,7 +11,7 @@ import (
 // world's end explains: a kept handle's call (what: Recv, Await) in flight
 // as pe's world ended read a slot whose memory the end gave back (zeros).
 func endedErr(pe *pgas.PE, what string, err error) error {
-	if errors.Is(err, ErrProtocol) && errors.Is(pe.Fence(), pgas.ErrWorldEnded) {
+	if errors.Is(err, ErrProtocol) && pe.World().Ended() {
 		return fmt.Errorf("actors: %s: %w (a slot read as it ended: %v)", what, pgas.ErrWorldEnded, err)
 	}
 	return err

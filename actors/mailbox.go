@@ -272,9 +272,6 @@ func (m *Mailbox) MaxMessage() int {
 }
 
 func (m *Mailbox) checkDest(to int) error {
-	if m.zero() {
-		return errZero
-	}
 	if uint(to) >= uint(m.n) {
 		return fmt.Errorf("%w: destination %d not in [0, %d)", ErrBadPE, to, m.n)
 	}

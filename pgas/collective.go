@@ -315,9 +315,11 @@ func exchange[T any](ctx context.Context, t *Team, kind syncKind, dst, src Sym[T
 	}
 	bad := exchangeArgs(t, kind, dst, src, tst, sst, n, srcBlocks)
 	p := t.pe
-	args := collArgs{count: int64(n), root: -1, op: -1, elem: elemCode[T](), tst: int64(tst), sst: int64(sst)}
+	var args collArgs
 	if tst == 1 && sst == 1 {
-		args = moveArgs[T](n, -1) // as on a stream and in a kernel
+		args = moveArgs[T](n, -1) // bytes, as on a stream and in a kernel
+	} else {
+		args = collArgs{count: int64(n), root: -1, op: -1, elem: elemCode[T](), tst: int64(tst), sst: int64(sst)}
 	}
 	if err := t.barrierArgs(ctx, kind, bad, args); err != nil {
 		return err

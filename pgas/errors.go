@@ -51,9 +51,10 @@ type PEError struct {
 
 // Error names the PE and its error, on one line (newlines in the error's
 // text escaped as \n; Err keeps the error itself).
-func (e *PEError) Error() string {
-	return fmt.Sprintf("pgas: PE %d failed: %s", e.PE, errtext.OneLine(fmt.Sprint(e.Err)))
-}
+func (e *PEError) Error() string { return fmt.Sprintf("pgas: PE %d failed: %s", e.PE, e.cause()) }
+
+// cause is the text of the PE's error, on one line.
+func (e *PEError) cause() string { return errtext.OneLine(fmt.Sprint(e.Err)) }
 
 // Unwrap returns the PE's own error.
 func (e *PEError) Unwrap() error { return e.Err }

@@ -48,16 +48,16 @@ func newRunError(errs []*PEError, end ...error) error {
 // Error names each distinct failure once, with the PEs that had it.
 func (e *RunError) Error() string {
 	type group struct {
-		text string
-		pes  []int
+		first *PEError // its text is the group's
+		pes   []int
 	}
 	var groups []*group
 	byText := map[string]*group{}
 	for _, pe := range e.PEs {
-		text := errtext.OneLine(fmt.Sprint(pe.Err))
+		text := pe.cause()
 		g := byText[text]
 		if g == nil {
-			g = &group{text: text}
+			g = &group{first: pe}
 			byText[text] = g
 			groups = append(groups, g)
 		}
@@ -66,9 +66,9 @@ func (e *RunError) Error() string {
 	parts := make([]string, 0, len(groups)+len(e.End))
 	for _, g := range groups {
 		if len(g.pes) == 1 {
-			parts = append(parts, fmt.Sprintf("pgas: PE %d failed: %s", g.pes[0], g.text))
+			parts = append(parts, g.first.Error())
 		} else {
-			parts = append(parts, fmt.Sprintf("pgas: PEs %s (%d PEs) failed: %s", ranges(g.pes), len(g.pes), g.text))
+			parts = append(parts, fmt.Sprintf("pgas: PEs %s (%d PEs) failed: %s", ranges(g.pes), len(g.pes), g.first.cause()))
 		}
 	}
 	for _, err := range e.End {

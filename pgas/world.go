@@ -63,6 +63,10 @@ type World struct {
 	teamIDs atomic.Uint64         // proposals for team ids (newTeamID)
 }
 
+// Ended reports whether the world has ended: its PEs' functions have
+// returned and it refuses calls (ErrWorldEnded), or is about to.
+func (w *World) Ended() bool { return w.closed.Load() }
+
 // Config returns the resolved configuration of the world.
 func (w *World) Config() Config { return w.cfg }
 

@@ -10,16 +10,10 @@ import (
 // Every exported method of a zero (or nil) Stream and Team returns an
 // error or a documented zero answer: a caller's mistake stays the caller's.
 func TestZeroValuesAnswer(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		v     any
-		nilOK []string
-	}{
-		{"Stream", &pgas.Stream{}, nil},
-		{"nil Stream", (*pgas.Stream)(nil), nil},
-		{"Team", &pgas.Team{}, nil},
-		{"nil Team", (*pgas.Team)(nil), nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) { testhelp.ZeroMethods(t, tc.v, tc.nilOK...) })
-	}
+	testhelp.ZeroValues(t,
+		testhelp.Zero{Name: "Stream", V: &pgas.Stream{}},
+		testhelp.Zero{Name: "nil Stream", V: (*pgas.Stream)(nil)},
+		testhelp.Zero{Name: "Team", V: &pgas.Team{}},
+		testhelp.Zero{Name: "nil Team", V: (*pgas.Team)(nil)},
+	)
 }

@@ -159,7 +159,7 @@
 #                            # (mapped, forced-remote)
 #   .gpu/gpu-run.sh abort-bench # a stream's wait and small collectives,
 #                            # old/ against these, alternating
-#   .gpu/gpu-run.sh noregress # old/ (a session's start) against these,
+#   .gpu/gpu-run.sh noregress # old/ (an earlier commit's build) against these,
 #                            # alternating, two rounds: ping-pongs, round
 #                            # trips from Go, PutSym, device block put, ring
 #   .gpu/gpu-run.sh          # tests, bench and nvshmem
@@ -593,7 +593,7 @@ if [ "$what" = abort ]; then
 	# world after) and the stream and device-collective tests beside them;
 	# under nvshmem, mapped and forced-remote, every suite (the full suites
 	# on cuda take longer than one call: the "quick" mode runs them).
-	# abort-bench: old/ (a session's start) and these, alternating, two
+	# abort-bench: old/ (built from an earlier commit) and these, alternating, two
 	# rounds: a stream's wait (the wait kernel where a stream memory
 	# operation was) and the small collectives on a stream and in a kernel.
 	af='TestConformance/(PGAS|GPU)/(PEFailurePropagates|StreamsAfterFailedWorld|StreamOrdered|StreamCollectives|StreamCollectiveArgumentsDiffer|RunContextCancelled|NoGoroutineOutlivesRun|GPUWaitsEndWhenWorldFails|KernelActorFails|KernelActorEcho|DeviceArgumentsDiffer|OnStream)$'
@@ -617,8 +617,8 @@ if [ "$what" = abort-bench ]; then
 	bybuild "${OUT:-/tmp}/abort.txt" 2 abort
 fi
 if [ "$what" = noregress ]; then
-	# Issue 33's no-regression check of a session's changes: old/ (built
-	# from its start) and these, alternating, two rounds: the device and
+	# Issue 33's no-regression check of a change: old/ (built from the
+	# commit before it) and these, alternating, two rounds: the device and
 	# host-driven ping-pongs, the round trips from Go, PutSym and the
 	# device block put, the ring's 8-byte hop (BenchmarkRingHop lines).
 	for round in 1 2; do

@@ -8,6 +8,22 @@ import (
 	"time"
 )
 
+// A Zero is a value for ZeroValues: a zero or nil handle, named, and the
+// methods whose documented zero answer is no error.
+type Zero struct {
+	Name  string
+	V     any
+	NilOK []string
+}
+
+// ZeroValues runs ZeroMethods on each value, a subtest each.
+func ZeroValues(t *testing.T, zeros ...Zero) {
+	t.Helper()
+	for _, z := range zeros {
+		t.Run(z.Name, func(t *testing.T) { ZeroMethods(t, z.V, z.NilOK...) })
+	}
+}
+
 // ZeroMethods calls every exported method of v (a pointer to a zero value,
 // or a zero value) with zero arguments — a context that ends in 100 ms
 // where one is asked for, no variadic arguments — and fails t for each

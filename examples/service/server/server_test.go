@@ -35,7 +35,13 @@ func testConfig() Config {
 
 func newTest(t *testing.T, eng engine) (*Server, *httptest.Server) {
 	t.Helper()
-	s, err := newServer(context.Background(), testConfig(), eng)
+	return newTestConfig(t, testConfig(), eng)
+}
+
+// newTestConfig is newTest with cfg.
+func newTestConfig(t *testing.T, cfg Config, eng engine) (*Server, *httptest.Server) {
+	t.Helper()
+	s, err := newServer(context.Background(), cfg, eng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -529,17 +535,7 @@ func get(t *testing.T, url string) string {
 func TestShedLoad(t *testing.T) {
 	cfg := testConfig()
 	cfg.ConcurrencyPerPE = 1
-	s, err := newServer(context.Background(), cfg, hostEngine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		if err := s.Close(context.Background()); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
+	s, hs := newTestConfig(t, cfg, hostEngine)
 	slow := make(chan int, 2)
 	for pe := range 2 { // one slow job per PE: both slots taken
 		go func() {
