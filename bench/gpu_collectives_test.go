@@ -29,7 +29,9 @@ import (
 // time, that runs k of symchan.cuh's block collectives (one block of
 // collThreads threads); BenchmarkGPUCollectiveBlocking calls k of the
 // blocking collectives from Go (Barrier, Broadcast, ReduceAll, FCollect,
-// AllToAll), each returning before the next. size is the bytes each
+// AllToAll), each returning before the next (on the GPU backends each
+// one launch on the device), and BenchmarkGPUCollectiveOnStreamSync
+// syncs after each *OnStream call. size is the bytes each
 // member contributes (a reduction's or a broadcast's array, an fcollect's
 // block, an alltoall's block for each member); a figure is the median over
 // repetitions 3 to 7 of the time of k collectives over k.
@@ -73,6 +75,10 @@ func BenchmarkGPUCollectiveOnStream(b *testing.B) { collectiveBench(b, collOnStr
 func BenchmarkGPUCollectiveDevice(b *testing.B)   { collectiveBench(b, collInKernel) }
 func BenchmarkGPUCollectiveBlocking(b *testing.B) { collectiveBench(b, collBlocking) }
 
+// BenchmarkGPUCollectiveOnStreamSync is the blocking form's yardstick: each
+// *OnStream call followed by its Stream.Sync.
+func BenchmarkGPUCollectiveOnStreamSync(b *testing.B) { collectiveBench(b, collOnStreamSync) }
+
 // How a collective benchmark calls its collectives.
 type collForm int
 
@@ -80,6 +86,7 @@ const (
 	collOnStream collForm = iota // k *OnStream calls, then a Sync
 	collInKernel                 // a kernel of k block collectives
 	collBlocking                 // k blocking calls from Go
+	collOnStreamSync             // k times an *OnStream call and a Sync
 )
 
 // collWorlds are the world sizes of the collective benchmarks: 2 and 4
@@ -236,6 +243,11 @@ func collectiveWorld(b *testing.B, form collForm, npes int) {
 						for range k {
 							if err = enqueue(op, size); err != nil {
 								break
+							}
+							if form == collOnStreamSync {
+								if err = st.Sync(ctx); err != nil {
+									break
+								}
 							}
 						}
 					}

@@ -145,4 +145,5 @@ var gpuTests = []test{
 	{"DeviceTeams", (*kit).testDeviceTeams},
 	{"DeviceArgumentsDiffer", (*kit).testDeviceArgumentsDiffer},
 	{"DeviceTerms", (*kit).testDeviceTerms},
+	{"BlockingCollectivesOnDevice", (*kit).testBlockingCollectivesOnDevice},
 }

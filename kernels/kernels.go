@@ -23,8 +23,8 @@ package kernels
 // reduction operators (layout.go), and symchan.cu's parts of a collective
 // on a stream (parts.go). pgas's own names for these numbers are tested
 // against them.
-//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor symchan_team=Team SYMCHAN_TEAM_WORLD_OFF=TeamWorldOff SYMCHAN_TEAM_NODE_OFF=TeamNodeOff SYMCHAN_LOCAL_PES=LocalPEs SYMCHAN_TIMING_WORDS=TimingWords SYMCHAN_SLOT_HEADER=SlotHeader SYMCHAN_COLL_BARRIER=CollBarrier SYMCHAN_COLL_SYNC=CollSync SYMCHAN_COLL_BROADCAST=CollBroadcast SYMCHAN_COLL_FCOLLECT=CollFCollect SYMCHAN_COLL_ALLTOALL=CollAllToAll SYMCHAN_COLL_REDUCE=CollReduce SYMCHAN_SIGNAL_SET=SignalSet SYMCHAN_SIGNAL_ADD=SignalAdd SYMCHAN_CMP_EQ=CmpEQ SYMCHAN_CMP_NE=CmpNE SYMCHAN_CMP_GT=CmpGT SYMCHAN_CMP_GE=CmpGE SYMCHAN_CMP_LT=CmpLT SYMCHAN_CMP_LE=CmpLE SYMCHAN_REDUCE_SUM=ReduceSum SYMCHAN_REDUCE_PROD=ReduceProd SYMCHAN_REDUCE_MIN=ReduceMin SYMCHAN_REDUCE_MAX=ReduceMax SYMCHAN_REDUCE_AND=ReduceAnd SYMCHAN_REDUCE_OR=ReduceOr SYMCHAN_REDUCE_XOR=ReduceXor
-//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cu -o parts.go -pkg kernels PART_WHOLE=PartWhole PART_OPEN=PartOpen PART_DATA=PartData PART_CLOSE=PartClose
+//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor symchan_team=Team SYMCHAN_TEAM_WORLD_OFF=TeamWorldOff SYMCHAN_TEAM_NODE_OFF=TeamNodeOff SYMCHAN_LOCAL_PES=LocalPEs SYMCHAN_TIMING_WORDS=TimingWords SYMCHAN_SLOT_HEADER=SlotHeader SYMCHAN_COLL_BARRIER=CollBarrier SYMCHAN_COLL_SYNC=CollSync SYMCHAN_COLL_BROADCAST=CollBroadcast SYMCHAN_COLL_FCOLLECT=CollFCollect SYMCHAN_COLL_ALLTOALL=CollAllToAll SYMCHAN_COLL_REDUCE=CollReduce SYMCHAN_CTL_CLOSING=CtlClosing SYMCHAN_CTL_CANCELLED=CtlCancelled SYMCHAN_SIGNAL_SET=SignalSet SYMCHAN_SIGNAL_ADD=SignalAdd SYMCHAN_CMP_EQ=CmpEQ SYMCHAN_CMP_NE=CmpNE SYMCHAN_CMP_GT=CmpGT SYMCHAN_CMP_GE=CmpGE SYMCHAN_CMP_LT=CmpLT SYMCHAN_CMP_LE=CmpLE SYMCHAN_REDUCE_SUM=ReduceSum SYMCHAN_REDUCE_PROD=ReduceProd SYMCHAN_REDUCE_MIN=ReduceMin SYMCHAN_REDUCE_MAX=ReduceMax SYMCHAN_REDUCE_AND=ReduceAnd SYMCHAN_REDUCE_OR=ReduceOr SYMCHAN_REDUCE_XOR=ReduceXor
+//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cu -o parts.go -pkg kernels PART_WHOLE=PartWhole PART_OPEN=PartOpen PART_DATA=PartData PART_CLOSE=PartClose PART_AGREE=PartAgree
 
 import (
 	_ "embed"
@@ -166,8 +166,14 @@ const (
 	// as Coll* numbers it, destination, source, count, the root or the
 	// reduction, and the part as symchan.cu's PART_* numbers it: the
 	// whole collective in one block, or its opening phase, data step on a
-	// grid, or closing phase).
+	// grid, closing phase, or an agreement alone, in the low 32 bits; a
+	// blocking collective's number in the team in the high 32).
 	TeamStep = "symchan_team_step"
+	// TeamCancel abandons a blocking collective of a team on its PE unless
+	// its kernel went on to close first, and then ends every member's waits
+	// in the team (arguments: the heap descriptor, the team's struct, the
+	// collective's number, the nonzero word the members' struct gets).
+	TeamCancel = "symchan_team_cancel"
 )
 
 // Timings decodes a timing log of n repetitions that a kernel wrote

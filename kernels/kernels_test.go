@@ -20,7 +20,7 @@ func TestPTXMatchesSources(t *testing.T) {
 }
 
 func TestPTXDefinesKernels(t *testing.T) {
-	for _, k := range []string{Atomic, Wait, Agent, Copy, WaitOnStream, PutSignalOnStream, TeamStep} {
+	for _, k := range []string{Atomic, Wait, Agent, Copy, WaitOnStream, PutSignalOnStream, TeamStep, TeamCancel} {
 		if !strings.Contains(Runtime.PTX, ".entry "+k+"(") {
 			t.Errorf("symchan.ptx has no kernel %s", k)
 		}

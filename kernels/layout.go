@@ -60,7 +60,7 @@ const (
 
 // Layout of struct symchan_team (symchan.cuh).
 const (
-	SizeofTeam           = 112
+	SizeofTeam           = 128
 	OffsetofTeamRank     = 0
 	OffsetofTeamSize     = 4
 	OffsetofTeamStart    = 8
@@ -71,13 +71,15 @@ const (
 	OffsetofTeamDiffered = 56
 	OffsetofTeamArgs     = 64
 	OffsetofTeamNotice   = 104
+	OffsetofTeamAbort    = 112
+	OffsetofTeamCtl      = 120
 )
 
 // TeamWorldOff is SYMCHAN_TEAM_WORLD_OFF of symchan.cuh.
 const TeamWorldOff = 832
 
 // TeamNodeOff is SYMCHAN_TEAM_NODE_OFF of symchan.cuh.
-const TeamNodeOff = 1712
+const TeamNodeOff = 1728
 
 // LocalPEs is SYMCHAN_LOCAL_PES of symchan.cuh.
 const LocalPEs = 64
@@ -105,6 +107,12 @@ const CollAllToAll = 5
 
 // CollReduce is SYMCHAN_COLL_REDUCE of symchan.cuh.
 const CollReduce = 6
+
+// CtlClosing is SYMCHAN_CTL_CLOSING of symchan.cuh.
+const CtlClosing = 1
+
+// CtlCancelled is SYMCHAN_CTL_CANCELLED of symchan.cuh.
+const CtlCancelled = 2
 
 // SignalSet is SYMCHAN_SIGNAL_SET of symchan.cuh.
 const SignalSet = 1

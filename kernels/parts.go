@@ -13,3 +13,6 @@ const PartData = 3
 
 // PartClose is PART_CLOSE of symchan.cu.
 const PartClose = 4
+
+// PartAgree is PART_AGREE of symchan.cu.
+const PartAgree = 5

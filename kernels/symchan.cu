@@ -281,6 +281,7 @@ extern "C" __global__ void symchan_wait_on_stream(u64 sig, u64 cmp, u64 value, u
 #define PART_OPEN 2
 #define PART_DATA 3
 #define PART_CLOSE 4
+#define PART_AGREE 5 // open with kind and arguments n, dest, source, arg (count, root, op, elem), then close: no data
 
 // Element types of a reduction: the codes of pgas's elemCode.
 template <typename T>
@@ -302,30 +303,55 @@ static __device__ void reduce_any(const symchan_heap *h, symchan_team *t, int op
 	}
 }
 
+// team_close closes the collective unless seq (a blocking collective's
+// number, 0 for an *OnStream one) was abandoned by the host first
+// (symchan_team_cancel): then the abandoning host ends the team's waits.
+static __device__ void team_close(const symchan_heap *h, symchan_team *t, u64 seq) {
+	if (seq != 0) {
+		__shared__ int cancelled;
+		if (symchan_block_tid() == 0)
+			cancelled = symchan_team_decide(t, seq, SYMCHAN_CTL_CLOSING) == SYMCHAN_CTL_CANCELLED;
+		__syncthreads();
+		if (cancelled)
+			return;
+	}
+	symchan_team_close(h, t, SYMCHAN_SCOPE_BLOCK, true);
+}
+
 // symchan_team_step: n is bytes (broadcast, fcollect, alltoall) or
 // elements (reduce); arg is the root of a broadcast, op | elem<<8 of a
 // reduction (Go's int, uint and uintptr given as the C types that carry
-// them, so that a kernel's reduction over the same bits agrees).
-extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 kind, u64 dest, u64 source, u64 n, u64 arg, u64 part) {
+// them, so that a kernel's reduction over the same bits agrees). part's
+// high 32 bits are seq, the number of a blocking collective of the team
+// called from the host (0 for an *OnStream one).
+extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 kind, u64 dest, u64 source, u64 n, u64 arg, u64 part_) {
 	const symchan_heap *h = (const symchan_heap *)heap_;
 	symchan_team *t = (symchan_team *)team_;
 	const int op = kind == SYMCHAN_COLL_REDUCE ? (int)(arg & 0xff) : 0, elem = kind == SYMCHAN_COLL_REDUCE ? (int)(arg >> 8) : 0;
+	const u64 part = part_ & 0xffffffffu, seq = part_ >> 32;
 	unsigned tid = symchan_block_tid(), nth = symchan_block_size();
 	switch (part) {
-	case PART_CLOSE: symchan_team_close(h, t, SYMCHAN_SCOPE_BLOCK, true); return;
+	case PART_CLOSE: team_close(h, t, seq); return;
+	case PART_AGREE:
+		symchan_team_open(h, t, SYMCHAN_SCOPE_BLOCK, true, kind, n, dest, source, arg);
+		team_close(h, t, seq);
+		return;
 	case PART_DATA:
 		if (t->differed == t->phases) // the opening phase found a mismatch
 			return;
 		tid += blockIdx.x * nth, nth *= gridDim.x;
 		break;
 	default:
-		if (kind == SYMCHAN_COLL_BARRIER) {
+		if ((kind == SYMCHAN_COLL_BARRIER || kind == SYMCHAN_COLL_SYNC) && seq == 0) {
 			symchan_team_alone(h, t, SYMCHAN_SCOPE_BLOCK, true, kind);
 			return;
 		}
+		// A blocking barrier or sync (seq != 0) has two phases, as every
+		// blocking collective does: its host may abandon it between them
+		// (symchan_team_cancel) and every member still fails alike.
 		if (symchan_team_open(h, t, SYMCHAN_SCOPE_BLOCK, true, kind, n, kind == SYMCHAN_COLL_BROADCAST ? arg : 0, (u64)op, (u64)elem)) {
 			if (part == PART_WHOLE)
-				symchan_team_close(h, t, SYMCHAN_SCOPE_BLOCK, true);
+				team_close(h, t, seq);
 			return;
 		}
 		if (part == PART_OPEN)
@@ -338,7 +364,23 @@ extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 kind, u64
 	case SYMCHAN_COLL_REDUCE: reduce_any(h, t, op, elem, dest, source, n, tid, nth); break;
 	}
 	if (part == PART_WHOLE)
-		symchan_team_close(h, t, SYMCHAN_SCOPE_BLOCK, true);
+		team_close(h, t, seq);
+}
+
+// symchan_team_cancel abandons blocking collective seq of team t on this
+// PE, unless its kernel went on to its closing phase first: then every
+// member's copy of t gets abort (the why, kind, PE and seq pgas packs),
+// which ends their waits in the team. The host reads t->ctl afterwards to
+// learn which side decided.
+extern "C" __global__ void symchan_team_cancel(u64 heap_, u64 team_, u64 seq, u64 abort) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	symchan_team *t = (symchan_team *)team_;
+	if (symchan_team_decide(t, seq, SYMCHAN_CTL_CANCELLED) != SYMCHAN_CTL_CANCELLED)
+		return;
+	const symchan_u64 off = symchan_off(h, &t->abort);
+	for (int r = 0; r < t->size; r++)
+		symchan_signal_op(h, symchan_team_world_pe(t, r), off, abort, SYMCHAN_SIGNAL_SET);
+	__threadfence_system();
 }
 
 // --- the agent: host routines without a kernel launch each ----------------

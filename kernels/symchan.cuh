@@ -825,7 +825,29 @@ struct symchan_team {
 	symchan_u64 differed;    // the phase that opened this PE's last collective whose members differed; 0: none
 	symchan_u64 args[5];     // this PE's arguments in that collective: kind (SYMCHAN_COLL_*), count, root, operator, element type
 	symchan_u64 *notice;     // where the host learns of a mismatch without a read from the GPU (its phase; mapped host memory), or NULL
+	symchan_u64 abort;       // nonzero once a member abandoned a collective of the team (pgas's blocking collectives): every wait of the team ends
+	symchan_u64 ctl;         // seq<<2 | how the host's blocking collective seq was decided on this PE (SYMCHAN_CTL_*)
 };
+
+// How a blocking collective called from the host was decided on its PE
+// (symchan_team.ctl): its kernel went on to its closing phase, or the
+// host abandoned it first (symchan_team_cancel).
+#define SYMCHAN_CTL_CLOSING 1
+#define SYMCHAN_CTL_CANCELLED 2
+
+// symchan_team_decide moves t->ctl from "collective seq-1 decided" to
+// seq<<2 | how, and returns how collective seq was decided (how, or what
+// the other side decided first).
+static __device__ __forceinline__ symchan_u64 symchan_team_decide(symchan_team *t, symchan_u64 seq, symchan_u64 how) {
+	symchan_u64 c = *(volatile symchan_u64 *)&t->ctl;
+	while (c >> 2 < seq) {
+		const symchan_u64 was = atomicCAS((unsigned long long *)&t->ctl, c, seq << 2 | how);
+		if (was == c)
+			return how;
+		c = was;
+	}
+	return c & 3;
+}
 
 // Kinds of collective, in their signatures and in symchan_team.args
 // (pgas names them by these numbers too).
@@ -835,6 +857,8 @@ struct symchan_team {
 #define SYMCHAN_COLL_FCOLLECT 4
 #define SYMCHAN_COLL_ALLTOALL 5
 #define SYMCHAN_COLL_REDUCE 6
+// Kinds from 16 up are pgas's: host synchronisations that agree on the
+// device first, and a member whose arguments were invalid.
 
 // SYMCHAN_ERR_MISMATCH is what a device collective returns when the
 // members' arguments differed (0 when they agreed); SYMCHAN_ERR_ABORTED
@@ -847,7 +871,7 @@ struct symchan_team {
 // Where the world's and the node's teams keep their struct in every
 // partition (pgas: the control slots of TeamWorld and TeamNode).
 #define SYMCHAN_TEAM_WORLD_OFF 832
-#define SYMCHAN_TEAM_NODE_OFF 1712
+#define SYMCHAN_TEAM_NODE_OFF 1728
 
 // symchan_team_world and symchan_team_node are NVSHMEM_TEAM_WORLD and
 // NVSHMEMX_TEAM_NODE: every PE, and the PEs on this PE's node.
@@ -934,7 +958,14 @@ static __device__ int symchan_team_phase(const symchan_heap *h, symchan_team *t,
 		symchan_u64 v;
 		unsigned spins = 0;
 		while ((unsigned)(v = symchan_load_acquire(&t->arrivals[q])) != (unsigned)want)
-			if (symchan_spin_aborted(h, &spins)) {
+			if ((spins & (SYMCHAN_ABORT_SPINS - 1)) == SYMCHAN_ABORT_SPINS - 1 && *(volatile symchan_u64 *)&t->abort != 0) {
+				// A member abandoned the team's collective: the host
+				// learns it from the notice (pgas reads t->abort).
+				verdict = SYMCHAN_ERR_ABORTED;
+				if (t->notice)
+					asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(t->notice), "l"(~0ull) : "memory");
+				break;
+			} else if (symchan_spin_aborted(h, &spins)) {
 				verdict = SYMCHAN_ERR_ABORTED;
 				break;
 			}

@@ -29,8 +29,15 @@ func Collect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) (int, 
 		}
 	}
 	// Members contribute counts of their own: only the element type must
-	// agree.
-	if err := t.barrierArgs(ctx, syncCollect, bad, collArgs{count: -1, root: -1, op: -1, elem: elemCode[T](), tst: -1, sst: -1}); err != nil {
+	// agree (on a GPU world first on the device, where the other blocking
+	// collectives meet: collective_device.go).
+	args := collArgs{count: -1, root: -1, op: -1, elem: elemCode[T](), tst: -1, sst: -1}
+	if t.onGPU() {
+		if err := t.deviceCollective(ctx, agreeColl(syncCollect, hostKind(syncCollect), args), bad); err != nil {
+			return 0, err
+		}
+	}
+	if err := t.barrierArgs(ctx, syncCollect, bad, args); err != nil {
 		return 0, err
 	}
 	counts := make([]int, len(t.members))

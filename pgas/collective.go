@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"github.com/symchan/symchan/kernels"
 )
 
 // Collectives are built from Get/Put and team barriers, so every backend
@@ -63,6 +65,10 @@ func Broadcast[T any](ctx context.Context, t *Team, dst, src Sym[T], n, root int
 		return err
 	}
 	bad := broadcastArgs(t, dst, src, n, root)
+	if t.onGPU() {
+		nb := int64(n) * sizeOf[T]()
+		return t.deviceCollective(ctx, devColl{sk: syncBroadcast, kind: kernels.CollBroadcast, dst: dst.off, src: src.off, n: nb, arg: uint64(root), moved: nb}, bad)
+	}
 	p := t.pe
 	// Pull from the root once every member has entered (its src is ready,
 	// and no one still reads a dst about to change).
@@ -128,6 +134,14 @@ func isFloat[T Number]() bool {
 // dst and src are the same elements or do not overlap. Members combine in
 // rank order, so every member gets the same bits.
 func ReduceAll[T Number](ctx context.Context, t *Team, op ReduceOp, dst, src Sym[T], n int) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if t.onGPU() {
+		bad := firstErr(reduceArgs(t, dst, src, n), reduceOpArg[T](op))
+		return t.deviceCollective(ctx, devColl{sk: syncReduce, kind: kernels.CollReduce, dst: dst.off, src: src.off, n: int64(n),
+			arg: uint64(op) | uint64(deviceElem(elemCode[T]()))<<8, moved: int64(n) * sizeOf[T]()}, bad)
+	}
 	return reduceAll(ctx, t, op, dst, src, n, reduceOpArg[T](op), func(acc, v []T) { combine(op, acc, v) })
 }
 
@@ -188,7 +202,17 @@ func reduceAll[T any](ctx context.Context, t *Team, op ReduceOp, dst, src Sym[T]
 	}
 	bad = firstErr(reduceArgs(t, dst, src, n), bad)
 	p := t.pe
-	if err := t.barrierArgs(ctx, syncReduce, bad, collArgs{count: int64(n), root: -1, op: int64(op), elem: elemCode[T](), tst: -1, sst: -1}); err != nil {
+	args := collArgs{count: int64(n), root: -1, op: int64(op), elem: elemCode[T](), tst: -1, sst: -1}
+	if t.onGPU() {
+		// ReduceAllComplex: agreed on the device (as a reduction with no
+		// root, as ReduceAll's there), then combined here.
+		a := args
+		a.root = 0
+		if err := t.deviceCollective(ctx, agreeColl(syncReduce, kernels.CollReduce, a), bad); err != nil {
+			return err
+		}
+	}
+	if err := t.barrierArgs(ctx, syncReduce, bad, args); err != nil {
 		return err
 	}
 	acc, buf := make([]T, n), make([]T, n)
@@ -320,6 +344,20 @@ func exchange[T any](ctx context.Context, t *Team, kind syncKind, dst, src Sym[T
 		args = moveArgs[T](n, -1) // bytes, as on a stream and in a kernel
 	} else {
 		args = collArgs{count: int64(n), root: -1, op: -1, elem: elemCode[T](), tst: int64(tst), sst: int64(sst)}
+	}
+	if t.onGPU() {
+		if tst == 1 && sst == 1 {
+			nb := int64(n) * sizeOf[T]()
+			c := devColl{sk: kind, kind: kernels.CollFCollect, dst: dst.off, src: src.off, n: nb, moved: nb * int64(len(t.members))}
+			if kind == syncAllToAll {
+				c.kind = kernels.CollAllToAll
+			}
+			return t.deviceCollective(ctx, c, bad)
+		}
+		// Strided: agreed on the device, then moved from here.
+		if err := t.deviceCollective(ctx, agreeColl(kind, hostKind(kind), args), bad); err != nil {
+			return err
+		}
 	}
 	if err := t.barrierArgs(ctx, kind, bad, args); err != nil {
 		return err

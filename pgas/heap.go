@@ -22,7 +22,7 @@ import (
 const (
 	allocDescOff  = 0   // 2 slots × 4 words: the last collective allocation request
 	teamSlotsOff  = 64  // MaxTeams slots of teamSlotBytes
-	teamSlotBytes = 880 // rounds, split scratch, verdict, arguments (teamsync.go), device struct (teamdevice.go)
+	teamSlotBytes = 896 // rounds, split scratch, verdict, arguments (teamsync.go), device struct (teamdevice.go)
 
 	// MaxTeams is how many teams a PE can be a member of at once,
 	// TeamWorld and TeamNode included; Destroy gives a team's slot back.

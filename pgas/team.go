@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"slices"
 	"sync/atomic"
+
+	"github.com/symchan/symchan/kernels"
 )
 
 // Team is a set of PEs that synchronise and run collectives together, as
@@ -31,6 +33,9 @@ type Team struct {
 	// The phase of the last device collective whose mismatch a
 	// Stream.Sync reported (teamdevice.go).
 	deviceSeen atomic.Uint64
+	// Blocking collectives run on the device (collective_device.go):
+	// entered, and left (completed or not).
+	devSeq, devLeft atomic.Uint64
 }
 
 // newTeam makes p's handle of the team of members (world ids in
@@ -144,10 +149,15 @@ func (t *Team) slotOff() int64 { return teamSlotsOff + int64(t.slot)*teamSlotByt
 // returns when every member has called it (shmem_team_barrier /
 // shmem_barrier_all for TeamWorld). If a member's call ends early (its
 // context, a failed PE), every member's call fails with the same
-// *CollectiveError and the team is broken.
+// *CollectiveError and the team is broken. On the GPU backends it runs on
+// the device (one launch, two phases: collective_device.go); on the host
+// backend it is a dissemination barrier of ⌈log₂ P⌉ rounds.
 func (t *Team) Barrier(ctx context.Context) error {
 	if err := t.check(); err != nil {
 		return err
+	}
+	if t.onGPU() {
+		return t.deviceCollective(ctx, devColl{sk: syncBarrier, kind: kernels.CollBarrier}, nil)
 	}
 	return t.barrier(ctx, syncBarrier, nil)
 }
@@ -163,10 +173,13 @@ func (t *Team) barrier(ctx context.Context, kind syncKind, bad error) error {
 
 // Sync returns when every member has called it; unlike Barrier it does not
 // complete outstanding operations (shmem_team_sync). It fails as Barrier
-// does.
+// does, and runs where Barrier runs.
 func (t *Team) Sync(ctx context.Context) error {
 	if err := t.check(); err != nil {
 		return err
+	}
+	if t.onGPU() {
+		return t.deviceCollective(ctx, devColl{sk: syncSync, kind: kernels.CollSync}, nil)
 	}
 	return t.sync(ctx, syncSync, nil)
 }

@@ -3,6 +3,8 @@ package pgas
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 
@@ -150,6 +152,18 @@ var deviceKinds = map[uint64]syncKind{
 	kernels.CollReduce:    syncReduce,
 }
 
+// deviceKind is the collective of device kind k (kernels.Coll* or
+// hostKind), ok false for another.
+func deviceKind(k uint64) (syncKind, bool) {
+	if sk, ok := deviceKinds[k]; ok {
+		return sk, true
+	}
+	if k >= hostKinds && k < hostKinds+uint64(numSyncKinds) {
+		return syncKind(k - hostKinds), true
+	}
+	return 0, false
+}
+
 // deviceRecord reads PE pe's record of t: differed, then the arguments.
 func (t *Team) deviceRecord(pe int) (w [1 + len(deviceArgNames)]uint64, err error) {
 	err = t.pe.w.tr.Get(t.pe.id, pe, t.deviceOff()+kernels.OffsetofTeamDiffered, wordsBytes(w[:]))
@@ -161,8 +175,17 @@ func (t *Team) deviceRecord(pe int) (w [1 + len(deviceArgNames)]uint64, err erro
 // ErrCollectiveMismatch naming the arguments and the members, the same on
 // every member.
 func (t *Team) deviceMismatch() error {
-	if t.pe.noticeWords != nil && atomic.LoadUint64(&t.pe.noticeWords[t.slot]) <= t.deviceSeen.Load() {
-		return nil // no mismatch since the last one reported
+	if t.pe.noticeWords != nil {
+		switch n := atomic.LoadUint64(&t.pe.noticeWords[t.slot]); {
+		case n == ^uint64(0):
+			// A member abandoned a blocking collective of the team
+			// (symchan_team_phase, collective_device.go).
+			if err := t.teamAborted(); err != nil {
+				return err
+			}
+		case n <= t.deviceSeen.Load():
+			return nil // no mismatch since the last one reported
+		}
 	}
 	mine, err := t.deviceRecord(t.pe.id)
 	if err != nil {
@@ -181,6 +204,7 @@ func (t *Team) deviceMismatch() error {
 	all := make([][]int64, len(t.members))
 	var first syncKind           // the first known member's collective
 	known, mixed := false, false // mixed: another member's was another
+	refused := -1                // a member whose arguments were invalid
 	for r, m := range t.members {
 		w := mine
 		if m != t.pe.id {
@@ -188,7 +212,10 @@ func (t *Team) deviceMismatch() error {
 				continue // unknown
 			}
 		}
-		k, ok := deviceKinds[w[1]]
+		if w[1] == collRefused && refused < 0 {
+			refused = m
+		}
+		k, ok := deviceKind(w[1])
 		if !ok {
 			continue
 		}
@@ -201,13 +228,34 @@ func (t *Team) deviceMismatch() error {
 			all[r] = append(all[r], int64(v))
 		}
 	}
+	if refused >= 0 {
+		return fmt.Errorf("%w: %s: another member's arguments were invalid (PE %d's)", ErrBadArg, first, refused)
+	}
 	names := deviceArgNames // a copy: the array's
-	if first != syncReduce {
+	switch first {
+	case syncReduce, syncCollect:
+	case syncAllToAll:
+		if mine[1] == hostKind(syncAllToAll) {
+			names[2], names[3] = "destination stride", "source stride"
+			break
+		}
+		fallthrough
+	default:
 		names[1] = "bytes" // a data-moving collective's count (as collArgs's)
 	}
 	n := len(names)
 	if mixed {
 		n = 1 // different collectives: their arguments are not comparable
 	}
-	return fmt.Errorf("%w: %s on a GPU: the members' arguments differ: %s", ErrCollectiveMismatch, first, describeDiffer(t.members, names[:n], all))
+	text := fmt.Sprintf("%v: %s on a GPU: the members' arguments differ: %s", ErrCollectiveMismatch, first, describeDiffer(t.members, names[:n], all))
+	if !mixed {
+		return fmt.Errorf("%w%s", ErrCollectiveMismatch, strings.TrimPrefix(text, ErrCollectiveMismatch.Error()))
+	}
+	var kinds []string
+	for k := range numSyncKinds {
+		if slices.ContainsFunc(all, func(a []int64) bool { return len(a) > 0 && a[0] == int64(k) }) {
+			kinds = append(kinds, k.String())
+		}
+	}
+	return &kindsDiffer{text: text, kinds: strings.Join(kinds, ", ")}
 }

@@ -22,6 +22,9 @@ type teamShare struct {
 	id     uint64
 	member []*Team         // by rank; nil: not (yet) registered, or in another process
 	ended  []atomic.Uint64 // by rank: 0 while live, else endMark(epoch, how)
+	// by rank: 0 while live, else 1 + the blocking device collectives
+	// (collective_device.go) the member entered
+	endedDev []atomic.Uint64
 }
 
 // How a member ended its part in a team.
@@ -64,7 +67,7 @@ func (t *Team) share(id uint64) {
 	defer w.teamsMu.Unlock()
 	sh := w.teams[id]
 	if sh == nil {
-		sh = &teamShare{id: id, member: make([]*Team, len(t.members)), ended: make([]atomic.Uint64, len(t.members))}
+		sh = &teamShare{id: id, member: make([]*Team, len(t.members)), ended: make([]atomic.Uint64, len(t.members)), endedDev: make([]atomic.Uint64, len(t.members))}
 		w.teams[id] = sh
 	}
 	if len(sh.member) != len(t.members) || sh.member[t.rank] != nil {
@@ -87,16 +90,23 @@ func (t *Team) end(how int) {
 	w := t.pe.w
 	w.teamsMu.Lock()
 	defer w.teamsMu.Unlock()
-	final := t.epoch.Load()
+	final, finalDev := t.epoch.Load(), t.devSeq.Load()
+	sh.endedDev[t.rank].Store(finalDev + 1)
 	sh.ended[t.rank].Store(endMark(final, how))
 	for r, m := range sh.member {
-		if m == nil || r == t.rank {
+		if m == nil || r == t.rank || sh.ended[r].Load() != 0 {
 			continue
 		}
-		// Inside a synchronisation this PE never entered: stuck for good.
-		if e := m.epoch.Load(); e > final && m.left.Load() < e && sh.ended[r].Load() == 0 {
-			t.pe.w.fail(&PEError{PE: t.pe.id, Err: fmt.Errorf("%w: %s after %d synchronisations of a team of %d, while PE %d waits in #%d",
-				ErrCollectiveMismatch, endHow(endMark(final, how)), final, len(t.members), m.pe.id, e)})
+		// Inside a synchronisation (or a blocking collective on the
+		// device) this PE never entered: stuck for good.
+		what, n, e := "synchronisations", final, m.epoch.Load()
+		stuck := e > final && m.left.Load() < e
+		if d := m.devSeq.Load(); !stuck && d > finalDev && m.devLeft.Load() < d {
+			what, n, e, stuck = "collectives on the device", finalDev, d, true
+		}
+		if stuck {
+			t.pe.w.fail(&PEError{PE: t.pe.id, Err: fmt.Errorf("%w: %s after %d %s of a team of %d, while PE %d waits in #%d",
+				ErrCollectiveMismatch, endHow(endMark(final, how)), n, what, len(t.members), m.pe.id, e)})
 			break
 		}
 	}

@@ -177,6 +177,13 @@ func (t *Team) syncSig(ctx context.Context, kind syncKind, bad error, sig uint64
 	if b := t.broken.Load(); b != nil {
 		return b
 	}
+	if (kind == syncAlloc || kind == syncSplit) && t.onGPU() {
+		// Where the team's other blocking collectives meet
+		// (collective_device.go): a member in another one fails there.
+		if err := t.deviceCollective(ctx, devColl{sk: kind, kind: hostKind(kind), agree: true}, nil); err != nil {
+			return err
+		}
+	}
 	e := t.epoch.Add(1)
 	defer t.left.Store(e)
 	if e > maxEpoch {

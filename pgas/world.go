@@ -183,6 +183,9 @@ type PE struct {
 	noticeWords []uint64
 	work        gpuWork      // under mu
 	nLaunched   atomic.Int32 // len(work.launched)
+	// The stream the PE's blocking collectives run on (collective_device.go);
+	// nil off the GPU backends.
+	coll *Stream
 
 	labels    pprof.LabelSet  // "pe": its id, on its goroutines (profiles, traces)
 	bgCtx     context.Context // ends when the PE's function returns
@@ -414,7 +417,7 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 	// The world's and the node's struct symchan_team, before any PE's
 	// code can use them.
 	for _, pe := range pes {
-		if err := errors.Join(pe.allocNotices(), pe.world.writeDevice(), pe.node.writeDevice(), tr.Quiet(pe.id)); err != nil {
+		if err := errors.Join(pe.allocNotices(), pe.newCollStream(), pe.world.writeDevice(), pe.node.writeDevice(), tr.Quiet(pe.id)); err != nil {
 			w.closed.Store(true)
 			return errors.Join(fmt.Errorf("pgas: %s backend: %w", cfg.Backend, err), freeNotices(pes), tr.Close())
 		}
@@ -487,6 +490,14 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 					w.finished(pe.id)
 				}
 			}()
+			if pe.coll != nil && len(local) < w.n {
+				// Every process has written its PEs' team structs
+				// (writeDevice) before any PE's device collective adds
+				// to them.
+				if err = pe.world.sync(gctx, syncBarrier, nil); err != nil {
+					return
+				}
+			}
 			pprof.Do(gctx, pe.labels, func(ctx context.Context) { err = fn(ctx, pe) })
 		}()
 	}

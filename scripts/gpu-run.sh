@@ -576,9 +576,9 @@ if [ "$what" = coll-worlds ]; then
 	# GPU, the heap sized for the world; NVSHMEM's own (bench/anchors/
 	# nvshmem_coll.cu) at 2 processes and at one per GPU, in the same call.
 	cm=${COLL_MAX:-262144}
-	step coll-cuda 300 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUCollective(OnStream|Device|Blocking)$' -coll.max "$cm" -test.benchtime 1x
+	step coll-cuda 300 env "${share[@]}" ./bench.test -test.run '^$' -test.bench 'GPUCollective(OnStream|OnStreamSync|Device|Blocking)$' -coll.max "$cm" -test.benchtime 1x
 	mps on
-	step "coll-nvshmem-${np}proc" 300 ./symrun -n "$np" ./bench.test -test.run '^$' -test.bench 'GPUCollective(OnStream|Device|Blocking)$' -gpu.backend nvshmem -coll.max "$cm" -test.benchtime 1x
+	step "coll-nvshmem-${np}proc" 300 ./symrun -n "$np" ./bench.test -test.run '^$' -test.bench 'GPUCollective(OnStream|OnStreamSync|Device|Blocking)$' -gpu.backend nvshmem -coll.max "$cm" -test.benchtime 1x
 	if [ -d "$repo/bench/anchors" ]; then
 		step coll-anchor-2proc 300 env ANCHOR_PROGRAMS=nvshmem_coll COLL_NP=2 COLL_MAX="$cm" "$repo/scripts/anchors.sh" coll
 		[ "$np" -gt 2 ] && step "coll-anchor-${np}proc" 300 env ANCHOR_PROGRAMS=nvshmem_coll COLL_NP="$np" COLL_MAX="$cm" "$repo/scripts/anchors.sh" coll

@@ -8,8 +8,12 @@
 // the median over reps 3..7 of (time of k collectives) / k, k as
 // collIters says, printed as a line of Go's benchmark format with
 // pes=N (the processes) and impl=nvshmem beside the Go benchmark's
-// impl=symchan. Arguments: the forms (stream, device, or anything else
-// for both), then the largest size to run (0 or none: every size).
+// impl=symchan. Two more forms time one on-stream call at a time, as a
+// blocking call from the host is: OnStreamSync by the wall clock to the
+// end of its cudaStreamSynchronize, OnStreamEvents as NVSHMEM's perftests
+// do (CUDA events around each call, then a synchronisation; the events'
+// time). Arguments: the forms (stream, device, or anything else for all),
+// then the largest size to run (0 or none: every size).
 #include "common.cuh"
 #include <cstring>
 
@@ -61,6 +65,10 @@ int main(int argc, char **argv) {
 	}
 	cudaStream_t st;
 	CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+	cudaEvent_t ev0, ev1;
+	CK(cudaEventCreate(&ev0));
+	CK(cudaEventCreate(&ev1));
+	static const char *forms[] = {"OnStream", "Device", "OnStreamSync", "OnStreamEvents"};
 	bool device = argc < 2 || strcmp(argv[1], "stream") != 0, stream = argc < 2 || strcmp(argv[1], "device") != 0;
 	const size_t collMax = argc > 2 ? strtoull(argv[2], NULL, 10) : 0; // 0: every size
 	for (int op = 0; op < 6; op++) {
@@ -70,16 +78,32 @@ int main(int argc, char **argv) {
 			if (collMax > 0 && size > collMax)
 				continue;
 			int k = collIters(op == 0 ? 0 : size);
-			for (int form = 0; form < 2; form++) {
-				if ((form == 0 && !stream) || (form == 1 && !device))
+			for (int form = 0; form < 4; form++) {
+				if ((form != 1 && !stream) || (form == 1 && !device))
 					continue;
 				std::vector<double> r;
 				for (int rep = 0; rep < 7; rep++) {
 					nvshmem_barrier_all();
 					double t0 = MPI_Wtime();
+					double events_ms = 0;
 					if (form == 0) {
 						for (int i = 0; i < k; i++)
 							on_stream(op, dst, src, size, st);
+					} else if (form == 2) {
+						for (int i = 0; i < k; i++) {
+							on_stream(op, dst, src, size, st);
+							CK(cudaStreamSynchronize(st));
+						}
+					} else if (form == 3) {
+						for (int i = 0; i < k; i++) {
+							CK(cudaEventRecord(ev0, st));
+							on_stream(op, dst, src, size, st);
+							CK(cudaEventRecord(ev1, st));
+							CK(cudaStreamSynchronize(st));
+							float ms;
+							CK(cudaEventElapsedTime(&ms, ev0, ev1));
+							events_ms += ms;
+						}
 					} else {
 						void *args[] = {&op, &dst, &src, &size, &k};
 						int rc = nvshmemx_collective_launch((const void *)coll_kernel, 1, collThreads, args, 0, st);
@@ -89,13 +113,13 @@ int main(int argc, char **argv) {
 						}
 					}
 					CK(cudaStreamSynchronize(st));
-					double t = MPI_Wtime() - t0;
+					double t = form == 3 ? events_ms / 1e3 : MPI_Wtime() - t0;
 					if (rep >= 2)
 						r.push_back(t * 1e9 / k);
 				}
 				if (me == 0) {
 					char name[200];
-					snprintf(name, sizeof name, "BenchmarkGPUCollective%s/pes=%d/op=%s/size=%zu/impl=nvshmem", form == 0 ? "OnStream" : "Device", npes,
+					snprintf(name, sizeof name, "BenchmarkGPUCollective%s/pes=%d/op=%s/size=%zu/impl=nvshmem", forms[form], npes,
 					         ops[op], op == 0 ? (size_t)0 : size);
 					bench_line(name, median(r), median(r) / 1e3, "us/op");
 				}

@@ -1,0 +1,109 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/symchan/symchan/pgas"
+)
+
+// On a GPU backend a blocking collective runs the team's device collective
+// (one launch, waited for): so it meets the same collective enqueued on a
+// stream by another member. Each data-moving collective is called
+// blocking on PE 0 and on a stream (then synced) on the others, small
+// (one kernel) and large (open, data and close kernels), and every member
+// checks what landed; then many blocking collectives in a row, each
+// checked, walk the team's collective numbers.
+func (ck *kit) testBlockingCollectivesOnDevice(t *testing.T) {
+	ck.needGPUs(t, 2)
+	npes := ck.upToPEs(4)
+	const small, large = 8, 40 << 10 // int64s: 320 KiB a member for the large ones (the split kernels)
+	ck.run(t, npes, func(ctx context.Context, pe *pgas.PE) error {
+		me := pe.ID()
+		world := pe.TeamWorld()
+		st := must(pgas.NewStream(pe))
+		src := must(pgas.AllocZeroed[int64](ctx, pe, npes*large))
+		dst := must(pgas.AllocZeroed[int64](ctx, pe, npes*large))
+		val := func(q, i int) int64 { return int64(q)<<32 | int64(i) }
+		check(pgas.Put(pe, src, seq(npes*large, func(i int) int64 { return val(me, i) }), me))
+		check(pe.Barrier(ctx))
+		// mixed calls one collective blocking on PE 0 and on a stream
+		// elsewhere.
+		mixed := func(blocking func() error, onStream func() error) error {
+			if me == 0 {
+				return blocking()
+			}
+			if err := onStream(); err != nil {
+				return err
+			}
+			return st.Sync(ctx)
+		}
+		got := make([]int64, npes*large)
+		for _, n := range []int{small, large} {
+			if err := mixed(func() error { return pgas.Broadcast(ctx, world, dst, src, n, 1) },
+				func() error { return pgas.BroadcastOnStream(st, world, dst, src, n, 1) }); err != nil {
+				return fmt.Errorf("broadcast of %d: %w", n, err)
+			}
+			check(pgas.Get(pe, got[:n], dst, me))
+			for i := range n {
+				if got[i] != val(1, i) {
+					return fmt.Errorf("broadcast of %d: element %d is %#x, want %#x", n, i, got[i], val(1, i))
+				}
+			}
+			if err := mixed(func() error { return pgas.FCollect(ctx, world, dst, src, n) },
+				func() error { return pgas.FCollectOnStream(st, world, dst, src, n) }); err != nil {
+				return fmt.Errorf("fcollect of %d: %w", n, err)
+			}
+			check(pgas.Get(pe, got[:npes*n], dst, me))
+			for i := range npes * n {
+				if want := val(i/n, i%n); got[i] != want {
+					return fmt.Errorf("fcollect of %d: element %d is %#x, want %#x", n, i, got[i], want)
+				}
+			}
+			if err := mixed(func() error { return pgas.AllToAll(ctx, world, dst, src, n) },
+				func() error { return pgas.AllToAllOnStream(st, world, dst, src, n) }); err != nil {
+				return fmt.Errorf("alltoall of %d: %w", n, err)
+			}
+			check(pgas.Get(pe, got[:npes*n], dst, me))
+			for i := range npes * n {
+				if want := val(i/n, me*n+i%n); got[i] != want {
+					return fmt.Errorf("alltoall of %d: element %d is %#x, want %#x", n, i, got[i], want)
+				}
+			}
+			if err := mixed(func() error { return pgas.ReduceAll(ctx, world, pgas.ReduceMax, dst, src, n) },
+				func() error { return pgas.ReduceAllOnStream(st, world, pgas.ReduceMax, dst, src, n) }); err != nil {
+				return fmt.Errorf("reduction of %d: %w", n, err)
+			}
+			check(pgas.Get(pe, got[:n], dst, me))
+			for i := range n {
+				if want := val(npes-1, i); got[i] != want {
+					return fmt.Errorf("reduction of %d: element %d is %#x, want %#x", n, i, got[i], want)
+				}
+			}
+		}
+		// Many in a row, blocking everywhere, with a stream collective and
+		// an allocation among them.
+		for round := range 200 {
+			check(pgas.Put(pe, src, []int64{int64(round + me)}, me))
+			switch round % 4 {
+			case 0:
+				check(world.Barrier(ctx))
+			case 1:
+				check(world.Sync(ctx))
+			case 2:
+				check(pgas.BarrierOnStream(st, world))
+				check(st.Sync(ctx))
+			default:
+				s := must(pgas.Alloc[int64](ctx, pe, 1))
+				check(pgas.Free(ctx, pe, s))
+			}
+			check(pgas.ReduceAll(ctx, world, pgas.ReduceSum, dst, src, 1))
+			check(pgas.Get(pe, got[:1], dst, me))
+			if want := int64(npes*round + npes*(npes-1)/2); got[0] != want {
+				return fmt.Errorf("round %d: sum %d, want %d", round, got[0], want)
+			}
+		}
+		return st.Close(ctx)
+	})
+}

@@ -1,0 +1,366 @@
+package pgas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
+	"github.com/symchan/symchan/pgas/driver"
+)
+
+// Blocking collectives on the GPU backends. Barrier, Sync, Broadcast,
+// FCollect, AllToAll and ReduceAll called from Go enqueue the team's device
+// collective (symchan.cu's symchan_team_step, the kernel the *OnStream
+// forms run) on the PE's collective stream and wait for it: one launch per
+// call, whatever the team's size. Collect, strided AllToAlls and
+// ReduceAllComplex run their data steps from the host, after an agreement
+// on the device (PART_AGREE), and so do collective allocation, free and
+// team split before their host synchronisations (syncSig): every blocking
+// collective of a team meets the others on the device, so that a mismatch
+// between any two is found, whichever path each takes.
+//
+// Their guarantees are those of the host's synchronisations (teamsync.go):
+//
+//   - Arguments that differ: the collective's opening phase compares the
+//     members' signatures; every member gets ErrCollectiveMismatch naming
+//     the argument (deviceMismatch), and the team stays usable.
+//   - Different collectives: as on the host, every member fails with the
+//     same *CollectiveError (Mismatch), and the team is broken.
+//   - Invalid arguments on a member: that member opens with the kind
+//     collRefused instead, so the others' signatures differ from its: it
+//     returns its own error, the others ErrBadArg, and no data moves.
+//   - A member that abandons the collective (its context ends): every
+//     blocking device collective has two phases, and the kernel decides on
+//     its way to the second (symchan_team_decide moves the team's ctl word
+//     to seq | CLOSING) unless the host decided first (seq | CANCELLED,
+//     with the transport's atomic on the same word). A host that decided
+//     writes the team's abort word on every member, which ends their
+//     waits in the team; every member then fails with the same
+//     *CollectiveError, and the team is broken. A kernel that decided
+//     first completes with the others, and its host takes that outcome.
+//     No member can complete while another abandons: completing needs
+//     every member's second phase.
+//   - A failing PE: the world's abort word ends every wait on the GPU,
+//     and the calls return its *PEError (World.abortErr).
+//   - A member that ended its part in the team (returned, destroyed it)
+//     before entering: the callers fail at once, as in sync (devMissing),
+//     or the run fails, naming it (Team.end).
+
+// devColl is one blocking collective as symchan_team_step runs it.
+type devColl struct {
+	sk       syncKind
+	kind     uint64 // kernels.Coll*, hostKind or collRefused
+	dst, src int64  // this PE's offsets (agree: the root and the operator)
+	n        int64  // bytes, or a reduction's elements
+	arg      uint64 // a broadcast's root, a reduction's op | elem<<8 (agree: the element type)
+	moved    int64  // bytes landing on each member
+	agree    bool   // PART_AGREE: the agreement alone
+}
+
+// Kinds of device collective that symchan.cuh leaves to pgas (from 16
+// up): a synchronisation the host runs, agreed on the device first, and a
+// member whose arguments were invalid.
+const (
+	hostKinds   = 16
+	collRefused = hostKinds + uint64(numSyncKinds)
+)
+
+// hostKind is the device kind of a synchronisation of kind k run by the
+// host.
+func hostKind(k syncKind) uint64 { return hostKinds + uint64(k) }
+
+// agreeColl is the agreement on the device of a collective of device kind
+// kind whose steps run from the host, carrying its arguments (a strided
+// AllToAlls's strides in the root's and the operator's places).
+func agreeColl(sk syncKind, kind uint64, a collArgs) devColl {
+	if a.tst != -1 {
+		a.root, a.op = a.tst, a.sst
+	}
+	return devColl{sk: sk, kind: kind, n: a.count, dst: a.root, src: a.op, arg: uint64(a.elem), agree: true}
+}
+
+// onDevice reports whether t's blocking collectives run on the device: on
+// a GPU world, for a team whose members device code can name.
+func (t *Team) onGPU() bool { return t.pe.coll != nil && t.shape.ok }
+
+// The team's abort word: why<<60 | kind<<56 | PE<<32 | seq, never 0 (seq
+// counts from 1).
+func abortWord(why uint64, sk syncKind, pe int, seq uint64) uint64 {
+	return why<<60 | uint64(sk)<<56 | uint64(uint32(pe)&0xffffff)<<32 | seq&0xffffffff
+}
+
+// deviceCollective runs c on t's PE's collective stream and waits for it.
+// bad is this member's own argument error, if any.
+func (t *Team) deviceCollective(ctx context.Context, c devColl, bad error) error {
+	if b := t.broken.Load(); b != nil {
+		return b
+	}
+	p := t.pe
+	w := p.w
+	seq := t.devSeq.Add(1)
+	defer t.devLeft.Store(seq)
+	if seq >= 1<<32 {
+		return fmt.Errorf("pgas: %s: the team ran out of collective numbers", c.sk)
+	}
+	if bad == nil {
+		bad = p.launchMismatch()
+	}
+	if isClosed(w.failed) {
+		return t.failedErr(ctx, c.sk, seq, nil)
+	}
+	if m := t.devMissing(seq); m != nil {
+		return t.abandon(ctx, c.sk, seq, whyEnded, m.pe, m)
+	}
+	if err := ctx.Err(); err != nil {
+		return t.abandon(ctx, c.sk, seq, whyOf(ctx), p.id, context.Cause(ctx))
+	}
+	if c.sk != syncSync {
+		if err := w.tr.Quiet(p.id); err != nil {
+			return t.abandon(ctx, c.sk, seq, whyError, p.id, err)
+		}
+	}
+	if bad != nil {
+		c = devColl{sk: c.sk, kind: collRefused, agree: true}
+	}
+	if err := t.launchColl(c, seq); err != nil {
+		return t.abandon(ctx, c.sk, seq, whyError, p.id, err)
+	}
+	if err := t.awaitColl(ctx, c.sk, seq); err != nil {
+		return t.failedErr(ctx, c.sk, seq, err)
+	}
+	mm := t.deviceMismatch()
+	var ce *CollectiveError
+	var kd *kindsDiffer
+	switch {
+	case errors.As(mm, &ce):
+		return mm
+	case errors.As(mm, &kd):
+		// Different collectives break the team, as on the host.
+		return t.broke(&CollectiveError{Op: "synchronisation", Seq: seq, Size: len(t.members), PE: -1, Mismatch: true,
+			Reason: "the members' calls do not match: " + kd.kinds})
+	case bad != nil:
+		return bad
+	}
+	return mm
+}
+
+// kindsDiffer is deviceMismatch's error when members ran different
+// collectives; kinds names them, in syncKind order.
+type kindsDiffer struct {
+	text, kinds string
+}
+
+func (k *kindsDiffer) Error() string { return k.text }
+func (k *kindsDiffer) Unwrap() error { return ErrCollectiveMismatch }
+
+// launchColl enqueues c, collective seq of t, on the PE's collective
+// stream, as Stream.collective enqueues an *OnStream one.
+func (t *Team) launchColl(c devColl, seq uint64) error {
+	s := t.pe.coll
+	g, err := t.pe.GPU()
+	if err != nil {
+		return err
+	}
+	team, err := t.onDevice(g)
+	if err != nil {
+		return err
+	}
+	fn, err := g.Module().Function(kernels.TeamStep)
+	if err != nil {
+		return err
+	}
+	st := s.Device()
+	dst, src := uint64(c.dst), uint64(c.src)
+	if !c.agree {
+		dst, src = uint64(g.Addr(t.pe.id, c.dst)), uint64(g.Addr(t.pe.id, c.src))
+	}
+	launch := func(blocks int, part uint64) error {
+		return st.Launch(fn, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team), c.kind,
+			dst, src, uint64(c.n), c.arg, part|seq<<32)
+	}
+	switch {
+	case c.agree:
+		return launch(1, kernels.PartAgree)
+	case c.moved < gridBytes:
+		return launch(1, partWhole)
+	}
+	return errors.Join(launch(1, partOpen), launch(gridBlocks, partData), launch(1, partClose))
+}
+
+// awaitColl waits for collective seq of t, of kind sk, on the collective
+// stream. When ctx ends first, the PE abandons it unless its kernel went
+// on to close. A wait that the world's failure or end cut short returns
+// errGPUEnded.
+func (t *Team) awaitColl(ctx context.Context, sk syncKind, seq uint64) error {
+	p := t.pe
+	s := p.coll
+	w := p.w
+	ended := func(err error) error {
+		if err == nil && w.gpuAbort.Load() != nil {
+			err = errGPUEnded
+		}
+		return err
+	}
+	if ctx.Done() == nil && !isClosed(w.failed) {
+		// Nothing but the world's failure or end ends this wait, and
+		// those end the GPU's waits (abortGPU): no goroutine needed.
+		return ended(s.ds.Sync())
+	}
+	done := make(chan error, 1)
+	s.goGPU(func() { done <- s.ds.Sync() })
+	select {
+	case err := <-done:
+		return ended(err)
+	case <-w.failed:
+		return errGPUEnded
+	case <-ctx.Done():
+	}
+	won, err := t.decideCancel(seq)
+	if err != nil || won {
+		if err == nil {
+			err = context.Cause(ctx)
+		}
+		return t.abandonDecided(sk, seq, whyOf(ctx), p.id, err)
+	}
+	// The kernel decided first: the collective completes, or another
+	// member abandons it; either way soon, as every member has arrived.
+	select {
+	case err := <-done:
+		return ended(err)
+	case <-w.failed:
+		return errGPUEnded
+	}
+}
+
+// errGPUEnded is what awaitColl returns when the world's failure or end
+// ended the wait (failedErr says which).
+var errGPUEnded = errors.New("pgas: the collective's waits on the GPU were ended")
+
+// failedErr is the error of collective seq of kind sk that the world's
+// failure ended (err, from awaitColl, else nil): as the host's
+// synchronisations report it, a *CollectiveError naming the failed PE and
+// wrapping its *PEError, the same on every member, and the team is
+// broken. Another err (the world's end, a stream's error, an abandoned
+// collective's *CollectiveError) is returned as it is.
+func (t *Team) failedErr(ctx context.Context, sk syncKind, seq uint64, err error) error {
+	w := t.pe.w
+	if err != nil && err != errGPUEnded {
+		return err
+	}
+	if isClosed(w.failed) {
+		return t.broke(&CollectiveError{Op: sk.String(), Seq: seq, Size: len(t.members), PE: w.failErr.PE,
+			Reason: "it failed: " + w.failErr.Err.Error(), Err: w.failErr})
+	}
+	if cause := w.gpuAbort.Load(); cause != nil {
+		return w.abortErr(ctx, sk.String(), fmt.Errorf("pgas: %s: the collective's waits were ended: %w", sk, *cause))
+	}
+	return w.abortErr(ctx, sk.String(), err)
+}
+
+// ctlOff is the heap offset of the team's ctl word on its PE.
+func (t *Team) ctlOff() int64 { return t.deviceOff() + kernels.OffsetofTeamCtl }
+
+// decideCancel decides collective seq as abandoned on t's PE unless its
+// kernel decided first (symchan_team_decide); won reports the host's.
+func (t *Team) decideCancel(seq uint64) (won bool, err error) {
+	tr, id := t.pe.w.tr, t.pe.id
+	c, err := tr.Atomic(id, id, t.ctlOff(), driver.KindUint64, driver.OpFetch, 0, 0)
+	for err == nil && c>>2 < seq {
+		var was uint64
+		was, err = tr.Atomic(id, id, t.ctlOff(), driver.KindUint64, driver.OpCompareSwap, seq<<2|kernels.CtlCancelled, c)
+		if was == c {
+			return err == nil, err
+		}
+		c = was
+	}
+	return err == nil && c&3 == kernels.CtlCancelled, err
+}
+
+// abandon abandons collective seq of t, whose kernel was never enqueued.
+func (t *Team) abandon(ctx context.Context, sk syncKind, seq uint64, why uint64, pe int, cause error) error {
+	if why != whyEnded && ctx.Err() == nil && isClosed(t.pe.w.failed) {
+		return t.pe.w.abortErr(ctx, sk.String(), nil)
+	}
+	return t.abandonDecided(sk, seq, why, pe, cause)
+}
+
+// abandonDecided writes the team's abort word on every member, which ends
+// their waits in collective seq, and returns the *CollectiveError every
+// member reports (this one's with cause).
+func (t *Team) abandonDecided(sk syncKind, seq uint64, why uint64, pe int, cause error) error {
+	word := abortWord(why, sk, pe, seq)
+	tr := t.pe.w.tr
+	var errs []error
+	for _, m := range t.members {
+		_, err := tr.Atomic(t.pe.id, m, t.deviceOff()+kernels.OffsetofTeamAbort, driver.KindUint64, driver.OpCompareSwap, word, 0)
+		errs = append(errs, err)
+	}
+	ce := t.abortedErr(word)
+	ce.Err = errors.Join(append([]error{cause}, errs...)...)
+	return t.broke(ce)
+}
+
+// abortedErr is the *CollectiveError of abort word v, the same on every
+// member.
+func (t *Team) abortedErr(v uint64) *CollectiveError {
+	why, sk, pe, seq := v>>60, syncKind(v>>56&0xf), int(v>>32&0xffffff), v&0xffffffff
+	ce := &CollectiveError{Op: sk.String(), Seq: seq, Size: len(t.members), PE: pe, Reason: whyText(why)}
+	if why == whyEnded {
+		ce.Mismatch = true
+		ce.Reason = fmt.Sprintf("PE %d had returned from its function or destroyed the team before it", pe)
+	}
+	return ce
+}
+
+// teamAborted reads t's abort word on its PE: the *CollectiveError of a
+// collective a member abandoned, nil if none was.
+func (t *Team) teamAborted() error {
+	var w [1]uint64
+	if err := t.pe.w.tr.Get(t.pe.id, t.pe.id, t.deviceOff()+kernels.OffsetofTeamAbort, wordsBytes(w[:])); err != nil {
+		return err
+	}
+	if w[0] == 0 {
+		return nil
+	}
+	return t.broke(t.abortedErr(w[0]))
+}
+
+// whyOf is why a member whose context ended gives up.
+func whyOf(ctx context.Context) uint64 {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return whyDeadline
+	}
+	return whyCanceled
+}
+
+// devMissing returns a *memberEnded if a member has ended its part in t
+// before entering blocking device collective seq.
+func (t *Team) devMissing(seq uint64) *memberEnded {
+	sh := t.shared
+	if sh == nil {
+		return nil
+	}
+	for r := range sh.endedDev {
+		if m := sh.endedDev[r].Load(); m != 0 && m-1 < seq {
+			return &memberEnded{pe: t.members[r], how: endHow(sh.ended[r].Load()), after: m - 1, size: len(t.members), e: seq}
+		}
+	}
+	return nil
+}
+
+// newCollStream gives p, on a GPU backend, the stream its blocking
+// collectives run on (made with the world, so that no member can lack
+// it).
+func (p *PE) newCollStream() error {
+	if p.notices == nil {
+		return nil // no GPU: the host runs the collectives
+	}
+	s, err := NewStream(p)
+	if err != nil {
+		return err
+	}
+	p.coll = s
+	return nil
+}
