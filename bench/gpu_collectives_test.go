@@ -83,10 +83,10 @@ func BenchmarkGPUCollectiveOnStreamSync(b *testing.B) { collectiveBench(b, collO
 type collForm int
 
 const (
-	collOnStream collForm = iota // k *OnStream calls, then a Sync
-	collInKernel                 // a kernel of k block collectives
-	collBlocking                 // k blocking calls from Go
-	collOnStreamSync             // k times an *OnStream call and a Sync
+	collOnStream     collForm = iota // k *OnStream calls, then a Sync
+	collInKernel                     // a kernel of k block collectives
+	collBlocking                     // k blocking calls from Go
+	collOnStreamSync                 // k times an *OnStream call and a Sync
 )
 
 // collWorlds are the world sizes of the collective benchmarks: 2 and 4
