@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
@@ -143,6 +144,9 @@ func (t *Team) deviceCollective(ctx context.Context, c devColl, bad error) error
 	case bad != nil:
 		return bad
 	}
+	if mm == nil {
+		t.devDone.Store(seq)
+	}
 	return mm
 }
 
@@ -203,6 +207,9 @@ func (t *Team) awaitColl(ctx context.Context, sk syncKind, seq uint64) error {
 		}
 		return err
 	}
+	if finished, err := s.poll(ctx); finished {
+		return ended(err)
+	}
 	if ctx.Done() == nil && !isClosed(w.failed) {
 		// Nothing but the world's failure or end ends this wait, and
 		// those end the GPU's waits (abortGPU): no goroutine needed.
@@ -216,6 +223,9 @@ func (t *Team) awaitColl(ctx context.Context, sk syncKind, seq uint64) error {
 	case <-w.failed:
 		return errGPUEnded
 	case <-ctx.Done():
+		if isClosed(w.failed) {
+			return errGPUEnded // the failure cancelled ctx (World.fail closes failed first)
+		}
 	}
 	won, err := t.decideCancel(seq)
 	if err != nil || won {
@@ -250,7 +260,7 @@ func (t *Team) failedErr(ctx context.Context, sk syncKind, seq uint64, err error
 		return err
 	}
 	if isClosed(w.failed) {
-		return t.broke(&CollectiveError{Op: sk.String(), Seq: seq, Size: len(t.members), PE: w.failErr.PE,
+		return t.broke(&CollectiveError{Op: sk.String(), Seq: t.failedSeq(seq), Size: len(t.members), PE: w.failErr.PE,
 			Reason: "it failed: " + w.failErr.Err.Error(), Err: w.failErr})
 	}
 	if cause := w.gpuAbort.Load(); cause != nil {
@@ -300,6 +310,20 @@ func (t *Team) abandonDecided(sk syncKind, seq uint64, why uint64, pe int, cause
 	ce := t.abortedErr(word)
 	ce.Err = errors.Join(append([]error{cause}, errs...)...)
 	return t.broke(ce)
+}
+
+// failedSeq is the collective a failure ended, as every member names it:
+// the first the failed PE did not complete, where that PE is a member in
+// this process (a member whose wait the world's abort ended a moment
+// before the failed PE's last collective completed on it names the next
+// one, as the others do); else seq, this member's.
+func (t *Team) failedSeq(seq uint64) uint64 {
+	sh := t.shared
+	r, ok := slices.BinarySearch(t.members, t.pe.w.failErr.PE)
+	if sh == nil || !ok || sh.member[r] == nil {
+		return seq
+	}
+	return sh.member[r].devDone.Load() + 1
 }
 
 // abortedErr is the *CollectiveError of abort word v, the same on every

