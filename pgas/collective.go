@@ -9,10 +9,15 @@ import (
 	"github.com/symchan/symchan/kernels"
 )
 
-// Collectives are built from Get/Put and team barriers, so every backend
-// runs them unchanged. Each member writes only its own partition, reading
-// the others', which keeps the result identical (bit for bit, floats
-// included) on every member.
+// On the host backend collectives are built from Get/Put and team
+// synchronisations (dissemination barriers: ⌈log₂ P⌉ rounds of one word
+// each), so every backend could run them unchanged: two synchronisations
+// around each member's own reads, one round of data whatever P (the reads
+// are P Gets from shared memory, not P rounds). On the GPU backends the
+// blocking collectives run on the device instead, one launch each
+// (collective_device.go). Each member writes only its own partition,
+// reading the others', which keeps the result identical (bit for bit,
+// floats included) on every member.
 
 //
 // A collective whose arguments are invalid on some member still runs its
@@ -59,7 +64,9 @@ func needLen(what string, have, want int) error {
 }
 
 // Broadcast copies the first n elements of src on team rank root into dst
-// on every member, root included (shmem_broadcast).
+// on every member, root included (shmem_broadcast). On the GPU backends it
+// is one launch on the device; on the host, two synchronisations of
+// ⌈log₂ P⌉ rounds around each member's read of the root's src.
 func Broadcast[T any](ctx context.Context, t *Team, dst, src Sym[T], n, root int) error {
 	if err := t.check(); err != nil {
 		return err
@@ -130,7 +137,10 @@ func isFloat[T Number]() bool {
 }
 
 // ReduceAll combines the first n elements of src over all members with op
-// and writes the result into dst on every member (shmem_reduce, to all).
+// and writes the result into dst on every member (shmem_reduce, to all):
+// on the GPU backends one launch on the device (rank r folds the r-th
+// segment of every member's src), on the host two synchronisations of
+// ⌈log₂ P⌉ rounds around each member's reads of every src.
 // dst and src are the same elements or do not overlap. Members combine in
 // rank order, so every member gets the same bits.
 func ReduceAll[T Number](ctx context.Context, t *Team, op ReduceOp, dst, src Sym[T], n int) error {
@@ -308,7 +318,8 @@ func fromBits[T Number](u uint64) T {
 
 // FCollect concatenates the first n elements of src of every member, in
 // rank order, into dst on every member (shmem_fcollect); dst needs
-// n × NumPEs() elements and must not overlap src.
+// n × NumPEs() elements and must not overlap src. It runs as Broadcast
+// does (one launch on the GPU backends).
 func FCollect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) error {
 	return exchange(ctx, t, syncFCollect, dst, src, 1, 1, n, 1, func(int) int { return 0 })
 }
@@ -316,7 +327,7 @@ func FCollect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) error
 // AllToAll sends block j (n elements at j·n) of src on every member to
 // member j, where it lands as block i of dst for sender rank i
 // (shmem_alltoall). dst and src need n × NumPEs() elements each and must
-// not overlap.
+// not overlap. It runs as Broadcast does (one launch on the GPU backends).
 func AllToAll[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) error {
 	return AllToAlls(ctx, t, dst, src, 1, 1, n)
 }

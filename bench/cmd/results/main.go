@@ -40,8 +40,14 @@ type table struct {
 	col  string
 	keys []string
 	// ratio, when set, adds a column of the medians' ratio
-	// ratio[1] ÷ ratio[0] (e.g. new ÷ old).
+	// ratio[1] ÷ ratio[0] (e.g. new ÷ old); more adds more such columns.
 	ratio [2]string
+	more  [][2]string
+	// form, when set, is a regexp whose first group, cut from the row's
+	// name, leads its column's name (before a variant other than
+	// symchan's): so that forms of one benchmark (GPUCollectiveBlocking,
+	// GPUCollectiveOnStreamSync) and their anchors sit side by side.
+	form string
 }
 
 // A target is a file with a generated block: where it is from bench/, the
@@ -235,10 +241,30 @@ var (
 		about: "The same call: k of symchan.cuh's block collectives in one kernel of 256 threads against NVSHMEM's nvshmemx_*_block, collectively launched."}
 	worldsBlocking = table{title: "Four H100s: the blocking collectives from Go at 2 and 4 PEs (µs per collective)", file: worldsOnStream.file,
 		match: `^GPUCollectiveBlocking/pes=`, unit: "us/op",
-		about: "The same call: k of pe.TeamWorld().Barrier, pgas.Broadcast, ReduceAll, FCollect and AllToAll called from Go one after the other, each returning before the next: today's host-driven protocol (synchronisation rounds through the agent, then the data by puts and gets from the host). Issue 47's target is within 1.2× of the stream form above plus its Sync; these figures are the baseline it is measured from."}
+		about: "The same call: k of pe.TeamWorld().Barrier, pgas.Broadcast, ReduceAll, FCollect and AllToAll called from Go one after the other, each returning before the next, as they ran before they moved onto the device (9a87521: synchronisation rounds through the agent, then the data by puts and gets from the host): the baseline of the tables below."}
 	worldsNVSHMEMBackend = table{title: "Four H100s: the collectives under nvshmem, a process per GPU, against NVSHMEM's (µs per collective)", file: "2026-11-28-nvidia-h100-x4-coll-worlds-nvshmem.txt",
 		match: `^GPUCollective(OnStream|Device|Blocking)/pes=4/`, unit: "us/op", ratio: [2]string{"nvshmem", "symchan"},
 		about: "The same call: the three forms on the nvshmem backend under symrun -n 4 (the heap sized for 4 PEs, which the 2-PE sizing exhausted), against NVSHMEM's anchor at 4 processes; the blocking form has no NVSHMEM counterpart here."}
+)
+
+// Issue 47, item 1: the blocking collectives on the device, against the
+// same collective on a stream synced after each call and NVSHMEM's
+// host-called on-stream collective timed both ways, in one call.
+var (
+	blockingCUDA = table{title: "Four H100s: blocking collectives from Go, one launch on the device, against the stream form synced after each call and NVSHMEM's (µs per collective)", file: "2026-11-28-nvidia-h100-x4-coll-blocking-cuda.txt",
+		match: `^GPUCollective(Blocking|OnStreamSync|OnStreamEvents)/pes=`, form: `^GPUCollective(\w+)/`, unit: "us/op",
+		ratio: [2]string{"OnStreamSync", "Blocking"}, more: [][2]string{{"OnStreamSync nvshmem", "Blocking"}, {"OnStreamEvents nvshmem", "Blocking"}},
+		about: "The world team on the cuda backend, a PE per GPU (pes=2: GPUs 0 and 1; pes=4: all four), one call. Blocking: k of pe.TeamWorld().Barrier, pgas.Broadcast, ReduceAll (float32, float64 sums), FCollect and AllToAll called from Go one after the other, each one launch of symchan_team_step on the PE's collective stream and its wait (the build before the wait polled: the table after next). OnStreamSync: the *OnStream form with a Stream.Sync after each call. NVSHMEM's (bench/anchors/nvshmem_coll.cu, as many processes as PEs): OnStreamSync, each nvshmemx_*_on_stream followed by cudaStreamSynchronize, by the wall clock; OnStreamEvents, timed as its perftests do (CUDA events around each call, then a synchronisation; the events' time). Median of 5 repetitions after 2 of k calls, over k. Issue 47's targets: Blocking ÷ OnStreamSync ≤ 1.2, Blocking ÷ NVSHMEM's ≤ 1.5."}
+	blockingNVSHMEM = table{title: "Four H100s: the same under the nvshmem backend, a process per GPU (µs per collective)", file: "2026-11-28-nvidia-h100-x4-coll-blocking-nvshmem.txt",
+		match: `^GPUCollective(Blocking|OnStreamSync|OnStreamEvents)/pes=4/`, form: `^GPUCollective(\w+)/`, unit: "us/op",
+		ratio: [2]string{"OnStreamSync", "Blocking"}, more: [][2]string{{"OnStreamSync nvshmem", "Blocking"}, {"OnStreamEvents nvshmem", "Blocking"}},
+		about: "The same call: symrun -n 4 on the nvshmem backend against NVSHMEM's anchor at 4 processes."}
+	pollCUDA = table{title: "Four H100s: blocking collectives and OnStream+Sync, the wait blocking in the driver (old) or polling first (new) (µs per collective)", file: "2026-11-28-nvidia-h100-x4-poll-90047ff-49e9458-cuda.txt",
+		match: `^GPUCollective(Blocking|OnStreamSync)/`, unit: "us/op", col: "build", ratio: [2]string{"old", "new"},
+		about: "The cuda backend, a PE per GPU, sizes to 4 KiB, old and new alternating, three rounds in one call: a wait for a GPU stream (Stream.Sync, a blocking collective's) polls the stream for up to 200 µs from the calling goroutine before it blocks in cuStreamSynchronize on a goroutine of its own."}
+	pollNVSHMEM = table{title: "Four H100s: the same under the nvshmem backend, 4 processes (µs per collective)", file: "2026-11-28-nvidia-h100-x4-poll-90047ff-49e9458-nvshmem.txt",
+		match: `^GPUCollective(Blocking|OnStreamSync)/`, unit: "us/op", col: "build", ratio: [2]string{"old", "new"},
+		about: "The same call, two rounds."}
 )
 
 // Issue 50's overload: examples/service at 6x its capacity, shedding
@@ -406,7 +432,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostAB259549a, hostAB41ae269, hostAB6b6b9c3, hostABb2fd6f0, hostAB1577656, hostABc9cc0a2, hostAB8891130, hostFutureABae36fe7, hostZeroValues, hostWorldEnd, hostInstr, hostI1, hostAB5716b15, hostAB83f34a5, hostPaths, collectiveArgs, serviceLoad, overloadRejected, overloadOK, overloadFDs, overloadRSS, worldsOnStream, worldsDevice, worldsBlocking, worldsNVSHMEMBackend, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressF9fc10c, noRegress22b071e, mismatchCost, mismatchCostVote, abortStream, abortColl, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostAB259549a, hostAB41ae269, hostAB6b6b9c3, hostABb2fd6f0, hostAB1577656, hostABc9cc0a2, hostAB8891130, hostFutureABae36fe7, hostZeroValues, hostWorldEnd, hostInstr, hostI1, hostAB5716b15, hostAB83f34a5, hostPaths, collectiveArgs, serviceLoad, overloadRejected, overloadOK, overloadFDs, overloadRSS, blockingCUDA, blockingNVSHMEM, pollCUDA, pollNVSHMEM, worldsOnStream, worldsDevice, worldsBlocking, worldsNVSHMEMBackend, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressF9fc10c, noRegress22b071e, mismatchCost, mismatchCostVote, abortStream, abortColl, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
@@ -484,6 +510,12 @@ func parse(file string, t table) (*parsed, error) {
 	if err != nil {
 		return nil, err
 	}
+	var form *regexp.Regexp
+	if t.form != "" {
+		if form, err = regexp.Compile(t.form); err != nil {
+			return nil, err
+		}
+	}
 	r := &parsed{config: map[string]string{}, values: map[string]map[string][]float64{}}
 	now := map[string]string{} // the configuration at this line
 	sc := bufio.NewScanner(f)
@@ -529,6 +561,17 @@ func parse(file string, t table) (*parsed, error) {
 		}
 		if !re.MatchString(rowName) {
 			continue
+		}
+		if form != nil {
+			m := form.FindStringSubmatchIndex(rowName)
+			if m == nil || m[2] < 0 {
+				continue
+			}
+			col := rowName[m[2]:m[3]]
+			if impl != "symchan" {
+				col += " " + impl
+			}
+			impl, rowName = col, rowName[:m[0]]+rowName[m[1]:]
 		}
 		for i := len(t.keys) - 1; i >= 0; i-- {
 			rowName = t.keys[i] + "=" + now[t.keys[i]] + " " + rowName
@@ -592,8 +635,12 @@ func render(dir, heading string, tables []table) (string, error) {
 		for _, impl := range r.impls {
 			fmt.Fprintf(&b, " %s |", impl)
 		}
+		ratios := t.more
 		if t.ratio[0] != "" {
-			fmt.Fprintf(&b, " %s ÷ %s |", t.ratio[1], t.ratio[0])
+			ratios = append([][2]string{t.ratio}, ratios...)
+		}
+		for _, q := range ratios {
+			fmt.Fprintf(&b, " %s ÷ %s |", q[1], q[0])
 			cols++
 		}
 		b.WriteString("\n| --- |" + strings.Repeat(" ---: |", cols) + "\n")
@@ -607,8 +654,8 @@ func render(dir, heading string, tables []table) (string, error) {
 				}
 				fmt.Fprintf(&b, " %s |", format(median(vs), t.unit))
 			}
-			if t.ratio[0] != "" {
-				a, z := r.values[row][t.ratio[0]], r.values[row][t.ratio[1]]
+			for _, q := range ratios {
+				a, z := r.values[row][q[0]], r.values[row][q[1]]
 				if len(a) == 0 || len(z) == 0 {
 					b.WriteString(" — |")
 				} else {
