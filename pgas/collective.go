@@ -335,7 +335,9 @@ func AllToAll[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) error
 // AllToAlls is AllToAll over strided data (shmem_alltoalls): the block
 // member i sends member j is the n elements of src at j·n·sst, sst·… apart,
 // and it lands in dst at i·n·tst, tst apart. Strides count elements and are
-// at least 1. dst and src must not overlap.
+// at least 1. dst and src must not overlap. With strides other than 1 it
+// moves its data from the host on every backend (after an agreement on
+// the device on the GPU backends).
 func AllToAlls[T any](ctx context.Context, t *Team, dst, src Sym[T], tst, sst, n int) error {
 	return exchange(ctx, t, syncAllToAll, dst, src, tst, sst, n, t.NumPEs(), func(int) int { return t.rank })
 }
