@@ -49,11 +49,6 @@ func gpuWorldN(b *testing.B, pes int, heap int64, fn func(ctx context.Context, p
 	}
 }
 
-func medianOf(xs []float64) float64 {
-	slices.Sort(xs)
-	return xs[len(xs)/2]
-}
-
 var gpuSizes = []int{64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20}
 
 // pairSizes runs, for each size, a world whose PE 0 calls fn with its GPU,

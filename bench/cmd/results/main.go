@@ -48,6 +48,9 @@ type table struct {
 	// symchan's): so that forms of one benchmark (GPUCollectiveBlocking,
 	// GPUCollectiveOnStreamSync) and their anchors sit side by side.
 	form string
+	// units, when set (instead of unit), are several metrics of each
+	// line, one column each.
+	units []string
 }
 
 // A target is a file with a generated block: where it is from bench/, the
@@ -267,6 +270,11 @@ var (
 		about: "The same call, two rounds."}
 )
 
+// Issue 47, item 4: what grows with the world on the host backend.
+var scaleHost = table{title: "Host backend, 2-core VM: a world of P PEs (µs; KiB per PE)", file: "2026-11-28-go-vm-scale-host-aff59c6.txt",
+	match: `^Scale/pes=`, units: []string{"us/start-stop", "chan-sym-KiB/PE", "chan-sym-needed-KiB/PE", "chan-go-KiB/PE", "us/chan-RT", "us/barrier", "us/alltoall-8"},
+	about: "BenchmarkScale: Run of a function that returns at once (start-stop, median of 3); one Chan with the default options (16 slots of 1 KiB per sender): its symmetric bytes per PE and its Go memory (the world's heap growth over P), or at 4096 PEs the bytes it would need (256 GiB over the world: not made); a Chan round trip between PEs 0 and 1; a world barrier; an AllToAll of 8 int64 per peer (medians of 5 repetitions, on PE 0). PEs are goroutines on 2 cores: past 2 PEs a barrier's rounds wait for the scheduler, and the AllToAll's P Gets and Puts per member (P² in all) are the host's algorithm (one round of data between two synchronisations)."}
+
 // Issue 50's overload: examples/service at 6x its capacity, shedding
 // (its default flags) against unbounded (as it shipped before), one run.
 var (
@@ -432,7 +440,7 @@ var (
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostAB259549a, hostAB41ae269, hostAB6b6b9c3, hostABb2fd6f0, hostAB1577656, hostABc9cc0a2, hostAB8891130, hostFutureABae36fe7, hostZeroValues, hostWorldEnd, hostInstr, hostI1, hostAB5716b15, hostAB83f34a5, hostPaths, collectiveArgs, serviceLoad, overloadRejected, overloadOK, overloadFDs, overloadRSS, blockingCUDA, blockingNVSHMEM, pollCUDA, pollNVSHMEM, worldsOnStream, worldsDevice, worldsBlocking, worldsNVSHMEMBackend, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressF9fc10c, noRegress22b071e, mismatchCost, mismatchCostVote, abortStream, abortColl, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, atomicFold, hostSealed, hostAB259549a, hostAB41ae269, hostAB6b6b9c3, hostABb2fd6f0, hostAB1577656, hostABc9cc0a2, hostAB8891130, hostFutureABae36fe7, hostZeroValues, hostWorldEnd, hostInstr, hostI1, hostAB5716b15, hostAB83f34a5, hostPaths, collectiveArgs, serviceLoad, overloadRejected, overloadOK, overloadFDs, overloadRSS, blockingCUDA, blockingNVSHMEM, pollCUDA, pollNVSHMEM, scaleHost, worldsOnStream, worldsDevice, worldsBlocking, worldsNVSHMEMBackend, collOnStream, collDevice, streamPingPongH200, streamPingPong, userPingPongTable, sealedFromGo, sealedActors, sealedRing, sealedStream, sealedFromGo1, sealedActors1, sealedRing1, noRegressBW, noRegressJacobi, tailP999, tailHist, tailGap, lifetimeP999, lifetimeHalf, lifetimeHist, queueAgent, queueFromGo, checksHostPP, checksRate, checksRing, twoGPUJacobi, twoGPURing, twoGPUFromGo, twoGPUActors, goOnGPUs, gpuPaths, userKernels, userKernelAnchors, putVMM, noRegressF9fc10c, noRegress22b071e, mismatchCost, mismatchCostVote, abortStream, abortColl, targetsFromGo, targetsFromGoP, targetsHalf, targetsHalfP, targetsRing, targetsRingP, targetsRates, deviceVsNVSHMEM, kernelActors, messageRate, blockPut, collectives}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
@@ -578,6 +586,18 @@ func parse(file string, t table) (*parsed, error) {
 		}
 		for k := 2; k+1 < len(fields); k += 2 {
 			u := fields[k+1]
+			if contains(t.units, u) {
+				v, err := strconv.ParseFloat(fields[k], 64)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %q: %w", file, line, err)
+				}
+				if r.values[rowName] == nil {
+					r.values[rowName] = map[string][]float64{}
+					r.rows = append(r.rows, rowName)
+				}
+				r.values[rowName][u] = append(r.values[rowName][u], v)
+				continue
+			}
 			if u == "ns/op" && unit == "sec/op" || u == unit {
 				v, err := strconv.ParseFloat(fields[k], 64)
 				if err != nil {
@@ -600,6 +620,9 @@ func parse(file string, t table) (*parsed, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
+	}
+	if len(t.units) > 0 {
+		r.impls = t.units
 	}
 	if len(r.rows) == 0 {
 		return nil, fmt.Errorf("%s: no benchmark matches %q with unit %s", file, t.match, unit)
