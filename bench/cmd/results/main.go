@@ -446,6 +446,7 @@ var targets = []target{
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
 		twoGPUJacobi, sealedFromGo, sealedRing, checksRing, sealedActors, sealedStream, deviceVsNVSHMEM,
 	}},
+	{"../docs/scale.md", "###", []table{scaleHost}},
 }
 
 const (
