@@ -28,6 +28,10 @@ var (
 	// ErrRestartsExhausted: the world failed more often than the restart
 	// policy allows; Err joins it with the last failure.
 	ErrRestartsExhausted = errors.New("service: restart policy exhausted")
+	// ErrMiddleware: a middleware broke its contract (see Middleware): it
+	// returned without calling next or an error, called next twice, or
+	// panicked; the call fails, the PE serves on.
+	ErrMiddleware = errors.New("service: a middleware broke its contract")
 	// ErrBadPE: a call to a PE outside the world; the same error as
 	// pgas.ErrBadPE.
 	ErrBadPE = pgas.ErrBadPE

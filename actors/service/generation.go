@@ -245,6 +245,9 @@ func (g *generation[Req, Resp]) serve(peCtx context.Context, id int, actor Actor
 			v, serr = actor.Serve(ctx, c.req)
 			return serr
 		})
+		if err != nil {
+			v = *new(Resp) // next's answer is dropped with a middleware's error
+		}
 	} else {
 		v, err = actor.Serve(ctx, c.req)
 	}

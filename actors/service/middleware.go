@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/symchan/symchan/internal/errtext"
 )
 
 // A Middleware wraps every call a PE serves, as protoactor-go's receive
@@ -12,8 +14,15 @@ import (
 // call (the Actor's Serve) and returns its error, and may do what it
 // likes around it: time it, trace it, count it. It must call next once
 // and return its error, or an error of its own that the caller then gets
-// (next's result is then dropped). The exporters (promstats.Calls,
-// otelstats.Middleware) are middlewares; Intercept installs them.
+// (next's result is then dropped). The service holds it to that: a
+// middleware that returns nil without calling next fails the call with
+// ErrMiddleware (the caller would otherwise get a zero answer as if
+// served); a second call of next is refused with ErrMiddleware (the actor
+// serves a call once); and a middleware's panic fails that call alone with
+// ErrMiddleware, not the PE (an exporter's bug must not restart the
+// world). A panic of the actor under next still fails the PE, as without
+// middlewares. The exporters (promstats.Calls, otelstats.Middleware) are
+// middlewares; Intercept installs them.
 //
 // The context is the caller's own for a call made in this process (its
 // values, a trace span for one, reach the middleware and the actor); for
@@ -76,8 +85,41 @@ func Carry(c Carrier) Option {
 func (o *options) intercepted(ctx context.Context, c CallInfo, serve func(ctx context.Context) error) error {
 	next := serve
 	for i := len(o.middleware) - 1; i >= 0; i-- {
-		mw, inner := o.middleware[i], next
-		next = func(ctx context.Context) error { return mw(ctx, c, inner) }
+		next = held(i, o.middleware[i], c, next)
 	}
 	return next(ctx)
+}
+
+// held runs middleware i (mw) around inner, holding it to its contract
+// (see Middleware).
+func held(i int, mw Middleware, c CallInfo, inner func(ctx context.Context) error) func(ctx context.Context) error {
+	return func(ctx context.Context) (err error) {
+		calls := 0
+		below := false // a panic came from inner: the actor's, the PE's to report
+		next := func(ctx context.Context) error {
+			if calls++; calls > 1 {
+				return fmt.Errorf("%w: middleware %d called next a second time", ErrMiddleware, i)
+			}
+			defer func() {
+				if r := recover(); r != nil {
+					below = true
+					panic(r)
+				}
+			}()
+			return inner(ctx)
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				if below {
+					panic(r)
+				}
+				err = fmt.Errorf("%w: middleware %d panicked: %s", ErrMiddleware, i, errtext.OneLine(fmt.Sprint(r)))
+			}
+		}()
+		err = mw(ctx, c, next)
+		if err == nil && calls == 0 {
+			err = fmt.Errorf("%w: middleware %d returned without calling next or returning an error", ErrMiddleware, i)
+		}
+		return err
+	}
 }

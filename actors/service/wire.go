@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/symchan/symchan/actors"
+	"github.com/symchan/symchan/internal/errtext"
 )
 
 // A call to another process's PE travels as a request on the world's
@@ -29,6 +31,7 @@ const (
 	replyError
 	replyDeadline
 	replyCanceled
+	replyMiddleware // a middleware broke its contract (ErrMiddleware): the rest of its text
 )
 
 var errBadWire = errors.New("service: malformed message between PEs")
@@ -95,6 +98,8 @@ func replyOf[Resp any](codec actors.Codec[Resp], v Resp, err error) []byte {
 		return []byte{replyDeadline}
 	case errors.Is(err, context.Canceled):
 		return []byte{replyCanceled}
+	case errors.Is(err, ErrMiddleware):
+		return append([]byte{replyMiddleware}, strings.TrimPrefix(err.Error(), ErrMiddleware.Error()+": ")...)
 	}
 	return append([]byte{replyError}, err.Error()...)
 }
@@ -118,6 +123,8 @@ func parseReply[Resp any](codec actors.Codec[Resp], pe int, b []byte) (Resp, err
 		return zero, fmt.Errorf("service: PE %d: %w", pe, context.DeadlineExceeded)
 	case replyCanceled:
 		return zero, fmt.Errorf("service: PE %d: %w", pe, context.Canceled)
+	case replyMiddleware:
+		return zero, fmt.Errorf("service: PE %d: %w: %s", pe, ErrMiddleware, errtext.OneLine(string(b[1:])))
 	}
 	return zero, fmt.Errorf("%w: reply status %d from PE %d", errBadWire, b[0], pe)
 }
