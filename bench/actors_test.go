@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"testing"
 	"time"
@@ -236,4 +237,4 @@ func BenchmarkSelfSendRecv(b *testing.B) {
 }
 
 // quiet keeps protoactor's start-up log out of the benchmark output.
-func quiet(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }
+func quiet(*actor.ActorSystem) *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -1,6 +1,6 @@
 module github.com/symchan/symchan/bench
 
-go 1.26.0
+go 1.23.0
 
 require (
 	github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9

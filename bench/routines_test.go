@@ -107,13 +107,15 @@ func BenchmarkLockHandover(b *testing.B) {
 			var wg sync.WaitGroup
 			per := (b.N + pes - 1) / pes
 			for range pes {
-				wg.Go(func() {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
 					for range per {
 						mu.Lock()
 						//lint:ignore SA2001 the hand-over is what is measured
 						mu.Unlock()
 					}
-				})
+				}()
 			}
 			wg.Wait()
 		})

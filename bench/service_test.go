@@ -39,7 +39,7 @@ var (
 func serviceConfig() server.Config {
 	return server.Config{
 		World:  pgas.Config{Backend: *serviceBackend, PEs: *servicePEs},
-		Logger: slog.New(slog.DiscardHandler),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 }
 
@@ -177,7 +177,7 @@ func BenchmarkServiceCall(b *testing.B) {
 			defer svc.Stop(context.Background())
 			ctx := context.Background()
 			b.ResetTimer()
-			for b.Loop() {
+			for range b.N {
 				if _, err := svc.Call(ctx, 0, job); err != nil {
 					b.Fatal(err)
 				}
@@ -197,7 +197,7 @@ func BenchmarkServiceCall(b *testing.B) {
 				defer c.Close()
 			}
 			b.ResetTimer()
-			for b.Loop() {
+			for range b.N {
 				if _, err := a.Serve(ctx, job); err != nil {
 					return err
 				}

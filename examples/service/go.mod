@@ -1,6 +1,6 @@
 module github.com/symchan/symchan/examples/service
 
-go 1.26.0
+go 1.23.0
 
 require (
 	github.com/prometheus/client_golang v1.23.2

@@ -72,7 +72,9 @@ func TestRollout(t *testing.T) {
 	var ok, failedWhileReady atomic.Int64
 	var wg sync.WaitGroup
 	for range 4 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for ready.Load() {
 				r, err := client.Post(base+"/v1/jacobi", "application/json", strings.NewReader(`{"n":32,"iters":50}`))
 				if err != nil {
@@ -91,7 +93,7 @@ func TestRollout(t *testing.T) {
 					t.Errorf("status %d under load", r.StatusCode)
 				}
 			}
-		})
+		}()
 	}
 	time.Sleep(300 * time.Millisecond)
 	sigterm()

@@ -23,7 +23,7 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
-var quiet = slog.New(slog.DiscardHandler)
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func testConfig() Config {
 	return Config{
@@ -194,7 +194,9 @@ func TestPEFailureUnderLoad(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range 16 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for {
 				select {
 				case <-stop:
@@ -221,7 +223,7 @@ func TestPEFailureUnderLoad(t *testing.T) {
 					t.Errorf("status %d", resp.StatusCode)
 				}
 			}
-		})
+		}()
 	}
 	testhelp.WaitFor(t, "10 answers", func() bool { return ok.Load() >= 10 })
 	okBefore := ok.Load()
