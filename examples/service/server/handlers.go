@@ -1,6 +1,7 @@
 package server
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,7 +78,21 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request) (jacobiRequest, 
 	// The body must be JSON whatever its Content-Type says: curl -d
 	// labels it a form.
 	var req jacobiRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	body := io.Reader(http.MaxBytesReader(w, r.Body, maxBody))
+	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		// Compressed and decompressed, the body is bounded by maxBody.
+		zr, err := gzip.NewReader(body)
+		if err != nil {
+			return req, &httpError{http.StatusBadRequest, "the gzip body is malformed: " + err.Error(), ""}
+		}
+		defer zr.Close()
+		body = &limitedBody{r: zr, left: maxBody}
+	default:
+		return req, &httpError{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q is not supported (gzip or none)", enc), ""}
+	}
+	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		return req, jsonError(err)
@@ -101,6 +116,28 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request) (jacobiRequest, 
 		return req, &fieldError{"timeout_ms", fmt.Sprintf("must be between 1 and 600000, got %d", *req.TimeoutMS)}
 	}
 	return req, nil
+}
+
+// limitedBody reads at most left bytes of r, then fails with the error a
+// body over maxBody gets (a gzip body that inflates past it).
+type limitedBody struct {
+	r    io.Reader
+	left int64
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, &http.MaxBytesError{Limit: maxBody}
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left+1] // one more byte tells a body of exactly left from a longer one
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if l.left < 0 {
+		return n + int(l.left), &http.MaxBytesError{Limit: maxBody}
+	}
+	return n, err
 }
 
 // jsonError turns a decoding error into a 400 (413 for a body too large)
@@ -146,9 +183,20 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &he):
 	case errors.As(err, &fe):
 		he = &httpError{http.StatusBadRequest, fe.Error(), fe.Field}
-	case errors.Is(err, service.ErrOverloaded), errors.Is(err, service.ErrRestarting), errors.Is(err, service.ErrStopped):
+	case errors.Is(err, service.ErrOverloaded):
 		w.Header().Set("Retry-After", "1")
 		he = &httpError{http.StatusServiceUnavailable, err.Error(), ""}
+	case errors.Is(err, service.ErrRestarting), errors.Is(err, service.ErrStopped):
+		// The cause (a PE's panic, once supervision gave up) is the
+		// operator's, as a 500's is: the client gets what state the
+		// service is in.
+		s.log.Warn("request refused", "request_id", requestID(r), "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", "1")
+		msg := "the service is restarting"
+		if errors.Is(err, service.ErrStopped) {
+			msg = "the service has stopped"
+		}
+		he = &httpError{http.StatusServiceUnavailable, msg + " (request " + requestID(r) + ")", ""}
 	case errors.Is(err, context.DeadlineExceeded):
 		he = &httpError{http.StatusGatewayTimeout, "the request's deadline passed: " + err.Error(), ""}
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -422,6 +423,54 @@ func TestHealthzWhenSupervisionGivesUp(t *testing.T) {
 	}
 	if code := get(); code != 503 {
 		t.Errorf("healthz after supervision gave up: %d, want 503", code)
+	}
+	// A job now gets a 503 that says the service stopped, not the
+	// panic's text (the operator's, in the log).
+	code, m := post(t, hs.URL, "application/json", `{"n": 16, "iters": 2}`)
+	if msg, _ := m["error"].(string); code != 503 || strings.Contains(msg, "injected fault") || !strings.Contains(msg, "stopped") {
+		t.Errorf("a job after supervision gave up: %d %v; want 503 saying the service stopped, without the panic's text", code, m)
+	}
+}
+
+// A gzip body is read as JSON once inflated, within the same size bound;
+// other encodings are refused with 415.
+func TestContentEncoding(t *testing.T) {
+	_, hs := newTest(t, hostEngine)
+	gz := func(s string) string {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		_, _ = zw.Write([]byte(s))
+		_ = zw.Close()
+		return b.String()
+	}
+	cases := []struct {
+		name, encoding, body string
+		code                 int
+		text                 string
+	}{
+		{"gzip", "gzip", gz(`{"n": 16, "iters": 3}`), 200, ""},
+		{"gzip upper case", "GZIP", gz(`{"n": 16, "iters": 3}`), 200, ""},
+		{"identity", "identity", `{"n": 16, "iters": 3}`, 200, ""},
+		{"gzip malformed", "gzip", `{"n": 16, "iters": 3}`, 400, "gzip"},
+		{"gzip inflating past the bound", "gzip", gz(`{"n": 4, "iters": 1, "pad": "` + strings.Repeat("x", 1<<20) + `"}`), 413, "larger than"},
+		{"br", "br", `{"n": 16, "iters": 3}`, 415, "not supported"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, hs.URL+"/v1/jacobi", strings.NewReader(c.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Content-Encoding", c.encoding)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var m map[string]any
+			_ = json.NewDecoder(resp.Body).Decode(&m)
+			if msg, _ := m["error"].(string); resp.StatusCode != c.code || !strings.Contains(msg, c.text) {
+				t.Errorf("got %d %v; want %d saying %q", resp.StatusCode, m, c.code, c.text)
+			}
+		})
 	}
 }
 
