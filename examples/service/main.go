@@ -8,8 +8,11 @@
 //
 // SIGINT or SIGTERM drains it: /readyz answers 503 for -drain while it
 // keeps serving (load balancers stop sending), then the listener closes,
-// every request in flight is answered within -shutdown-timeout, the world
-// stops, and the process exits 0. It exits 1 if supervision gives up on
+// idle connections close, the requests in flight are answered within
+// -shutdown-timeout (less a reserve for the world's stop; what is left
+// then, a stalled upload or a job past it, is closed), the world stops,
+// and the process exits 0, -drain plus -shutdown-timeout after the
+// signal at most. It exits 1 if supervision gives up on
 // the world. examples/service/README.md has the Kubernetes settings.
 package main
 
@@ -45,20 +48,10 @@ type options struct {
 }
 
 func main() {
-	var o options
-	flag.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
-	flag.StringVar(&o.backend, "backend", pgas.DefaultBackend, "symchan backend: host, or cuda/nvshmem in a binary built with -tags cuda")
-	flag.IntVar(&o.pes, "pes", 0, "PEs (0: "+pgas.EnvPEs+" or the backend's default: one per GPU on cuda, 8 on host)")
-	flag.DurationVar(&o.timeout, "timeout", 10*time.Second, "a request's deadline when it names none")
-	flag.Int64Var(&o.maxN, "max-n", 2048, "the largest grid side a request may ask for")
-	flag.DurationVar(&o.drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while requests are still served")
-	flag.DurationVar(&o.grace, "shutdown-timeout", 30*time.Second, "after the drain, how long the requests in flight have to finish, and again the world to stop")
-	flag.BoolVar(&o.pprof, "pprof", false, "serve /debug/pprof/")
-	flag.BoolVar(&o.runtime, "runtime-metrics", false, "add the Go runtime's and the process's metrics (go_*, process_*) to /metrics")
-	flag.IntVar(&o.queueDepth, "queue-depth", 4, "jobs that may wait for one PE (0: the service's default, 128)")
-	flag.DurationVar(&o.queueWait, "queue-wait", 0, "how long a job may wait to start before a 503 (0: until its deadline)")
-	flag.IntVar(&o.concurrency, "concurrency", 1, "jobs admitted per PE at once (1: the one it serves; more wait); beyond, 503 at once (0: no limit)")
-	flag.Parse()
+	o, err := parseFlags(os.Args[1:])
+	if err != nil {
+		os.Exit(2) // the flag package has said why
+	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -72,9 +65,31 @@ func main() {
 	}
 }
 
+// parseFlags parses the command's arguments (the flag package prints a
+// bad one's error and the usage).
+func parseFlags(args []string) (options, error) {
+	var o options
+	flag := flag.NewFlagSet("service", flag.ContinueOnError)
+	flag.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	flag.StringVar(&o.backend, "backend", pgas.DefaultBackend, "symchan backend: host, or cuda/nvshmem in a binary built with -tags cuda")
+	flag.IntVar(&o.pes, "pes", 0, "PEs (0: "+pgas.EnvPEs+" or the backend's default: one per GPU on cuda, 8 on host)")
+	flag.DurationVar(&o.timeout, "timeout", 10*time.Second, "a request's deadline when it names none")
+	flag.Int64Var(&o.maxN, "max-n", 2048, "the largest grid side a request may ask for")
+	flag.DurationVar(&o.drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while requests are still served")
+	flag.DurationVar(&o.grace, "shutdown-timeout", 30*time.Second, "after the drain, how long the requests in flight have to finish, and again the world to stop")
+	flag.BoolVar(&o.pprof, "pprof", false, "serve /debug/pprof/")
+	flag.BoolVar(&o.runtime, "runtime-metrics", false, "add the Go runtime's and the process's metrics (go_*, process_*) to /metrics")
+	flag.IntVar(&o.queueDepth, "queue-depth", 4, "jobs that may wait for one PE (0: the service's default, 128)")
+	flag.DurationVar(&o.queueWait, "queue-wait", 0, "how long a job may wait to start before a 503 (0: until its deadline)")
+	flag.IntVar(&o.concurrency, "concurrency", 1, "jobs admitted per PE at once (1: the one it serves; more wait); beyond, 503 at once (0: no limit)")
+	return o, flag.Parse(args)
+}
+
 // Timeouts of the HTTP server: a client that stalls sending its request,
-// or keeps an idle connection, does not hold it for ever. A response may
-// take as long as the longest deadline a request can ask (10 minutes).
+// or keeps an idle connection, does not hold it for ever (a request's
+// whole read is bounded by the shorter of readTimeout and
+// -shutdown-timeout). A response may take as long as the longest deadline
+// a request can ask (10 minutes).
 const (
 	readHeaderTimeout = 10 * time.Second
 	readTimeout       = 30 * time.Second
@@ -105,7 +120,7 @@ func run(ctx context.Context, ln net.Listener, o options, log *slog.Logger) erro
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
+		ReadTimeout:       min(readTimeout, max(o.grace, time.Second)),
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
@@ -132,13 +147,18 @@ func run(ctx context.Context, ln net.Listener, o options, log *slog.Logger) erro
 		err = fmt.Errorf("the world stopped for good: %w", srv.Err())
 	}
 	// Stop taking requests and answer those in flight, then stop the
-	// world, each with a deadline of its own.
-	sctx, cancel := context.WithTimeout(context.Background(), o.grace)
+	// world, all within -shutdown-timeout: the requests get it but for a
+	// reserve (a third, at most 5 s), then what remains is closed (a
+	// stalled upload, a job past it: the client's, not a failure of this
+	// process), and the world stops in the reserve.
+	end := time.Now().Add(o.grace)
+	sctx, cancel := context.WithDeadline(context.Background(), end.Add(-min(o.grace/3, 5*time.Second)))
 	if serr := hs.Shutdown(sctx); serr != nil {
-		err = errors.Join(err, fmt.Errorf("http shutdown: %w", serr))
+		log.Warn("requests still in flight at the shutdown timeout: closing their connections", "err", serr)
+		_ = hs.Close()
 	}
 	cancel()
-	cctx, cancel := context.WithTimeout(context.Background(), o.grace)
+	cctx, cancel := context.WithDeadline(context.Background(), end)
 	defer cancel()
 	if cerr := srv.Close(cctx); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("stopping the world: %w", cerr))
