@@ -35,7 +35,7 @@ import (
 
 // options are the command's flags.
 type options struct {
-	addr           string
+	addr, admin    string
 	backend        string
 	pes            int
 	timeout        time.Duration
@@ -71,12 +71,13 @@ func parseFlags(args []string) (options, error) {
 	var o options
 	flag := flag.NewFlagSet("service", flag.ContinueOnError)
 	flag.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	flag.StringVar(&o.admin, "admin-addr", "", "address for /metrics and /debug/pprof/ alone (empty: served on -addr)")
 	flag.StringVar(&o.backend, "backend", pgas.DefaultBackend, "symchan backend: host, or cuda/nvshmem in a binary built with -tags cuda")
 	flag.IntVar(&o.pes, "pes", 0, "PEs (0: "+pgas.EnvPEs+" or the backend's default: one per GPU on cuda, 8 on host)")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Second, "a request's deadline when it names none")
 	flag.Int64Var(&o.maxN, "max-n", 2048, "the largest grid side a request may ask for")
 	flag.DurationVar(&o.drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while requests are still served")
-	flag.DurationVar(&o.grace, "shutdown-timeout", 30*time.Second, "after the drain, how long the requests in flight have to finish, and again the world to stop")
+	flag.DurationVar(&o.grace, "shutdown-timeout", 30*time.Second, "after the drain, how long the requests in flight and the world's stop take together (the requests: all but a third of it, at most 5 s less)")
 	flag.BoolVar(&o.pprof, "pprof", false, "serve /debug/pprof/")
 	flag.BoolVar(&o.runtime, "runtime-metrics", false, "add the Go runtime's and the process's metrics (go_*, process_*) to /metrics")
 	flag.IntVar(&o.queueDepth, "queue-depth", 4, "jobs that may wait for one PE (0: the service's default, 128)")
@@ -108,6 +109,7 @@ func run(ctx context.Context, ln net.Listener, o options, log *slog.Logger) erro
 		Timeout:          o.timeout,
 		Logger:           log,
 		Pprof:            o.pprof,
+		SeparateAdmin:    o.admin != "",
 		RuntimeMetrics:   o.runtime,
 		QueueDepth:       o.queueDepth,
 		QueueWait:        o.queueWait,
@@ -128,6 +130,21 @@ func run(ctx context.Context, ln net.Listener, o options, log *slog.Logger) erro
 	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
+	if o.admin != "" {
+		// Metrics and profiles on a port of their own; no drain (the
+		// scraper may read the last figures), closed at the end.
+		aln, err := net.Listen("tcp", o.admin)
+		if err != nil {
+			_ = hs.Close()
+			return errors.Join(fmt.Errorf("admin listener: %w", err), srv.Close(context.Background()))
+		}
+		as := &http.Server{Handler: srv.AdminHandler(), ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readHeaderTimeout,
+			WriteTimeout: time.Minute, IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes,
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		go func() { _ = as.Serve(aln) }()
+		defer as.Close()
+		log.Info("admin listening", "addr", aln.Addr().String())
+	}
 	log.Info("listening", "addr", ln.Addr().String(), "backend", o.backend, "pes", srv.NumPEs())
 	select {
 	case err = <-served:

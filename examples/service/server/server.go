@@ -34,6 +34,10 @@ type Config struct {
 	// Pprof serves net/http/pprof's profiles under /debug/pprof/ (off by
 	// default: a profile is expensive and tells a lot).
 	Pprof bool
+	// SeparateAdmin serves /metrics and /debug/pprof/ from AdminHandler
+	// only, for a port of their own that the public Service does not
+	// expose; otherwise Handler serves them too.
+	SeparateAdmin bool
 	// RuntimeMetrics adds the Go runtime's and the process's collectors
 	// (go_*, process_*) to /metrics.
 	RuntimeMetrics bool
@@ -65,6 +69,8 @@ type Server struct {
 	dur      *prometheus.HistogramVec
 	mux      *http.ServeMux
 	handler  http.Handler
+	admin    *http.ServeMux // /metrics, /debug/pprof/: mux itself without SeparateAdmin
+	adminH   http.Handler
 	draining atomic.Bool   // Drain was called: /readyz answers 503
 	admit    chan struct{} // a slot per job admitted (ConcurrencyPerPE); nil: no limit
 }
@@ -163,15 +169,20 @@ func newHTTP(cfg Config, exec executor) *Server {
 	s.mux.Handle("POST /v1/jacobi", s.instrument("/v1/jacobi", http.HandlerFunc(s.jacobi)))
 	s.mux.Handle("GET /healthz", s.instrument("/healthz", http.HandlerFunc(s.healthz)))
 	s.mux.Handle("GET /readyz", s.instrument("/readyz", http.HandlerFunc(s.readyz)))
-	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
-	if cfg.Pprof {
-		s.mux.HandleFunc("GET /debug/pprof/", pprof.Index)
-		s.mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
-		s.mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
-		s.mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
-		s.mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	s.admin = s.mux
+	if cfg.SeparateAdmin {
+		s.admin = http.NewServeMux()
 	}
-	s.handler = withRequestID(http.HandlerFunc(s.route))
+	s.admin.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	if cfg.Pprof {
+		s.admin.HandleFunc("GET /debug/pprof/", pprof.Index)
+		s.admin.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		s.admin.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		s.admin.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		s.admin.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
+	s.handler = withRequestID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.route(s.mux, w, r) }))
+	s.adminH = withRequestID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.route(s.admin, w, r) }))
 	return s
 }
 
@@ -185,20 +196,29 @@ func newHTTP(cfg Config, exec executor) *Server {
 //	                 Config.RuntimeMetrics)
 //	GET  /debug/pprof/  with Config.Pprof
 //
+// (/metrics and /debug/pprof/ from AdminHandler alone with
+// Config.SeparateAdmin).
+//
 // Every answer carries an X-Request-ID (the client's, when it sent a
 // sane one); an error's JSON body repeats it, and the log line of a
 // failure the client cannot see the detail of names it too. An unknown
 // path or method gets a JSON 404 or 405, counted as route "unmatched".
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// AdminHandler serves /metrics and /debug/pprof/ (with Config.Pprof), as
+// Handler does without Config.SeparateAdmin: for a port that only the
+// cluster's scrapers and operators reach.
+func (s *Server) AdminHandler() http.Handler { return s.adminH }
+
 // Drain makes /readyz answer 503 from now on while the server keeps
 // serving: on SIGTERM a process drains for a while, so that load
 // balancers stop sending before the listener closes, then shuts down.
 func (s *Server) Drain() { s.draining.Store(true) }
 
-// route serves r with the route that matches it, or a JSON 404 or 405.
-func (s *Server) route(w http.ResponseWriter, r *http.Request) {
-	h, pattern := s.mux.Handler(r)
+// route serves r with the route of mux that matches it, or a JSON 404 or
+// 405.
+func (s *Server) route(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
+	h, pattern := mux.Handler(r)
 	if pattern != "" {
 		h.ServeHTTP(w, r)
 		return
