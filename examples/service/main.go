@@ -45,12 +45,19 @@ type options struct {
 	queueDepth     int
 	queueWait      time.Duration
 	concurrency    int
+	perPE, version bool
+	accessSample   int
 }
 
 func main() {
 	o, err := parseFlags(os.Args[1:])
 	if err != nil {
 		os.Exit(2) // the flag package has said why
+	}
+	if o.version {
+		b := server.BuildInfo()
+		fmt.Printf("service %s (revision %s, modified %v, %s)\n", b.Version, b.Revision, b.Modified, b.GoVersion)
+		return
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -83,6 +90,9 @@ func parseFlags(args []string) (options, error) {
 	flag.IntVar(&o.queueDepth, "queue-depth", 4, "jobs that may wait for one PE (0: the service's default, 128)")
 	flag.DurationVar(&o.queueWait, "queue-wait", 0, "how long a job may wait to start before a 503 (0: until its deadline)")
 	flag.IntVar(&o.concurrency, "concurrency", 1, "jobs admitted per PE at once (1: the one it serves; more wait); beyond, 503 at once (0: no limit)")
+	flag.BoolVar(&o.perPE, "per-pe-metrics", false, "label the service's metrics with pe (about 20 series a PE; default: summed over the PEs)")
+	flag.IntVar(&o.accessSample, "access-log-sample", 100, "log one in this many successful requests at Info, the others at Debug (every other answer is logged; 1: all)")
+	flag.BoolVar(&o.version, "version", false, "print the build and exit")
 	return o, flag.Parse(args)
 }
 
@@ -110,6 +120,8 @@ func run(ctx context.Context, ln net.Listener, o options, log *slog.Logger) erro
 		Logger:           log,
 		Pprof:            o.pprof,
 		SeparateAdmin:    o.admin != "",
+		PerPEMetrics:     o.perPE,
+		AccessSample:     o.accessSample,
 		RuntimeMetrics:   o.runtime,
 		QueueDepth:       o.queueDepth,
 		QueueWait:        o.queueWait,

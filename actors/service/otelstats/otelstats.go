@@ -42,7 +42,9 @@ const peKey = attribute.Key("symchan.pe")
 // span "symchan.call" (a child of the caller's span, across processes
 // too with Carrier), the histogram symchan.call.queue_wait (seconds a
 // call made in this process waited for its PE) and symchan.call.duration
-// (seconds the PE took), both with the attribute symchan.pe. A call that
+// (seconds the PE took), both with the attribute symchan.pe. The span is
+// of kind SERVER for a call from another process and INTERNAL for one made
+// in this process (it runs inside the caller's own span). A call that
 // ends with an error sets the span's status.
 func Middleware(mp metric.MeterProvider, tp trace.TracerProvider) (service.Middleware, error) {
 	meter := mp.Meter(scope)
@@ -67,7 +69,13 @@ func Middleware(mp metric.MeterProvider, tp trace.TracerProvider) (service.Middl
 		if !c.Sent.IsZero() {
 			queue.Record(ctx, c.Started.Sub(c.Sent).Seconds(), pe)
 		}
-		ctx, span := tracer.Start(ctx, "symchan.call", trace.WithSpanKind(trace.SpanKindServer),
+		// A call from another process arrives there (a server span); one
+		// made in this process is work inside the caller's own span.
+		kind := trace.SpanKindInternal
+		if c.Remote {
+			kind = trace.SpanKindServer
+		}
+		ctx, span := tracer.Start(ctx, "symchan.call", trace.WithSpanKind(kind),
 			trace.WithAttributes(peKey.Int(c.PE), attribute.Bool("symchan.remote", c.Remote)))
 		err := next(ctx)
 		if err != nil {

@@ -67,6 +67,9 @@ func TestMiddlewareAndObserve(t *testing.T) {
 		if s.Status().Code.String() == "Error" {
 			failed++
 		}
+		if s.SpanKind() != trace.SpanKindInternal {
+			t.Errorf("span of a call made in this process is of kind %v, want INTERNAL", s.SpanKind())
+		}
 	}
 	if calls != 3 || failed != 1 {
 		t.Errorf("%d call spans, %d failed; want 3 and 1", calls, failed)

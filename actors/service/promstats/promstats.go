@@ -8,11 +8,13 @@
 //	reg.MustRegister(promstats.New(svc), calls)
 //	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 //
-// Every metric's name starts with symchan_; per-PE metrics carry the
-// label pe; counters end in _total and gauges are values that go up and
-// down. A Collector reads service.Service.Stats at each scrape (counters
-// cumulative over the service's restarts); Calls, a middleware, times
-// every call.
+// Every metric's name starts with symchan_; counters end in _total and
+// gauges are values that go up and down. By default the PEs' figures are
+// summed over the PEs (and the call histograms hold every PE's calls), so
+// that the series stay as many whatever the world's size; with PerPE each
+// carries the label pe instead (about 20 series a PE). A Collector reads
+// service.Service.Stats at each scrape (counters cumulative over the
+// service's restarts); Calls, a middleware, times every call.
 package promstats
 
 import (
@@ -33,13 +35,41 @@ type Source interface {
 // A Collector is a prometheus.Collector of a service's figures.
 type Collector struct {
 	src Source
+	cfg config
+}
+
+// An Option configures a Collector or Calls.
+type Option func(*config)
+
+type config struct {
+	perPE   bool
+	buckets []float64
+}
+
+// PerPE labels every PE's figures with pe instead of summing them over
+// the PEs: the series grow with the world (opt in where the PEs are few).
+func PerPE() Option { return func(c *config) { c.perPE = true } }
+
+// Buckets sets the upper bounds (seconds) of the call histograms'
+// buckets (Calls), increasing; the default is 10 µs to about 80 s,
+// doubling.
+func Buckets(b ...float64) Option {
+	return func(c *config) { c.buckets = append([]float64(nil), b...) }
+}
+
+func configOf(opts []Option) config {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
 }
 
 // New returns a Collector of src's figures.
-func New(src Source) *Collector { return &Collector{src: src} }
+func New(src Source, opts ...Option) *Collector { return &Collector{src: src, cfg: configOf(opts)} }
 
 type metric struct {
-	desc  *prometheus.Desc
+	desc  [2]*prometheus.Desc // summed over the PEs, and labelled pe
 	kind  prometheus.ValueType
 	value func(p service.PEStats) float64
 }
@@ -87,9 +117,19 @@ var (
 	}
 )
 
-func desc(name, help string) *prometheus.Desc {
-	return prometheus.NewDesc("symchan_"+name, help, pe, nil)
+// desc is a per-PE metric's descriptors: summed (no label), per PE.
+func desc(name, help string) [2]*prometheus.Desc {
+	return [2]*prometheus.Desc{prometheus.NewDesc("symchan_"+name, help, nil, nil), prometheus.NewDesc("symchan_"+name, help, pe, nil)}
 }
+
+// which is 1 where the PEs' figures are labelled, 0 where summed.
+func (c config) which() int {
+	if c.perPE {
+		return 1
+	}
+	return 0
+}
+
 
 // Describe sends the descriptors of every metric.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
@@ -100,7 +140,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- anyRejDesc
 	ch <- anyAbDesc
 	for _, m := range perPE {
-		ch <- m.desc
+		ch <- m.desc[c.cfg.which()]
 	}
 }
 
@@ -117,45 +157,69 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(anyDepthDesc, prometheus.GaugeValue, float64(st.AnyQueued))
 	ch <- prometheus.MustNewConstMetric(anyRejDesc, prometheus.CounterValue, float64(st.AnyRejected))
 	ch <- prometheus.MustNewConstMetric(anyAbDesc, prometheus.CounterValue, float64(st.AnyAbandoned))
+	if !c.cfg.perPE {
+		for _, m := range perPE {
+			sum := 0.0
+			for _, p := range st.PEs {
+				sum += m.value(p)
+			}
+			ch <- prometheus.MustNewConstMetric(m.desc[0], m.kind, sum)
+		}
+		return
+	}
 	for _, p := range st.PEs {
 		id := strconv.Itoa(p.PE)
 		for _, m := range perPE {
-			ch <- prometheus.MustNewConstMetric(m.desc, m.kind, m.value(p), id)
+			ch <- prometheus.MustNewConstMetric(m.desc[1], m.kind, m.value(p), id)
 		}
 	}
 }
 
 // Calls times every call a service serves (a service.Middleware) into two
-// histograms per PE: symchan_call_queue_seconds, how long a call waited
-// for its PE (calls made in this process), and
+// histograms (one per PE with PerPE): symchan_call_queue_seconds, how
+// long a call waited for its PE (calls made in this process), and
 // symchan_call_duration_seconds, how long the PE took to serve it. It is
 // a prometheus.Collector of them.
 type Calls struct {
 	queue, serve *prometheus.HistogramVec
+	perPE        bool
 }
 
-// NewCalls returns Calls with buckets from 10 µs to about 80 s.
-func NewCalls() *Calls {
-	buckets := prometheus.ExponentialBuckets(10e-6, 2, 23)
+// NewCalls returns Calls, with buckets from 10 µs to about 80 s unless
+// Buckets says otherwise.
+func NewCalls(opts ...Option) *Calls {
+	cfg := configOf(opts)
+	buckets := cfg.buckets
+	if buckets == nil {
+		buckets = prometheus.ExponentialBuckets(10e-6, 2, 23)
+	}
+	var labels []string
+	if cfg.perPE {
+		labels = pe
+	}
 	return &Calls{
 		queue: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "symchan_call_queue_seconds", Help: "Time a call made in this process waited for its PE to take it.", Buckets: buckets,
-		}, []string{"pe"}),
+		}, labels),
 		serve: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "symchan_call_duration_seconds", Help: "Time a PE took to serve a call (the actor and the middlewares inside this one).", Buckets: buckets,
-		}, []string{"pe"}),
+		}, labels),
+		perPE: cfg.perPE,
 	}
 }
 
 // Middleware is the service.Middleware that times the calls; install it
 // with service.Intercept.
 func (c *Calls) Middleware(ctx context.Context, info service.CallInfo, next func(context.Context) error) error {
-	pe := strconv.Itoa(info.PE)
+	var lv []string
+	if c.perPE {
+		lv = []string{strconv.Itoa(info.PE)}
+	}
 	if !info.Sent.IsZero() {
-		c.queue.WithLabelValues(pe).Observe(info.Started.Sub(info.Sent).Seconds())
+		c.queue.WithLabelValues(lv...).Observe(info.Started.Sub(info.Sent).Seconds())
 	}
 	err := next(ctx)
-	c.serve.WithLabelValues(pe).Observe(time.Since(info.Started).Seconds())
+	c.serve.WithLabelValues(lv...).Observe(time.Since(info.Started).Seconds())
 	return err
 }
 

@@ -66,6 +66,11 @@ func (s *Server) jacobi(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	res, err := s.exec.call(ctx, pe, job)
+	if err == nil {
+		setPE(r, int(res.PE))
+	} else if req.PE != nil {
+		setPE(r, pe)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -44,6 +44,20 @@ type Config struct {
 	// NoCallMetrics leaves out the per-call queue and service time
 	// histograms (promstats.Calls), to measure what they cost.
 	NoCallMetrics bool
+	// PerPEMetrics labels the service's figures and call histograms with
+	// pe (promstats.PerPE): about 20 series a PE. By default they are
+	// summed over the PEs, so that /metrics stays as large whatever the
+	// world's size.
+	PerPEMetrics bool
+	// CallBuckets are the call histograms' bucket bounds in seconds
+	// (promstats.Buckets); nil: 10 µs to about 80 s, doubling.
+	CallBuckets []float64
+	// AccessSample is how many successful (2xx) requests the access log
+	// writes one of at Info (the others at Debug), so that it can stay on
+	// under load; every other answer is logged, at Info (4xx, 503) or Warn
+	// (other 5xx). 0: 100; 1: every request; negative: successful ones at
+	// Debug only.
+	AccessSample int
 	// Options are more options of the world's service: middleware around
 	// every call (service.Intercept, e.g. otelstats.Middleware), context
 	// carried with calls (service.Carry).
@@ -72,6 +86,7 @@ type Server struct {
 	admin    *http.ServeMux // /metrics, /debug/pprof/: mux itself without SeparateAdmin
 	adminH   http.Handler
 	draining atomic.Bool   // Drain was called: /readyz answers 503
+	accessN  atomic.Uint64 // successful requests seen by the access log's sampling
 	admit    chan struct{} // a slot per job admitted (ConcurrencyPerPE); nil: no limit
 }
 
@@ -104,6 +119,9 @@ func engineFor(backend string) (engine, error) {
 
 func (cfg Config) withDefaults() Config {
 	cfg.Limits = cfg.Limits.withDefaults()
+	if cfg.AccessSample == 0 {
+		cfg.AccessSample = 100
+	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
@@ -114,6 +132,18 @@ func (cfg Config) withDefaults() Config {
 		cfg.Restart = service.DefaultRestartPolicy
 	}
 	return cfg
+}
+
+// promOptions are promstats' options of cfg.
+func (cfg Config) promOptions() []promstats.Option {
+	var o []promstats.Option
+	if cfg.PerPEMetrics {
+		o = append(o, promstats.PerPE())
+	}
+	if cfg.CallBuckets != nil {
+		o = append(o, promstats.Buckets(cfg.CallBuckets...))
+	}
+	return o
 }
 
 // newServer is New with the solver given (the tests' faulty ones).
@@ -129,7 +159,7 @@ func newServer(ctx context.Context, cfg Config, eng engine) (*Server, error) {
 	}
 	var calls *promstats.Calls
 	if !cfg.NoCallMetrics {
-		calls = promstats.NewCalls() // per-call queue and service time
+		calls = promstats.NewCalls(cfg.promOptions()...) // per-call queue and service time
 		opts = append(opts, service.Intercept(calls.Middleware))
 	}
 	svc, err := service.Start(ctx, cfg.World, func(ctx context.Context, pe *pgas.PE) (service.Actor[Job, Result], error) {
@@ -143,7 +173,7 @@ func newServer(ctx context.Context, cfg Config, eng engine) (*Server, error) {
 	if cfg.ConcurrencyPerPE > 0 {
 		s.admit = make(chan struct{}, cfg.ConcurrencyPerPE*svc.NumPEs())
 	}
-	s.reg.MustRegister(promstats.New(svc))
+	s.reg.MustRegister(promstats.New(svc, cfg.promOptions()...))
 	if calls != nil {
 		s.reg.MustRegister(calls)
 	}
@@ -161,7 +191,7 @@ func newHTTP(cfg Config, exec executor) *Server {
 			Buckets: prometheus.ExponentialBuckets(50e-6, 2, 20),
 		}, []string{"route"}),
 	}
-	s.reg.MustRegister(s.reqs, s.dur)
+	s.reg.MustRegister(s.reqs, s.dur, buildGauge())
 	if cfg.RuntimeMetrics {
 		s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
@@ -298,19 +328,73 @@ func (e serviceExec) err() error                      { return e.svc.Err() }
 func (s *Server) instrument(route string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+		acc := &access{pe: -1}
 		t0 := time.Now()
-		h.ServeHTTP(rec, r)
-		s.dur.WithLabelValues(route).Observe(time.Since(t0).Seconds())
+		h.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), accessKey{}, acc)))
+		took := time.Since(t0)
+		s.dur.WithLabelValues(route).Observe(took.Seconds())
 		s.reqs.WithLabelValues(route, fmt.Sprint(rec.code)).Inc()
+		s.accessLog(r, route, rec, acc, took)
 	})
+}
+
+// An access is what a handler adds to its request's access log line.
+type access struct {
+	pe int // the PE that served it; -1: none
+}
+
+type accessKey struct{}
+
+// setPE records, for the access log, the PE that served r.
+func setPE(r *http.Request, pe int) {
+	if a, ok := r.Context().Value(accessKey{}).(*access); ok {
+		a.pe = pe
+	}
+}
+
+// accessLog writes r's access log line: request ID, method, route,
+// status, duration, PE and bytes, levelled and sampled (AccessSample).
+func (s *Server) accessLog(r *http.Request, route string, rec *statusRecorder, acc *access, took time.Duration) {
+	level := slog.LevelInfo
+	sample := s.cfg.AccessSample
+	switch {
+	case rec.code >= 500 && rec.code != http.StatusServiceUnavailable:
+		level = slog.LevelWarn
+	case rec.code >= 400 || rec.code == http.StatusServiceUnavailable:
+	case sample < 0 || sample > 1 && s.accessN.Add(1)%uint64(sample) != 1:
+		level = slog.LevelDebug
+	}
+	ctx := r.Context()
+	if !s.log.Enabled(ctx, level) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("request_id", requestID(r)), slog.String("method", r.Method), slog.String("route", route),
+		slog.Int("status", rec.code), slog.Float64("duration_ms", float64(took.Microseconds())/1e3),
+		slog.Int64("bytes_in", max(r.ContentLength, 0)), slog.Int64("bytes_out", rec.bytes),
+	}
+	if acc.pe >= 0 {
+		attrs = append(attrs, slog.Int("pe", acc.pe))
+	}
+	if level == slog.LevelInfo && rec.code < 300 && sample > 1 {
+		attrs = append(attrs, slog.Int("sampled_1_in", sample))
+	}
+	s.log.LogAttrs(ctx, level, "access", attrs...)
 }
 
 type statusRecorder struct {
 	http.ResponseWriter
-	code int
+	code  int
+	bytes int64
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
 	r.code = code
 	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += int64(n)
+	return n, err
 }

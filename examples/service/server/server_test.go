@@ -346,7 +346,7 @@ func TestProbesAndMetrics(t *testing.T) {
 				t.Errorf("metric without the symchan_ prefix: %s", line)
 			}
 		}
-		for _, m := range []string{`symchan_calls_total{pe="1"} 1`, "symchan_up 1", `symchan_http_requests_total{code="200",route="/v1/jacobi"} 1`, "symchan_inbox_depth", "symchan_restarts_total 0", `symchan_call_duration_seconds_count{pe="1"} 1`} {
+		for _, m := range []string{"symchan_calls_total 1", "symchan_up 1", `symchan_http_requests_total{code="200",route="/v1/jacobi"} 1`, "symchan_inbox_depth", "symchan_restarts_total 0", "symchan_call_duration_seconds_count 1"} {
 			if !bytes.Contains(body, []byte(m)) {
 				t.Errorf("no %q in /metrics", m)
 			}
@@ -646,5 +646,88 @@ func TestShedLoad(t *testing.T) {
 	s.fail(rec, req, fmt.Errorf("%w: did not start: %w", service.ErrOverloaded, context.DeadlineExceeded))
 	if rec.Code != http.StatusServiceUnavailable {
 		t.Errorf("a call that did not start before its deadline: %d, want 503", rec.Code)
+	}
+}
+
+// The access log writes one line per request: its ID, route, status,
+// duration, PE and bytes; every non-2xx answer at Info (Warn for a 5xx
+// other than 503), and one 2xx in AccessSample at Info, the rest at Debug.
+func TestAccessLog(t *testing.T) {
+	var buf syncBuffer
+	cfg := testConfig()
+	cfg.Logger = slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cfg.AccessSample = 3
+	_, hs := newTestConfig(t, cfg, hostEngine)
+	for range 4 {
+		post(t, hs.URL, "application/json", `{"n": 8, "iters": 2, "pe": 1}`)
+	}
+	post(t, hs.URL, "application/json", `{"n": 1, "iters": 2}`)
+	post(t, hs.URL, "application/json", `{"n": 64, "iters": 5000, "timeout_ms": 1}`)
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("a log line that is not JSON: %q", l)
+		}
+		if m["msg"] == "access" {
+			lines = append(lines, m)
+		}
+	}
+	// 4 successes sampled 1 in 3: the 1st and the 4th; then the 400 and the 504.
+	want := []struct {
+		status float64
+		level  string
+	}{{200, "INFO"}, {200, "INFO"}, {400, "INFO"}, {504, "WARN"}}
+	if len(lines) != len(want) {
+		t.Fatalf("%d access lines, want %d: %v", len(lines), len(want), lines)
+	}
+	if lines[3]["status"] == 503.0 { // the 1 ms deadline passed before the PE took it
+		want[3] = struct {
+			status float64
+			level  string
+		}{503, "INFO"}
+	}
+	for i, w := range want {
+		l := lines[i]
+		if l["status"] != w.status || l["level"] != w.level || l["route"] != "/v1/jacobi" || l["request_id"] == "" || l["duration_ms"] == nil || l["bytes_out"].(float64) <= 0 {
+			t.Errorf("line %d: %v; want status %v at %s with route, request ID, duration and bytes", i, l, w.status, w.level)
+		}
+	}
+	if lines[0]["pe"] != 1.0 || lines[0]["sampled_1_in"] != 3.0 {
+		t.Errorf("a sampled success: %v; want pe 1, sampled_1_in 3", lines[0])
+	}
+}
+
+// syncBuffer is a bytes.Buffer for a logger written from several
+// goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// /metrics has symchan_build_info; with PerPEMetrics the service's
+// figures carry pe.
+func TestBuildInfoAndPerPEMetrics(t *testing.T) {
+	cfg := testConfig()
+	cfg.PerPEMetrics = true
+	_, hs := newTestConfig(t, cfg, hostEngine)
+	post(t, hs.URL, "application/json", `{"n": 8, "iters": 2, "pe": 1}`)
+	body := get(t, hs.URL+"/metrics")
+	for _, m := range []string{"symchan_build_info{goversion=", `symchan_calls_total{pe="1"} 1`, `symchan_call_duration_seconds_count{pe="1"} 1`} {
+		if !strings.Contains(body, m) {
+			t.Errorf("no %q in /metrics", m)
+		}
 	}
 }
