@@ -130,7 +130,6 @@ func (c config) which() int {
 	return 0
 }
 
-
 // Describe sends the descriptors of every metric.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- upDesc
