@@ -38,7 +38,8 @@ type Options struct {
 	// LargeWorlds adds worlds of 128 and 1024 PEs to the GPU tests of
 	// device mailboxes and kernel actors (PEs sharing the GPUs on the
 	// cuda backend): nothing on the device side is bounded by a PE count.
-	// Such a world takes about 4 GiB of GPU memory.
+	// Such a world takes about 4 GiB of GPU memory. It adds a world of
+	// 512 PEs to CollectivesAtScale.
 	LargeWorlds bool
 }
 

@@ -4,6 +4,7 @@ package conformance
 // test function of the package is listed here.
 
 var pgasTests = []test{
+	{"CollectivesAtScale", (*kit).testCollectivesAtScale},
 	{"BadInput", (*kit).testBadInput},
 	{"RunBadConfig", (*kit).testRunBadConfig},
 	{"RunEnvironment", (*kit).testRunEnvironment},
