@@ -41,6 +41,17 @@ type Options struct {
 	// Such a world takes about 4 GiB of GPU memory. It adds a world of
 	// 512 PEs to CollectivesAtScale.
 	LargeWorlds bool
+	// HostMemory says the backend's partitions are memory of this process
+	// (pgas.PE.HostMemory, pgas.Local), as the host backend's are.
+	HostMemory bool
+	// CostlyWorlds says a world's start costs a backend's start (GPU
+	// contexts, NVSHMEM): tests that start hundreds of worlds start fewer.
+	CostlyWorlds bool
+	// FaultWorlds is how many worlds RandomFaults runs (0: 300, 100 with
+	// -test.short, 30 with CostlyWorlds); FaultSeed replays the world of
+	// that seed alone (0: worlds from a seed of the clock, printed).
+	FaultWorlds int
+	FaultSeed   uint64
 }
 
 // A test is one test of a suite: a method of the kit, which carries the

@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -32,13 +31,8 @@ import (
 //   - nothing faults, and handles kept past the world return ErrClosed;
 //   - with no fault, everything succeeds.
 //
-// Each world is named by a seed; a failure prints it, and -faultseed
-// replays that world alone.
-var (
-	longFaults  = flag.Bool("long", false, "conformance: run thousands of random fault-injection worlds, not hundreds")
-	faultSeed   = flag.Uint64("faultseed", 0, "conformance: replay the random fault-injection world of this seed alone")
-	faultWorlds = flag.Int("faultworlds", 0, "conformance: run this many random fault-injection worlds")
-)
+// Each world is named by a seed; a failure prints it, and
+// Options.FaultSeed replays that world alone.
 
 // errHang is the cause of a world's deadline: a call that ends with it
 // was stuck.
@@ -187,11 +181,9 @@ type faultPE struct {
 func (ck *kit) testRandomFaults(t *testing.T) {
 	worlds := 300
 	switch {
-	case *faultWorlds > 0:
-		worlds = *faultWorlds
-	case *longFaults:
-		worlds = 5000
-	case ck.backend() != "host":
+	case ck.FaultWorlds > 0:
+		worlds = ck.FaultWorlds
+	case ck.CostlyWorlds:
 		worlds = 30 // a short run: every world starts a backend
 	case testing.Short():
 		worlds = 100
@@ -199,13 +191,13 @@ func (ck *kit) testRandomFaults(t *testing.T) {
 	if ck.maxPEs() < 2 {
 		t.Skipf("needs 2 PEs; Options.MaxPEs is %d", ck.maxPEs())
 	}
-	base := *faultSeed
+	base := ck.FaultSeed
 	if base == 0 {
 		base = uint64(time.Now().UnixNano())
 		if ck.procs() > 1 {
 			base = 1 // every process must run the same worlds
 		}
-		fmt.Fprintf(os.Stderr, "conformance: RandomFaults: %d worlds from seed %d (-faultseed=N replays world N)\n", worlds, base)
+		fmt.Fprintf(os.Stderr, "conformance: RandomFaults: %d worlds from seed %d (Options.FaultSeed, the tests binary's -faultseed=N, replays world N)\n", worlds, base)
 	} else {
 		worlds = 1
 	}

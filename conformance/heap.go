@@ -272,7 +272,7 @@ func (ck *kit) testSymSlicePanicsOutOfRange(t *testing.T) {
 // Local fails.
 func (ck *kit) testHostMemoryAndLocal(t *testing.T) {
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		if got, want := pe.HostMemory(), ck.backend() == "host"; got != want {
+		if got, want := pe.HostMemory(), ck.HostMemory; got != want {
 			return fmt.Errorf("HostMemory() = %v on the %s backend", got, ck.backend())
 		}
 		s := must(pgas.AllocZeroed[uint64](ctx, pe, 4))
