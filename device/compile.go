@@ -1,11 +1,31 @@
 package device
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+)
 
 // EnvNVRTC names the NVRTC library CompilePTX loads (a path or a soname);
 // unset, it tries libnvrtc.so, then the sonames of CUDA 13 and 12, on the
-// loader's path and in /usr/local/cuda/lib64.
+// loader's path and in CUDAHome's lib64.
 const EnvNVRTC = "SYMCHAN_NVRTC_LIB"
+
+// EnvCUDAHome names the CUDA toolkit's folder (CUDAHome).
+const EnvCUDAHome = "CUDA_HOME"
+
+// CUDAHome is the CUDA toolkit's folder, where symchan looks for NVRTC
+// (lib64) and the toolkit's headers (include, include/cccl) when nothing
+// more specific names them: $CUDA_HOME, else $CUDA_PATH, else
+// /usr/local/cuda. It is the one place symchan's Go code names that
+// folder.
+func CUDAHome() string {
+	for _, env := range []string{EnvCUDAHome, "CUDA_PATH"} {
+		if dir := os.Getenv(env); dir != "" {
+			return dir
+		}
+	}
+	return "/usr/local/cuda"
+}
 
 // CompileOptions say how CompilePTX compiles.
 type CompileOptions struct {

@@ -78,6 +78,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"unsafe"
@@ -93,8 +94,9 @@ var nvrtc struct {
 // usual names that opens.
 func loadNVRTC() error {
 	nvrtc.once.Do(func() {
+		lib := filepath.Join(CUDAHome(), "lib64")
 		names := []string{"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
-			"/usr/local/cuda/lib64/libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.12"}
+			filepath.Join(lib, "libnvrtc.so"), filepath.Join(lib, "libnvrtc.so.13"), filepath.Join(lib, "libnvrtc.so.12")}
 		if lib := os.Getenv(EnvNVRTC); lib != "" {
 			names = []string{lib}
 		}

@@ -118,7 +118,8 @@ func Compile(name, src string, opts CompileOptions) (Program, error) {
 		o := append(slices.Clip(base), "-rdc=true", "-DSYMCHAN_NVSHMEM", "-I"+filepath.Join(home, "include"))
 		// What nvshmem.h includes of the toolkit: its headers, and CCCL's
 		// (libcu++: cuda/std/…), in include/cccl since CUDA 13.
-		for _, dir := range []string{"/usr/local/cuda/include", "/usr/local/cuda/include/cccl"} {
+		inc := filepath.Join(device.CUDAHome(), "include")
+		for _, dir := range []string{inc, filepath.Join(inc, "cccl")} {
 			if fileExists(dir) {
 				o = append(o, "-I"+dir)
 			}
