@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -68,5 +69,80 @@ BenchmarkHop-2 10 500 ns/op
 	}
 	if _, err := render(dir, "###", []table{{file: "r.txt", match: `^None$`, unit: "sec/op"}}); err == nil {
 		t.Error("a table that matches nothing: want an error")
+	}
+}
+
+// The record answers questions in few lines: RESULTS.md holds at most
+// maxResultsLines lines.
+const maxResultsLines = 400
+
+func TestResultsSize(t *testing.T) {
+	b, err := os.ReadFile("../../RESULTS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n > maxResultsLines {
+		t.Errorf("RESULTS.md has %d lines, more than %d: keep the current figures only (a comparison of two builds goes in its commit or CHANGELOG entry)", n, maxResultsLines)
+	}
+}
+
+// workingPeriod matches a name of a working period ("the fourteenth
+// session", "the third working day's HEAD"): runs are named by date,
+// commit and machine only.
+var workingPeriod = regexp.MustCompile(`(?i)\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|\d+(st|nd|rd|th))('s)?\s+(sessions?|working\s+(days?|periods?))\b|\bsessions?\s+\d+\b`)
+
+// No file of the repository names a working period (its history, the
+// CHANGELOG, may quote old names; git keeps the rest).
+func TestNoWorkingPeriodNames(t *testing.T) {
+	root := "../../.."
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(name) {
+		case ".go", ".md", ".sh", ".txt", ".yaml", ".cu", ".cuh", ".py", "":
+		default:
+			return nil
+		}
+		if name == "CHANGELOG.md" || strings.HasSuffix(name, "_test.go") && strings.Contains(path, "cmd/results") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if m := workingPeriod.Find(b); m != nil {
+			t.Errorf("%s names a working period (%q): name runs by date, commit and machine", path, m)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWorkingPeriodPattern(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		bad  bool
+	}{
+		{"against the sixteenth's HEAD, the seventeenth session", true},
+		{"the log's fourteenth and thirteenth sessions", true},
+		{"the third working day", true},
+		{"session 12", true},
+		{"2026-11-28, nvidia-h100-x4, commit 9a87521", false},
+		{"the first phase of a collective", false},
+		{"NVSHMEM's second process", false},
+	} {
+		if got := workingPeriod.MatchString(c.text); got != c.bad {
+			t.Errorf("%q: matched %v, want %v", c.text, got, c.bad)
+		}
 	}
 }
