@@ -2,8 +2,7 @@ package actors
 
 import (
 	"encoding/binary"
-
-	"github.com/symchan/symchan/kernels"
+	"github.com/symchan/symchan/internal/abi"
 )
 
 // DeviceMailbox is a Mailbox's layout for kernels: what struct
@@ -24,13 +23,13 @@ type DeviceMailbox struct {
 }
 
 // DeviceMailboxSize is the size of struct symchan_mailbox.
-const DeviceMailboxSize = kernels.SizeofMailbox
+const DeviceMailboxSize = abi.SizeofMailbox
 
 // DeviceOutboxSize is the size of struct symchan_mbox_out
 // (kernels/symchan.cuh): a device sender's state towards one destination,
 // which kernels keep in device memory they allocate (a kernel that sends
 // to every PE keeps an array of one per PE).
-const DeviceOutboxSize = kernels.SizeofMboxOut
+const DeviceOutboxSize = abi.SizeofMboxOut
 
 // DeviceInboxSize is the size of a device receiver's state, struct
 // symchan_mbox_in, in a world of n PEs (SYMCHAN_MBOX_IN_SIZE): two words
@@ -55,12 +54,12 @@ func (m *Mailbox) Device() DeviceMailbox {
 // copy into device memory.
 func (d DeviceMailbox) Bytes() []byte {
 	b := make([]byte, DeviceMailboxSize)
-	binary.LittleEndian.PutUint64(b[kernels.OffsetofMailboxWordsOff:], uint64(d.WordsOff))
-	binary.LittleEndian.PutUint64(b[kernels.OffsetofMailboxSlotsOff:], uint64(d.SlotsOff))
-	binary.LittleEndian.PutUint64(b[kernels.OffsetofMailboxCreditOff:], uint64(d.CreditOff))
-	binary.LittleEndian.PutUint32(b[kernels.OffsetofMailboxNpes:], uint32(d.NPEs))
-	binary.LittleEndian.PutUint32(b[kernels.OffsetofMailboxK:], uint32(d.Slots))
-	binary.LittleEndian.PutUint32(b[kernels.OffsetofMailboxSlotSize:], uint32(d.SlotSize))
+	binary.LittleEndian.PutUint64(b[abi.OffsetofMailboxWordsOff:], uint64(d.WordsOff))
+	binary.LittleEndian.PutUint64(b[abi.OffsetofMailboxSlotsOff:], uint64(d.SlotsOff))
+	binary.LittleEndian.PutUint64(b[abi.OffsetofMailboxCreditOff:], uint64(d.CreditOff))
+	binary.LittleEndian.PutUint32(b[abi.OffsetofMailboxNpes:], uint32(d.NPEs))
+	binary.LittleEndian.PutUint32(b[abi.OffsetofMailboxK:], uint32(d.Slots))
+	binary.LittleEndian.PutUint32(b[abi.OffsetofMailboxSlotSize:], uint32(d.SlotSize))
 	return b
 }
 
@@ -78,7 +77,7 @@ type DeviceSystem struct {
 }
 
 // DeviceSystemSize is the size of struct symchan_replies.
-const DeviceSystemSize = kernels.SizeofReplies
+const DeviceSystemSize = abi.SizeofReplies
 
 // Device returns the system's reply-slot layout for kernels (the zero
 // DeviceSystem for a zero System).
@@ -92,10 +91,10 @@ func (s *System) Device() DeviceSystem {
 // Bytes encodes d as struct symchan_replies (little endian).
 func (d DeviceSystem) Bytes() []byte {
 	b := make([]byte, DeviceSystemSize)
-	binary.LittleEndian.PutUint64(b[kernels.OffsetofRepliesWordsOff:], uint64(d.WordsOff))
-	binary.LittleEndian.PutUint64(b[kernels.OffsetofRepliesDataOff:], uint64(d.DataOff))
-	binary.LittleEndian.PutUint32(b[kernels.OffsetofRepliesFutures:], uint32(d.Futures))
-	binary.LittleEndian.PutUint32(b[kernels.OffsetofRepliesSlotBytes:], uint32(d.SlotBytes))
-	binary.LittleEndian.PutUint32(b[kernels.OffsetofRepliesReplySize:], uint32(d.ReplySize))
+	binary.LittleEndian.PutUint64(b[abi.OffsetofRepliesWordsOff:], uint64(d.WordsOff))
+	binary.LittleEndian.PutUint64(b[abi.OffsetofRepliesDataOff:], uint64(d.DataOff))
+	binary.LittleEndian.PutUint32(b[abi.OffsetofRepliesFutures:], uint32(d.Futures))
+	binary.LittleEndian.PutUint32(b[abi.OffsetofRepliesSlotBytes:], uint32(d.SlotBytes))
+	binary.LittleEndian.PutUint32(b[abi.OffsetofRepliesReplySize:], uint32(d.ReplySize))
 	return b
 }

@@ -3,9 +3,9 @@ package actors
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/symchan/symchan/internal/abi"
 
 	"github.com/symchan/symchan/internal/seal"
-	"github.com/symchan/symchan/kernels"
 )
 
 // A slot holds a 24-byte header, then up to S-24 payload bytes:
@@ -16,7 +16,7 @@ import (
 //	bytes 8-15   kindData: the message's total length;
 //	             kindMore: the offset of this chunk in the message
 //	bytes 16-23  the seal, where slots are sealed (see slotSeal); else zero
-const headerSize = kernels.SlotHeader // 24, as symchan.cuh's kernels read it
+const headerSize = abi.SlotHeader // 24, as symchan.cuh's kernels read it
 
 // sealAt is the seal's place in the header.
 const sealAt = 16

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/symchan/symchan/internal/abi"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -18,15 +18,15 @@ import (
 // its layout in package kernels), then the arrays launch places after it,
 // one entry per PE of the world: the receiving state (symchan_mbox_in),
 // the sending state towards each PE (symchan_mbox_out), and the closed
-// senders' bits. The first two have room for at least kernels.LocalPEs
+// senders' bits. The first two have room for at least abi.LocalPEs
 // (SYMCHAN_LOCAL_PES): up to that many PEs the kernels find them at fixed
 // offsets from the struct.
 
 // actorLayout places the kernel actor's state for a world of n PEs.
 type actorLayout struct{ n int }
 
-func (l actorLayout) room() int      { return max(l.n, kernels.LocalPEs) }
-func (l actorLayout) inOff() int     { return kernels.SizeofActor }
+func (l actorLayout) room() int      { return max(l.n, abi.LocalPEs) }
+func (l actorLayout) inOff() int     { return abi.SizeofActor }
 func (l actorLayout) outOff() int    { return l.inOff() + int(DeviceInboxSize(l.room())) }
 func (l actorLayout) closedOff() int { return l.outOff() + DeviceOutboxSize*l.room() }
 func (l actorLayout) size() int      { return l.closedOff() + 8*((l.n+63)/64) }
@@ -228,13 +228,13 @@ func (a *KernelActor) launch(g pgas.GPU, sys *System, fn *device.Function, grid,
 		return err
 	}
 	b := make([]byte, l.size())
-	copy(b[kernels.OffsetofActorMb:], m.Device().Bytes())
+	copy(b[abi.OffsetofActorMb:], m.Device().Bytes())
 	if sys != nil {
-		copy(b[kernels.OffsetofActorRs:], sys.Device().Bytes())
+		copy(b[abi.OffsetofActorRs:], sys.Device().Bytes())
 	}
-	binary.LittleEndian.PutUint64(b[kernels.OffsetofActorIn:], uint64(a.mem)+uint64(l.inOff()))
-	binary.LittleEndian.PutUint64(b[kernels.OffsetofActorOut:], uint64(a.mem)+uint64(l.outOff()))
-	binary.LittleEndian.PutUint64(b[kernels.OffsetofActorClosed:], uint64(a.mem)+uint64(l.closedOff()))
+	binary.LittleEndian.PutUint64(b[abi.OffsetofActorIn:], uint64(a.mem)+uint64(l.inOff()))
+	binary.LittleEndian.PutUint64(b[abi.OffsetofActorOut:], uint64(a.mem)+uint64(l.outOff()))
+	binary.LittleEndian.PutUint64(b[abi.OffsetofActorClosed:], uint64(a.mem)+uint64(l.closedOff()))
 	for s := range m.n {
 		binary.LittleEndian.PutUint64(b[l.inNext(s):], m.in.next[s])
 		binary.LittleEndian.PutUint64(b[l.inUnpaid(s):], m.in.unpaid[s])
@@ -362,7 +362,7 @@ func (a *KernelActor) handBack() error {
 			in.expect[wi] = in.next[s] + d
 		}
 	}
-	if code := binary.LittleEndian.Uint64(b[kernels.OffsetofActorError:]); code != 0 {
+	if code := binary.LittleEndian.Uint64(b[abi.OffsetofActorError:]); code != 0 {
 		return &KernelError{PE: me, Code: code}
 	}
 	return nil

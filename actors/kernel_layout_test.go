@@ -1,9 +1,8 @@
 package actors
 
 import (
+	"github.com/symchan/symchan/internal/abi"
 	"testing"
-
-	"github.com/symchan/symchan/kernels"
 )
 
 // The kernel actor's state is where symchan.cuh looks for it: the
@@ -21,7 +20,7 @@ func TestActorLayout(t *testing.T) {
 		{1024, 128 + 16*1024, 128 + 32*1024, 128 + 32*1024 + 8*16},
 	} {
 		l := actorLayout{tc.n}
-		if l.inOff() != kernels.SizeofActor || l.outOff() != tc.out || l.closedOff() != tc.closed || l.size() != tc.size {
+		if l.inOff() != abi.SizeofActor || l.outOff() != tc.out || l.closedOff() != tc.closed || l.size() != tc.size {
 			t.Errorf("n=%d: in %d out %d closed %d size %d; want 128 %d %d %d", tc.n, l.inOff(), l.outOff(), l.closedOff(), l.size(), tc.out, tc.closed, tc.size)
 		}
 		if last := l.inUnpaid(tc.n - 1); last+8 > l.outOff() {

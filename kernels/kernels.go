@@ -4,8 +4,10 @@
 // machine by scripts/gpu-ptx.sh and committed beside them, Program, the
 // form in which the GPU backends load CUDA C that includes the API
 // (pgas.GPU.Load), Compile, which builds a Program from a user's CUDA C
-// with NVRTC when the program runs, and the Go copies of the API's struct
-// layouts (layout.go, generated from the header).
+// with NVRTC when the program runs, and Timings, which decodes a kernel's
+// timing log. What only symchan's own packages need of the C side (the
+// structs' layouts, the runtime's kernel names, the heap descriptor) is in
+// internal/abi, generated from these sources.
 //
 // The cuda backend JIT-loads Runtime's PTX into every GPU's context; the
 // nvshmem backend loads its variant, compiled relocatable with
@@ -17,20 +19,21 @@
 // names a single file for the runtime's.
 package kernels
 
-// The Go copy of what Go and CUDA share, generated from the CUDA C
-// (TestLayout checks it is current): symchan.cuh's structs (sizes and
-// field offsets), its collective kinds, signal operations, comparisons and
-// reduction operators (layout.go), and symchan.cu's parts of a collective
-// on a stream (parts.go). pgas's own names for these numbers are tested
-// against them.
-//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor symchan_team=Team SYMCHAN_TEAM_WORLD_OFF=TeamWorldOff SYMCHAN_TEAM_NODE_OFF=TeamNodeOff SYMCHAN_LOCAL_PES=LocalPEs SYMCHAN_TIMING_WORDS=TimingWords SYMCHAN_SLOT_HEADER=SlotHeader SYMCHAN_COLL_BARRIER=CollBarrier SYMCHAN_COLL_SYNC=CollSync SYMCHAN_COLL_BROADCAST=CollBroadcast SYMCHAN_COLL_FCOLLECT=CollFCollect SYMCHAN_COLL_ALLTOALL=CollAllToAll SYMCHAN_COLL_REDUCE=CollReduce SYMCHAN_CTL_CLOSING=CtlClosing SYMCHAN_CTL_CANCELLED=CtlCancelled SYMCHAN_SIGNAL_SET=SignalSet SYMCHAN_SIGNAL_ADD=SignalAdd SYMCHAN_CMP_EQ=CmpEQ SYMCHAN_CMP_NE=CmpNE SYMCHAN_CMP_GT=CmpGT SYMCHAN_CMP_GE=CmpGE SYMCHAN_CMP_LT=CmpLT SYMCHAN_CMP_LE=CmpLE SYMCHAN_REDUCE_SUM=ReduceSum SYMCHAN_REDUCE_PROD=ReduceProd SYMCHAN_REDUCE_MIN=ReduceMin SYMCHAN_REDUCE_MAX=ReduceMax SYMCHAN_REDUCE_AND=ReduceAnd SYMCHAN_REDUCE_OR=ReduceOr SYMCHAN_REDUCE_XOR=ReduceXor
-//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cu -o parts.go -pkg kernels PART_WHOLE=PartWhole PART_OPEN=PartOpen PART_DATA=PartData PART_CLOSE=PartClose PART_AGREE=PartAgree
+// The Go copy of what Go and CUDA share, generated from the CUDA C into
+// internal/abi (TestLayout checks it is current): symchan.cuh's structs
+// (sizes and field offsets), its collective kinds, signal operations,
+// comparisons and reduction operators (layout.go), and symchan.cu's parts
+// of a collective on a stream (parts.go). pgas's own names for these
+// numbers are tested against them.
+//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o ../internal/abi/layout.go -pkg abi symchan_heap=Heap symchan_mailbox=Mailbox symchan_mbox_out=MboxOut symchan_replies=Replies symchan_actor=Actor symchan_team=Team SYMCHAN_TEAM_WORLD_OFF=TeamWorldOff SYMCHAN_TEAM_NODE_OFF=TeamNodeOff SYMCHAN_LOCAL_PES=LocalPEs SYMCHAN_TIMING_WORDS=TimingWords SYMCHAN_SLOT_HEADER=SlotHeader SYMCHAN_COLL_BARRIER=CollBarrier SYMCHAN_COLL_SYNC=CollSync SYMCHAN_COLL_BROADCAST=CollBroadcast SYMCHAN_COLL_FCOLLECT=CollFCollect SYMCHAN_COLL_ALLTOALL=CollAllToAll SYMCHAN_COLL_REDUCE=CollReduce SYMCHAN_CTL_CLOSING=CtlClosing SYMCHAN_CTL_CANCELLED=CtlCancelled SYMCHAN_SIGNAL_SET=SignalSet SYMCHAN_SIGNAL_ADD=SignalAdd SYMCHAN_CMP_EQ=CmpEQ SYMCHAN_CMP_NE=CmpNE SYMCHAN_CMP_GT=CmpGT SYMCHAN_CMP_GE=CmpGE SYMCHAN_CMP_LT=CmpLT SYMCHAN_CMP_LE=CmpLE SYMCHAN_REDUCE_SUM=ReduceSum SYMCHAN_REDUCE_PROD=ReduceProd SYMCHAN_REDUCE_MIN=ReduceMin SYMCHAN_REDUCE_MAX=ReduceMax SYMCHAN_REDUCE_AND=ReduceAnd SYMCHAN_REDUCE_OR=ReduceOr SYMCHAN_REDUCE_XOR=ReduceXor
+//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cu -o ../internal/abi/parts.go -pkg abi PART_WHOLE=PartWhole PART_OPEN=PartOpen PART_DATA=PartData PART_CLOSE=PartClose PART_AGREE=PartAgree
 
 import (
 	_ "embed"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/symchan/symchan/internal/abi"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -141,40 +144,10 @@ func runtimePTX(file string, nvshmem bool) (string, error) {
 	return string(b), nil
 }
 
-// RemoteAtomic is NVSHMEMPTX's kernel of one atomic of pgas/driver's kind
-// and op on a PE through NVSHMEM (arguments: symmetric address, kind, op,
-// operand, comparand, PE, and where the previous value goes).
-const RemoteAtomic = "symchan_remote_atomic"
-
-// The runtime's kernels (symchan.cu).
-const (
-	Atomic = "symchan_atomic"
-	Wait   = "symchan_wait"
-	Agent  = "symchan_agent"
-	Copy   = "symchan_copy"
-	// WaitOnStream holds a stream until a word compares (arguments: its
-	// address, the comparison as driver.Cmp numbers it, the value, and the
-	// world's abort word, whose setting ends the wait too: see
-	// HeapDescriptor).
-	WaitOnStream = "symchan_wait_on_stream"
-	// PutSignalOnStream is a small put-with-signal on a stream, one block
-	// (arguments: destination, source, bytes, the signal word's address,
-	// the value, the operation as driver.SigOp numbers it).
-	PutSignalOnStream = "symchan_put_signal_on_stream"
-	// TeamStep runs a part of a team's collective on a stream (arguments:
-	// the heap descriptor, the team's struct symchan_team, the collective
-	// as Coll* numbers it, destination, source, count, the root or the
-	// reduction, and the part as symchan.cu's PART_* numbers it: the
-	// whole collective in one block, or its opening phase, data step on a
-	// grid, closing phase, or an agreement alone, in the low 32 bits; a
-	// blocking collective's number in the team in the high 32).
-	TeamStep = "symchan_team_step"
-	// TeamCancel abandons a blocking collective of a team on its PE unless
-	// its kernel went on to close first, and then ends every member's waits
-	// in the team (arguments: the heap descriptor, the team's struct, the
-	// collective's number, the nonzero word the members' struct gets).
-	TeamCancel = "symchan_team_cancel"
-)
+// TimingWords is the words a timing log (symchan_timing_start) holds
+// before its repetitions' cycles: size a log of n repetitions 8·(TimingWords+n)
+// bytes.
+const TimingWords = abi.TimingWords
 
 // Timings decodes a timing log of n repetitions that a kernel wrote
 // (symchan.cuh's symchan_timing_start and _end: the global timer and clock64

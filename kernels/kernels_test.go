@@ -3,6 +3,7 @@ package kernels
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/symchan/symchan/internal/abi"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,13 +21,13 @@ func TestPTXMatchesSources(t *testing.T) {
 }
 
 func TestPTXDefinesKernels(t *testing.T) {
-	for _, k := range []string{Atomic, Wait, Agent, Copy, WaitOnStream, PutSignalOnStream, TeamStep, TeamCancel} {
+	for _, k := range []string{abi.Atomic, abi.Wait, abi.Agent, abi.Copy, abi.WaitOnStream, abi.PutSignalOnStream, abi.TeamStep, abi.TeamCancel} {
 		if !strings.Contains(Runtime.PTX, ".entry "+k+"(") {
 			t.Errorf("symchan.ptx has no kernel %s", k)
 		}
 	}
-	if !strings.Contains(Runtime.NVSHMEMPTX, ".entry "+RemoteAtomic+"(") {
-		t.Errorf("symchan_nvshmem.ptx has no kernel %s", RemoteAtomic)
+	if !strings.Contains(Runtime.NVSHMEMPTX, ".entry "+abi.RemoteAtomic+"(") {
+		t.Errorf("symchan_nvshmem.ptx has no kernel %s", abi.RemoteAtomic)
 	}
 }
 
@@ -113,7 +114,7 @@ func TestHeapDescriptorLayout(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const at, abort = 0x7f0000000000, 0x7e0000001000
-			b := HeapDescriptor(at, tc.bases, 1<<20, tc.pe, abort)
+			b := abi.HeapDescriptor(at, tc.bases, 1<<20, tc.pe, abort)
 			le := func(off, n int) uint64 {
 				var v uint64
 				for i := n - 1; i >= 0; i-- {
@@ -122,7 +123,7 @@ func TestHeapDescriptorLayout(t *testing.T) {
 				return v
 			}
 			n := len(tc.bases)
-			if int64(len(b)) != HeapDescriptorSize(n) || le(0, 8) != at+40 || le(8, 8) != tc.bases[tc.pe] || le(16, 8) != 1<<20 ||
+			if int64(len(b)) != abi.HeapDescriptorSize(n) || le(0, 8) != at+40 || le(8, 8) != tc.bases[tc.pe] || le(16, 8) != 1<<20 ||
 				le(24, 4) != uint64(tc.pe) || le(28, 4) != uint64(n) || le(32, 8) != abort {
 				t.Fatalf("header % x", b[:40])
 			}
@@ -135,7 +136,7 @@ func TestHeapDescriptorLayout(t *testing.T) {
 	}
 }
 
-// layout.go and parts.go are what go generate makes of symchan.cuh and
+// internal/abi's layout.go and parts.go are what go generate makes of symchan.cuh and
 // symchan.cu today: the Go side fills kernels' structs at the offsets nvcc
 // gives them and passes the numbers their code compares. The files and
 // names come from kernels.go's go:generate lines, so that the lists live
@@ -151,7 +152,7 @@ func TestLayout(t *testing.T) {
 			continue
 		}
 		lines++
-		var in, out string
+		var in, out, pkg string
 		var names [][2]string
 		fields := strings.Fields(line)
 		for i, f := range fields {
@@ -160,6 +161,8 @@ func TestLayout(t *testing.T) {
 				in = fields[i+1]
 			case f == "-o" && i+1 < len(fields):
 				out = fields[i+1]
+			case f == "-pkg" && i+1 < len(fields):
+				pkg = fields[i+1]
 			default:
 				if c, g, ok := strings.Cut(f, "="); ok {
 					names = append(names, [2]string{c, g})
@@ -174,7 +177,7 @@ func TestLayout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := cstructs.GoConsts("kernels", in, h, names)
+		want, err := cstructs.GoConsts(pkg, in, h, names)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,10 +3,9 @@ package pgas
 import (
 	"context"
 	"fmt"
+	"github.com/symchan/symchan/internal/abi"
 	"math"
 	"unsafe"
-
-	"github.com/symchan/symchan/kernels"
 )
 
 // On the host backend collectives are built from Get/Put and team
@@ -74,7 +73,7 @@ func Broadcast[T any](ctx context.Context, t *Team, dst, src Sym[T], n, root int
 	bad := broadcastArgs(t, dst, src, n, root)
 	if t.onGPU() {
 		nb := int64(n) * sizeOf[T]()
-		return t.deviceCollective(ctx, devColl{sk: syncBroadcast, kind: kernels.CollBroadcast, dst: dst.off, src: src.off, n: nb, arg: uint64(root), moved: nb}, bad)
+		return t.deviceCollective(ctx, devColl{sk: syncBroadcast, kind: abi.CollBroadcast, dst: dst.off, src: src.off, n: nb, arg: uint64(root), moved: nb}, bad)
 	}
 	p := t.pe
 	// Pull from the root once every member has entered (its src is ready,
@@ -149,7 +148,7 @@ func ReduceAll[T Number](ctx context.Context, t *Team, op ReduceOp, dst, src Sym
 	}
 	if t.onGPU() {
 		bad := firstErr(reduceArgs(t, dst, src, n), reduceOpArg[T](op))
-		return t.deviceCollective(ctx, devColl{sk: syncReduce, kind: kernels.CollReduce, dst: dst.off, src: src.off, n: int64(n),
+		return t.deviceCollective(ctx, devColl{sk: syncReduce, kind: abi.CollReduce, dst: dst.off, src: src.off, n: int64(n),
 			arg: uint64(op) | uint64(deviceElem(elemCode[T]()))<<8, moved: int64(n) * sizeOf[T]()}, bad)
 	}
 	return reduceAll(ctx, t, op, dst, src, n, reduceOpArg[T](op), func(acc, v []T) { combine(op, acc, v) })
@@ -218,7 +217,7 @@ func reduceAll[T any](ctx context.Context, t *Team, op ReduceOp, dst, src Sym[T]
 		// root, as ReduceAll's there), then combined here.
 		a := args
 		a.root = 0
-		if err := t.deviceCollective(ctx, agreeColl(syncReduce, kernels.CollReduce, a), bad); err != nil {
+		if err := t.deviceCollective(ctx, agreeColl(syncReduce, abi.CollReduce, a), bad); err != nil {
 			return err
 		}
 	}
@@ -361,9 +360,9 @@ func exchange[T any](ctx context.Context, t *Team, kind syncKind, dst, src Sym[T
 	if t.onGPU() {
 		if tst == 1 && sst == 1 {
 			nb := int64(n) * sizeOf[T]()
-			c := devColl{sk: kind, kind: kernels.CollFCollect, dst: dst.off, src: src.off, n: nb, moved: nb * int64(len(t.members))}
+			c := devColl{sk: kind, kind: abi.CollFCollect, dst: dst.off, src: src.off, n: nb, moved: nb * int64(len(t.members))}
 			if kind == syncAllToAll {
-				c.kind = kernels.CollAllToAll
+				c.kind = abi.CollAllToAll
 			}
 			return t.deviceCollective(ctx, c, bad)
 		}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/symchan/symchan/internal/abi"
 	"slices"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas/driver"
 )
 
@@ -52,7 +52,7 @@ import (
 // devColl is one blocking collective as symchan_team_step runs it.
 type devColl struct {
 	sk       syncKind
-	kind     uint64 // kernels.Coll*, hostKind or collRefused
+	kind     uint64 // abi.Coll*, hostKind or collRefused
 	dst, src int64  // this PE's offsets (agree: the root and the operator)
 	n        int64  // bytes, or a reduction's elements
 	arg      uint64 // a broadcast's root, a reduction's op | elem<<8 (agree: the element type)
@@ -171,7 +171,7 @@ func (t *Team) launchColl(c devColl, seq uint64) error {
 	if err != nil {
 		return err
 	}
-	fn, err := g.Module().Function(kernels.TeamStep)
+	fn, err := g.Module().Function(abi.TeamStep)
 	if err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ func (t *Team) launchColl(c devColl, seq uint64) error {
 	}
 	switch {
 	case c.agree:
-		return launch(1, kernels.PartAgree)
+		return launch(1, abi.PartAgree)
 	case c.moved < gridBytes:
 		return launch(1, partWhole)
 	}
@@ -270,7 +270,7 @@ func (t *Team) failedErr(ctx context.Context, sk syncKind, seq uint64, err error
 }
 
 // ctlOff is the heap offset of the team's ctl word on its PE.
-func (t *Team) ctlOff() int64 { return t.deviceOff() + kernels.OffsetofTeamCtl }
+func (t *Team) ctlOff() int64 { return t.deviceOff() + abi.OffsetofTeamCtl }
 
 // decideCancel decides collective seq as abandoned on t's PE unless its
 // kernel decided first (symchan_team_decide); won reports the host's.
@@ -279,13 +279,13 @@ func (t *Team) decideCancel(seq uint64) (won bool, err error) {
 	c, err := tr.Atomic(id, id, t.ctlOff(), driver.KindUint64, driver.OpFetch, 0, 0)
 	for err == nil && c>>2 < seq {
 		var was uint64
-		was, err = tr.Atomic(id, id, t.ctlOff(), driver.KindUint64, driver.OpCompareSwap, seq<<2|kernels.CtlCancelled, c)
+		was, err = tr.Atomic(id, id, t.ctlOff(), driver.KindUint64, driver.OpCompareSwap, seq<<2|abi.CtlCancelled, c)
 		if was == c {
 			return err == nil, err
 		}
 		c = was
 	}
-	return err == nil && c&3 == kernels.CtlCancelled, err
+	return err == nil && c&3 == abi.CtlCancelled, err
 }
 
 // abandon abandons collective seq of t, whose kernel was never enqueued.
@@ -304,7 +304,7 @@ func (t *Team) abandonDecided(sk syncKind, seq uint64, why uint64, pe int, cause
 	tr := t.pe.w.tr
 	var errs []error
 	for _, m := range t.members {
-		_, err := tr.Atomic(t.pe.id, m, t.deviceOff()+kernels.OffsetofTeamAbort, driver.KindUint64, driver.OpCompareSwap, word, 0)
+		_, err := tr.Atomic(t.pe.id, m, t.deviceOff()+abi.OffsetofTeamAbort, driver.KindUint64, driver.OpCompareSwap, word, 0)
 		errs = append(errs, err)
 	}
 	ce := t.abortedErr(word)
@@ -342,7 +342,7 @@ func (t *Team) abortedErr(v uint64) *CollectiveError {
 // collective a member abandoned, nil if none was.
 func (t *Team) teamAborted() error {
 	var w [1]uint64
-	if err := t.pe.w.tr.Get(t.pe.id, t.pe.id, t.deviceOff()+kernels.OffsetofTeamAbort, wordsBytes(w[:])); err != nil {
+	if err := t.pe.w.tr.Get(t.pe.id, t.pe.id, t.deviceOff()+abi.OffsetofTeamAbort, wordsBytes(w[:])); err != nil {
 		return err
 	}
 	if w[0] == 0 {

@@ -1,9 +1,9 @@
 package pgas
 
 import (
+	"github.com/symchan/symchan/internal/abi"
 	"testing"
 
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas/driver"
 )
 
@@ -15,21 +15,21 @@ func TestNumbersSharedWithCUDA(t *testing.T) {
 		name          string
 		goNum, cuhNum uint64
 	}{
-		{"SignalSet", uint64(driver.SignalSet), kernels.SignalSet},
-		{"SignalAdd", uint64(driver.SignalAdd), kernels.SignalAdd},
-		{"CmpEQ", uint64(driver.CmpEQ), kernels.CmpEQ},
-		{"CmpNE", uint64(driver.CmpNE), kernels.CmpNE},
-		{"CmpGT", uint64(driver.CmpGT), kernels.CmpGT},
-		{"CmpGE", uint64(driver.CmpGE), kernels.CmpGE},
-		{"CmpLT", uint64(driver.CmpLT), kernels.CmpLT},
-		{"CmpLE", uint64(driver.CmpLE), kernels.CmpLE},
-		{"ReduceSum", uint64(ReduceSum), kernels.ReduceSum},
-		{"ReduceProd", uint64(ReduceProd), kernels.ReduceProd},
-		{"ReduceMin", uint64(ReduceMin), kernels.ReduceMin},
-		{"ReduceMax", uint64(ReduceMax), kernels.ReduceMax},
-		{"ReduceAnd", uint64(ReduceAnd), kernels.ReduceAnd},
-		{"ReduceOr", uint64(ReduceOr), kernels.ReduceOr},
-		{"ReduceXor", uint64(ReduceXor), kernels.ReduceXor},
+		{"SignalSet", uint64(driver.SignalSet), abi.SignalSet},
+		{"SignalAdd", uint64(driver.SignalAdd), abi.SignalAdd},
+		{"CmpEQ", uint64(driver.CmpEQ), abi.CmpEQ},
+		{"CmpNE", uint64(driver.CmpNE), abi.CmpNE},
+		{"CmpGT", uint64(driver.CmpGT), abi.CmpGT},
+		{"CmpGE", uint64(driver.CmpGE), abi.CmpGE},
+		{"CmpLT", uint64(driver.CmpLT), abi.CmpLT},
+		{"CmpLE", uint64(driver.CmpLE), abi.CmpLE},
+		{"ReduceSum", uint64(ReduceSum), abi.ReduceSum},
+		{"ReduceProd", uint64(ReduceProd), abi.ReduceProd},
+		{"ReduceMin", uint64(ReduceMin), abi.ReduceMin},
+		{"ReduceMax", uint64(ReduceMax), abi.ReduceMax},
+		{"ReduceAnd", uint64(ReduceAnd), abi.ReduceAnd},
+		{"ReduceOr", uint64(ReduceOr), abi.ReduceOr},
+		{"ReduceXor", uint64(ReduceXor), abi.ReduceXor},
 	} {
 		if c.goNum != c.cuhNum {
 			t.Errorf("%s is %d in Go and %d in symchan.cuh", c.name, c.goNum, c.cuhNum)

@@ -3,9 +3,9 @@ package pgas
 import (
 	"context"
 	"fmt"
+	"github.com/symchan/symchan/internal/abi"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 )
 
 // Team collectives on a stream (NVSHMEM's nvshmemx_*_on_stream). Each
@@ -25,13 +25,13 @@ import (
 // collective on a stream and a blocking one on the same team are ordered
 // by the caller (Stream.Sync between them).
 
-// Parts of a collective that kernels.TeamStep runs: symchan.cu's PART_*,
+// Parts of a collective that abi.TeamStep runs: symchan.cu's PART_*,
 // generated into package kernels.
 const (
-	partWhole = kernels.PartWhole // open, data, close: one block
-	partOpen  = kernels.PartOpen  // the opening phase alone
-	partData  = kernels.PartData  // the data step, on a grid
-	partClose = kernels.PartClose // the closing phase
+	partWhole = abi.PartWhole // open, data, close: one block
+	partOpen  = abi.PartOpen  // the opening phase alone
+	partData  = abi.PartData  // the data step, on a grid
+	partClose = abi.PartClose // the closing phase
 )
 
 // Launch shapes of a collective on a GPU stream: below gridBytes moved
@@ -57,7 +57,7 @@ func BarrierOnStream(s *Stream, t *Team) error {
 	if err := s.collectiveArgs(t, nil); err != nil {
 		return fmt.Errorf("BarrierOnStream: %w", err)
 	}
-	return s.collective(t, kernels.CollBarrier, 0, 0, 0, 0, 0, func(ctx context.Context) error { return t.Barrier(ctx) })
+	return s.collective(t, abi.CollBarrier, 0, 0, 0, 0, 0, func(ctx context.Context) error { return t.Barrier(ctx) })
 }
 
 // BroadcastOnStream enqueues on s the Broadcast of the first n elements of
@@ -68,7 +68,7 @@ func BroadcastOnStream[T any](s *Stream, t *Team, dst, src Sym[T], n, root int) 
 		return fmt.Errorf("BroadcastOnStream: %w", err)
 	}
 	nb := int64(n) * sizeOf[T]()
-	return s.collective(t, kernels.CollBroadcast, dst.off, src.off, nb, uint64(root), nb, func(ctx context.Context) error {
+	return s.collective(t, abi.CollBroadcast, dst.off, src.off, nb, uint64(root), nb, func(ctx context.Context) error {
 		return Broadcast(ctx, t, dst, src, n, root)
 	})
 }
@@ -81,7 +81,7 @@ func ReduceAllOnStream[T Number](s *Stream, t *Team, op ReduceOp, dst, src Sym[T
 	if err != nil {
 		return fmt.Errorf("ReduceAllOnStream: %w", err)
 	}
-	return s.collective(t, kernels.CollReduce, dst.off, src.off, int64(n), uint64(op)|uint64(deviceElem(elemCode[T]()))<<8, int64(n)*sizeOf[T](),
+	return s.collective(t, abi.CollReduce, dst.off, src.off, int64(n), uint64(op)|uint64(deviceElem(elemCode[T]()))<<8, int64(n)*sizeOf[T](),
 		func(ctx context.Context) error { return ReduceAll(ctx, t, op, dst, src, n) })
 }
 
@@ -92,7 +92,7 @@ func FCollectOnStream[T any](s *Stream, t *Team, dst, src Sym[T], n int) error {
 		return fmt.Errorf("FCollectOnStream: %w", err)
 	}
 	nb := int64(n) * sizeOf[T]()
-	return s.collective(t, kernels.CollFCollect, dst.off, src.off, nb, 0, nb*int64(t.NumPEs()), func(ctx context.Context) error {
+	return s.collective(t, abi.CollFCollect, dst.off, src.off, nb, 0, nb*int64(t.NumPEs()), func(ctx context.Context) error {
 		return FCollect(ctx, t, dst, src, n)
 	})
 }
@@ -104,7 +104,7 @@ func AllToAllOnStream[T any](s *Stream, t *Team, dst, src Sym[T], n int) error {
 		return fmt.Errorf("AllToAllOnStream: %w", err)
 	}
 	nb := int64(n) * sizeOf[T]()
-	return s.collective(t, kernels.CollAllToAll, dst.off, src.off, nb, 0, nb*int64(t.NumPEs()), func(ctx context.Context) error {
+	return s.collective(t, abi.CollAllToAll, dst.off, src.off, nb, 0, nb*int64(t.NumPEs()), func(ctx context.Context) error {
 		return AllToAll(ctx, t, dst, src, n)
 	})
 }
@@ -128,8 +128,8 @@ func (s *Stream) collectiveArgs(t *Team, args func() error) error {
 }
 
 // collective enqueues a checked collective: on a GPU stream, kind
-// (kernels.Coll*) over dst and src (offsets of this PE's copies; n and arg
-// as kernels.TeamStep takes them), moved bytes landing on each member; on
+// (abi.Coll*) over dst and src (offsets of this PE's copies; n and arg
+// as abi.TeamStep takes them), moved bytes landing on each member; on
 // a host stream, blocking.
 func (s *Stream) collective(t *Team, kind uint64, dst, src, n int64, arg uint64, moved int64, blocking func(context.Context) error) error {
 	if s.ds == nil {
@@ -143,7 +143,7 @@ func (s *Stream) collective(t *Team, kind uint64, dst, src, n int64, arg uint64,
 	if err != nil {
 		return err
 	}
-	fn, err := g.Module().Function(kernels.TeamStep) // resolved when the module loaded
+	fn, err := g.Module().Function(abi.TeamStep) // resolved when the module loaded
 	if err != nil {
 		return err
 	}

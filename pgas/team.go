@@ -3,11 +3,10 @@ package pgas
 import (
 	"context"
 	"fmt"
+	"github.com/symchan/symchan/internal/abi"
 	"math/bits"
 	"slices"
 	"sync/atomic"
-
-	"github.com/symchan/symchan/kernels"
 )
 
 // Team is a set of PEs that synchronise and run collectives together, as
@@ -157,7 +156,7 @@ func (t *Team) Barrier(ctx context.Context) error {
 		return err
 	}
 	if t.onGPU() {
-		return t.deviceCollective(ctx, devColl{sk: syncBarrier, kind: kernels.CollBarrier}, nil)
+		return t.deviceCollective(ctx, devColl{sk: syncBarrier, kind: abi.CollBarrier}, nil)
 	}
 	return t.barrier(ctx, syncBarrier, nil)
 }
@@ -179,7 +178,7 @@ func (t *Team) Sync(ctx context.Context) error {
 		return err
 	}
 	if t.onGPU() {
-		return t.deviceCollective(ctx, devColl{sk: syncSync, kind: kernels.CollSync}, nil)
+		return t.deviceCollective(ctx, devColl{sk: syncSync, kind: abi.CollSync}, nil)
 	}
 	return t.sync(ctx, syncSync, nil)
 }

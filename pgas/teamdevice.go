@@ -3,13 +3,13 @@ package pgas
 import (
 	"errors"
 	"fmt"
+	"github.com/symchan/symchan/internal/abi"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 )
 
 // A team on the GPU. Every member keeps the team's struct symchan_team
@@ -54,12 +54,12 @@ func stridedOf(members []int) strided {
 // and stride as 32-bit halves (zero, size 0, when the members are not
 // strided), zero counters and mismatch record, and its notice word's
 // address.
-func (t *Team) deviceImage() (w [kernels.SizeofTeam / 8]uint64) {
+func (t *Team) deviceImage() (w [abi.SizeofTeam / 8]uint64) {
 	if t.shape.ok {
 		w[0] = uint64(uint32(int32(t.rank))) | uint64(uint32(len(t.members)))<<32
 		w[1] = uint64(uint32(t.shape.start)) | uint64(uint32(t.shape.stride))<<32
 	}
-	w[kernels.OffsetofTeamNotice/8] = t.noticeAddr()
+	w[abi.OffsetofTeamNotice/8] = t.noticeAddr()
 	return w
 }
 
@@ -144,15 +144,15 @@ var deviceArgNames = [...]string{"collective", "count", "root", "operator", "ele
 
 // deviceKinds are symchan.cuh's SYMCHAN_COLL_* as pgas names collectives.
 var deviceKinds = map[uint64]syncKind{
-	kernels.CollBarrier:   syncBarrier,
-	kernels.CollSync:      syncSync,
-	kernels.CollBroadcast: syncBroadcast,
-	kernels.CollFCollect:  syncFCollect,
-	kernels.CollAllToAll:  syncAllToAll,
-	kernels.CollReduce:    syncReduce,
+	abi.CollBarrier:   syncBarrier,
+	abi.CollSync:      syncSync,
+	abi.CollBroadcast: syncBroadcast,
+	abi.CollFCollect:  syncFCollect,
+	abi.CollAllToAll:  syncAllToAll,
+	abi.CollReduce:    syncReduce,
 }
 
-// deviceKind is the collective of device kind k (kernels.Coll* or
+// deviceKind is the collective of device kind k (abi.Coll* or
 // hostKind), ok false for another.
 func deviceKind(k uint64) (syncKind, bool) {
 	if sk, ok := deviceKinds[k]; ok {
@@ -166,7 +166,7 @@ func deviceKind(k uint64) (syncKind, bool) {
 
 // deviceRecord reads PE pe's record of t: differed, then the arguments.
 func (t *Team) deviceRecord(pe int) (w [1 + len(deviceArgNames)]uint64, err error) {
-	err = t.pe.w.tr.Get(t.pe.id, pe, t.deviceOff()+kernels.OffsetofTeamDiffered, wordsBytes(w[:]))
+	err = t.pe.w.tr.Get(t.pe.id, pe, t.deviceOff()+abi.OffsetofTeamDiffered, wordsBytes(w[:]))
 	return w, err
 }
 

@@ -5,10 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/symchan/symchan/internal/abi"
 	"strings"
 	"testing"
-
-	"github.com/symchan/symchan/kernels"
 )
 
 // The struct symchan_team that device code reads: where symchan.cuh looks
@@ -16,29 +15,29 @@ import (
 // what every member holds after a Split (rank, size, start, stride; zero
 // counters and mismatch record), including a reused slot.
 func TestTeamDeviceStruct(t *testing.T) {
-	if got := int64(teamSlotsOff + worldTeamSlot*teamSlotBytes + teamDeviceOff); got != kernels.TeamWorldOff {
-		t.Errorf("world team struct at %d, symchan.cuh says %d", got, kernels.TeamWorldOff)
+	if got := int64(teamSlotsOff + worldTeamSlot*teamSlotBytes + teamDeviceOff); got != abi.TeamWorldOff {
+		t.Errorf("world team struct at %d, symchan.cuh says %d", got, abi.TeamWorldOff)
 	}
-	if got := int64(teamSlotsOff + nodeTeamSlot*teamSlotBytes + teamDeviceOff); got != kernels.TeamNodeOff {
-		t.Errorf("node team struct at %d, symchan.cuh says %d", got, kernels.TeamNodeOff)
+	if got := int64(teamSlotsOff + nodeTeamSlot*teamSlotBytes + teamDeviceOff); got != abi.TeamNodeOff {
+		t.Errorf("node team struct at %d, symchan.cuh says %d", got, abi.TeamNodeOff)
 	}
-	if kernels.OffsetofTeamRank != 0 || kernels.OffsetofTeamSize != 4 || kernels.OffsetofTeamStart != 8 || kernels.OffsetofTeamStride != 12 ||
-		kernels.OffsetofTeamArrivals != 16 || teamDeviceOff+kernels.SizeofTeam > teamSlotBytes {
+	if abi.OffsetofTeamRank != 0 || abi.OffsetofTeamSize != 4 || abi.OffsetofTeamStart != 8 || abi.OffsetofTeamStride != 12 ||
+		abi.OffsetofTeamArrivals != 16 || teamDeviceOff+abi.SizeofTeam > teamSlotBytes {
 		t.Errorf("struct symchan_team's layout is not what deviceImage writes")
 	}
 	if teamSlotsOff+MaxTeams*teamSlotBytes > ControlBytes {
 		t.Errorf("team slots end at %d, past the control region's %d bytes", teamSlotsOff+MaxTeams*teamSlotBytes, ControlBytes)
 	}
 	type desc struct{ rank, size, start, stride int32 }
-	const counters = (kernels.SizeofTeam - kernels.OffsetofTeamArrivals) / 8
+	const counters = (abi.SizeofTeam - abi.OffsetofTeamArrivals) / 8
 	read := func(tm *Team) (d desc, c [counters]uint64) {
-		b := make([]byte, kernels.SizeofTeam)
+		b := make([]byte, abi.SizeofTeam)
 		if err := tm.pe.w.tr.Get(tm.pe.id, tm.pe.id, tm.deviceOff(), b); err != nil {
 			t.Error(err)
 		}
 		i := func(o int) int32 { return int32(binary.LittleEndian.Uint32(b[o:])) }
 		for k := range c {
-			c[k] = binary.LittleEndian.Uint64(b[kernels.OffsetofTeamArrivals+8*k:])
+			c[k] = binary.LittleEndian.Uint64(b[abi.OffsetofTeamArrivals+8*k:])
 		}
 		return desc{i(0), i(4), i(8), i(12)}, c
 	}
@@ -64,7 +63,7 @@ func TestTeamDeviceStruct(t *testing.T) {
 			for k := range used {
 				used[k] = byte(k + 1)
 			}
-			if err := tm.pe.w.tr.Put(pe.id, pe.id, tm.deviceOff()+kernels.OffsetofTeamArrivals, used); err != nil {
+			if err := tm.pe.w.tr.Put(pe.id, pe.id, tm.deviceOff()+abi.OffsetofTeamArrivals, used); err != nil {
 				return err
 			}
 			tm.Destroy()
@@ -102,20 +101,20 @@ func TestTeamDeviceMismatch(t *testing.T) {
 		want    [3]string   // by PE; "" for no error
 	}{
 		{"none", [3][]uint64{record(0, 0, 0, 0, 0, 0), record(0, 0, 0, 0, 0, 0), record(0, 0, 0, 0, 0, 0)}, same("")},
-		{"count", [3][]uint64{record(5, kernels.CollReduce, 8, 0, 1, 7), record(5, kernels.CollReduce, 4, 0, 1, 7), record(5, kernels.CollReduce, 8, 0, 1, 7)},
+		{"count", [3][]uint64{record(5, abi.CollReduce, 8, 0, 1, 7), record(5, abi.CollReduce, 4, 0, 1, 7), record(5, abi.CollReduce, 8, 0, 1, 7)},
 			same("reduction on a GPU: the members' arguments differ: count: 8 on PEs 0, 2; 4 on PE 1")},
-		{"root and a later record", [3][]uint64{record(7, kernels.CollBroadcast, 64, 0, 0, 0), record(7, kernels.CollBroadcast, 64, 1, 0, 0), record(9, kernels.CollBarrier, 0, 0, 0, 0)},
+		{"root and a later record", [3][]uint64{record(7, abi.CollBroadcast, 64, 0, 0, 0), record(7, abi.CollBroadcast, 64, 1, 0, 0), record(9, abi.CollBarrier, 0, 0, 0, 0)},
 			[3]string{"broadcast on a GPU: the members' arguments differ: root: 0 on PE 0; 1 on PE 1; unknown on PE 2",
 				"broadcast on a GPU: the members' arguments differ: root: 0 on PE 0; 1 on PE 1; unknown on PE 2",
 				"barrier on a GPU: the members' arguments differ: which argument is not known: the arguments of PEs 0, 1 are unknown"}},
-		{"collective", [3][]uint64{record(3, kernels.CollBarrier, 0, 0, 0, 0), record(3, kernels.CollReduce, 8, 0, 1, 13), record(3, kernels.CollBarrier, 0, 0, 0, 0)},
+		{"collective", [3][]uint64{record(3, abi.CollBarrier, 0, 0, 0, 0), record(3, abi.CollReduce, 8, 0, 1, 13), record(3, abi.CollBarrier, 0, 0, 0, 0)},
 			same("barrier on a GPU: the members' arguments differ: collective: barrier on PEs 0, 2; reduction on PE 1")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			err := Run(context.Background(), Config{Backend: "host", PEs: 3, HeapSize: 1 << 20}, func(ctx context.Context, pe *PE) error {
 				tm := pe.TeamWorld()
-				if err := pe.w.tr.Put(pe.id, pe.id, tm.deviceOff()+kernels.OffsetofTeamDiffered, wordsBytes(c.records[pe.id])); err != nil {
+				if err := pe.w.tr.Put(pe.id, pe.id, tm.deviceOff()+abi.OffsetofTeamDiffered, wordsBytes(c.records[pe.id])); err != nil {
 					return err
 				}
 				if err := pe.Barrier(ctx); err != nil {

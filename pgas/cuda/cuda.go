@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/symchan/symchan/internal/abi"
 	"os"
 	"sync"
 
@@ -153,7 +154,7 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 			return fail(err)
 		}
 		g.heap = g.win.Base()
-		if g.desc, err = g.ctx.Alloc(kernels.HeapDescriptorSize(pes)); err != nil {
+		if g.desc, err = g.ctx.Alloc(abi.HeapDescriptorSize(pes)); err != nil {
 			return fail(err)
 		}
 		if g.st, err = g.ctx.NewStream(); err != nil {
@@ -192,7 +193,7 @@ func (t *transport) descriptor(pe int) []byte {
 	for i, g := range t.gpus {
 		bases[i] = uint64(g.heap)
 	}
-	return kernels.HeapDescriptor(uint64(t.gpus[pe].desc), bases, t.size, pe, uint64(t.abort.Ptr()))
+	return abi.HeapDescriptor(uint64(t.gpus[pe].desc), bases, t.size, pe, uint64(t.abort.Ptr()))
 }
 
 func (t *transport) NumPEs() int { return len(t.gpus) }
@@ -270,7 +271,7 @@ func (t *transport) GetNBI(from, pe int, off int64, dst []byte) error {
 
 // Copy moves n bytes between partitions: up to gpuop.LaneCopyMax on the
 // agent, larger with the copy engines, which on H200s over NVLink beat
-// symchan's copy kernel (kernels.Copy) at every size from 4 KiB to
+// symchan's copy kernel (abi.Copy) at every size from 4 KiB to
 // 256 MiB (BenchmarkGPUPut measures both).
 func (t *transport) Copy(from, dstPE int, dstOff int64, srcPE int, srcOff int64, n int64) error {
 	if n <= gpuop.LaneCopyMax { // the agent's warp: no stream synchronisation

@@ -12,6 +12,7 @@ import "C"
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/symchan/symchan/internal/abi"
 	"os"
 	"path/filepath"
 
@@ -57,7 +58,7 @@ func loadKernels(ptxFile string) error {
 	if proc.mod, err = linkWithNVSHMEM(kernels.Runtime.Name, ptx); err != nil {
 		return err
 	}
-	proc.remoteAtomic, err = proc.mod.Function(kernels.RemoteAtomic)
+	proc.remoteAtomic, err = proc.mod.Function(abi.RemoteAtomic)
 	return err
 }
 

@@ -26,11 +26,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/symchan/symchan/internal/abi"
 	"sync"
 	"unsafe"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas/bootstrap"
 	"github.com/symchan/symchan/pgas/driver"
 	"github.com/symchan/symchan/pgas/internal/gpuop"
@@ -236,10 +236,10 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 	if t.abort, err = gpuop.NewAbortWord(proc.ctx); err != nil {
 		return fail(err)
 	}
-	if t.wait, err = proc.mod.Function(kernels.WaitOnStream); err != nil {
+	if t.wait, err = proc.mod.Function(abi.WaitOnStream); err != nil {
 		return fail(err)
 	}
-	if t.desc, err = proc.ctx.Alloc(kernels.HeapDescriptorSize(len(t.peers))); err != nil {
+	if t.desc, err = proc.ctx.Alloc(abi.HeapDescriptorSize(len(t.peers))); err != nil {
 		return fail(err)
 	}
 	if t.result, err = proc.ctx.HostAlloc(8); err != nil {
@@ -276,7 +276,7 @@ func (t *transport) descriptor() []byte {
 	for pe := range bases {
 		bases[pe] = uint64(t.peers[pe])
 	}
-	return kernels.HeapDescriptor(uint64(t.desc), bases, t.size, t.me, uint64(t.abort.Ptr()))
+	return abi.HeapDescriptor(uint64(t.desc), bases, t.size, t.me, uint64(t.abort.Ptr()))
 }
 
 func (t *transport) NumPEs() int            { return t.n }

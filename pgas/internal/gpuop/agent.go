@@ -6,13 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/symchan/symchan/internal/abi"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas/driver"
 )
 
@@ -72,7 +72,7 @@ const (
 )
 
 // Agent runs the small routines of the PEs on one GPU context in a
-// resident kernel (kernels.Agent) that the host talks to through mapped
+// resident kernel (abi.Agent) that the host talks to through mapped
 // pinned memory: a lane per PE for its puts, gets, atomics and signals,
 // and Slots wait slots, so that a routine costs a few PCIe round trips
 // instead of a kernel launch and a stream synchronisation. A launch lives
@@ -109,11 +109,11 @@ type Agent struct {
 // NewAgent makes the agent of ctx, whose module mod holds symchan's
 // kernels, with one lane for each of lanes PEs.
 func NewAgent(ctx *device.Context, mod *device.Module, lanes int) (*Agent, error) {
-	fn, err := mod.Function(kernels.Agent)
+	fn, err := mod.Function(abi.Agent)
 	if err != nil {
 		return nil, err
 	}
-	wait, err := mod.Function(kernels.Wait)
+	wait, err := mod.Function(abi.Wait)
 	if err != nil {
 		return nil, err
 	}

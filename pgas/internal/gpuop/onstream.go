@@ -4,14 +4,14 @@ package gpuop
 
 import (
 	"errors"
+	"github.com/symchan/symchan/internal/abi"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas/driver"
 )
 
 // SignalAdd enqueues on st, after its earlier work, the addition of v to
-// the uint64 signal word at addr (kernels.Atomic, fn; no result).
+// the uint64 signal word at addr (abi.Atomic, fn; no result).
 func SignalAdd(st *device.Stream, fn *device.Function, addr device.Ptr, v uint64) error {
 	return st.Launch(fn, device.D1(1), device.D1(1), 0, uint64(addr), uint64(driver.KindUint64)|uint64(driver.OpFetchAdd)<<8, v, 0, 0)
 }
@@ -28,7 +28,7 @@ func Signal(st *device.Stream, fn *device.Function, addr device.Ptr, v uint64, o
 
 // WaitOnStream holds st until the uint64 word at addr compares as cmp says
 // to v, or until the world's abort word at abort is set (AbortWord): the
-// wait kernel (kernels.WaitOnStream, fn) for every comparison, since a
+// wait kernel (abi.WaitOnStream, fn) for every comparison, since a
 // stream memory operation (cuStreamWaitValue64) watches one word only and
 // a stream waiting on a PE that failed would hold the GPU for good.
 func WaitOnStream(st *device.Stream, fn *device.Function, addr device.Ptr, cmp driver.Cmp, v uint64, abort device.Ptr) error {
@@ -38,7 +38,7 @@ func WaitOnStream(st *device.Stream, fn *device.Function, addr device.Ptr, cmp d
 // CopyOnStream enqueues a copy of n bytes from src (memory of context
 // sc) to dst (of dc) on st: with the copy engines, or, while st is being
 // captured into a graph, where peer copies cannot go, with the copy
-// kernel (kernels.Copy, fn).
+// kernel (abi.Copy, fn).
 func CopyOnStream(st *device.Stream, fn *device.Function, dst device.Ptr, dc *device.Context, src device.Ptr, sc *device.Context, n int64) error {
 	capturing, err := st.Capturing()
 	if err != nil {
@@ -52,9 +52,9 @@ func CopyOnStream(st *device.Stream, fn *device.Function, dst device.Ptr, dc *de
 }
 
 // StreamKernels are the runtime's kernels that a stream's routines launch:
-// the wait (kernels.WaitOnStream), the copy while captured (kernels.Copy),
-// the atomic (kernels.Atomic) and the small put-with-signal
-// (kernels.PutSignalOnStream).
+// the wait (abi.WaitOnStream), the copy while captured (abi.Copy),
+// the atomic (abi.Atomic) and the small put-with-signal
+// (abi.PutSignalOnStream).
 type StreamKernels struct{ Wait, Copy, Atomic, PutSignal *device.Function }
 
 // LoadStreamKernels finds the stream kernels in mod, the runtime's module
@@ -62,10 +62,10 @@ type StreamKernels struct{ Wait, Copy, Atomic, PutSignal *device.Function }
 func LoadStreamKernels(mod *device.Module) (StreamKernels, error) {
 	var k StreamKernels
 	var errs [4]error
-	k.Wait, errs[0] = mod.Function(kernels.WaitOnStream)
-	k.Copy, errs[1] = mod.Function(kernels.Copy)
-	k.Atomic, errs[2] = mod.Function(kernels.Atomic)
-	k.PutSignal, errs[3] = mod.Function(kernels.PutSignalOnStream)
+	k.Wait, errs[0] = mod.Function(abi.WaitOnStream)
+	k.Copy, errs[1] = mod.Function(abi.Copy)
+	k.Atomic, errs[2] = mod.Function(abi.Atomic)
+	k.PutSignal, errs[3] = mod.Function(abi.PutSignalOnStream)
 	return k, errors.Join(errs[:]...)
 }
 

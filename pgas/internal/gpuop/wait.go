@@ -15,7 +15,7 @@ import (
 	"github.com/symchan/symchan/pgas/driver"
 )
 
-// Waiter runs waits on one GPU context, a launch of kernels.Wait each, on a
+// Waiter runs waits on one GPU context, a launch of abi.Wait each, on a
 // stream of its own: for wait sets too large for the Agent, or when its
 // slots are busy. A launch gives up after the agent's lifetime and is
 // launched again: a kernel that never ends can hold one of the few
@@ -23,14 +23,14 @@ import (
 // can be queued behind it.
 type Waiter struct {
 	ctx  *device.Context
-	wait *device.Function // kernels.Wait in ctx
+	wait *device.Function // abi.Wait in ctx
 
 	mu   sync.Mutex
 	idle []*slot
 	all  []*slot
 }
 
-// New returns a Waiter launching wait (kernels.Wait, loaded in ctx).
+// New returns a Waiter launching wait (abi.Wait, loaded in ctx).
 func New(ctx *device.Context, wait *device.Function) *Waiter {
 	return &Waiter{ctx: ctx, wait: wait}
 }

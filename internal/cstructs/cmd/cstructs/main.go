@@ -1,7 +1,7 @@
 // Command cstructs writes the layout of C structs of a header as Go
 // constants (see package internal/cstructs):
 //
-//	//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o layout.go -pkg kernels symchan_heap=Heap …
+//	//go:generate go run github.com/symchan/symchan/internal/cstructs/cmd/cstructs -in symchan.cuh -o ../internal/abi/layout.go -pkg abi symchan_heap=Heap …
 package main
 
 import (
