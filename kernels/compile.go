@@ -31,7 +31,9 @@ type CompileOptions struct {
 	// options, the architecture, the device API (symchan.cuh) and NVRTC's
 	// version. Empty: symchan/kernels in the user's cache folder
 	// (os.UserCacheDir); "-": no cache. A process also keeps the programs
-	// it compiled (or read from the folder) in memory, unless "-".
+	// it compiled (or read from the folder) in memory, unless "-", and
+	// concurrent first calls for one program compile it once: a program
+	// needs no sync.Once of its own around Compile.
 	CacheDir string
 }
 
@@ -174,15 +176,19 @@ type compiler struct {
 // the folder's.
 func (c compiler) compile(variant, preamble string, options []string) (string, error) {
 	key := c.key(variant, preamble, options)
-	memo := c.cache != "-" // "-": no cache at all
-	if ptx, ok := compiled.get(key); ok && memo {
-		return ptx, nil
+	if c.cache == "-" { // no cache at all
+		return c.build(variant, preamble, options, key)
 	}
+	return compiled.do(key, func() (string, error) { return c.build(variant, preamble, options, key) })
+}
+
+// build compiles the source as compile does, through the folder's cache
+// alone.
+func (c compiler) build(variant, preamble string, options []string, key string) (string, error) {
 	file := ""
 	if dir, err := c.cacheDir(); err == nil && dir != "" {
 		file = filepath.Join(dir, key+".ptx")
 		if b, err := os.ReadFile(file); err == nil {
-			compiled.put(key, string(b))
 			return string(b), nil
 		}
 	}
@@ -201,9 +207,6 @@ func (c compiler) compile(variant, preamble string, options []string) (string, e
 	if file != "" {
 		// A failed write costs the next run a compile, nothing more.
 		_ = writeAtomic(file, []byte(ptx))
-	}
-	if memo {
-		compiled.put(key, ptx)
 	}
 	return ptx, nil
 }
@@ -227,31 +230,59 @@ var headerHash = sync.OnceValue(func() string {
 
 // compiled is this process's cache of compiled PTX by key, so that a
 // program compiled again (a source a process makes once per use, say)
-// costs no file read. It holds at most compiledMax programs: past that it
-// starts again empty, the folder's cache behind it.
+// costs no file read, and concurrent first calls for one key compile once
+// (the others wait for that compile and share its result, error
+// included). It holds at most compiledMax programs: past that it starts
+// again empty, the folder's cache behind it.
 var compiled ptxMemo
 
 const compiledMax = 256
 
 type ptxMemo struct {
-	mu  sync.Mutex
-	ptx map[string]string
+	mu     sync.Mutex
+	ptx    map[string]string
+	flight map[string]*memoCall // compiles under way, by key
 }
 
-func (m *ptxMemo) get(key string) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ptx, ok := m.ptx[key]
-	return ptx, ok
+// A memoCall is one compile that concurrent callers of a key share.
+type memoCall struct {
+	done chan struct{} // closed when ptx and err are set
+	ptx  string
+	err  error
 }
 
-func (m *ptxMemo) put(key, ptx string) {
+// do returns key's PTX: the memo's, else what build returns, built once
+// however many callers ask for key at once. A failed build is not kept:
+// the next call tries again.
+func (m *ptxMemo) do(key string, build func() (string, error)) (string, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.ptx == nil || len(m.ptx) >= compiledMax {
-		m.ptx = make(map[string]string)
+	if ptx, ok := m.ptx[key]; ok {
+		m.mu.Unlock()
+		return ptx, nil
 	}
-	m.ptx[key] = ptx
+	if c, ok := m.flight[key]; ok {
+		m.mu.Unlock()
+		<-c.done
+		return c.ptx, c.err
+	}
+	c := &memoCall{done: make(chan struct{})}
+	if m.flight == nil {
+		m.flight = make(map[string]*memoCall)
+	}
+	m.flight[key] = c
+	m.mu.Unlock()
+	defer close(c.done)
+	c.ptx, c.err = build()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.flight, key)
+	if c.err == nil {
+		if m.ptx == nil || len(m.ptx) >= compiledMax {
+			m.ptx = make(map[string]string)
+		}
+		m.ptx[key] = c.ptx
+	}
+	return c.ptx, c.err
 }
 
 // cacheDir is the cache's folder, made if need be; "" for none.
