@@ -52,11 +52,11 @@ type Config struct {
 	// CallBuckets are the call histograms' bucket bounds in seconds
 	// (promstats.Buckets); nil: 10 µs to about 80 s, doubling.
 	CallBuckets []float64
-	// AccessSample is how many successful (2xx) requests the access log
-	// writes one of at Info (the others at Debug), so that it can stay on
-	// under load; every other answer is logged, at Info (4xx, 503) or Warn
-	// (other 5xx). 0: 100; 1: every request; negative: successful ones at
-	// Debug only.
+	// AccessSample is how many successful (2xx) or shed (503) requests
+	// the access log writes one of at Info (the others at Debug), so that
+	// it can stay on under load and overload; every other answer is
+	// logged, at Info (4xx) or Warn (5xx). 0: 100; 1: every request;
+	// negative: those at Debug only.
 	AccessSample int
 	// Options are more options of the world's service: middleware around
 	// every call (service.Intercept, e.g. otelstats.Middleware), context
@@ -86,7 +86,7 @@ type Server struct {
 	admin    *http.ServeMux // /metrics, /debug/pprof/: mux itself without SeparateAdmin
 	adminH   http.Handler
 	draining atomic.Bool   // Drain was called: /readyz answers 503
-	accessN  atomic.Uint64 // successful requests seen by the access log's sampling
+	accessN  atomic.Uint64 // requests the access log's sampling has seen (2xx, 503)
 	admit    chan struct{} // a slot per job admitted (ConcurrencyPerPE); nil: no limit
 }
 
@@ -357,10 +357,11 @@ func setPE(r *http.Request, pe int) {
 func (s *Server) accessLog(r *http.Request, route string, rec *statusRecorder, acc *access, took time.Duration) {
 	level := slog.LevelInfo
 	sample := s.cfg.AccessSample
+	sampled := rec.code < 300 || rec.code == http.StatusServiceUnavailable
 	switch {
-	case rec.code >= 500 && rec.code != http.StatusServiceUnavailable:
+	case !sampled && rec.code >= 500:
 		level = slog.LevelWarn
-	case rec.code >= 400 || rec.code == http.StatusServiceUnavailable:
+	case !sampled:
 	case sample < 0 || sample > 1 && s.accessN.Add(1)%uint64(sample) != 1:
 		level = slog.LevelDebug
 	}
@@ -376,7 +377,7 @@ func (s *Server) accessLog(r *http.Request, route string, rec *statusRecorder, a
 	if acc.pe >= 0 {
 		attrs = append(attrs, slog.Int("pe", acc.pe))
 	}
-	if level == slog.LevelInfo && rec.code < 300 && sample > 1 {
+	if level == slog.LevelInfo && sampled && sample > 1 {
 		attrs = append(attrs, slog.Int("sampled_1_in", sample))
 	}
 	s.log.LogAttrs(ctx, level, "access", attrs...)

@@ -650,8 +650,8 @@ func TestShedLoad(t *testing.T) {
 }
 
 // The access log writes one line per request: its ID, route, status,
-// duration, PE and bytes; every non-2xx answer at Info (Warn for a 5xx
-// other than 503), and one 2xx in AccessSample at Info, the rest at Debug.
+// duration, PE and bytes; every 4xx at Info and 5xx at Warn, and one 2xx
+// or 503 in AccessSample at Info, the rest at Debug.
 func TestAccessLog(t *testing.T) {
 	var buf syncBuffer
 	cfg := testConfig()
@@ -673,19 +673,19 @@ func TestAccessLog(t *testing.T) {
 			lines = append(lines, m)
 		}
 	}
-	// 4 successes sampled 1 in 3: the 1st and the 4th; then the 400 and the 504.
+	// 4 successes sampled 1 in 3: the 1st and the 4th; then the 400 and the
+	// 504 (or nothing: a 503, when the 1 ms deadline passed before the PE
+	// took the call, is sampled as the successes are, and this one is not
+	// the one in 3).
 	want := []struct {
 		status float64
 		level  string
 	}{{200, "INFO"}, {200, "INFO"}, {400, "INFO"}, {504, "WARN"}}
+	if len(lines) == 3 {
+		want = want[:3]
+	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d access lines, want %d: %v", len(lines), len(want), lines)
-	}
-	if lines[3]["status"] == 503.0 { // the 1 ms deadline passed before the PE took it
-		want[3] = struct {
-			status float64
-			level  string
-		}{503, "INFO"}
 	}
 	for i, w := range want {
 		l := lines[i]
