@@ -67,7 +67,7 @@ type target struct {
 const (
 	targetsFile   = "2026-11-26-issue33-targets.txt"
 	targetsAbout  = "One call on each kind (scripts/gpu-run.sh targets): the host↔GPU floors (bench/anchors/floor.cu: a round trip host → GPU → host, and host → GPU → other GPU (or the same GPU's other PE) → host), and symchan's figures measured after them; NVSHMEM's anchors (bench/anchors/nvshmem_bench.cu) run only where two GPUs let its two processes run. Each column a kind."
-	overloadFile  = "2026-11-28-go-vm-service-overload.txt"
+	overloadFile  = "2026-11-28-go-vm-service-overload-c5623e9.txt"
 	overloadAbout = "cd bench && go test -bench ServiceOverload -overload.duration 10s: examples/service's server in process on the 2-core VM, 2 host PEs, a {\"n\":256,\"iters\":500} solve per request, offered 6× the capacity measured first (sequential solves) for 10 s by vegeta; shedding is the example's default flags (-concurrency 1, -queue-depth 4), unbounded the same server without an admission limit or queue-wait bound. Targets (issue 50): every request answered, 95% of the 503s within 50 ms, the 200s' p99 within 2× the unloaded p99 (measured in the same run at a quarter of capacity), file descriptors and RSS flat after the first second. The two PEs' solves take both of the VM's cores, and the 503s wait for a core too."
 )
 
