@@ -68,6 +68,10 @@ const (
 	collRefused = hostKinds + uint64(numSyncKinds)
 )
 
+// symchan.cuh's kinds stay below hostKinds: a collective added there past
+// 15 fails to compile here rather than meeting a host kind.
+var _ [hostKinds - 1 - abi.CollReduce]struct{}
+
 // hostKind is the device kind of a synchronisation of kind k run by the
 // host.
 func hostKind(k syncKind) uint64 { return hostKinds + uint64(k) }
