@@ -68,8 +68,8 @@ const (
 	collRefused = hostKinds + uint64(numSyncKinds)
 )
 
-// symchan.cuh's kinds stay below hostKinds: a collective added there past
-// 15 fails to compile here rather than meeting a host kind.
+// symchan.cuh's largest kind (CollReduce) stays below hostKinds; a kind
+// added there is to be added to deviceKinds and checked here too.
 var _ [hostKinds - 1 - abi.CollReduce]struct{}
 
 // hostKind is the device kind of a synchronisation of kind k run by the
