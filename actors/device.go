@@ -2,6 +2,7 @@ package actors
 
 import (
 	"encoding/binary"
+
 	"github.com/symchan/symchan/internal/abi"
 )
 

@@ -3,8 +3,8 @@ package actors
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/symchan/symchan/internal/abi"
 
+	"github.com/symchan/symchan/internal/abi"
 	"github.com/symchan/symchan/internal/seal"
 )
 

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"github.com/symchan/symchan/internal/abi"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/internal/abi"
 	"github.com/symchan/symchan/pgas"
 )
 

@@ -1,8 +1,9 @@
 package actors
 
 import (
-	"github.com/symchan/symchan/internal/abi"
 	"testing"
+
+	"github.com/symchan/symchan/internal/abi"
 )
 
 // The kernel actor's state is where symchan.cuh looks for it: the

@@ -33,11 +33,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/symchan/symchan/internal/abi"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/symchan/symchan/internal/abi"
 )
 
 //go:embed symchan.ptx

@@ -3,9 +3,10 @@ package pgas
 import (
 	"context"
 	"fmt"
-	"github.com/symchan/symchan/internal/abi"
 	"math"
 	"unsafe"
+
+	"github.com/symchan/symchan/internal/abi"
 )
 
 // On the host backend collectives are built from Get/Put and team

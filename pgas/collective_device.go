@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/symchan/symchan/internal/abi"
 	"slices"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/internal/abi"
 	"github.com/symchan/symchan/pgas/driver"
 )
 
@@ -44,7 +44,9 @@ import (
 //     No member can complete while another abandons: completing needs
 //     every member's second phase.
 //   - A failing PE: the world's abort word ends every wait on the GPU,
-//     and the calls return its *PEError (World.abortErr).
+//     and every member returns the same *CollectiveError wrapping its
+//     *PEError, naming the first collective the failed PE did not
+//     complete (failedSeq).
 //   - A member that ended its part in the team (returned, destroyed it)
 //     before entering: the callers fail at once, as in sync (devMissing),
 //     or the run fails, naming it (Team.end).
@@ -86,8 +88,8 @@ func agreeColl(sk syncKind, kind uint64, a collArgs) devColl {
 	return devColl{sk: sk, kind: kind, n: a.count, dst: a.root, src: a.op, arg: uint64(a.elem), agree: true}
 }
 
-// onDevice reports whether t's blocking collectives run on the device: on
-// a GPU world, for a team whose members device code can name.
+// onGPU reports whether t's blocking collectives run on the device: on a
+// GPU world, for a team whose members device code can name.
 func (t *Team) onGPU() bool { return t.pe.coll != nil && t.shape.ok }
 
 // The team's abort word: why<<60 | kind<<56 | PE<<32 | seq, never 0 (seq
@@ -295,20 +297,27 @@ func (t *Team) decideCancel(seq uint64) (won bool, err error) {
 // abandon abandons collective seq of t, whose kernel was never enqueued.
 func (t *Team) abandon(ctx context.Context, sk syncKind, seq uint64, why uint64, pe int, cause error) error {
 	if why != whyEnded && ctx.Err() == nil && isClosed(t.pe.w.failed) {
-		return t.pe.w.abortErr(ctx, sk.String(), nil)
+		return t.failedErr(ctx, sk, seq, nil)
 	}
 	return t.abandonDecided(sk, seq, why, pe, cause)
 }
 
-// abandonDecided writes the team's abort word on every member, which ends
-// their waits in collective seq, and returns the *CollectiveError every
-// member reports (this one's with cause).
+// abandonDecided ends collective seq of t for every member: the first
+// abandon of the team to reach rank 0's abort word sets it (one
+// compare-and-swap from 0), and every abandoning member then stores that
+// word in every other member's copy, which ends their waits in the team.
+// Every copy holds the one winning word, so every member reports the same
+// *CollectiveError (this one's with cause, where its own decided).
 func (t *Team) abandonDecided(sk syncKind, seq uint64, why uint64, pe int, cause error) error {
 	word := abortWord(why, sk, pe, seq)
-	tr := t.pe.w.tr
-	var errs []error
-	for _, m := range t.members {
-		_, err := tr.Atomic(t.pe.id, m, t.deviceOff()+abi.OffsetofTeamAbort, driver.KindUint64, driver.OpCompareSwap, word, 0)
+	tr, id, off := t.pe.w.tr, t.pe.id, t.deviceOff()+abi.OffsetofTeamAbort
+	old, err := tr.Atomic(id, t.members[0], off, driver.KindUint64, driver.OpCompareSwap, word, 0)
+	errs := []error{err}
+	if err == nil && old != 0 {
+		word, cause = old, nil // another member decided first: its outcome
+	}
+	for _, m := range t.members[1:] {
+		_, err := tr.Atomic(id, m, off, driver.KindUint64, driver.OpSwap, word, 0)
 		errs = append(errs, err)
 	}
 	ce := t.abortedErr(word)

@@ -1,9 +1,9 @@
 package pgas
 
 import (
-	"github.com/symchan/symchan/internal/abi"
 	"testing"
 
+	"github.com/symchan/symchan/internal/abi"
 	"github.com/symchan/symchan/pgas/driver"
 )
 

@@ -3,9 +3,9 @@ package pgas
 import (
 	"context"
 	"fmt"
-	"github.com/symchan/symchan/internal/abi"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/internal/abi"
 )
 
 // Team collectives on a stream (NVSHMEM's nvshmemx_*_on_stream). Each

@@ -3,10 +3,11 @@ package pgas
 import (
 	"context"
 	"fmt"
-	"github.com/symchan/symchan/internal/abi"
 	"math/bits"
 	"slices"
 	"sync/atomic"
+
+	"github.com/symchan/symchan/internal/abi"
 )
 
 // Team is a set of PEs that synchronise and run collectives together, as

@@ -3,13 +3,13 @@ package pgas
 import (
 	"errors"
 	"fmt"
-	"github.com/symchan/symchan/internal/abi"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/internal/abi"
 )
 
 // A team on the GPU. Every member keeps the team's struct symchan_team

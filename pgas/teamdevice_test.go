@@ -5,9 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/symchan/symchan/internal/abi"
 	"strings"
 	"testing"
+
+	"github.com/symchan/symchan/internal/abi"
 )
 
 // The struct symchan_team that device code reads: where symchan.cuh looks

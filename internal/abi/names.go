@@ -28,9 +28,4 @@ const (
 	// grid, closing phase, or an agreement alone, in the low 32 bits; a
 	// blocking collective's number in the team in the high 32).
 	TeamStep = "symchan_team_step"
-	// TeamCancel abandons a blocking collective of a team on its PE unless
-	// its kernel went on to close first, and then ends every member's waits
-	// in the team (arguments: the heap descriptor, the team's struct, the
-	// collective's number, the nonzero word the members' struct gets).
-	TeamCancel = "symchan_team_cancel"
 )

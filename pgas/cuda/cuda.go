@@ -6,11 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/symchan/symchan/internal/abi"
 	"os"
 	"sync"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/internal/abi"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas/driver"
 	"github.com/symchan/symchan/pgas/internal/gpuop"

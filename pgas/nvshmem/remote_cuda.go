@@ -12,11 +12,11 @@ import "C"
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/symchan/symchan/internal/abi"
 	"os"
 	"path/filepath"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/internal/abi"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas/driver"
 )

@@ -26,11 +26,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/symchan/symchan/internal/abi"
 	"sync"
 	"unsafe"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/internal/abi"
 	"github.com/symchan/symchan/pgas/bootstrap"
 	"github.com/symchan/symchan/pgas/driver"
 	"github.com/symchan/symchan/pgas/internal/gpuop"

@@ -6,13 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/symchan/symchan/internal/abi"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/internal/abi"
 	"github.com/symchan/symchan/pgas/driver"
 )
 

@@ -4,9 +4,9 @@ package gpuop
 
 import (
 	"errors"
-	"github.com/symchan/symchan/internal/abi"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/internal/abi"
 	"github.com/symchan/symchan/pgas/driver"
 )
 
