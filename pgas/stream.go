@@ -123,8 +123,8 @@ func (s *Stream) Sync(ctx context.Context) error {
 // pollFor is how long a wait for a GPU stream polls it from the calling
 // goroutine before it blocks in the driver on a goroutine of its own: a
 // collective or a short kernel ends sooner than that goroutine would be
-// woken (on four H100s small blocking collectives took 0.75–0.92× the time,
-// bench/results/2026-11-28-nvidia-h100-x4-poll-*).
+// woken (on four H100s small blocking collectives took mostly 0.74–0.92×
+// the time, bench/results/2026-11-28-nvidia-h100-x4-poll-*).
 const pollFor = 200 * time.Microsecond
 
 // poll polls s's GPU stream until its work has completed (finished, with
