@@ -30,28 +30,35 @@ func BenchmarkChanRoundTrip(b *testing.B) {
 			if pe.ID() == 0 {
 				b.StartTimer()
 			}
-			for i := range uint64(b.N) {
-				if pe.ID() == 0 {
-					if err := ch.Send(ctx, peer, i); err != nil {
-						return err
-					}
-				}
-				if _, err := ch.Recv(ctx); err != nil {
-					return err
-				}
-				if pe.ID() == 1 {
-					if err := ch.Send(ctx, peer, i); err != nil {
-						return err
-					}
-				}
-			}
+			err = chanRoundTrips(ctx, pe, ch, peer, b.N)
 			if pe.ID() == 0 {
 				b.StopTimer()
 			}
-			return nil
+			return err
 		})
 	})
 	roundTripAnchors(b)
+}
+
+// chanRoundTrips runs n round trips of ch between PEs 0 and 1 (peer, the
+// other one): PE 0 sends and waits for the echo, PE 1 echoes.
+func chanRoundTrips(ctx context.Context, pe *pgas.PE, ch *actors.Chan[uint64], peer, n int) error {
+	for i := range uint64(n) {
+		if pe.ID() == 0 {
+			if err := ch.Send(ctx, peer, i); err != nil {
+				return err
+			}
+		}
+		if _, err := ch.Recv(ctx); err != nil {
+			return err
+		}
+		if pe.ID() == 1 {
+			if err := ch.Send(ctx, peer, i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // BenchmarkThroughput8B/impl=symchan: one-way 8-byte messages from PE 0 to

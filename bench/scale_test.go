@@ -149,20 +149,8 @@ func scaleWorld(b *testing.B, p int) {
 		for rep := range 7 {
 			const n = 200
 			t0 := time.Now()
-			for i := range uint64(n) {
-				if pe.ID() == 0 {
-					if err := ch.Send(ctx, peer, i); err != nil {
-						return err
-					}
-				}
-				if _, err := ch.Recv(ctx); err != nil {
-					return err
-				}
-				if pe.ID() == 1 {
-					if err := ch.Send(ctx, peer, i); err != nil {
-						return err
-					}
-				}
+			if err := chanRoundTrips(ctx, pe, ch, peer, n); err != nil {
+				return err
 			}
 			if rep >= 2 {
 				runs = append(runs, float64(time.Since(t0).Nanoseconds())/n/1e3)

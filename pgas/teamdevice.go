@@ -247,9 +247,9 @@ func (t *Team) deviceMismatch() error {
 	if mixed {
 		n = 1 // different collectives: their arguments are not comparable
 	}
-	text := fmt.Sprintf("%v: %s on a GPU: the members' arguments differ: %s", ErrCollectiveMismatch, first, describeDiffer(t.members, names[:n], all))
+	tail := fmt.Sprintf(": %s on a GPU: the members' arguments differ: %s", first, describeDiffer(t.members, names[:n], all))
 	if !mixed {
-		return fmt.Errorf("%w%s", ErrCollectiveMismatch, strings.TrimPrefix(text, ErrCollectiveMismatch.Error()))
+		return fmt.Errorf("%w%s", ErrCollectiveMismatch, tail)
 	}
 	var kinds []string
 	for k := range numSyncKinds {
@@ -257,5 +257,5 @@ func (t *Team) deviceMismatch() error {
 			kinds = append(kinds, k.String())
 		}
 	}
-	return &kindsDiffer{text: text, kinds: strings.Join(kinds, ", ")}
+	return &kindsDiffer{text: ErrCollectiveMismatch.Error() + tail, kinds: strings.Join(kinds, ", ")}
 }
