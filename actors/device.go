@@ -2,6 +2,7 @@ package actors
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/symchan/symchan/internal/abi"
 )
@@ -40,15 +41,21 @@ func DeviceInboxSize(n int) int64 { return 16 * int64(n) }
 // Device returns the mailbox's layout for kernels. It describes mailboxes
 // on backends whose partitions are device memory (the GPU backends); on
 // host memory the slot words are laid out one per cache line instead, and
-// no kernel runs there. A zero Mailbox's is the zero DeviceMailbox.
-func (m *Mailbox) Device() DeviceMailbox {
+// no kernel runs there. Kernels find a sender's slots by its id, so only a
+// mailbox with a lane per PE (Lanes at least the PE count) has a layout
+// for them: for one with fewer lanes Device fails with ErrBadArg, as it
+// does for a zero Mailbox.
+func (m *Mailbox) Device() (DeviceMailbox, error) {
 	if m.zero() {
-		return DeviceMailbox{}
+		return DeviceMailbox{}, errZero
+	}
+	if m.claim {
+		return DeviceMailbox{}, fmt.Errorf("%w: a mailbox of %d lanes for %d PEs has no layout for kernels, which find a sender's slots by its id: make it with Lanes(%d)", ErrBadArg, m.lanes, m.n, m.n)
 	}
 	return DeviceMailbox{
 		WordsOff: m.words.Offset(), SlotsOff: m.slots.Offset(), CreditOff: m.credit.Offset(),
 		NPEs: m.n, Slots: m.k, SlotSize: m.s,
-	}
+	}, nil
 }
 
 // Bytes encodes d as struct symchan_mailbox (little endian), ready to

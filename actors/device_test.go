@@ -3,6 +3,7 @@ package actors_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"testing"
 
 	"github.com/symchan/symchan/actors"
@@ -17,12 +18,24 @@ func TestDeviceMailboxLayout(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		d := mb.Device()
+		d, err := mb.Device()
+		if err != nil {
+			return err
+		}
 		if d.NPEs != 3 || d.Slots != 8 || d.SlotSize != 256 {
 			t.Errorf("shape %+v", d)
 		}
 		if d.WordsOff == d.SlotsOff || d.SlotsOff == d.CreditOff || d.SlotsOff%64 != 0 {
 			t.Errorf("offsets %+v", d)
+		}
+		// Kernels find a sender's slots by its id: a mailbox with fewer
+		// lanes than PEs has no layout for them.
+		laned, err := actors.NewMailbox(ctx, pe, actors.Lanes(2))
+		if err != nil {
+			return err
+		}
+		if _, err := laned.Device(); !errors.Is(err, actors.ErrBadArg) {
+			t.Errorf("Device of a mailbox of 2 lanes for 3 PEs: %v, want ErrBadArg", err)
 		}
 		b := d.Bytes()
 		if len(b) != actors.DeviceMailboxSize || int64(binary.LittleEndian.Uint64(b[8:])) != d.SlotsOff ||

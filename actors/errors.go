@@ -24,6 +24,10 @@ var (
 	ErrClosed = errors.New("actors: closed")
 	// ErrFull: TrySend found no free slot at the receiver.
 	ErrFull = errors.New("actors: no free slot at the receiver (would block)")
+	// ErrNoLane: a send to a PE whose inbox has no lane left for this
+	// sender (see Lanes): every lane there is claimed by other senders,
+	// for the mailbox's life. Nothing was sent.
+	ErrNoLane = errors.New("actors: every lane of the receiver's inbox is claimed by other senders (raise Lanes)")
 	// ErrTooLarge: a message above the configured maximum; nothing was sent.
 	ErrTooLarge = errors.New("actors: message too large")
 	// ErrNoCodec: a Chan or Future of a type that is not plain and has no

@@ -11,12 +11,16 @@ import (
 // A slot holds a 24-byte header, then up to S-24 payload bytes:
 //
 //	byte 0       kind: kindData, kindMore or kindClose
-//	bytes 1-3    zero
+//	bytes 1-3    the sender + 1 (little endian) in a mailbox whose lanes
+//	             are claimed (Lanes below the PE count), else zero
 //	bytes 4-7    payload bytes in this slot (little endian)
 //	bytes 8-15   kindData: the message's total length;
 //	             kindMore: the offset of this chunk in the message
 //	bytes 16-23  the seal, where slots are sealed (see slotSeal); else zero
 const headerSize = abi.SlotHeader // 24, as symchan.cuh's kernels read it
+
+// maxNamed bounds the senders a header can name (bytes 1-3 hold from+1).
+const maxNamed = 1<<24 - 1
 
 // sealAt is the seal's place in the header.
 const sealAt = 16
@@ -29,13 +33,14 @@ const (
 
 type header struct {
 	kind  uint8
+	from  int // the sender + 1, where lanes are claimed; 0: unnamed
 	n     int // payload bytes in this slot
 	total int // kindData: message length
 	off   int // kindMore: chunk offset
 }
 
 func putHeader(b []byte, h header) {
-	b[0], b[1], b[2], b[3] = h.kind, 0, 0, 0
+	b[0], b[1], b[2], b[3] = h.kind, byte(h.from), byte(h.from>>8), byte(h.from>>16)
 	binary.LittleEndian.PutUint32(b[4:], uint32(h.n))
 	v := h.total
 	if h.kind == kindMore {
@@ -87,15 +92,12 @@ func sealedLen(b []byte, seq uint64, cap int) (int, bool) {
 
 // decodeHeader checks a slot header against the mailbox's limits: the
 // payload fits in the slot (cap bytes) and in a message of at most max
-// bytes.
+// bytes. The sender it names (h.from) is the caller's to check.
 func decodeHeader(b []byte, cap, max int) (header, error) {
 	if len(b) < headerSize {
 		return header{}, fmt.Errorf("%w: header of %d bytes", ErrProtocol, len(b))
 	}
-	if b[1]|b[2]|b[3] != 0 {
-		return header{}, fmt.Errorf("%w: reserved header bytes set", ErrProtocol)
-	}
-	h := header{kind: b[0], n: int(binary.LittleEndian.Uint32(b[4:]))}
+	h := header{kind: b[0], from: int(b[1]) | int(b[2])<<8 | int(b[3])<<16, n: int(binary.LittleEndian.Uint32(b[4:]))}
 	v := binary.LittleEndian.Uint64(b[8:])
 	if h.n > cap {
 		return h, fmt.Errorf("%w: chunk of %d bytes in a slot of %d", ErrProtocol, h.n, cap)

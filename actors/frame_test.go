@@ -13,6 +13,9 @@ func TestHeaderRoundTrip(t *testing.T) {
 		{kind: kindData, n: cap, total: 5000},
 		{kind: kindMore, n: 100, off: 4000},
 		{kind: kindClose},
+		{kind: kindData, from: 1, n: 8, total: 8},        // a claimed lane's sender 0
+		{kind: kindClose, from: maxNamed},                // the highest sender a header names
+		{kind: kindMore, from: 4096, n: 100, off: 4000},
 	}
 	for _, h := range cases {
 		b := make([]byte, headerSize)
@@ -49,7 +52,7 @@ func TestHeaderRoundTrip(t *testing.T) {
 // FuzzDecodeHeader: the decoder never panics, and whatever it accepts is
 // within the limits and encodes back to the same bytes.
 func FuzzDecodeHeader(f *testing.F) {
-	for _, h := range []header{{kind: kindData, n: 8, total: 8}, {kind: kindMore, n: 3, off: 1000}, {kind: kindClose}} {
+	for _, h := range []header{{kind: kindData, n: 8, total: 8}, {kind: kindMore, n: 3, off: 1000}, {kind: kindClose}, {kind: kindData, from: maxNamed, n: 8, total: 8}, {kind: kindClose, from: 4097}} {
 		b := make([]byte, headerSize)
 		putHeader(b, h)
 		f.Add(b)
@@ -61,7 +64,7 @@ func FuzzDecodeHeader(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if h.n < 0 || h.n > cap || h.total > max || h.off+h.n > max {
+		if h.n < 0 || h.n > cap || h.total > max || h.off+h.n > max || h.from < 0 || h.from > maxNamed {
 			t.Fatalf("accepted out-of-limit header %+v", h)
 		}
 		re := make([]byte, headerSize)
@@ -84,13 +87,15 @@ func FuzzLineMessage(f *testing.F) {
 	f.Add(line[0], line[1], line[2], 64)
 	putHeader(wordBytes(line), header{kind: kindClose})
 	f.Add(line[0], line[1], line[2], 64)
+	putHeader(wordBytes(line), header{kind: kindData, from: 4096, n: 8, total: 8})
+	f.Add(line[0], line[1], line[2], 64)
 	f.Fuzz(func(t *testing.T, w0, w1, w2 uint64, max int) {
 		if max < 0 {
 			max = -(max + 1)
 		}
 		line := make([]uint64, lineWords-1)
 		line[0], line[1], line[2] = w0, w1, w2
-		n, ok := lineMessage(line, max)
+		n, from, ok := lineMessage(line, max)
 		if !ok {
 			return
 		}
@@ -98,8 +103,8 @@ func FuzzLineMessage(f *testing.F) {
 		if err != nil {
 			t.Fatalf("lineMessage accepted %x %x (n %d), decodeHeader refused: %v", w0, w1, n, err)
 		}
-		if h.kind != kindData || h.n != n || h.total != n || n > lineCap || n > max {
-			t.Fatalf("lineMessage: %d bytes; decodeHeader: %+v (max %d)", n, h, max)
+		if h.kind != kindData || h.n != n || h.total != n || h.from != from || n > lineCap || n > max {
+			t.Fatalf("lineMessage: %d bytes from %d; decodeHeader: %+v (max %d)", n, from, h, max)
 		}
 	})
 }

@@ -118,6 +118,12 @@ func StartKernel(ctx context.Context, mb *Mailbox, sys *System, fn *device.Funct
 	if mb == nil || fn == nil {
 		return nil, fmt.Errorf("%w: nil Mailbox or Function", ErrBadArg)
 	}
+	if mb.zero() {
+		return nil, errZero
+	}
+	if _, err := mb.Device(); err != nil {
+		return nil, err
+	}
 	pe := mb.pe
 	if sys != nil && sys.pe != pe {
 		return nil, fmt.Errorf("%w: System of PE %d for a Mailbox of PE %d", ErrBadArg, sys.pe.ID(), pe.ID())
@@ -156,9 +162,9 @@ func (m *Mailbox) lockAll(ctx context.Context) error {
 		return fmt.Errorf("%w: the mailbox holds messages Go has taken but not yet received, or half of one: Recv them before StartKernel", ErrBadArg)
 	}
 	for i := range m.out {
-		if err := m.out[i].mu.lock(ctx); err != nil {
+		if err := m.out[i].Load().mu.lock(ctx); err != nil {
 			for j := range i {
-				m.out[j].mu.unlock()
+				m.out[j].Load().mu.unlock()
 			}
 			in.mu.unlock()
 			return err
@@ -169,7 +175,7 @@ func (m *Mailbox) lockAll(ctx context.Context) error {
 
 func (m *Mailbox) unlockAll() {
 	for i := range m.out {
-		m.out[i].mu.unlock()
+		m.out[i].Load().mu.unlock()
 	}
 	m.in.mu.unlock()
 }
@@ -228,7 +234,11 @@ func (a *KernelActor) launch(g pgas.GPU, sys *System, fn *device.Function, grid,
 		return err
 	}
 	b := make([]byte, l.size())
-	copy(b[abi.OffsetofActorMb:], m.Device().Bytes())
+	d, err := m.Device()
+	if err != nil {
+		return err
+	}
+	copy(b[abi.OffsetofActorMb:], d.Bytes())
 	if sys != nil {
 		copy(b[abi.OffsetofActorRs:], sys.Device().Bytes())
 	}
@@ -238,8 +248,9 @@ func (a *KernelActor) launch(g pgas.GPU, sys *System, fn *device.Function, grid,
 	for s := range m.n {
 		binary.LittleEndian.PutUint64(b[l.inNext(s):], m.in.next[s])
 		binary.LittleEndian.PutUint64(b[l.inUnpaid(s):], m.in.unpaid[s])
-		binary.LittleEndian.PutUint64(b[l.out(s):], m.out[s].sent)
-		binary.LittleEndian.PutUint64(b[l.out(s)+8:], m.out[s].freed)
+		o := m.out[s].Load()
+		binary.LittleEndian.PutUint64(b[l.out(s):], o.sent)
+		binary.LittleEndian.PutUint64(b[l.out(s)+8:], o.freed)
 	}
 	if a.st, err = a.ctx.NewStream(); err != nil {
 		return err
@@ -339,9 +350,10 @@ func (a *KernelActor) handBack() error {
 		in.head[s] = s*m.k + int((in.next[s]-1)%uint64(m.k))
 		in.unpaid[s] = binary.LittleEndian.Uint64(b[l.inUnpaid(s):])
 		if s != me { // Go keeps its own sends to itself: the stop marker
-			m.out[s].sent = binary.LittleEndian.Uint64(b[l.out(s):])
-			m.out[s].slot = int(m.out[s].sent % uint64(m.k))
-			m.out[s].freed = binary.LittleEndian.Uint64(b[l.out(s)+8:])
+			o := m.out[s].Load()
+			o.sent = binary.LittleEndian.Uint64(b[l.out(s):])
+			o.slot = int(o.sent % uint64(m.k))
+			o.freed = binary.LittleEndian.Uint64(b[l.out(s)+8:])
 		}
 		if in.expect[s*m.k*m.stride] == ^uint64(0) {
 			continue // closed before the kernel started
@@ -373,7 +385,7 @@ func (a *KernelActor) handBack() error {
 func (a *KernelActor) sendStop(ctx context.Context) error {
 	a.stop.Do(func() {
 		m, me := a.mb, a.pe.ID()
-		a.stopErr = m.putSlot(ctx, me, &m.out[me], header{kind: kindClose}, nil)
+		a.stopErr = m.putSlot(ctx, me, m.out[me].Load(), header{kind: kindClose}, nil)
 	})
 	return a.stopErr
 }

@@ -4,7 +4,18 @@
 // pgas.Park where this PE's words are host memory, else pgas.Wait; drain,
 // take, pay).
 //
-// Invariants, for each sender s and receiver r, with K slots of s at r:
+// Lanes: r's inbox has L = min(Lanes, P) lanes of K slots. Where L = P,
+// lane s is sender s's from the start (kernels read this layout). Where
+// L < P, a sender's first message to r claims the next lane there with
+// one fetch-add on r's claims word, and keeps it: no two senders share a
+// lane, since each claim takes a number of its own, and a claim at L or
+// more finds none left (ErrNoLane) for good. Every slot of a claimed
+// lane names its sender in its header, so r learns a lane's owner from
+// its first slot. A sender with no lane at r closes by adding one to r's
+// closed word instead of a close marker; r counts both.
+//
+// Invariants, for each sender s and receiver r, with K slots of s's lane
+// at r (below, "slot j of s" is slot j of that lane):
 //
 //   - Slot j of s at r carries the sequence numbers ≡ j+1 (mod K); s's
 //     out[r].sent is the last one it committed (out[r].slot the slot of
@@ -23,7 +34,11 @@
 //   - r credits s in batches of at least K/2 slots; a sender waiting for
 //     credit has more than K/2 messages unread at r, so a receive of r
 //     pays it, and no sender waits forever on a receiver that receives.
-//   - out[r].mu serialises the sends to r; in.mu serialises the receives.
+//   - out[r].mu serialises the sends to r (and the claim of a lane there);
+//     in.mu serialises the receives; closeMu serialises Closes. Close sets
+//     closing before it looks at any outbox, and a send checks closing
+//     under its outbox's lock after making it: a send either ends before
+//     Close closes its lane, or fails with ErrClosed.
 
 package actors
 
@@ -50,11 +65,14 @@ import (
 // All methods are safe for concurrent use by the goroutines of the PE that
 // created the Mailbox; Sends to one destination, and Recvs, are serialised.
 type Mailbox struct {
-	pe   *pgas.PE
-	n, k int
-	s    int // slot bytes
-	cap  int // payload bytes per slot
-	max  int
+	pe    *pgas.PE
+	n, k  int
+	lanes int  // L: lanes of K slots in every inbox
+	claim bool // L < n: senders claim lanes; else lane s is sender s's
+	from  int  // what this PE's headers name: its id + 1 where lanes are claimed, else 0
+	s     int  // slot bytes
+	cap   int  // payload bytes per slot
+	max   int
 	// stride is the words from one slot word to the next: 1, or lineWords
 	// where partitions are host memory. Each slot word then starts a cache
 	// line of its own whose other bytes carry the slot's header and a
@@ -62,10 +80,17 @@ type Mailbox struct {
 	// receiver's core with the one line transfer that brings its signal.
 	stride int
 
-	words     pgas.Sym[uint64] // n·k·stride: slot j of sender s has its word at (s·k+j)·stride
-	wordAlloc pgas.Sym[uint64] // the allocation words lies in
-	slots     pgas.Sym[byte]   // n·k·s
-	credit    pgas.Sym[uint64] // n: on a sender, slots receiver r has freed
+	// words: (L·k+1)·stride words, what a receive waits on. Slot j of
+	// lane l has its word at (l·k+j)·stride; the closed word (closedAt)
+	// counts the closes of senders with no lane here.
+	words     pgas.Sym[uint64]
+	closedAt  int
+	claims    pgas.Sym[uint64] // lanes claimed here, and failed claims; after words
+	wordAlloc pgas.Sym[uint64] // the allocation words and claims lie in
+	// slots: L·k·s bytes, and with stride 1 s more beside the closed
+	// word, which a wait's fetch reads as it reads a slot beside its word.
+	slots  pgas.Sym[byte]
+	credit pgas.Sym[uint64] // n: on a sender, slots receiver r has freed
 
 	// This PE's words and slots, where partitions are host memory
 	// (pgas.Local): the receive path then reads them in place instead of
@@ -76,13 +101,24 @@ type Mailbox struct {
 
 	closing  atomic.Bool // this PE's sending side is (being) closed
 	selfSent atomic.Bool // this PE has sent to itself: it may again while Recv waits
-	out      []outbox    // per destination
+	// out is per destination, each made at the first send there (all of
+	// them at once where lanes are not claimed).
+	out      []atomic.Pointer[outbox]
+	closeMu  *ctxLock
+	closedTo []uint64 // bits: destinations closed through their closed word
 	in       inbox
 	stats    *mailboxCounters // with KeepStats; nil: nothing is counted
 }
 
+// An outbox's lane at its destination, where it has none.
+const (
+	unclaimed = -1 // not yet asked for
+	noLane    = -2 // all were claimed by others: sends there fail with ErrNoLane
+)
+
 type outbox struct {
 	mu      *ctxLock
+	lane    int                   // this PE's lane at the destination, or unclaimed or noLane
 	sent    uint64                // slots used towards this destination
 	slot    int                   // sent mod k: the slot the next commit fills
 	freed   uint64                // the destination's credit word, last seen
@@ -94,17 +130,19 @@ type outbox struct {
 
 type inbox struct {
 	mu     *ctxLock
-	next   []uint64 // per sender: the sequence number of its next slot
-	head   []int    // per sender: the slot (s·k + (next-1) mod k) that number lands in
-	expect []uint64 // per word: the sequence number that makes it ready (closed: never)
+	sender []int    // per lane: its sender (-1: not yet known, where lanes are claimed)
+	next   []uint64 // per lane: the sequence number of its next slot
+	head   []int    // per lane: the slot (l·k + (next-1) mod k) that number lands in
+	expect []uint64 // per word: the value that makes it ready (closed or not waited on: never)
 	status []int    // stride lineWords: the wait's mask, leaving out the words that are not slot words
-	unpaid []uint64 // per sender: slots freed but not yet credited
+	unpaid []uint64 // per lane: slots freed but not yet credited
+	closed uint64   // the closed word, last seen
 	idx    []int
 	// ready is per slot, where words are not host memory: 0 unless the
 	// last wait reported the slot; then 1 + its place in fetched when
 	// the wait fetched its first bytes, else -1.
 	ready []int32
-	open  int   // senders that have not closed
+	open  int   // senders that have not closed (a close marker or the closed word lowers it)
 	from  []int // the senders a blocking wait waits for (open ones; itself if it sends to itself)
 	// what from was made for: selfSent, and open (a close lowers it)
 	fromSelf bool
@@ -151,21 +189,35 @@ func NewMailbox(ctx context.Context, pe *pgas.PE, opts ...MailboxOption) (*Mailb
 // the tests take the second on the host backend too.
 func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*Mailbox, error) {
 	n, k, s := pe.NumPEs(), c.slots, c.slotSize
-	m := &Mailbox{pe: pe, n: n, k: k, s: s, cap: s - headerSize, max: c.maxMessage}
+	l := min(n, c.lanes)
+	m := &Mailbox{pe: pe, n: n, k: k, lanes: l, claim: l < n, s: s, cap: s - headerSize, max: c.maxMessage}
+	if m.claim {
+		if n > maxNamed {
+			return nil, fmt.Errorf("%w: a mailbox with fewer lanes (%d) than PEs names its senders in 24 bits: at most %d PEs, not %d", ErrBadArg, l, maxNamed, n)
+		}
+		m.from = pe.ID() + 1
+	}
 	stride := 1
 	if host {
 		stride = lineWords
 	}
-	if err := mailboxFits(n, k, s, stride, sysmem.Machine()); err != nil {
+	if err := mailboxFits(n, l, k, s, stride, sysmem.Machine()); err != nil {
 		return nil, err
 	}
 	var err error
-	if m.wordAlloc, m.words, m.stride, err = allocWords(ctx, pe, n*k, host); err != nil {
+	var all pgas.Sym[uint64]
+	if m.wordAlloc, all, m.stride, err = allocWords(ctx, pe, l*k+2, host); err != nil {
 		return nil, fmt.Errorf("actors: mailbox slot words: %w", err)
 	}
-	if m.slots, err = pgas.AllocAligned[byte](ctx, pe, n*k*s, cacheLine); err != nil {
+	m.closedAt = l * k * m.stride
+	m.words, m.claims = all.Slice(0, m.closedAt+m.stride), all.Index(m.closedAt+m.stride)
+	slotBytes := l * k * s
+	if m.stride == 1 {
+		slotBytes += s
+	}
+	if m.slots, err = pgas.AllocAligned[byte](ctx, pe, slotBytes, cacheLine); err != nil {
 		_ = pgas.Free(ctx, pe, m.wordAlloc)
-		return nil, fmt.Errorf("actors: mailbox slots (%d PEs × %d × %d bytes): %w", n, k, s, err)
+		return nil, fmt.Errorf("actors: mailbox slots (%d lanes × %d × %d bytes): %w", l, k, s, err)
 	}
 	if m.credit, err = pgas.AllocZeroed[uint64](ctx, pe, n); err != nil {
 		_ = pgas.Free(ctx, pe, m.slots)
@@ -173,7 +225,7 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		return nil, fmt.Errorf("actors: mailbox credit words: %w", err)
 	}
 	if host {
-		if m.localWords, err = pgas.Local(pe, m.words); err == nil {
+		if m.localWords, err = pgas.Local(pe, all); err == nil { // words, then claims
 			m.localSlots, err = pgas.Local(pe, m.slots)
 		}
 		if err != nil {
@@ -184,69 +236,96 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 	if c.stats {
 		m.stats = &isolated[mailboxCounters](1)[0]
 	}
-	m.out = isolated[outbox](n)
-	for i := range m.out {
-		m.out[i] = outbox{mu: newLock()}
+	m.out = make([]atomic.Pointer[outbox], n)
+	m.closeMu = newLock()
+	if !m.claim {
+		for to := range m.out {
+			m.outbox(to).lane = pe.ID() // lane s at every PE is sender s's
+		}
 	}
 	in := &m.in
 	in.mu = newLock()
-	in.next = isolated[uint64](n)
-	in.head = isolated[int](n)
-	in.expect = isolated[uint64](n * k * m.stride)
-	in.unpaid = isolated[uint64](n)
-	in.idx = isolated[int](n * k * m.stride)
-	in.ready = isolated[int32](n * k)
+	in.sender = isolated[int](l)
+	in.next = isolated[uint64](l)
+	in.head = isolated[int](l)
+	words := m.words.Len()
+	in.expect = isolated[uint64](words)
+	in.unpaid = isolated[uint64](l)
+	in.idx = isolated[int](words)
+	in.ready = isolated[int32](l * k)
 	if m.stride == 1 {
 		b := min(len(in.hdr), m.s)
-		in.fetched = isolated[byte](n * k * b)
+		in.fetched = isolated[byte](words * b)
 		in.fetch = &pgas.WaitFetch{Data: m.slots, Stride: m.s, Bytes: b, Into: in.fetched}
 	}
-	in.asm = isolated[assembly](n)
-	in.queue = isolated[Message](n * k)[:0]
-	in.arena = isolated[byte](n * k * len(in.hdr))[:0]
+	in.asm = isolated[assembly](l)
+	in.queue = isolated[Message](l * k)[:0]
+	in.arena = isolated[byte](l * k * len(in.hdr))[:0]
 	in.open = n
 	if m.stride > 1 {
-		in.status = make([]int, n*k*m.stride)
+		in.status = make([]int, words)
 		for i := range in.status {
 			if i%m.stride != 0 {
 				in.status[i] = 1
-				in.expect[i] = ^uint64(0)
 			}
 		}
 	}
-	for snd := range n {
-		in.next[snd], in.head[snd] = 1, snd*k
-		for j := range k {
-			in.expect[(snd*k+j)*m.stride] = uint64(j + 1)
+	for i := range in.expect {
+		in.expect[i] = ^uint64(0)
+	}
+	for ln := range l {
+		in.sender[ln], in.next[ln], in.head[ln] = ln, 1, ln*k
+		if m.claim {
+			in.sender[ln] = -1
 		}
+		for j := range k {
+			in.expect[(ln*k+j)*m.stride] = uint64(j + 1)
+		}
+	}
+	if m.claim {
+		in.expect[m.closedAt] = 1
 	}
 	return m, nil
 }
 
+// outbox is this PE's outbox towards to, made at the first call.
+func (m *Mailbox) outbox(to int) *outbox {
+	p := &m.out[to]
+	if o := p.Load(); o != nil {
+		return o
+	}
+	o := &isolated[outbox](1)[0]
+	o.mu, o.lane = newLock(), unclaimed
+	if p.CompareAndSwap(nil, o) {
+		return o
+	}
+	return p.Load()
+}
+
 // mailboxFits checks, before anything is allocated, that a mailbox of n
-// PEs × k slots of s bytes can exist: its symmetric size must not
-// overflow, and the receive side's Go memory on every PE (about
-// n·k·(24·stride+107) bytes each, with stride 1 72 more for the wait's
-// fetched headers and a slot's s bytes to read one whole, all PEs of this
-// machine together) must
-// fit mem, the machine's memory (0: unknown). The inputs are the same on
-// every PE of a machine, so all of them fail alike.
-func mailboxFits(n, k, s, stride int, mem int64) error {
-	hi, slots := bits.Mul64(uint64(n)*uint64(k), uint64(s))
+// PEs, l lanes × k slots of s bytes can exist: its symmetric size must
+// not overflow, and the receive side's Go memory on every PE (about
+// l·k·(24·stride+107) bytes, with stride 1 72 more for the wait's
+// fetched headers and a slot's s bytes to read one whole, and 24 bytes
+// per PE of the world, all PEs of this machine together) must fit mem,
+// the machine's memory (0: unknown). The inputs are the same on every PE
+// of a machine, so all of them fail alike.
+func mailboxFits(n, l, k, s, stride int, mem int64) error {
+	hi, slots := bits.Mul64(uint64(l)*uint64(k), uint64(s))
 	if hi != 0 || slots > math.MaxInt64/2 {
-		return fmt.Errorf("actors: a mailbox of %d PEs × %d slots × %d bytes overflows; lower Slots or SlotSize", n, k, s)
+		return fmt.Errorf("actors: a mailbox of %d lanes × %d slots × %d bytes overflows; lower Lanes, Slots or SlotSize", l, k, s)
 	}
 	per := 24*stride + 107
 	if stride == 1 {
 		per += pgas.MaxFetchBytes
 	}
-	goBytes := float64(n) * float64(n) * float64(k) * float64(per)
+	goBytes := float64(n) * (float64(l)*float64(k)*float64(per) + 24*float64(n))
 	if stride == 1 {
 		goBytes += float64(n) * float64(s) // in.slot (Mailbox.whole)
 	}
 	if mem > 0 && goBytes > float64(mem) {
-		return fmt.Errorf("actors: a mailbox of %d PEs × %d slots needs about %s of Go memory for its receive sides, more than this machine's %s; lower Slots or the PE count",
-			n, k, sysmem.Format(int64(min(goBytes, math.MaxInt64))), sysmem.Format(mem))
+		return fmt.Errorf("actors: a mailbox of %d PEs, %d lanes × %d slots needs about %s of Go memory for its receive sides, more than this machine's %s; lower Lanes or Slots or the PE count",
+			n, l, k, sysmem.Format(int64(min(goBytes, math.MaxInt64))), sysmem.Format(mem))
 	}
 	return nil
 }
@@ -291,7 +370,8 @@ func (m *Mailbox) TrySend(to int, data []byte) error {
 
 // open checks a send to to and locks its outbox: waiting for the lock,
 // or, without wait, failing with ErrFull unless it is free and chunks
-// slots are free at to now. On success the caller unlocks o.mu.
+// slots are free at to now. Where lanes are claimed it claims this PE's
+// lane at to first. On success the caller unlocks o.mu.
 func (m *Mailbox) open(ctx context.Context, to int, wait bool, chunks int) (*outbox, error) {
 	if err := m.checkDest(to); err != nil {
 		return nil, err
@@ -299,7 +379,7 @@ func (m *Mailbox) open(ctx context.Context, to int, wait bool, chunks int) (*out
 	if to == m.pe.ID() && !m.selfSent.Load() {
 		m.selfSent.Store(true)
 	}
-	o := &m.out[to]
+	o := m.outbox(to)
 	if wait {
 		if err := o.mu.lock(ctx); err != nil {
 			return nil, err
@@ -308,9 +388,12 @@ func (m *Mailbox) open(ctx context.Context, to int, wait bool, chunks int) (*out
 		return nil, ErrFull
 	}
 	err := error(nil)
-	if m.closing.Load() { // Close holds every o.mu while it closes
+	if m.closing.Load() { // set before Close looks at o (see the invariants)
 		err = ErrClosed
-	} else if !wait {
+	} else if o.lane < 0 {
+		err = m.claimLane(to, o)
+	}
+	if err == nil && !wait {
 		err = m.refresh(to, o, chunks)
 	}
 	if err != nil {
@@ -318,6 +401,25 @@ func (m *Mailbox) open(ctx context.Context, to int, wait bool, chunks int) (*out
 		return nil, err
 	}
 	return o, nil
+}
+
+// claimLane claims this PE's lane at to: the next number of to's claims
+// word, unless all L are taken. Callers hold o.mu.
+func (m *Mailbox) claimLane(to int, o *outbox) error {
+	if o.lane == unclaimed {
+		v, err := pgas.AtomicFetchInc(m.pe, m.claims, to)
+		if err != nil {
+			return err
+		}
+		o.lane = noLane
+		if v < uint64(m.lanes) {
+			o.lane = int(v)
+		}
+	}
+	if o.lane == noLane {
+		return fmt.Errorf("%w: PE %d has %d lanes, all claimed", ErrNoLane, to, m.lanes)
+	}
+	return nil
 }
 
 func (m *Mailbox) send(ctx context.Context, to int, data []byte, wait bool) error {
@@ -394,13 +496,14 @@ func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
 // word sees the data). Where the receiver is parked (pgas.Park), the
 // write wakes it.
 func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
+	h.from = m.from
 	if m.stride > 1 && len(payload) <= lineCap {
 		line := wordBytes(o.line[:])
 		putHeader(line, h)
 		return m.putLine(to, o, (headerSize+copy(line[headerSize:], payload)+7)/8)
 	}
 	seq := o.sent + 1
-	si := m.pe.ID()*m.k + o.slot
+	si := o.lane*m.k + o.slot
 	if m.stride > 1 {
 		line := wordBytes(o.line[:])
 		putHeader(line, h)
@@ -430,7 +533,7 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 // line of the reserved slot at to, with its word set to the slot's
 // sequence number, in one put-with-signal (see commit).
 func (m *Mailbox) putLine(to int, o *outbox, nw int) error {
-	wi := (m.pe.ID()*m.k + o.slot) * lineWords
+	wi := (o.lane*m.k + o.slot) * lineWords
 	if err := pgas.PutSignal(m.pe, m.words.Slice(wi+1, wi+1+nw), o.line[:nw], m.words.Index(wi), o.sent+1, pgas.SignalSet, to); err != nil {
 		return err
 	}
@@ -457,7 +560,7 @@ func (m *Mailbox) sendPlain(ctx context.Context, to int, p unsafe.Pointer, n int
 	if err := m.reserve(ctx, to, o); err != nil {
 		return err
 	}
-	h := header{kind: kindData, n: n, total: n}
+	h := header{kind: kindData, from: m.from, n: n, total: n}
 	if m.stride > 1 && n <= lineCap {
 		// Straight into the line: p is only copied, and does not escape.
 		line := wordBytes(o.line[:])
@@ -502,30 +605,43 @@ func (m *Mailbox) Close(ctx context.Context) error {
 	if m.zero() {
 		return errZero
 	}
-	for i := range m.out {
-		if err := m.out[i].mu.lock(ctx); err != nil {
-			for j := range i {
-				m.out[j].mu.unlock()
-			}
-			return err
-		}
+	if err := m.closeMu.lock(ctx); err != nil {
+		return err
 	}
-	defer func() {
-		for i := range m.out {
-			m.out[i].mu.unlock()
-		}
-	}()
+	defer m.closeMu.unlock()
 	already := m.closing.Swap(true)
 	done := true
 	for to := range m.out {
-		o := &m.out[to]
-		if o.closeOK {
+		if o := m.out[to].Load(); o != nil {
+			if err := o.mu.lock(ctx); err != nil { // a send under way ends first
+				return err
+			}
+			if o.lane >= 0 {
+				err := error(nil)
+				if !o.closeOK {
+					if err = m.putSlot(ctx, to, o, header{kind: kindClose}, nil); err == nil {
+						o.closeOK, done = true, false
+					}
+				}
+				o.mu.unlock()
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			o.mu.unlock() // no lane: none will be claimed now
+		}
+		// No lane at to: its closed word counts this close.
+		if m.closedTo == nil {
+			m.closedTo = make([]uint64, (m.n+63)/64)
+		}
+		if m.closedTo[to/64]&(1<<(to%64)) != 0 {
 			continue
 		}
-		if err := m.putSlot(ctx, to, o, header{kind: kindClose}, nil); err != nil {
+		if err := pgas.SignalOp(m.pe, m.words.Index(m.closedAt), 1, pgas.SignalAdd, to); err != nil {
 			return err
 		}
-		o.closeOK = true
+		m.closedTo[to/64] |= 1 << (to % 64)
 		done = false
 	}
 	if already && done {
@@ -632,33 +748,53 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		// probing the slot after them.
 		fetched := wait && in.open > 0 && in.fetch != nil
 		for k, i := range in.idx[:n] {
+			if i == m.closedAt {
+				if err := m.seeClosed(); err != nil {
+					return false, err
+				}
+				continue
+			}
 			in.ready[i/m.stride] = -1
 			if fetched {
 				in.ready[i/m.stride] = int32(k + 1)
 			}
 		}
 		for _, i := range in.idx[:n] {
+			if i == m.closedAt {
+				continue
+			}
 			if err := m.drain(ctx, i/m.stride/m.k); err != nil {
 				clear(in.ready)
 				return false, err
 			}
 		}
 		for _, i := range in.idx[:n] {
-			in.ready[i/m.stride] = 0
+			if i != m.closedAt {
+				in.ready[i/m.stride] = 0
+			}
 		}
 	}
 }
 
 // senders lists the PEs whose messages a blocking Recv waits for: those
-// that have not closed their side, this PE only if it has sent to itself
-// (its own goroutine is the one receiving). Callers hold in.mu.
+// not known to have closed their side, this PE only if it has sent to
+// itself (its own goroutine is the one receiving). Where lanes are
+// claimed, a close through the closed word names no one: every PE whose
+// lane here has not carried a close marker stays listed. Callers hold
+// in.mu.
 func (m *Mailbox) senders() []int {
 	in := &m.in
 	if self := m.selfSent.Load(); in.from == nil || self != in.fromSelf || in.open != in.fromOpen {
 		in.fromSelf, in.fromOpen = self, in.open    // a close lowers open
 		in.from = slices.Grow(in.from[:0], m.n)[:0] // empty, not nil: a wait on no PE, not on any
+		closed := map[int]bool{}
+		for ln, snd := range in.sender {
+			if snd >= 0 && in.expect[ln*m.k*m.stride] == ^uint64(0) {
+				closed[snd] = true
+			}
+		}
 		for s := range m.n {
-			if (s != m.pe.ID() || self) && in.expect[s*m.k*m.stride] != ^uint64(0) {
+			if (s != m.pe.ID() || self) && !closed[s] {
 				in.from = append(in.from, s)
 			}
 		}
@@ -666,25 +802,60 @@ func (m *Mailbox) senders() []int {
 	return in.from
 }
 
+// seeClosed reads the closed word: each close counted there since the last
+// read is one sender fewer to wait for. Callers hold in.mu.
+func (m *Mailbox) seeClosed() error {
+	in := &m.in
+	var c uint64
+	if m.localWords != nil {
+		c = atomic.LoadUint64(&m.localWords[m.closedAt])
+	} else {
+		var err error
+		if c, err = pgas.SignalFetch(m.pe, m.words.Index(m.closedAt)); err != nil {
+			return err
+		}
+	}
+	if c > uint64(m.n) || c < in.closed || int(c-in.closed) > in.open {
+		return fmt.Errorf("%w: the closed word counts %d closes, %d seen and %d senders open", ErrProtocol, c, in.closed, in.open)
+	}
+	in.open -= int(c - in.closed)
+	in.closed = c
+	in.expect[m.closedAt] = c + 1
+	return nil
+}
+
 // drainHeads is the receive path's check where this PE's words are host
 // memory, and its condition for pgas.Park: one atomic load of each
-// sender's next slot word instead of a wait over all n·k words. It drains
-// the senders whose next slot is ready and reports whether it took any
-// slot (a message, a chunk or a close marker, each of which changes what
-// the caller waits for) or met an error, which it leaves in in.err for
-// the caller to return. Callers hold in.mu.
+// claimed lane's next slot word (and of the closed word) instead of a
+// wait over all words. It drains the lanes whose next slot is ready and
+// reports whether it took any slot (a message, a chunk or a close
+// marker, each of which changes what the caller waits for), saw a close
+// through the closed word, or met an error, which it leaves in in.err
+// for the caller to return. Callers hold in.mu.
 func (m *Mailbox) drainHeads() bool {
 	if m.localWords == nil {
 		return false
 	}
 	in := &m.in
 	found := false
-	for snd, si := range in.head {
+	lanes := in.head
+	if m.claim {
+		// A sender claims its lane before it writes there.
+		lanes = lanes[:min(uint64(m.lanes), atomic.LoadUint64(&m.localWords[m.closedAt+m.stride]))]
+		if atomic.LoadUint64(&m.localWords[m.closedAt]) != in.closed {
+			if err := m.seeClosed(); err != nil {
+				in.err = err
+				return true
+			}
+			found = true
+		}
+	}
+	for ln, si := range lanes {
 		// A closed sender's next slot word stays below next: it wrote
 		// nothing after its close marker.
-		if atomic.LoadUint64(&m.localWords[si*lineWords]) >= in.next[snd] {
+		if atomic.LoadUint64(&m.localWords[si*lineWords]) >= in.next[ln] {
 			// Lines are not sealed: take never re-reads, and needs no context.
-			if err := m.drain(context.Background(), snd); err != nil {
+			if err := m.drain(context.Background(), ln); err != nil {
 				in.err = err
 				return true
 			}
@@ -694,24 +865,24 @@ func (m *Mailbox) drainHeads() bool {
 	return found
 }
 
-// pay returns sender snd's freed slots with one SignalAdd on its credit
-// word for this receiver.
-func (m *Mailbox) pay(snd int) error {
-	u := m.in.unpaid[snd]
-	m.in.unpaid[snd] = 0
-	return pgas.SignalOp(m.pe, m.credit.Index(m.pe.ID()), u, pgas.SignalAdd, snd)
+// pay returns the freed slots of lane ln to its sender with one SignalAdd
+// on the sender's credit word for this receiver.
+func (m *Mailbox) pay(ln int) error {
+	u := m.in.unpaid[ln]
+	m.in.unpaid[ln] = 0
+	return pgas.SignalOp(m.pe, m.credit.Index(m.pe.ID()), u, pgas.SignalAdd, m.in.sender[ln])
 }
 
-// drain takes every ready slot of sender snd in order and queues complete
+// drain takes every ready slot of lane ln in order and queues complete
 // messages. Freed slots go back to the sender once K/2 of them (at least
 // one) are due. That batching cannot stall a sender: one that waits for
 // credit has sent K slots beyond the credit it holds, fewer than K/2 of
 // which are freed and unpaid, so more than K/2 wait unread here and the
 // next receives free enough of them to pay. Callers hold in.mu.
-func (m *Mailbox) drain(ctx context.Context, snd int) error {
+func (m *Mailbox) drain(ctx context.Context, ln int) error {
 	in := &m.in
 	for range m.k {
-		seq, si := in.next[snd], in.head[snd]
+		seq, si := in.next[ln], in.head[ln]
 		wi := si * m.stride
 		if in.expect[wi] != seq {
 			break // closed
@@ -728,45 +899,74 @@ func (m *Mailbox) drain(ctx context.Context, snd int) error {
 		} else if w := atomic.LoadUint64(&m.localWords[wi]); w < seq {
 			break
 		} else if w != seq {
-			return fmt.Errorf("%w: slot of PE %d holds sequence %d, expected %d", ErrProtocol, snd, w, seq)
+			return fmt.Errorf("%w: slot of %s holds sequence %d, expected %d", ErrProtocol, m.laneName(ln), w, seq)
 		} else {
 			racesync.Acquire()
 		}
-		h, err := m.take(ctx, snd, si, place)
+		h, err := m.take(ctx, ln, si, place)
 		if err != nil {
 			return err
 		}
-		in.next[snd]++
-		if in.head[snd]++; in.head[snd] == (snd+1)*m.k {
-			in.head[snd] = snd * m.k
+		in.next[ln]++
+		if in.head[ln]++; in.head[ln] == (ln+1)*m.k {
+			in.head[ln] = ln * m.k
 		}
-		in.unpaid[snd]++
+		in.unpaid[ln]++
 		if h.kind == kindClose {
 			in.open--
 			for j := range m.k {
-				in.expect[(snd*m.k+j)*m.stride] = ^uint64(0) // out of the wait set
+				in.expect[(ln*m.k+j)*m.stride] = ^uint64(0) // out of the wait set
 			}
-			return m.pay(snd)
+			return m.pay(ln)
 		}
 		in.expect[wi] = seq + uint64(m.k)
 	}
-	if 2*in.unpaid[snd] >= uint64(m.k) {
-		return m.pay(snd)
+	if 2*in.unpaid[ln] >= uint64(m.k) {
+		return m.pay(ln)
 	}
 	return nil
 }
 
-// take reads slot si of sender snd and acts on it; place is the slot's
+// laneName names lane ln's sender for errors: "PE s", or "lane ln" before
+// its first slot named it.
+func (m *Mailbox) laneName(ln int) string {
+	if s := m.in.sender[ln]; s >= 0 {
+		return fmt.Sprintf("PE %d", s)
+	}
+	return fmt.Sprintf("lane %d", ln)
+}
+
+// named checks the sender a slot of lane ln names (from: the sender + 1,
+// 0 for none) against the lane's: where lanes are claimed every slot
+// names the lane's one sender, which the first one makes known; else
+// lane ln is sender ln's, and a slot names no one or ln. Callers hold
+// in.mu.
+func (m *Mailbox) named(ln, from int) error {
+	in := &m.in
+	switch {
+	case !m.claim && (from == 0 || from == ln+1):
+		return nil
+	case m.claim && from >= 1 && from <= m.n && (in.sender[ln] < 0 || in.sender[ln] == from-1):
+		in.sender[ln] = from - 1
+		return nil
+	}
+	return fmt.Errorf("%w: a slot of %s names sender %d (as id + 1)", ErrProtocol, m.laneName(ln), from)
+}
+
+// take reads slot si of lane ln and acts on it; place is the slot's
 // ready entry (1 + where the wait fetched its first bytes, when > 0).
-func (m *Mailbox) take(ctx context.Context, snd, si int, place int32) (header, error) {
+func (m *Mailbox) take(ctx context.Context, ln, si int, place int32) (header, error) {
 	in := &m.in
 	var head []byte // the header and the start of the payload
 	if m.stride > 1 {
 		wi := si * lineWords
 		line := m.localWords[wi+1 : wi+lineWords]
 		head = wordBytes(line)
-		if n, ok := lineMessage(line, m.max); ok {
-			return in.queueWhole(snd, header{kind: kindData, n: n, total: n}, head)
+		if n, from, ok := lineMessage(line, m.max); ok {
+			if err := m.named(ln, from); err != nil {
+				return header{}, err
+			}
+			return in.queueWhole(ln, header{kind: kindData, n: n, total: n}, head)
 		}
 	} else {
 		if place > 0 {
@@ -780,18 +980,22 @@ func (m *Mailbox) take(ctx context.Context, snd, si int, place int32) (header, e
 			}
 		}
 		var err error
-		if head, err = m.whole(ctx, snd, si, head); err != nil {
+		if head, err = m.whole(ctx, ln, si, head); err != nil {
 			return header{}, err
 		}
 	}
 	h, err := decodeHeader(head, m.cap, m.max)
+	if err == nil {
+		err = m.named(ln, h.from)
+	}
 	if err != nil {
-		return h, fmt.Errorf("from PE %d: %w", snd, err)
+		return h, fmt.Errorf("from %s: %w", m.laneName(ln), err)
 	}
+	snd := in.sender[ln]
 	if h.kind == kindData && h.n == h.total && headerSize+h.n <= len(head) {
-		return in.queueWhole(snd, h, head)
+		return in.queueWhole(ln, h, head)
 	}
-	a := &in.asm[snd]
+	a := &in.asm[ln]
 	switch h.kind {
 	case kindData:
 		*a = assembly{} // a message cut short by a cancelled Send
@@ -824,15 +1028,15 @@ func (m *Mailbox) take(ctx context.Context, snd, si int, place int32) (header, e
 	return h, nil
 }
 
-// queueWhole queues sender snd's message h, one slot whose payload lies in
-// head after the header, and ends any message of snd's that a cancelled
-// Send cut short (an inactive assembly is already zero).
-func (in *inbox) queueWhole(snd int, h header, head []byte) (header, error) {
+// queueWhole queues lane ln's message h, one slot whose payload lies in
+// head after the header, and ends any message of the lane's sender that
+// a cancelled Send cut short (an inactive assembly is already zero).
+func (in *inbox) queueWhole(ln int, h header, head []byte) (header, error) {
 	at := len(in.arena)
 	in.arena = append(in.arena, head[headerSize:headerSize+h.n]...)
-	in.queue = append(in.queue, Message{From: snd, Data: in.arena[at : at+h.n : at+h.n]})
-	if in.asm[snd].active {
-		in.asm[snd] = assembly{}
+	in.queue = append(in.queue, Message{From: in.sender[ln], Data: in.arena[at : at+h.n : at+h.n]})
+	if in.asm[ln].active {
+		in.asm[ln] = assembly{}
 	}
 	return h, nil
 }
@@ -840,11 +1044,12 @@ func (in *inbox) queueWhole(snd int, h header, head []byte) (header, error) {
 // lineMessage reports whether line, the words after a slot word, holds a
 // whole message of n bytes in a mailbox whose messages have at most max:
 // its header's words say kindData with n bytes here, n in all, and n fits
-// the line. Most messages on host memory are such; decodeHeader reads the
-// rest (and, on a big-endian machine, these too).
-func lineMessage(line []uint64, max int) (n int, ok bool) {
+// the line; from is the sender + 1 it names (0: none). Most messages on
+// host memory are such; decodeHeader reads the rest (and, on a
+// big-endian machine, these too).
+func lineMessage(line []uint64, max int) (n, from int, ok bool) {
 	w := line[0] >> 32
-	return int(w), line[0] == kindData|w<<32 && line[1] == w && w <= lineCap && w <= uint64(max)
+	return int(w), int(line[0] >> 8 & maxNamed), line[0]&^(maxNamed<<8) == kindData|w<<32 && line[1] == w && w <= lineCap && w <= uint64(max)
 }
 
 // tornLimit bounds how long a receiver re-reads a sealed slot whose word
@@ -852,16 +1057,16 @@ func lineMessage(line []uint64, max int) (n int, ok bool) {
 // slot torn for longer was not written by a sender of this mailbox.
 const tornLimit = time.Second
 
-// whole returns sealed slot si of sender snd as its sender wrote it for
+// whole returns sealed slot si of lane ln as its sender wrote it for
 // the sequence number due, given head, a read of its start: head itself
 // when the slot lies there whole, else a read of the whole slot into
 // in.slot, read again until its seal agrees (the word may arrive before
 // the data). It fails with ErrProtocol if the slot stays torn past
 // tornLimit, and with ctx's error if ctx ends first; the slot is then
 // left for the next receive.
-func (m *Mailbox) whole(ctx context.Context, snd, si int, head []byte) ([]byte, error) {
+func (m *Mailbox) whole(ctx context.Context, ln, si int, head []byte) ([]byte, error) {
 	in := &m.in
-	seq := in.next[snd]
+	seq := in.next[ln]
 	var since time.Time
 	for {
 		n, ok := sealedLen(head, seq, m.cap)
@@ -876,7 +1081,7 @@ func (m *Mailbox) whole(ctx context.Context, snd, si int, head []byte) ([]byte, 
 			if since.IsZero() {
 				since = time.Now()
 			} else if time.Since(since) > tornLimit {
-				return nil, fmt.Errorf("%w: slot %d of PE %d stays torn for sequence number %d", ErrProtocol, si%m.k, snd, seq)
+				return nil, fmt.Errorf("%w: slot %d of %s stays torn for sequence number %d", ErrProtocol, si%m.k, m.laneName(ln), seq)
 			}
 		}
 		if in.slot == nil {

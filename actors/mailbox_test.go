@@ -114,19 +114,21 @@ func TestMailboxWithoutLocalViewsFanIn(t *testing.T) {
 
 func TestMailboxFits(t *testing.T) {
 	cases := []struct {
-		n, k, s, stride int
-		mem             int64
-		ok              bool
+		n, l, k, s, stride int
+		mem                int64
+		ok                 bool
 	}{
-		{8, 16, 256, 8, 24 << 30, true},
-		{64, 64, 4096, 8, 24 << 30, true},
-		{65536, 65536, 1 << 30, 1, 0, false}, // symmetric size overflows
-		{65536, 16, 256, 8, 24 << 30, false}, // the receive sides' Go memory does not fit
-		{65536, 16, 256, 8, 0, true},         // memory unknown: only overflow is checked
+		{8, 8, 16, 256, 8, 24 << 30, true},
+		{64, 64, 64, 4096, 8, 24 << 30, true},
+		{65536, 65536, 65536, 1 << 30, 1, 0, false}, // symmetric size overflows
+		{65536, 65536, 16, 256, 8, 24 << 30, false}, // a lane per PE: the receive sides' Go memory does not fit
+		{4096, 64, 16, 1024, 8, 24 << 30, true},     // the default lanes in a 4096-PE world
+		{65536, 64, 16, 256, 8, 24 << 30, false},    // 24 bytes per PE of the world, on each of 65536 PEs
+		{65536, 65536, 16, 256, 8, 0, true},         // memory unknown: only overflow is checked
 	}
 	for _, c := range cases {
-		if err := mailboxFits(c.n, c.k, c.s, c.stride, c.mem); (err == nil) != c.ok {
-			t.Errorf("mailboxFits(%d, %d, %d, %d, %d) = %v", c.n, c.k, c.s, c.stride, c.mem, err)
+		if err := mailboxFits(c.n, c.l, c.k, c.s, c.stride, c.mem); (err == nil) != c.ok {
+			t.Errorf("mailboxFits(%d, %d, %d, %d, %d, %d) = %v", c.n, c.l, c.k, c.s, c.stride, c.mem, err)
 		}
 	}
 }

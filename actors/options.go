@@ -7,6 +7,7 @@ const (
 	DefaultSlots      = 16
 	DefaultSlotSize   = 1 << 10
 	DefaultMaxMessage = 64 << 20
+	DefaultLanes      = 64
 	DefaultFutures    = 256
 	DefaultReplySize  = 1 << 10
 )
@@ -21,14 +22,14 @@ type MailboxOption func(*mailboxConfig) error
 type SystemOption func(*systemConfig) error
 
 type mailboxConfig struct {
-	slots, slotSize, maxMessage int
-	stats                       bool
+	slots, slotSize, maxMessage, lanes int
+	stats                              bool
 }
 
 type systemConfig struct{ futures, replySize int }
 
 func mailboxOptions(opts []MailboxOption) (mailboxConfig, error) {
-	c := mailboxConfig{slots: DefaultSlots, slotSize: DefaultSlotSize, maxMessage: DefaultMaxMessage}
+	c := mailboxConfig{slots: DefaultSlots, slotSize: DefaultSlotSize, maxMessage: DefaultMaxMessage, lanes: DefaultLanes}
 	for _, o := range opts {
 		if o == nil {
 			return c, fmt.Errorf("%w: nil MailboxOption", ErrBadArg)
@@ -61,6 +62,26 @@ func Slots(k int) MailboxOption {
 			return fmt.Errorf("%w: Slots(%d): want 1 … 65536", ErrBadArg, k)
 		}
 		c.slots = k
+		return nil
+	}
+}
+
+// Lanes sets L, the senders an inbox has room for (default 64): every
+// inbox holds min(L, P) lanes of K slots, one lane per sender that has
+// sent to it, so a mailbox costs about min(L, P)·K·S bytes per PE however
+// large the world. Where L ≥ P every PE has a lane at every PE from the
+// start. Where L < P a sender's first message to a PE claims a free lane
+// there (one atomic, no collective) and keeps it for the mailbox's life;
+// once all L are claimed, sends from further senders to that PE fail
+// with ErrNoLane, a Close still reaches it, and nothing already sent is
+// lost. Kernels address slots by sender: Mailbox.Device and StartKernel
+// need L ≥ P.
+func Lanes(l int) MailboxOption {
+	return func(c *mailboxConfig) error {
+		if l < 1 || l > 1<<24 {
+			return fmt.Errorf("%w: Lanes(%d): want 1 … 2^24", ErrBadArg, l)
+		}
+		c.lanes = l
 		return nil
 	}
 }

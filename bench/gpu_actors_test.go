@@ -41,7 +41,7 @@ func actorPingPong(b *testing.B, local bool) latencies {
 	const iters, reps = 5000, 7
 	var half latencies
 	gpuWorld(b, 64<<20, func(ctx context.Context, pe *pgas.PE) error {
-		mb, err := actors.NewMailbox(ctx, pe)
+		mb, err := actors.NewMailbox(ctx, pe, actors.Lanes(pe.NumPEs()))
 		if err != nil {
 			return err
 		}
@@ -191,7 +191,7 @@ func messageRate(b *testing.B, warps int, impl rateImpl) float64 {
 	threads := map[int]int{rateThread: 1, rateWarp: 32, rateBlock: min(1024, 64*warps), rateRaw: 1}[impl.who]
 	var rate float64
 	gpuWorld(b, 64<<20, func(ctx context.Context, pe *pgas.PE) error {
-		mb, err := actors.NewMailbox(ctx, pe, opts...)
+		mb, err := actors.NewMailbox(ctx, pe, append(opts, actors.Lanes(pe.NumPEs()))...)
 		if err != nil {
 			return err
 		}
@@ -216,7 +216,11 @@ func messageRate(b *testing.B, warps int, impl rateImpl) float64 {
 		// The mailbox's layout, then the device side's state (zeroed: the
 		// receiver's inbox or the sender's outboxes), then the receiver's
 		// log.
-		desc := mb.Device().Bytes()
+		d, err := mb.Device()
+		if err != nil {
+			return err
+		}
+		desc := d.Bytes()
 		const logBytes = 32
 		state := max(actors.DeviceInboxSize(pe.NumPEs()), actors.DeviceOutboxSize*int64(pe.NumPEs()))
 		mem, err := c.Alloc(int64(len(desc)) + state + logBytes)

@@ -45,7 +45,7 @@ func BenchmarkScale(b *testing.B) {
 func scaleWorld(b *testing.B, p int) {
 	b.StopTimer()
 	const a2a = 8 // int64 per peer
-	chanSym := int64(p) * actors.DefaultSlots * actors.DefaultSlotSize
+	chanSym := int64(min(p, actors.DefaultLanes)) * actors.DefaultSlots * actors.DefaultSlotSize
 	makeChan := p >= 2 && chanSym*int64(p) <= scaleChanMem
 	heap := int64(pgas.ControlBytes) + 2*int64(p*a2a*8) + 64<<10
 	if makeChan {

@@ -50,6 +50,58 @@ func (ck *kit) testChanBackpressureFIFO(t *testing.T) {
 	}
 }
 
+// A Chan with fewer lanes than PEs (actors.Lanes): the senders that
+// claim a receiver's lanes first deliver everything, in order and once,
+// through slots they run out of (one per lane); every other sender's
+// first Send fails with ErrNoLane having sent nothing; every Close reaches
+// the receiver, which ends with ErrClosed after the last message.
+func (ck *kit) testChanLanesClaimed(t *testing.T) {
+	const n, lanes, per = 6, 3, 200
+	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
+		ch := must(actors.NewChan[uint64](ctx, pe, actors.Lanes(lanes), actors.Slots(1)))
+		refused := must(pgas.AllocZeroed[uint64](ctx, pe, 1)) // on PE 0: senders refused
+		check(pe.Barrier(ctx))
+		if pe.ID() != 0 {
+			for i := range uint64(per) {
+				err := ch.Send(ctx, 0, uint64(pe.ID())<<32|i)
+				if errors.Is(err, actors.ErrNoLane) && i == 0 {
+					check(pgas.AtomicAdd(pe, refused, 1, 0))
+					break
+				}
+				check(err)
+			}
+			check(ch.Close(ctx))
+			return pe.Barrier(ctx)
+		}
+		check(ch.Close(ctx))
+		next := map[int]uint64{}
+		for {
+			v, from, err := ch.RecvFrom(ctx)
+			if errors.Is(err, actors.ErrClosed) {
+				break
+			}
+			check(err)
+			if int(v>>32) != from || v&(1<<32-1) != next[from] {
+				return fmt.Errorf("from PE %d: %#x, want message %d", from, v, next[from])
+			}
+			next[from]++
+		}
+		if len(next) != lanes {
+			return fmt.Errorf("messages from %d senders, want %d", len(next), lanes)
+		}
+		for from, c := range next {
+			if c != per {
+				return fmt.Errorf("%d messages from PE %d, want %d", c, from, per)
+			}
+		}
+		check(pe.Barrier(ctx)) // every sender's refusal counted
+		if r := must(pgas.AtomicFetch(pe, refused, 0)); r != n-1-lanes {
+			return fmt.Errorf("%d senders refused with ErrNoLane, want %d", r, n-1-lanes)
+		}
+		return nil
+	})
+}
+
 func (ck *kit) backpressureFIFO(t *testing.T, k int) {
 	const n, per = 4, 400
 	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {

@@ -88,7 +88,7 @@ func (ck *kit) testGPUWaitsEndWhenWorldFails(t *testing.T) {
 	t.Run("device mailbox receive", func(t *testing.T) {
 		const count = 10
 		ended(t, func(ctx context.Context, pe *pgas.PE) error {
-			ch := must(actors.NewChan[uint64](ctx, pe))
+			ch := must(actors.NewChan[uint64](ctx, pe, actors.Lanes(pe.NumPEs())))
 			if pe.ID() != 0 {
 				return pe.Barrier(ctx)
 			}
@@ -96,7 +96,7 @@ func (ck *kit) testGPUWaitsEndWhenWorldFails(t *testing.T) {
 			// sends none: the receive ends, through the device's own wait
 			// (runKernel syncs the stream, without a context).
 			b, err := runKernel(pe, kernelMailboxEcho, 1,
-				[]region{{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {mboxOutBytes(pe.NumPEs()), nil}, {mboxInBytes(pe.NumPEs()), nil}, {8, nil}},
+				[]region{{actors.DeviceMailboxSize, must(ch.Mailbox().Device()).Bytes()}, {mboxOutBytes(pe.NumPEs()), nil}, {mboxInBytes(pe.NumPEs()), nil}, {8, nil}},
 				func(at []device.Ptr) []uint64 {
 					return []uint64{uint64(at[0]), uint64(at[1]), uint64(at[2]), uint64(failing), count, 1000, uint64(at[3])}
 				}, 3)
@@ -109,7 +109,7 @@ func (ck *kit) testGPUWaitsEndWhenWorldFails(t *testing.T) {
 
 	t.Run("kernel actor receive", func(t *testing.T) {
 		ended(t, func(ctx context.Context, pe *pgas.PE) error {
-			mb := must(actors.NewMailbox(ctx, pe, actorSlots...))
+			mb := must(actors.NewMailbox(ctx, pe, kernelSlots(pe)...))
 			if pe.ID() != 0 {
 				return pe.Barrier(ctx)
 			}

@@ -19,6 +19,12 @@ import (
 // messages of several slots and credit waits are common.
 var actorSlots = []actors.MailboxOption{actors.Slots(4), actors.SlotSize(256)}
 
+// kernelSlots are actorSlots with a lane per PE of pe's world: kernels
+// find a sender's slots by its id (actors.Lanes).
+func kernelSlots(pe *pgas.PE) []actors.MailboxOption {
+	return append([]actors.MailboxOption{actors.Lanes(pe.NumPEs())}, actorSlots...)
+}
+
 // actorMsg is the i-th message from PE from: its size cycles over one
 // byte, a slot and one more, and several slots.
 func actorMsg(from, i int) []byte {
@@ -101,7 +107,7 @@ func (ck *kit) testKernelActorEcho(t *testing.T) {
 			stop := progress(t, large(n), func() string { return fmt.Sprintf("%d of %d senders echoed", echoedBy.Load(), n-1) })
 			defer stop()
 			ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
-				mb := must(actors.NewMailbox(ctx, pe, actorSlots...))
+				mb := must(actors.NewMailbox(ctx, pe, kernelSlots(pe)...))
 				if pe.ID() == 0 {
 					a, free, err := startEcho(ctx, pe, mb)
 					if err != nil {
@@ -131,7 +137,7 @@ func (ck *kit) testKernelActorHandover(t *testing.T) {
 	const count = 80
 	end := []byte("END")
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		mb := must(actors.NewMailbox(ctx, pe, actorSlots...))
+		mb := must(actors.NewMailbox(ctx, pe, kernelSlots(pe)...))
 		// PE 0 tells PE 1 that round r's kernel has stopped (flag ≥ r+1):
 		// only then does PE 1 send its end marker, which Go must get.
 		stopped := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
@@ -186,7 +192,7 @@ func (ck *kit) testKernelActorFails(t *testing.T) {
 	ck.needGPUs(t, 2)
 	ck.oneProcess(t)
 	err := ck.runErr(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		mb := must(actors.NewMailbox(ctx, pe, actorSlots...))
+		mb := must(actors.NewMailbox(ctx, pe, kernelSlots(pe)...))
 		if pe.ID() == 0 {
 			a, free, err := startEcho(ctx, pe, mb)
 			if err != nil {
@@ -235,7 +241,7 @@ func (ck *kit) testKernelActorRing(t *testing.T) {
 func (ck *kit) kernelRing(t *testing.T, n, size int) {
 	const tokens, laps, window = 40, 3, 2
 	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
-		mb := must(actors.NewMailbox(ctx, pe, actorSlots...))
+		mb := must(actors.NewMailbox(ctx, pe, kernelSlots(pe)...))
 		finished := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
 		g, err := pe.GPU()
 		if err != nil {

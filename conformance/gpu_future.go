@@ -31,7 +31,7 @@ func (ck *kit) testDeviceFutures(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		ch, err := actors.NewChan[ask](ctx, pe)
+		ch, err := actors.NewChan[ask](ctx, pe, actors.Lanes(pe.NumPEs()))
 		if err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func runFutureServe(pe *pgas.PE, ch *actors.Chan[ask], sys *actors.System, mine 
 	binary.LittleEndian.PutUint32(rt[4:], mine.Slot)
 	binary.LittleEndian.PutUint64(rt[8:], mine.Gen)
 	b, err := runKernel(pe, kernelFutureServe, 1, []region{
-		{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {actors.DeviceSystemSize, sys.Device().Bytes()},
+		{actors.DeviceMailboxSize, must(ch.Mailbox().Device()).Bytes()}, {actors.DeviceSystemSize, sys.Device().Bytes()},
 		{mboxOutBytes(pe.NumPEs()), nil}, {mboxInBytes(pe.NumPEs()), nil}, {32, nil}, {16, rt},
 	}, func(at []device.Ptr) []uint64 {
 		return []uint64{uint64(at[0]), uint64(at[1]), uint64(at[2]), uint64(at[3]), 0, uint64(count), uint64(at[5]), uint64(at[4])}

@@ -21,13 +21,13 @@ func (ck *kit) testDeviceMailboxEcho(t *testing.T) {
 	ck.needGPUs(t, 2)
 	const count = 200
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		ch, err := actors.NewChan[uint64](ctx, pe)
+		ch, err := actors.NewChan[uint64](ctx, pe, actors.Lanes(pe.NumPEs()))
 		if err != nil {
 			return err
 		}
 		if pe.ID() == 1 {
 			b, err := runKernel(pe, kernelMailboxEcho, 1,
-				[]region{{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {mboxOutBytes(pe.NumPEs()), nil}, {mboxInBytes(pe.NumPEs()), nil}, {8, nil}},
+				[]region{{actors.DeviceMailboxSize, must(ch.Mailbox().Device()).Bytes()}, {mboxOutBytes(pe.NumPEs()), nil}, {mboxInBytes(pe.NumPEs()), nil}, {8, nil}},
 				func(at []device.Ptr) []uint64 {
 					return []uint64{uint64(at[0]), uint64(at[1]), uint64(at[2]), 0, count, 1000, uint64(at[3])}
 				}, 3)
@@ -70,7 +70,7 @@ func (ck *kit) testDeviceMailboxFanIn(t *testing.T) {
 				count, opts = 12, []actors.MailboxOption{actors.Slots(4), actors.SlotSize(64)}
 			}
 			ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
-				ch, err := actors.NewChan[uint64](ctx, pe, opts...)
+				ch, err := actors.NewChan[uint64](ctx, pe, append(opts, actors.Lanes(pe.NumPEs()))...)
 				if err != nil {
 					return err
 				}
@@ -96,7 +96,7 @@ func (ck *kit) testDeviceMailboxFanIn(t *testing.T) {
 // against ch's inbox and reports its verdict.
 func runFanIn(pe *pgas.PE, ch *actors.Chan[uint64], count, threads int) error {
 	b, err := runKernel(pe, kernelMailboxFanIn, threads,
-		[]region{{actors.DeviceMailboxSize, ch.Mailbox().Device().Bytes()}, {mboxInBytes(pe.NumPEs()), nil}, {8 * int64(pe.NumPEs()), nil}, {8, nil}},
+		[]region{{actors.DeviceMailboxSize, must(ch.Mailbox().Device()).Bytes()}, {mboxInBytes(pe.NumPEs()), nil}, {8 * int64(pe.NumPEs()), nil}, {8, nil}},
 		func(at []device.Ptr) []uint64 {
 			return []uint64{uint64(at[0]), uint64(at[1]), uint64(count), uint64(at[3]), uint64(at[2])}
 		}, 3)
@@ -114,7 +114,7 @@ func (ck *kit) testDeviceMailboxChunks(t *testing.T) {
 	const cap = slot - 16
 	sizes := []int{0, 1, cap - 1, cap, cap + 1, 2 * cap, 2*cap + 1, 1000, 3000, 8}
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		mb, err := actors.NewMailbox(ctx, pe, actors.Slots(4), actors.SlotSize(slot))
+		mb, err := actors.NewMailbox(ctx, pe, actors.Lanes(pe.NumPEs()), actors.Slots(4), actors.SlotSize(slot))
 		if err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func (ck *kit) testDeviceMailboxChunks(t *testing.T) {
 // mb towards PE 0, with a buffer of cap bytes.
 func runEchoBlock(pe *pgas.PE, mb *actors.Mailbox, cap int) error {
 	b, err := runKernel(pe, kernelMailboxEchoBlock, 128,
-		[]region{{actors.DeviceMailboxSize, mb.Device().Bytes()}, {mboxOutBytes(pe.NumPEs()), nil}, {mboxInBytes(pe.NumPEs()), nil}, {8, nil}, {int64(cap), nil}},
+		[]region{{actors.DeviceMailboxSize, must(mb.Device()).Bytes()}, {mboxOutBytes(pe.NumPEs()), nil}, {mboxInBytes(pe.NumPEs()), nil}, {8, nil}, {int64(cap), nil}},
 		func(at []device.Ptr) []uint64 {
 			return []uint64{uint64(at[0]), uint64(at[1]), uint64(at[2]), 0, uint64(at[4]), uint64(cap), uint64(at[3])}
 		}, 3)
@@ -201,11 +201,11 @@ func (ck *kit) testDeviceMailboxManySenders(t *testing.T) {
 				slots = 3 * senders * c.count // every message, 600 bytes in 3 slots at most
 			}
 			ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-				mb, err := actors.NewMailbox(ctx, pe, actors.Slots(slots), actors.SlotSize(256))
+				mb, err := actors.NewMailbox(ctx, pe, actors.Lanes(pe.NumPEs()), actors.Slots(slots), actors.SlotSize(256))
 				if err != nil {
 					return err
 				}
-				desc := region{actors.DeviceMailboxSize, mb.Device().Bytes()}
+				desc := region{actors.DeviceMailboxSize, must(mb.Device()).Bytes()}
 				if pe.ID() == 1 && c.actor {
 					if err := sendAsActor(ctx, pe, mb, senders, c.count, c.warp); err != nil {
 						return err

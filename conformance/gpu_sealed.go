@@ -25,12 +25,12 @@ func (ck *kit) testSealedSlotNeverTakenTorn(t *testing.T) {
 	ck.needGPUs(t, 2)
 	const k, slotSize = 4, 64
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
-		ch := must(actors.NewChan[uint64](ctx, pe, actors.Slots(k), actors.SlotSize(slotSize)))
+		ch := must(actors.NewChan[uint64](ctx, pe, actors.Lanes(pe.NumPEs()), actors.Slots(k), actors.SlotSize(slotSize)))
 		if pe.ID() == 0 {
 			return sealedSender(ctx, pe, ch)
 		}
 		g := must(pe.GPU())
-		d := ch.Mailbox().Device()
+		d := must(ch.Mailbox().Device())
 		st := must(g.Context().NewStream())
 		defer st.Destroy()
 		slot := func(seq uint64) device.Ptr { // sender 0's slot of seq, in this PE's memory

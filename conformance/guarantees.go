@@ -377,7 +377,7 @@ func (ck *kit) testActorsAfterWorldEnded(t *testing.T) {
 		"Future.Abandon":  k.fut2.Abandon,
 		"Future.ReplyTo":  func() { _ = k.fut2.ReplyTo() },
 		"Mailbox.Stats":   func() { _ = k.mb.Stats() },
-		"Mailbox.Device":  func() { _ = k.mb.Device() },
+		"Mailbox.Device":  func() { _, _ = k.mb.Device() },
 		"System.Device":   func() { _ = k.sys.Device() },
 		"Team.Destroy":    k.team.Destroy,
 		"PE.TeamWorld":    func() { _ = k.pe.TeamWorld().NumPEs() },

@@ -106,6 +106,7 @@ var actorsTests = []test{
 	{"RandomFaults", (*kit).testRandomFaults},
 	{"ChanRing", (*kit).testChanRing},
 	{"ChanBackpressureFIFO", (*kit).testChanBackpressureFIFO},
+	{"ChanLanesClaimed", (*kit).testChanLanesClaimed},
 	{"ChanFanIn64", (*kit).testChanFanIn64},
 	{"MailboxLargeMessages", (*kit).testMailboxLargeMessages},
 	{"ChanCodecs", (*kit).testChanCodecs},
