@@ -13,8 +13,8 @@ func TestHeaderRoundTrip(t *testing.T) {
 		{kind: kindData, n: cap, total: 5000},
 		{kind: kindMore, n: 100, off: 4000},
 		{kind: kindClose},
-		{kind: kindData, from: 1, n: 8, total: 8},        // a claimed lane's sender 0
-		{kind: kindClose, from: maxNamed},                // the highest sender a header names
+		{kind: kindData, from: 1, n: 8, total: 8}, // a claimed lane's sender 0
+		{kind: kindClose, from: maxNamed},         // the highest sender a header names
 		{kind: kindMore, from: 4096, n: 100, off: 4000},
 	}
 	for _, h := range cases {
