@@ -5,9 +5,15 @@
 // # Mailboxes
 //
 // A [Mailbox] is created collectively ([NewMailbox]) and gives every PE an
-// inbox in its own partition of the symmetric heap: for each sender s, a
-// ring of K slots of S bytes, each with a uint64 signal word that holds the
-// sequence number of the last message put there. A send is one
+// inbox in its own partition of the symmetric heap: L = min([Lanes], N)
+// lanes, each a ring of K slots of S bytes, each slot with a uint64 signal
+// word that holds the sequence number of the last message put there. Where
+// L = N (worlds of up to 64 PEs by default), lane s is sender s's. Where
+// L < N, a sender's first message to a PE claims a lane there with one
+// atomic fetch-add on the inbox's claims word, no collective, and keeps
+// it; every slot it sends names it. Once all L lanes of an inbox are
+// claimed, a further sender's sends there fail with [ErrNoLane] (nothing
+// is sent; it can still Close). A send is one
 // put-with-signal of the slot (header and payload) with SignalSet of the
 // message's sequence number. On GPUs it is pgas.PutSignalUnordered, with
 // no fence between data and word (one fewer system-scope fence a
@@ -15,7 +21,7 @@
 // number, header and payload, and a receiver that reads a slot whose data
 // has not all landed reads it again until the seal agrees. The receiver
 // waits with WaitUntilSome (vector form: each
-// word against the sequence number due in its slot) over all its slot
+// word against the sequence number due in its slot) over its L·K slot
 // words, copies out every message that is ready, in each sender's order,
 // and returns the slots to their senders with SignalAdd on a credit word in
 // the sender's partition, in batches of K/2: a sender only ever waits
@@ -30,7 +36,8 @@
 // payload is put into the slot first, with a Fence before the line). A
 // receiver then learns of a small message and reads it with one
 // cache-line transfer between cores. It reads its words in place: one
-// load of each sender's next word, instead of a wait over all its words,
+// load of each claimed lane's next word, instead of a wait over all its
+// words,
 // and where none is ready it parks with pgas.Park until a write lands
 // among its words (the backend polls first with pgas.BlockSpin, up to
 // 50 µs). The sender's PutSignal wakes it and hands over its processor as
@@ -39,13 +46,16 @@
 // laid out the same way (a reply of up to 48 bytes beside its word, one
 // PutSignalIf), and an awaiting goroutine parks on its reply word.
 //
-// Memory: every PE holds N·K·(S+8) bytes of slots and words
-// (N·K·(S+64) on host memory) and N·8 bytes of credit words per
-// Mailbox or Chan, for N PEs. The defaults (K = 16, S = 1 KiB) cost
-// 16.1 KiB per PE of the world (17 KiB on host memory): 129 KiB per PE
-// with 8 PEs, 1 MiB with 64.
-// The receiving side also keeps its wait's vectors in Go memory: 17·N·K
-// bytes (193·N·K on host memory: an entry per word of every line).
+// Memory: every PE holds L·K·(S+8) bytes of slots and words
+// (L·K·(S+64) on host memory) and N·8 bytes of credit words per
+// Mailbox or Chan, for N PEs and L = min(Lanes, N) lanes. The defaults
+// (L = 64, K = 16, S = 1 KiB) cost 16.1 KiB per lane (17 KiB on host
+// memory): 129 KiB per PE with 8 PEs, about 1 MiB from 64 PEs on,
+// however large the world, and 32 KiB of credit words at 4096 PEs.
+// The receiving side also keeps its wait's vectors in Go memory: 17·L·K
+// bytes (193·L·K on host memory: an entry per word of every line), and
+// each PE 16 bytes per PE of the world (its outboxes' pointers, and the
+// list of senders a blocking receive waits for).
 //
 // Messages larger than a slot are cut into chunks that travel through
 // consecutive slots of the same sender and are joined by the receiver
@@ -60,7 +70,8 @@
 //     unless the receiving side stops receiving; none is duplicated.
 //   - Backpressure: a sender is held back by credits, never by overwriting.
 //   - Closing: Close closes the calling PE's sending side of a Mailbox or
-//     Chan towards every PE (a marker after its last message). A PE's inbox
+//     Chan towards every PE (a marker after its last message, or, towards
+//     a PE where it has no lane, one add on that inbox's closed word). A PE's inbox
 //     reports ErrClosed once every PE has closed its side and every message
 //     was received, like a Go channel after close and drain.
 //   - Finished senders: a blocking Recv ends with pgas.ErrNoWriters once

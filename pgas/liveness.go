@@ -39,15 +39,27 @@ func (w *World) finished(id int) {
 // for an empty from, which names no PE able to write. The caller's own PE
 // is running; PEs of other processes are taken to be.
 func (w *World) noWriters(self int, from []int) bool {
+	none, _ := w.writers(self, from)
+	return none
+}
+
+// writers is noWriters that also reports an id of from outside the world
+// among those it looked at. While no PE of this process has finished it
+// looks at none (O(1) however long from is); else it stops at the first
+// PE still running.
+func (w *World) writers(self int, from []int) (none, bad bool) {
 	if len(from) > 0 && w.nDone.Load() == 0 {
-		return false
+		return false, false
 	}
 	for _, q := range from {
+		if uint(q) >= uint(len(w.done)) {
+			return false, true
+		}
 		if q == self || !w.done[q].Load() {
-			return false
+			return false, false
 		}
 	}
-	return true
+	return true, false
 }
 
 // waitFrom is a blocking wait whose writers are ws.From: it ends with
@@ -64,7 +76,7 @@ func (p *PE) waitFrom(ctx context.Context, req *driver.WaitRequest, from []int) 
 			if err == nil && satisfied(req.Mode, r) {
 				return r, nil
 			}
-			return r, fmt.Errorf("%w: waited on %d words at offset %d for PEs %v, which have all returned", ErrNoWriters, req.N, req.Off, from)
+			return r, fmt.Errorf("%w: waited on %d words at offset %d for PEs %s, which have all returned", ErrNoWriters, req.N, req.Off, idList(from))
 		}
 		r, err := w.tr.Wait(ctx, p.id, ev, *req)
 		if err == nil || ctx.Err() != nil || isClosed(w.failed) || !isClosed(ev) {
@@ -86,7 +98,11 @@ func (p *PE) waitFrom(ctx context.Context, req *driver.WaitRequest, from []int) 
 // Park ends as a Wait whose WaitSet.From is from would: with ctx's cause,
 // when a PE fails or the world ends, or with ErrNoWriters once every PE in
 // from has finished and a last call of ready reports false (nil from: any
-// PE may write; empty: none). It needs a backend whose PEs are goroutines
+// PE may write; empty: none). Unlike Wait's, from is not read whole on
+// every call: Park looks at it only once a PE of this process has
+// finished, up to the first PE still running, so that a long list (a
+// receiver of thousands of senders) costs nothing per call. An id outside
+// the world fails Park with ErrBadPE when Park looks at it. It needs a backend whose PEs are goroutines
 // of this process with partitions in host memory (driver.ParkTransport,
 // the host backend): elsewhere it fails with errors.ErrUnsupported, and
 // programs wait with Wait.
@@ -99,17 +115,16 @@ func Park(ctx context.Context, p *PE, words Sym[uint64], from []int, ready func(
 		return parkRefused(p, words, from)
 	}
 	w := p.w
-	for _, q := range from {
-		if uint(q) >= uint(w.n) {
-			return parkRefused(p, words, from)
-		}
-	}
 	lo, hi := words.off, words.off+words.Bytes()
 	for {
 		var abort <-chan struct{} = w.failed
 		if from != nil {
 			abort = w.events() // before the check: a change after it closes it
-			if w.noWriters(p.id, from) {
+			none, bad := w.writers(p.id, from)
+			if bad {
+				return parkRefused(p, words, from)
+			}
+			if none {
 				if ready() { // their writes are complete: one last look
 					return nil
 				}
@@ -146,12 +161,12 @@ func parkRefused(p *PE, words Sym[uint64], from []int) error {
 			return fmt.Errorf("park's from: %w", err)
 		}
 	}
-	return fmt.Errorf("%w: Park refused its arguments (%d words at offset %d, from %v), and no check says why", ErrBadArg, words.n, words.off, from)
+	return fmt.Errorf("%w: Park refused its arguments (%d words at offset %d, from %d PEs), and no check says why", ErrBadArg, words.n, words.off, len(from))
 }
 
 //go:noinline
 func parkNoWriters(words Sym[uint64], from []int) error {
-	return fmt.Errorf("%w: parked on %d words at offset %d for PEs %v, which have all returned", ErrNoWriters, words.n, words.off, from)
+	return fmt.Errorf("%w: parked on %d words at offset %d for PEs %s, which have all returned", ErrNoWriters, words.n, words.off, idList(from))
 }
 
 //go:noinline
@@ -171,4 +186,18 @@ func satisfied(mode driver.WaitMode, r driver.WaitResult) bool {
 		return r.N > 0
 	}
 	return r.N == 1
+}
+
+// idList writes PE ids for an error: as ranges ("0-3, 5") when they
+// strictly increase, else as they come; none: "none".
+func idList(pes []int) string {
+	if len(pes) == 0 {
+		return "none"
+	}
+	for i := 1; i < len(pes); i++ {
+		if pes[i] <= pes[i-1] {
+			return fmt.Sprint(pes)
+		}
+	}
+	return ranges(pes)
 }

@@ -68,6 +68,11 @@ func TestPark(t *testing.T) {
 		if err := Park(ctx, pe, words, []int{}, func() bool { return false }); !errors.Is(err, ErrNoWriters) {
 			return fmt.Errorf("an empty from: %v, want ErrNoWriters", err)
 		}
+		// Once PEs have finished Park looks at from, and refuses an id
+		// outside the world there.
+		if err := Park(ctx, pe, words, []int{1, 3}, func() bool { return false }); !errors.Is(err, ErrBadPE) {
+			return fmt.Errorf("from naming PE 3 of 3: %v, want ErrBadPE", err)
+		}
 		cctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 		defer cancel()
 		if err := Park(cctx, pe, words, nil, func() bool { return false }); !errors.Is(err, context.DeadlineExceeded) {
@@ -124,5 +129,23 @@ func TestParkRefusedNeverNil(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Errors name PE lists as ranges where they increase.
+func TestIDList(t *testing.T) {
+	for _, tc := range []struct {
+		pes  []int
+		want string
+	}{
+		{nil, "none"},
+		{[]int{4}, "4"},
+		{[]int{0, 1, 2, 3, 5}, "0-3, 5"},
+		{[]int{3, 1}, "[3 1]"},
+		{[]int{1, 1}, "[1 1]"},
+	} {
+		if got := idList(tc.pes); got != tc.want {
+			t.Errorf("idList(%v) = %q, want %q", tc.pes, got, tc.want)
+		}
 	}
 }
