@@ -14,15 +14,22 @@ import (
 )
 
 // scaleMax bounds the world sizes of BenchmarkScale (0: all of them).
-var scaleMax = flag.Int("scale.max", 0, "largest world of BenchmarkScale (0: 4096)")
+var (
+	scaleMax     = flag.Int("scale.max", 0, "largest world of BenchmarkScale (0: all)")
+	scaleBackend = flag.String("scale.backend", "host", "backend of BenchmarkScale: host (P up to 4096) or cuda (P up to 1024, PEs sharing the GPUs under SYMCHAN_CUDA_SHARE_GPUS=1)")
+)
 
 // scaleChanMem bounds the memory one Chan may take over the whole world
 // (every PE's partition share and receive side) for BenchmarkScale to make
 // it: past it the Chan is not made and its row says what it would need.
 const scaleChanMem = 8 << 30
 
-// BenchmarkScale measures, on the host backend, in worlds of P = 2, 8, 64,
-// 512 and 4096 PEs (issue 47's scaling benchmark): a world's start and
+// BenchmarkScale measures, on the host backend in worlds of P = 2, 8, 64,
+// 512 and 4096 PEs, and with -scale.backend cuda in worlds of 2, 8, 64,
+// 512 and 1024 PEs sharing the GPUs (issue 47's scaling benchmark),
+// every PE parking when it waits (pgas.BlockPark, what a host world of
+// more PEs than processors does by default; GPU backends ignore it): a
+// world's start and
 // stop (Run of a function that returns at once; median of 3), the memory
 // per PE of one Chan with the default options (its symmetric bytes, from
 // the offsets around it, and its Go memory, the heap's growth over the
@@ -34,7 +41,11 @@ const scaleChanMem = 8 << 30
 // the world is not made: its row reports the symmetric bytes it would
 // need per PE (chan-sym-needed-KiB/PE) and no round trip.
 func BenchmarkScale(b *testing.B) {
-	for _, p := range []int{2, 8, 64, 512, 4096} {
+	sizes := []int{2, 8, 64, 512, 4096}
+	if *scaleBackend != "host" {
+		sizes[len(sizes)-1] = 1024
+	}
+	for _, p := range sizes {
 		if *scaleMax > 0 && p > *scaleMax {
 			continue
 		}
@@ -51,7 +62,7 @@ func scaleWorld(b *testing.B, p int) {
 	if makeChan {
 		heap += chanSym + chanSym/4 + 1<<20 // the mailbox's other words
 	}
-	cfg := pgas.Config{Backend: "host", PEs: p, HeapSize: heap}
+	cfg := pgas.Config{Backend: *scaleBackend, PEs: p, HeapSize: heap, Blocking: pgas.BlockPark}
 
 	// Start and stop.
 	var ss []float64

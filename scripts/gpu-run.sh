@@ -16,7 +16,10 @@
 #                                 # ROUNDS (3) rounds of BENCH (a regexp of
 #                                 # GPU benchmarks) and the ring
 #   .gpu/gpu-run.sh scale         # every GPU of the machine: the collectives
-#                                 # at 2, 4 and all PEs beside NVSHMEM's, the
+#                                 # at 2, 4 and all PEs beside NVSHMEM's and
+#                                 # NVIDIA's perftests (scripts/perftests.sh;
+#                                 # fetch them first), BenchmarkScale on cuda
+#                                 # (2 … 1024 PEs sharing the GPUs), the
 #                                 # large worlds (128 and 1024 PEs sharing the
 #                                 # GPUs), ring and Jacobi on 1, 2, 4 … GPUs
 #   .gpu/gpu-run.sh quick         # the backend tests and the suites on every
@@ -31,6 +34,7 @@
 # SYMCHAN_PTX_DIR, so kernel changes are tested before their PTX is
 # committed; SYMCHAN_EMBEDDED_PTX=1 keeps the PTX the binaries embed.
 set -uo pipefail
+self=$(realpath "$0")
 cd "$(dirname "$0")"
 gpu=$(pwd)
 repo=$(dirname "$gpu")
@@ -38,7 +42,7 @@ what=${1:-}
 case "$what" in
 verify | bench | compare | scale | quick) ;;
 *)
-	sed -n '5,25p' "$0" >&2
+	sed -n '5,27p' "$self" >&2
 	echo "gpu-run.sh: unknown mode \"$what\"" >&2
 	exit 2
 	;;
@@ -189,7 +193,12 @@ if [ "$what" = scale ]; then
 	step "coll-nvshmem-${np}proc" 300 ./symrun -n "$np" ./bench.test -test.run '^$' -test.bench 'GPUCollective(OnStream|OnStreamSync|Device|Blocking)$' -gpu.backend nvshmem -coll.max "$cm" -test.benchtime 1x
 	anchors coll-anchor-2proc 300 COLL_NP=2 COLL_MAX="$cm" coll
 	[ "$np" -gt 2 ] && anchors "coll-anchor-${np}proc" 300 COLL_NP="$np" COLL_MAX="$cm" coll
+	if [ -f "$repo/.gpu/perftest.tgz" ]; then
+		step perftest-2proc 400 "$repo/scripts/perftests.sh" run 2 "$cm"
+		[ "$np" -gt 2 ] && step "perftest-${np}proc" 300 "$repo/scripts/perftests.sh" run "$np" "$cm"
+	fi
 	mps off
+	step scale-cuda 500 env "${share[@]}" ./bench.test -test.run '^$' -test.bench '^BenchmarkScale$' -scale.backend cuda -test.benchtime 1x
 	step large-worlds 500 env SYMCHAN_TEST_BACKEND=cuda "${share[@]}" SYMCHAN_TEST_LARGE_WORLDS=1 ./tests.test -test.v -test.count=1 \
 		-test.run 'TestConformance/(GPU|PGAS)/(DeviceMailboxFanIn|KernelActorEcho|CollectivesAtScale)$' -test.timeout=490s
 	n=1
