@@ -49,7 +49,7 @@ func (m *Mailbox) Device() (DeviceMailbox, error) {
 	if m.zero() {
 		return DeviceMailbox{}, errZero
 	}
-	if m.claim {
+	if m.lanes < m.n {
 		return DeviceMailbox{}, fmt.Errorf("%w: a mailbox of %d lanes for %d PEs has no layout for kernels, which find a sender's slots by its id: make it with Lanes(%d)", ErrBadArg, m.lanes, m.n, m.n)
 	}
 	return DeviceMailbox{

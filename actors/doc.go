@@ -8,8 +8,9 @@
 // inbox in its own partition of the symmetric heap: L = min([Lanes], N)
 // lanes, each a ring of K slots of S bytes, each slot with a uint64 signal
 // word that holds the sequence number of the last message put there. Where
-// L = N (worlds of up to 64 PEs by default), lane s is sender s's. Where
-// L < N, a sender's first message to a PE claims a lane there with one
+// L = N on device memory (worlds of up to 64 PEs by default), lane s is
+// sender s's, the layout kernels read. Where L < N, and on host memory, a
+// sender's first message to a PE claims a lane there with one
 // atomic fetch-add on the inbox's claims word, no collective, and keeps
 // it; every slot it sends names it. Once all L lanes of an inbox are
 // claimed, a further sender's sends there fail with [ErrNoLane] (nothing

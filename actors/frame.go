@@ -12,7 +12,8 @@ import (
 //
 //	byte 0       kind: kindData, kindMore or kindClose
 //	bytes 1-3    the sender + 1 (little endian) in a mailbox whose lanes
-//	             are claimed (Lanes below the PE count), else zero
+//	             are claimed (Lanes below the PE count, or host memory),
+//	             else zero
 //	bytes 4-7    payload bytes in this slot (little endian)
 //	bytes 8-15   kindData: the message's total length;
 //	             kindMore: the offset of this chunk in the message

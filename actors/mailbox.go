@@ -4,9 +4,10 @@
 // pgas.Park where this PE's words are host memory, else pgas.Wait; drain,
 // take, pay).
 //
-// Lanes: r's inbox has L = min(Lanes, P) lanes of K slots. Where L = P,
-// lane s is sender s's from the start (kernels read this layout). Where
-// L < P, a sender's first message to r claims the next lane there with
+// Lanes: r's inbox has L = min(Lanes, P) lanes of K slots. Where L = P
+// on device memory, lane s is sender s's from the start (kernels read this
+// layout). Where L < P, and on host memory, a sender's first message to r
+// claims the next lane there with
 // one fetch-add on r's claims word, and keeps it: no two senders share a
 // lane, since each claim takes a number of its own, and a claim at L or
 // more finds none left (ErrNoLane) for good. Every slot of a claimed
@@ -68,7 +69,7 @@ type Mailbox struct {
 	pe    *pgas.PE
 	n, k  int
 	lanes int  // L: lanes of K slots in every inbox
-	claim bool // L < n: senders claim lanes; else lane s is sender s's
+	claim bool // senders claim lanes (L < n, or host memory); else lane s is sender s's
 	from  int  // what this PE's headers name: its id + 1 where lanes are claimed, else 0
 	s     int  // slot bytes
 	cap   int  // payload bytes per slot
@@ -190,7 +191,10 @@ func NewMailbox(ctx context.Context, pe *pgas.PE, opts ...MailboxOption) (*Mailb
 func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*Mailbox, error) {
 	n, k, s := pe.NumPEs(), c.slots, c.slotSize
 	l := min(n, c.lanes)
-	m := &Mailbox{pe: pe, n: n, k: k, lanes: l, claim: l < n, s: s, cap: s - headerSize, max: c.maxMessage}
+	// Lanes are claimed where there are fewer than PEs, and on host
+	// memory, where no kernel reads the layout and a receive then looks
+	// only at the lanes claimed.
+	m := &Mailbox{pe: pe, n: n, k: k, lanes: l, claim: l < n || host, s: s, cap: s - headerSize, max: c.maxMessage}
 	if m.claim {
 		if n > maxNamed {
 			return nil, fmt.Errorf("%w: a mailbox with fewer lanes (%d) than PEs names its senders in 24 bits: at most %d PEs, not %d", ErrBadArg, l, maxNamed, n)
