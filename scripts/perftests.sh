@@ -9,6 +9,7 @@
 #                                       # (a clone of NVIDIA/nvshmem; default:
 #                                       # cloned from GitHub) into
 #                                       # .gpu/perftest.tgz
+#   scripts/perftests.sh build          # on the GPU machine: build them alone
 #   scripts/perftests.sh run NP [MAX]   # on the GPU machine, from .gpu/perftest.tgz: the
 #                                       # collectives' latency tests, in a
 #                                       # kernel and on a stream, on NP
@@ -36,9 +37,10 @@ fetch)
 	git -C "$src" archive --format=tar.gz -o "$(pwd)/.gpu/perftest.tgz" "$tag" perftest
 	ls -l .gpu/perftest.tgz
 	;;
-run)
-	np=${2:?run NP [MAX]}
+build | run)
+	np=${2:-}
 	max=${3:-262144}
+	[ "$what" = run ] && [ -z "$np" ] && { echo "perftests.sh: run NP [MAX]" >&2; exit 2; }
 	tgz=${PERFTEST_TGZ:-$(dirname "$0")/../.gpu/perftest.tgz}
 	build=${PERFTEST_BUILD:-/tmp/symchan-perftest}
 	nvh=${NVSHMEM_HOME:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem}
@@ -53,6 +55,7 @@ run)
 		device/coll/alltoall_latency device/coll/reduction_latency
 		host/coll/barrier_on_stream host/coll/broadcast_on_stream host/coll/fcollect_on_stream
 		host/coll/alltoall_on_stream host/coll/reduction_on_stream"
+	# nvcc builds them side by side: one compile takes tens of seconds.
 	for t in $tests; do
 		name=$(basename "$t")
 		[ -x "$build/$name" ] && continue
@@ -61,11 +64,16 @@ run)
 		nvcc -O3 -std=c++17 -arch=sm_90 -rdc=true -ccbin mpicxx -x cu -DNVSHMEMTEST_MPI_SUPPORT \
 			-I"$nvh/include" -I"$p/common" -I"$(dirname "$srcf")" "$p/common/utils.cu" "$srcf" -o "$build/$name" \
 			-L"$build/lib" -lnvshmem_host -L"$nvh/lib" -lnvshmem_device \
-			-L/usr/local/cuda/lib64/stubs -lcuda -lnvidia-ml >"$build/$name.build.log" 2>&1 || {
-			echo "perftests.sh: building $name failed:" >&2
-			tail -15 "$build/$name.build.log" >&2
-		}
+			-L/usr/local/cuda/lib64/stubs -lcuda -lnvidia-ml >"$build/$name.build.log" 2>&1 &
 	done
+	wait
+	for t in $tests; do
+		name=$(basename "$t")
+		[ -x "$build/$name" ] && continue
+		echo "perftests.sh: building $name failed:" >&2
+		tail -15 "$build/$name.build.log" >&2
+	done
+	[ "$what" = build ] && exit 0
 	for t in $tests; do
 		name=$(basename "$t")
 		[ -x "$build/$name" ] || continue
@@ -85,7 +93,7 @@ run)
 	done
 	;;
 *)
-	sed -n '8,21p' "$0" >&2
+	sed -n '8,22p' "$0" >&2
 	exit 2
 	;;
 esac
