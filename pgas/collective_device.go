@@ -266,6 +266,14 @@ func (t *Team) failedErr(ctx context.Context, sk syncKind, seq uint64, err error
 		return err
 	}
 	if isClosed(w.failed) {
+		// A member that abandoned the collective wrote the team's abort
+		// word on every member before it returned, and the members that
+		// saw it fail with its error: one of them may have failed the
+		// world before this member's wait saw the word. Its outcome
+		// comes first, the same on every member.
+		if v, err := t.abortWord(); err == nil && v != 0 {
+			return t.broke(t.abortedErr(v))
+		}
 		return t.broke(&CollectiveError{Op: sk.String(), Seq: t.failedSeq(seq), Size: len(t.members), PE: w.failErr.PE,
 			Reason: "it failed: " + w.failErr.Err.Error(), Err: w.failErr})
 	}
@@ -354,14 +362,18 @@ func (t *Team) abortedErr(v uint64) *CollectiveError {
 // teamAborted reads t's abort word on its PE: the *CollectiveError of a
 // collective a member abandoned, nil if none was.
 func (t *Team) teamAborted() error {
-	var w [1]uint64
-	if err := t.pe.w.tr.Get(t.pe.id, t.pe.id, t.deviceOff()+abi.OffsetofTeamAbort, wordsBytes(w[:])); err != nil {
+	v, err := t.abortWord()
+	if err != nil || v == 0 {
 		return err
 	}
-	if w[0] == 0 {
-		return nil
-	}
-	return t.broke(t.abortedErr(w[0]))
+	return t.broke(t.abortedErr(v))
+}
+
+// abortWord reads t's abort word on its PE (0: no member abandoned).
+func (t *Team) abortWord() (uint64, error) {
+	var w [1]uint64
+	err := t.pe.w.tr.Get(t.pe.id, t.pe.id, t.deviceOff()+abi.OffsetofTeamAbort, wordsBytes(w[:]))
+	return w[0], err
 }
 
 // whyOf is why a member whose context ended gives up.

@@ -577,6 +577,19 @@ func Local[T any](p *PE, s Sym[T]) ([]T, error) {
 	return v, nil
 }
 
+// HeapFree reports the bytes of this PE's partition of the symmetric heap
+// that no allocation holds, in all and in the largest free block (the
+// largest allocation that can succeed, alignment aside). Every PE of a
+// world makes the same allocations, so every PE reports the same.
+func (p *PE) HeapFree() (total, largest int64) {
+	if p == nil {
+		return 0, 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.heap.freeBytes()
+}
+
 // allocator is a first-fit allocator over one partition. Every PE runs an
 // identical one and feeds it the identical (agreed) sequence of requests,
 // so offsets match without communication.

@@ -1,7 +1,9 @@
 package pgas
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -46,5 +48,35 @@ func TestAllocatorRandom(t *testing.T) {
 	}
 	if len(a.spans) != 1 || a.spans[0] != (span{base, size - base}) {
 		t.Fatalf("after freeing everything: %v", a.spans)
+	}
+}
+
+// HeapFree counts what allocations take and frees give back.
+func TestHeapFree(t *testing.T) {
+	err := Run(context.Background(), Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *PE) error {
+		total0, largest0 := pe.HeapFree()
+		if total0 <= 0 || largest0 > total0 {
+			return fmt.Errorf("free before: %d, largest %d", total0, largest0)
+		}
+		s, err := Alloc[byte](ctx, pe, 4096)
+		if err != nil {
+			return err
+		}
+		if total, _ := pe.HeapFree(); total != total0-4096 {
+			return fmt.Errorf("free after 4096 bytes: %d, want %d", total, total0-4096)
+		}
+		if err := Free(ctx, pe, s); err != nil {
+			return err
+		}
+		if total, largest := pe.HeapFree(); total != total0 || largest != largest0 {
+			return fmt.Errorf("free after the free: %d (largest %d), want %d (%d)", total, largest, total0, largest0)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total, largest := (*PE)(nil).HeapFree(); total != 0 || largest != 0 {
+		t.Errorf("nil PE: %d, %d", total, largest)
 	}
 }
