@@ -266,12 +266,12 @@ func (t *Team) failedErr(ctx context.Context, sk syncKind, seq uint64, err error
 		return err
 	}
 	if isClosed(w.failed) {
-		// A member that abandoned the collective wrote the team's abort
-		// word on every member before it returned, and the members that
-		// saw it fail with its error: one of them may have failed the
-		// world before this member's wait saw the word. Its outcome
-		// comes first, the same on every member.
-		if v, err := t.abortWord(); err == nil && v != 0 {
+		// A member that abandoned the collective set rank 0's abort word
+		// first, then the other members' copies, and a member that saw
+		// its copy fails with that outcome: it may fail the world before
+		// this member's copy is written. Rank 0's word decides, the same
+		// for every member.
+		if v, err := t.abortWord(t.members[0]); err == nil && v != 0 {
 			return t.broke(t.abortedErr(v))
 		}
 		return t.broke(&CollectiveError{Op: sk.String(), Seq: t.failedSeq(seq), Size: len(t.members), PE: w.failErr.PE,
@@ -362,17 +362,17 @@ func (t *Team) abortedErr(v uint64) *CollectiveError {
 // teamAborted reads t's abort word on its PE: the *CollectiveError of a
 // collective a member abandoned, nil if none was.
 func (t *Team) teamAborted() error {
-	v, err := t.abortWord()
+	v, err := t.abortWord(t.pe.id)
 	if err != nil || v == 0 {
 		return err
 	}
 	return t.broke(t.abortedErr(v))
 }
 
-// abortWord reads t's abort word on its PE (0: no member abandoned).
-func (t *Team) abortWord() (uint64, error) {
+// abortWord reads t's abort word on member pe (0: no member abandoned).
+func (t *Team) abortWord(pe int) (uint64, error) {
 	var w [1]uint64
-	err := t.pe.w.tr.Get(t.pe.id, t.pe.id, t.deviceOff()+abi.OffsetofTeamAbort, wordsBytes(w[:]))
+	err := t.pe.w.tr.Get(t.pe.id, pe, t.deviceOff()+abi.OffsetofTeamAbort, wordsBytes(w[:]))
 	return w[0], err
 }
 
