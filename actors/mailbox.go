@@ -82,12 +82,14 @@ type Mailbox struct {
 	stride int
 
 	// words: (L·k+1)·stride words, what a receive waits on. Slot j of
-	// lane l has its word at (l·k+j)·stride; the closed word (closedAt)
-	// counts the closes of senders with no lane here.
+	// lane l has its word at (l·k+j)·stride; the control word (at ctlAt)
+	// counts in its high 32 bits the closes of senders with no lane here
+	// (ctlClose each) and in its low 32 bits the lanes claimed here, and
+	// failed claims (one each; at most one per sender, so they never
+	// carry into the closes).
 	words     pgas.Sym[uint64]
-	closedAt  int
-	claims    pgas.Sym[uint64] // lanes claimed here, and failed claims; after words
-	wordAlloc pgas.Sym[uint64] // the allocation words and claims lie in
+	ctlAt     int
+	wordAlloc pgas.Sym[uint64] // the allocation words lies in
 	// slots: L·k·s bytes, and with stride 1 s more beside the closed
 	// word, which a wait's fetch reads as it reads a slot beside its word.
 	slots  pgas.Sym[byte]
@@ -137,7 +139,8 @@ type inbox struct {
 	expect []uint64 // per word: the value that makes it ready (closed or not waited on: never)
 	status []int    // stride lineWords: the wait's mask, leaving out the words that are not slot words
 	unpaid []uint64 // per lane: slots freed but not yet credited
-	closed uint64   // the closed word, last seen
+	ctl    uint64   // the control word, last seen
+	lanes  []int    // head of the lanes a receive looks at: those claimed, or all
 	idx    []int
 	// ready is per slot, where words are not host memory: 0 unless the
 	// last wait reported the slot; then 1 + its place in fetched when
@@ -209,12 +212,10 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		return nil, err
 	}
 	var err error
-	var all pgas.Sym[uint64]
-	if m.wordAlloc, all, m.stride, err = allocWords(ctx, pe, l*k+2, host); err != nil {
+	if m.wordAlloc, m.words, m.stride, err = allocWords(ctx, pe, l*k+1, host); err != nil {
 		return nil, fmt.Errorf("actors: mailbox slot words: %w", err)
 	}
-	m.closedAt = l * k * m.stride
-	m.words, m.claims = all.Slice(0, m.closedAt+m.stride), all.Index(m.closedAt+m.stride)
+	m.ctlAt = l * k * m.stride
 	slotBytes := l * k * s
 	if m.stride == 1 {
 		slotBytes += s
@@ -229,7 +230,7 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		return nil, fmt.Errorf("actors: mailbox credit words: %w", err)
 	}
 	if host {
-		if m.localWords, err = pgas.Local(pe, all); err == nil { // words, then claims
+		if m.localWords, err = pgas.Local(pe, m.words); err == nil {
 			m.localSlots, err = pgas.Local(pe, m.slots)
 		}
 		if err != nil {
@@ -286,8 +287,10 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 			in.expect[(ln*k+j)*m.stride] = uint64(j + 1)
 		}
 	}
+	in.lanes = in.head
 	if m.claim {
-		in.expect[m.closedAt] = 1
+		in.lanes = in.head[:0]
+		in.expect[m.ctlAt] = 1
 	}
 	return m, nil
 }
@@ -411,12 +414,12 @@ func (m *Mailbox) open(ctx context.Context, to int, wait bool, chunks int) (*out
 // word, unless all L are taken. Callers hold o.mu.
 func (m *Mailbox) claimLane(to int, o *outbox) error {
 	if o.lane == unclaimed {
-		v, err := pgas.AtomicFetchInc(m.pe, m.claims, to)
+		v, err := pgas.AtomicFetchInc(m.pe, m.words.Index(m.ctlAt), to)
 		if err != nil {
 			return err
 		}
 		o.lane = noLane
-		if v < uint64(m.lanes) {
+		if v&ctlClaims < uint64(m.lanes) {
 			o.lane = int(v)
 		}
 	}
@@ -642,7 +645,7 @@ func (m *Mailbox) Close(ctx context.Context) error {
 		if m.closedTo[to/64]&(1<<(to%64)) != 0 {
 			continue
 		}
-		if err := pgas.SignalOp(m.pe, m.words.Index(m.closedAt), 1, pgas.SignalAdd, to); err != nil {
+		if err := pgas.SignalOp(m.pe, m.words.Index(m.ctlAt), ctlClose, pgas.SignalAdd, to); err != nil {
 			return err
 		}
 		m.closedTo[to/64] |= 1 << (to % 64)
@@ -752,8 +755,8 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		// probing the slot after them.
 		fetched := wait && in.open > 0 && in.fetch != nil
 		for k, i := range in.idx[:n] {
-			if i == m.closedAt {
-				if err := m.seeClosed(); err != nil {
+			if i == m.ctlAt {
+				if err := m.seeCtl(); err != nil {
 					return false, err
 				}
 				continue
@@ -764,7 +767,7 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			}
 		}
 		for _, i := range in.idx[:n] {
-			if i == m.closedAt {
+			if i == m.ctlAt {
 				continue
 			}
 			if err := m.drain(ctx, i/m.stride/m.k); err != nil {
@@ -773,7 +776,7 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			}
 		}
 		for _, i := range in.idx[:n] {
-			if i != m.closedAt {
+			if i != m.ctlAt {
 				in.ready[i/m.stride] = 0
 			}
 		}
@@ -806,27 +809,36 @@ func (m *Mailbox) senders() []int {
 	return in.from
 }
 
-// seeClosed reads the closed word: each close counted there since the last
-// read is one sender fewer to wait for. Callers hold in.mu.
-func (m *Mailbox) seeClosed() error {
+// seeCtl reads the control word: each close counted there since the last
+// read is one sender fewer to wait for, and the claims bound the lanes
+// drainHeads looks at. Callers hold in.mu.
+func (m *Mailbox) seeCtl() error {
 	in := &m.in
 	var c uint64
 	if m.localWords != nil {
-		c = atomic.LoadUint64(&m.localWords[m.closedAt])
+		c = atomic.LoadUint64(&m.localWords[m.ctlAt])
 	} else {
 		var err error
-		if c, err = pgas.SignalFetch(m.pe, m.words.Index(m.closedAt)); err != nil {
+		if c, err = pgas.SignalFetch(m.pe, m.words.Index(m.ctlAt)); err != nil {
 			return err
 		}
 	}
-	if c > uint64(m.n) || c < in.closed || int(c-in.closed) > in.open {
-		return fmt.Errorf("%w: the closed word counts %d closes, %d seen and %d senders open", ErrProtocol, c, in.closed, in.open)
+	closes, seen := c/ctlClose, in.ctl/ctlClose
+	if closes > uint64(m.n) || closes < seen || int(closes-seen) > in.open || c&ctlClaims > uint64(m.n) {
+		return fmt.Errorf("%w: the control word counts %d closes and %d claims, %d closes seen and %d senders open", ErrProtocol, closes, c&ctlClaims, seen, in.open)
 	}
-	in.open -= int(c - in.closed)
-	in.closed = c
-	in.expect[m.closedAt] = c + 1
+	in.open -= int(closes - seen)
+	in.ctl = c
+	in.lanes = in.head[:min(uint64(m.lanes), c&ctlClaims)]
+	in.expect[m.ctlAt] = c + 1
 	return nil
 }
+
+// The control word's parts (Mailbox.words).
+const (
+	ctlClose  = 1 << 32      // a close of a sender with no lane here
+	ctlClaims = ctlClose - 1 // the claims
+)
 
 // drainHeads is the receive path's check where this PE's words are host
 // memory, and its condition for pgas.Park: one atomic load of each
@@ -842,19 +854,17 @@ func (m *Mailbox) drainHeads() bool {
 	}
 	in := &m.in
 	found := false
-	lanes := in.head
-	if m.claim {
-		// A sender claims its lane before it writes there.
-		lanes = lanes[:min(uint64(m.lanes), atomic.LoadUint64(&m.localWords[m.closedAt+m.stride]))]
-		if atomic.LoadUint64(&m.localWords[m.closedAt]) != in.closed {
-			if err := m.seeClosed(); err != nil {
-				in.err = err
-				return true
-			}
-			found = true
+	// A sender claims its lane before it writes there: a claim seen in
+	// the control word widens in.lanes first.
+	if atomic.LoadUint64(&m.localWords[m.ctlAt]) != in.ctl {
+		closes := in.ctl / ctlClose
+		if err := m.seeCtl(); err != nil {
+			in.err = err
+			return true
 		}
+		found = in.ctl/ctlClose != closes
 	}
-	for ln, si := range lanes {
+	for ln, si := range in.lanes {
 		// A closed sender's next slot word stays below next: it wrote
 		// nothing after its close marker.
 		if atomic.LoadUint64(&m.localWords[si*lineWords]) >= in.next[ln] {
@@ -967,8 +977,10 @@ func (m *Mailbox) take(ctx context.Context, ln, si int, place int32) (header, er
 		line := m.localWords[wi+1 : wi+lineWords]
 		head = wordBytes(line)
 		if n, from, ok := lineMessage(line, m.max); ok {
-			if err := m.named(ln, from); err != nil {
-				return header{}, err
+			if from == 0 || from != in.sender[ln]+1 { // host memory claims lanes: every slot names its sender
+				if err := m.named(ln, from); err != nil {
+					return header{}, err
+				}
 			}
 			return in.queueWhole(ln, header{kind: kindData, n: n, total: n}, head)
 		}

@@ -9,6 +9,9 @@
 #                                       # (a clone of NVIDIA/nvshmem; default:
 #                                       # cloned from GitHub) into
 #                                       # .gpu/perftest.tgz
+#   scripts/perftests.sh names          # their lines (stdin) under the names of
+#                                       # symchan's collective benchmarks
+#                                       # (stdout), for bench/cmd/results
 #   scripts/perftests.sh build          # on the GPU machine: build them alone
 #   scripts/perftests.sh run NP [MAX]   # on the GPU machine, from .gpu/perftest.tgz: the
 #                                       # collectives' latency tests, in a
@@ -92,8 +95,30 @@ build | run)
 		}' "$build/$name.log"
 	done
 	;;
+names)
+	# A test's figure beside symchan's of the same collective and bytes
+	# per member: in a kernel (block scope, 32-bit elements) as
+	# GPUCollectiveDevice, on a stream as GPUCollectiveOnStreamEvents (the
+	# perftests time each call with events); NVIDIA's fcollect and
+	# alltoall sizes count every member's block, its reductions are
+	# integer sums (int32 beside symchan's float32 sum, int64 beside its
+	# float64 sum).
+	awk '/^BenchmarkPerftest\// {
+		split($1, f, "/"); np = substr(f[2], 4); t = substr(f[3], 6); sc = substr(f[4], 7); size = substr(f[5], 6) + 0
+		form = "GPUCollectiveDevice"; op = ""
+		if (t ~ /_on_stream$/) form = "GPUCollectiveOnStreamEvents"
+		if (t == "barrier_device" && sc == "block" || t == "barrier_on_stream") { op = "barrier"; size = 0 }
+		else if (t == "bcast_device" && sc == "32-bit-block" || t == "broadcast_on_stream") op = "broadcast"
+		else if (t == "fcollect_device" && sc == "32-bit-block" || t == "fcollect_on_stream") { op = "fcollect"; size /= np }
+		else if (t == "alltoall_device" && sc == "32-bit-block" || t == "alltoall_on_stream") { op = "alltoall"; size /= np }
+		else if (t == "device_reduction" && sc == "int32-sum-b" || t == "reduction_on_stream" && sc == "int-sum") op = "reduce-f32"
+		else if (t == "device_reduction" && sc == "int64-sum-b") op = "reduce-f64"
+		if (op != "" && size == int(size))
+			printf "Benchmark%s/pes=%s/op=%s/size=%d/impl=perftest \t1\t%s us/op\n", form, np, op, size, $3
+	}'
+	;;
 *)
-	sed -n '8,22p' "$0" >&2
+	sed -n '8,25p' "$0" >&2
 	exit 2
 	;;
 esac

@@ -114,6 +114,12 @@ var (
 		about: "The same call: k of symchan.cuh's block collectives in one kernel of 256 threads against NVSHMEM's nvshmemx_*_block, collectively launched."}
 )
 
+// The collectives against NVIDIA's own perftests, same call.
+var perftestColl = table{title: "Four H100s: collectives in a kernel and from Go against NVIDIA's perftests at 2 and 4 PEs (µs per collective)", file: "2026-11-28-nvidia-h100-x4-coll-perftest-39b00e6.txt",
+	match: `^GPUCollective(Device|Blocking|OnStreamEvents)/pes=\d+/op=[\w-]+/size=(0|8|64|512|4096)$`, form: `^GPUCollective(\w+)/`, unit: "us/op",
+	ratio: [2]string{"Device perftest", "Device"}, more: [][2]string{{"OnStreamEvents perftest", "Blocking"}},
+	about: "One call on four H100s (cuda backend, a PE per GPU; NVIDIA/nvshmem's perftests at tag v3.4.5-0, built with nvcc in the call by scripts/perftests.sh, as many processes as PEs under mpirun). Device: symchan.cuh's block collectives, k in one kernel of 256 threads (BenchmarkGPUCollectiveDevice), against the perftests' block-scope device collectives (perftest/device/coll: barrier_device, bcast and fcollect and alltoall of 32-bit elements, reductions as int32 and int64 sums beside symchan's float32 and float64 sums). Blocking: the collective called from Go, one launch and its wait (BenchmarkGPUCollectiveBlocking), against the perftests' host on-stream collectives (perftest/host/coll/*_on_stream: CUDA events around each call, then a synchronisation), and NVSHMEM's own anchor timed the same way (bench/anchors/nvshmem_coll.cu, OnStreamEvents nvshmem). size: bytes each member contributes (NVIDIA's fcollect and alltoall sizes, which count every member's block, divided by P; scripts/perftests.sh names). A perftest figure is one run of its default iterations, symchan's the median of 5 repetitions after 2. Targets: issue 48, small collectives in a kernel at NVSHMEM's latency; issue 47, Blocking ÷ NVSHMEM's on-stream call ≤ 1.5."}
+
 // Jacobi against NVIDIA's.
 var (
 	twoGPUJacobi = table{title: "Between two GPUs: examples/jacobi against NVSHMEM's (16384² × 1000)", file: "2026-11-25-nvidia-h100-x2-gpus.txt",
@@ -132,20 +138,23 @@ var (
 
 // What grows with the world.
 var (
-	scaleHost = table{title: "Host backend, 2-core VM: a world of P PEs (µs; KiB per PE)", file: "2026-11-28-go-vm-scale-host-aff59c6.txt",
-		match: `^Scale/pes=`, units: []string{"us/start-stop", "chan-sym-KiB/PE", "chan-sym-needed-KiB/PE", "chan-go-KiB/PE", "us/chan-RT", "us/barrier", "us/alltoall-8"},
-		about: "BenchmarkScale: Run of a function that returns at once (start-stop, median of 3); one Chan with the default options (16 slots of 1 KiB per sender): its symmetric bytes per PE and its Go memory (the world's heap growth over P), or at 4096 PEs the bytes it would need (256 GiB over the world: not made); a Chan round trip between PEs 0 and 1; a world barrier; an AllToAll of 8 int64 per peer (medians of 5 repetitions, on PE 0). PEs are goroutines on 2 cores: past 2 PEs a barrier's rounds wait for the scheduler, and the AllToAll's P Gets and Puts per member (P² in all) are the host's algorithm (one round of data between two synchronisations)."}
+	scaleCUDA = table{title: "Four H100s, cuda backend, PEs sharing the GPUs: a world of P PEs (µs; KiB per PE)", file: "2026-11-28-nvidia-h100-x4-scale-cuda-184adc3.txt",
+		match: `^Scale/pes=`, units: []string{"us/start-stop", "chan-sym-KiB/PE", "chan-go-KiB/PE", "us/chan-RT", "us/barrier", "us/alltoall-8"},
+		about: "BenchmarkScale -scale.backend cuda: PE i on GPU i mod 4 (SYMCHAN_CUDA_SHARE_GPUS=1), PEs of a GPU sharing its context and its agent; the same measurements as the host table's. The 1024-PE world did not finish within the call (its barriers and all-to-alls at 512 PEs already take 1.5 s and 0.45 s each: every PE's collective kernel shares its GPU with 127 others, and the host goroutines polling their streams share 64 cores)."}
+	scaleHost = table{title: "Host backend, 2-core VM: a world of P PEs (µs; KiB per PE)", file: "SCALEHOSTFILE",
+		match: `^Scale/pes=`, units: []string{"us/start-stop", "chan-sym-KiB/PE", "chan-go-KiB/PE", "us/chan-RT", "us/barrier", "us/alltoall-8"},
+		about: "BenchmarkScale: Run of a function that returns at once (start-stop, median of 3); one Chan with the default options (64 lanes of 16 slots of 1 KiB): the symmetric heap it takes per PE (PE.HeapFree before and after) and its Go memory (the world's heap growth over P, GC-noisy); a Chan round trip between PEs 0 and 1 while the others wait on a Go channel; a world barrier; an AllToAll of 8 int64 per peer (medians of 5 repetitions, on PE 0). Every PE parks when it waits (pgas.BlockPark, what a world of more PEs than the VM's 2 cores does by default; a 2-PE world spins by default, 0.25 µs a round trip). Issue 47's targets: one Chan ≤ 1.5 MiB per PE at 4096 PEs; the round trip at 4096 PEs within 1.2× of 2 PEs'. The barrier's ⌈log₂ P⌉ rounds wait for the scheduler, and the AllToAll's P Gets and Puts per member (P² in all) are the host's algorithm."}
 )
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, targetsFromGo, twoGPUFromGo, deviceVsNVSHMEM, checksRate, checksRing, blockingCUDA, blockingNVSHMEM, worldsOnStream, worldsDevice, twoGPUJacobi, serviceLoad, overloadRejected, overloadOK, scaleHost}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, targetsFromGo, twoGPUFromGo, deviceVsNVSHMEM, checksRate, checksRing, blockingCUDA, blockingNVSHMEM, worldsOnStream, worldsDevice, perftestColl, twoGPUJacobi, serviceLoad, overloadRejected, overloadOK, scaleHost, scaleCUDA}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
 		twoGPUFromGo, twoGPUJacobi, checksRing, deviceVsNVSHMEM, blockingCUDA,
 	}},
-	{"../docs/scale.md", "###", []table{scaleHost}},
+	{"../docs/scale.md", "###", []table{scaleHost, scaleCUDA}},
 }
 
 const (
