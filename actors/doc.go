@@ -11,7 +11,7 @@
 // L = N on device memory (worlds of up to 64 PEs by default), lane s is
 // sender s's, the layout kernels read. Where L < N, and on host memory, a
 // sender's first message to a PE claims a lane there with one
-// atomic fetch-add on the inbox's claims word, no collective, and keeps
+// atomic fetch-add on the inbox's control word, no collective, and keeps
 // it; every slot it sends names it. Once all L lanes of an inbox are
 // claimed, a further sender's sends there fail with [ErrNoLane] (nothing
 // is sent; it can still Close). A send is one
@@ -72,7 +72,7 @@
 //   - Backpressure: a sender is held back by credits, never by overwriting.
 //   - Closing: Close closes the calling PE's sending side of a Mailbox or
 //     Chan towards every PE (a marker after its last message, or, towards
-//     a PE where it has no lane, one add on that inbox's closed word). A PE's inbox
+//     a PE where it has no lane, one add on that inbox's control word). A PE's inbox
 //     reports ErrClosed once every PE has closed its side and every message
 //     was received, like a Go channel after close and drain.
 //   - Finished senders: a blocking Recv ends with pgas.ErrNoWriters once

@@ -15,7 +15,7 @@ import (
 // lanes and deliver everything in order, chunked messages included; a
 // sender that finds them all claimed fails with ErrNoLane and sends
 // nothing; every PE's Close reaches the receiver, through its lane or the
-// closed word, so the receiver ends with ErrClosed after the last message.
+// control word, so the receiver ends with ErrClosed after the last message.
 // Both layouts (host lines, and the device layout read through Get).
 func TestMailboxLanesClaimed(t *testing.T) {
 	for _, layout := range []struct {
@@ -138,7 +138,7 @@ func TestMailboxLanesBoundMemory(t *testing.T) {
 
 // A Recv waiting in a world where lanes are claimed ends with ErrClosed
 // once every PE closed, none of them having sent: each close arrives
-// through the closed word, and each wakes the waiting receiver.
+// through the control word, and each wakes the waiting receiver.
 func TestMailboxLanesCloseWithoutSending(t *testing.T) {
 	for _, viaGet := range []bool{false, true} {
 		err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 5, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {

@@ -8,12 +8,12 @@
 // on device memory, lane s is sender s's from the start (kernels read this
 // layout). Where L < P, and on host memory, a sender's first message to r
 // claims the next lane there with
-// one fetch-add on r's claims word, and keeps it: no two senders share a
+// one fetch-add on r's control word, and keeps it: no two senders share a
 // lane, since each claim takes a number of its own, and a claim at L or
 // more finds none left (ErrNoLane) for good. Every slot of a claimed
 // lane names its sender in its header, so r learns a lane's owner from
 // its first slot. A sender with no lane at r closes by adding one to r's
-// closed word instead of a close marker; r counts both.
+// control word instead of a close marker; r counts both.
 //
 // Invariants, for each sender s and receiver r, with K slots of s's lane
 // at r (below, "slot j of s" is slot j of that lane):
@@ -94,6 +94,9 @@ type Mailbox struct {
 	// word, which a wait's fetch reads as it reads a slot beside its word.
 	slots  pgas.Sym[byte]
 	credit pgas.Sym[uint64] // n: on a sender, slots receiver r has freed
+	// closedBy: a bit per PE, on a receiver: the senders that closed
+	// through its control word (set before the close is counted there).
+	closedBy pgas.Sym[uint64]
 
 	// This PE's words and slots, where partitions are host memory
 	// (pgas.Local): the receive path then reads them in place instead of
@@ -108,7 +111,7 @@ type Mailbox struct {
 	// them at once where lanes are not claimed).
 	out      []atomic.Pointer[outbox]
 	closeMu  *ctxLock
-	closedTo []uint64 // bits: destinations closed through their closed word
+	closedTo []uint64 // bits: destinations closed through their control word
 	in       inbox
 	stats    *mailboxCounters // with KeepStats; nil: nothing is counted
 }
@@ -132,21 +135,22 @@ type outbox struct {
 }
 
 type inbox struct {
-	mu     *ctxLock
-	sender []int    // per lane: its sender (-1: not yet known, where lanes are claimed)
-	next   []uint64 // per lane: the sequence number of its next slot
-	head   []int    // per lane: the slot (l·k + (next-1) mod k) that number lands in
-	expect []uint64 // per word: the value that makes it ready (closed or not waited on: never)
-	status []int    // stride lineWords: the wait's mask, leaving out the words that are not slot words
-	unpaid []uint64 // per lane: slots freed but not yet credited
-	ctl    uint64   // the control word, last seen
-	lanes  []int    // head of the lanes a receive looks at: those claimed, or all
-	idx    []int
+	mu       *ctxLock
+	sender   []int    // per lane: its sender (-1: not yet known, where lanes are claimed)
+	next     []uint64 // per lane: the sequence number of its next slot
+	head     []int    // per lane: the slot (l·k + (next-1) mod k) that number lands in
+	expect   []uint64 // per word: the value that makes it ready (closed or not waited on: never)
+	status   []int    // stride lineWords: the wait's mask, leaving out the words that are not slot words
+	unpaid   []uint64 // per lane: slots freed but not yet credited
+	ctl      uint64   // the control word, last seen
+	closedIn []uint64 // closedBy, as senders last read it
+	lanes    []int    // head of the lanes a receive looks at: those claimed, or all
+	idx      []int
 	// ready is per slot, where words are not host memory: 0 unless the
 	// last wait reported the slot; then 1 + its place in fetched when
 	// the wait fetched its first bytes, else -1.
 	ready []int32
-	open  int   // senders that have not closed (a close marker or the closed word lowers it)
+	open  int   // senders that have not closed (a close marker or the control word lowers it)
 	from  []int // the senders a blocking wait waits for (open ones; itself if it sends to itself)
 	// what from was made for: selfSent, and open (a close lowers it)
 	fromSelf bool
@@ -224,11 +228,13 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		_ = pgas.Free(ctx, pe, m.wordAlloc)
 		return nil, fmt.Errorf("actors: mailbox slots (%d lanes × %d × %d bytes): %w", l, k, s, err)
 	}
-	if m.credit, err = pgas.AllocZeroed[uint64](ctx, pe, n); err != nil {
+	var cw pgas.Sym[uint64]
+	if cw, err = pgas.AllocZeroed[uint64](ctx, pe, n+(n+63)/64); err != nil {
 		_ = pgas.Free(ctx, pe, m.slots)
 		_ = pgas.Free(ctx, pe, m.wordAlloc)
 		return nil, fmt.Errorf("actors: mailbox credit words: %w", err)
 	}
+	m.credit, m.closedBy = cw.Slice(0, n), cw.Slice(n, cw.Len())
 	if host {
 		if m.localWords, err = pgas.Local(pe, m.words); err == nil {
 			m.localSlots, err = pgas.Local(pe, m.slots)
@@ -241,7 +247,7 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 	if c.stats {
 		m.stats = &isolated[mailboxCounters](1)[0]
 	}
-	m.out = make([]atomic.Pointer[outbox], n)
+	m.out = isolated[atomic.Pointer[outbox]](n)
 	m.closeMu = newLock()
 	if !m.claim {
 		for to := range m.out {
@@ -297,16 +303,20 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 
 // outbox is this PE's outbox towards to, made at the first call.
 func (m *Mailbox) outbox(to int) *outbox {
-	p := &m.out[to]
-	if o := p.Load(); o != nil {
+	if o := m.out[to].Load(); o != nil {
 		return o
 	}
+	return m.newOutbox(to)
+}
+
+// newOutbox makes the outbox towards to unless another goroutine did.
+func (m *Mailbox) newOutbox(to int) *outbox {
 	o := &isolated[outbox](1)[0]
 	o.mu, o.lane = newLock(), unclaimed
-	if p.CompareAndSwap(nil, o) {
+	if m.out[to].CompareAndSwap(nil, o) {
 		return o
 	}
-	return p.Load()
+	return m.out[to].Load()
 }
 
 // mailboxFits checks, before anything is allocated, that a mailbox of n
@@ -420,7 +430,7 @@ func (m *Mailbox) claimLane(to int, o *outbox) error {
 		}
 		o.lane = noLane
 		if v&ctlClaims < uint64(m.lanes) {
-			o.lane = int(v)
+			o.lane = int(v & ctlClaims)
 		}
 	}
 	if o.lane == noLane {
@@ -638,12 +648,17 @@ func (m *Mailbox) Close(ctx context.Context) error {
 			}
 			o.mu.unlock() // no lane: none will be claimed now
 		}
-		// No lane at to: its closed word counts this close.
+		// No lane at to: its closed bits name this PE, then its control
+		// word counts the close.
 		if m.closedTo == nil {
 			m.closedTo = make([]uint64, (m.n+63)/64)
 		}
 		if m.closedTo[to/64]&(1<<(to%64)) != 0 {
 			continue
+		}
+		me := m.pe.ID()
+		if _, err := pgas.AtomicFetchOr(m.pe, m.closedBy.Index(me/64), 1<<(me%64), to); err != nil {
+			return err
 		}
 		if err := pgas.SignalOp(m.pe, m.words.Index(m.ctlAt), ctlClose, pgas.SignalAdd, to); err != nil {
 			return err
@@ -714,7 +729,10 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		in.queue, in.qhead, in.arena = in.queue[:0], 0, in.arena[:0]
 		took := m.drainHeads()
 		if !took && wait && in.open > 0 && m.localWords != nil {
-			err := pgas.Park(ctx, m.pe, m.words, m.senders(), m.ready)
+			from, err := m.senders()
+			if err == nil {
+				err = pgas.Park(ctx, m.pe, m.words, from, m.ready)
+			}
 			m.stats.waited(err == nil)
 			if err != nil {
 				return false, err
@@ -733,7 +751,11 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		var n int
 		var err error
 		if wait && in.open > 0 {
-			ws := pgas.WaitSet[uint64]{Ivars: m.words, Status: in.status, Cmp: pgas.CmpGE, Values: in.expect, Indices: in.idx, From: m.senders(), Fetch: in.fetch}
+			var from []int
+			if from, err = m.senders(); err != nil {
+				return false, err
+			}
+			ws := pgas.WaitSet[uint64]{Ivars: m.words, Status: in.status, Cmp: pgas.CmpGE, Values: in.expect, Indices: in.idx, From: from, Fetch: in.fetch}
 			var r pgas.WaitResult
 			r, err = pgas.Wait(ctx, m.pe, pgas.WaitSome, ws)
 			n = r.N
@@ -784,29 +806,49 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 }
 
 // senders lists the PEs whose messages a blocking Recv waits for: those
-// not known to have closed their side, this PE only if it has sent to
-// itself (its own goroutine is the one receiving). Where lanes are
-// claimed, a close through the closed word names no one: every PE whose
-// lane here has not carried a close marker stays listed. Callers hold
-// in.mu.
-func (m *Mailbox) senders() []int {
+// not known to have closed their side (by a close marker in their lane or
+// a bit of closedBy), this PE only if it has sent to itself (its own
+// goroutine is the one receiving). Callers hold in.mu.
+func (m *Mailbox) senders() ([]int, error) {
 	in := &m.in
 	if self := m.selfSent.Load(); in.from == nil || self != in.fromSelf || in.open != in.fromOpen {
-		in.fromSelf, in.fromOpen = self, in.open    // a close lowers open
-		in.from = slices.Grow(in.from[:0], m.n)[:0] // empty, not nil: a wait on no PE, not on any
-		closed := map[int]bool{}
+		closedBy, err := m.closedBits()
+		if err != nil {
+			return nil, err
+		}
 		for ln, snd := range in.sender {
 			if snd >= 0 && in.expect[ln*m.k*m.stride] == ^uint64(0) {
-				closed[snd] = true
+				closedBy[snd/64] |= 1 << (snd % 64)
 			}
 		}
+		in.fromSelf, in.fromOpen = self, in.open    // a close lowers open
+		in.from = slices.Grow(in.from[:0], m.n)[:0] // empty, not nil: a wait on no PE, not on any
 		for s := range m.n {
-			if (s != m.pe.ID() || self) && !closed[s] {
+			if (s != m.pe.ID() || self) && closedBy[s/64]&(1<<(s%64)) == 0 {
 				in.from = append(in.from, s)
 			}
 		}
 	}
-	return in.from
+	return in.from, nil
+}
+
+// closedBits reads this PE's closedBy into in.closedIn. Callers hold in.mu.
+func (m *Mailbox) closedBits() ([]uint64, error) {
+	in := &m.in
+	if in.closedIn == nil {
+		in.closedIn = make([]uint64, m.closedBy.Len())
+	}
+	if m.localWords == nil {
+		return in.closedIn, pgas.Get(m.pe, in.closedIn, m.closedBy, m.pe.ID())
+	}
+	local, err := pgas.Local(m.pe, m.closedBy)
+	if err != nil {
+		return nil, err
+	}
+	for i := range local {
+		in.closedIn[i] = atomic.LoadUint64(&local[i])
+	}
+	return in.closedIn, nil
 }
 
 // seeCtl reads the control word: each close counted there since the last
@@ -842,11 +884,11 @@ const (
 
 // drainHeads is the receive path's check where this PE's words are host
 // memory, and its condition for pgas.Park: one atomic load of each
-// claimed lane's next slot word (and of the closed word) instead of a
+// claimed lane's next slot word (and of the control word) instead of a
 // wait over all words. It drains the lanes whose next slot is ready and
 // reports whether it took any slot (a message, a chunk or a close
 // marker, each of which changes what the caller waits for), saw a close
-// through the closed word, or met an error, which it leaves in in.err
+// through the control word, or met an error, which it leaves in in.err
 // for the caller to return. Callers hold in.mu.
 func (m *Mailbox) drainHeads() bool {
 	if m.localWords == nil {

@@ -157,8 +157,13 @@ func TestMailboxParkTakesLastCloseMarker(t *testing.T) {
 			return err
 		}
 		// Unfixed, the park waits for nobody and never returns.
+		from, err := m.senders()
+		if err != nil {
+			m.in.mu.unlock()
+			return err
+		}
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err = pgas.Park(pctx, pe, m.words, m.senders(), m.drainHeads)
+		err = pgas.Park(pctx, pe, m.words, from, m.drainHeads)
 		cancel()
 		open := m.in.open
 		m.in.mu.unlock()

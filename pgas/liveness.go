@@ -188,16 +188,13 @@ func satisfied(mode driver.WaitMode, r driver.WaitResult) bool {
 	return r.N == 1
 }
 
-// idList writes PE ids for an error: as ranges ("0-3, 5") when they
-// strictly increase, else as they come; none: "none".
+// idList writes PE ids for an error, in brackets: as ranges ("[0-3, 5]")
+// when they strictly increase, else as they come ("[3 1]").
 func idList(pes []int) string {
-	if len(pes) == 0 {
-		return "none"
-	}
 	for i := 1; i < len(pes); i++ {
 		if pes[i] <= pes[i-1] {
 			return fmt.Sprint(pes)
 		}
 	}
-	return ranges(pes)
+	return "[" + ranges(pes) + "]"
 }
