@@ -251,7 +251,7 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 	m.closeMu = newLock()
 	if !m.claim {
 		for to := range m.out {
-			m.outbox(to).lane = pe.ID() // lane s at every PE is sender s's
+			m.newOutbox(to).lane = pe.ID() // lane s at every PE is sender s's
 		}
 	}
 	in := &m.in
@@ -301,15 +301,8 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 	return m, nil
 }
 
-// outbox is this PE's outbox towards to, made at the first call.
-func (m *Mailbox) outbox(to int) *outbox {
-	if o := m.out[to].Load(); o != nil {
-		return o
-	}
-	return m.newOutbox(to)
-}
-
-// newOutbox makes the outbox towards to unless another goroutine did.
+// newOutbox makes this PE's outbox towards to unless another goroutine
+// did, and returns the one there; open calls it at a first send.
 func (m *Mailbox) newOutbox(to int) *outbox {
 	o := &isolated[outbox](1)[0]
 	o.mu, o.lane = newLock(), unclaimed
@@ -396,7 +389,10 @@ func (m *Mailbox) open(ctx context.Context, to int, wait bool, chunks int) (*out
 	if to == m.pe.ID() && !m.selfSent.Load() {
 		m.selfSent.Store(true)
 	}
-	o := m.outbox(to)
+	o := m.out[to].Load()
+	if o == nil {
+		o = m.newOutbox(to)
+	}
 	if wait {
 		if err := o.mu.lock(ctx); err != nil {
 			return nil, err
@@ -959,7 +955,7 @@ func (m *Mailbox) drain(ctx context.Context, ln int) error {
 		} else {
 			racesync.Acquire()
 		}
-		h, err := m.take(ctx, ln, si, place)
+		kind, err := m.take(ctx, ln, si, place)
 		if err != nil {
 			return err
 		}
@@ -968,7 +964,7 @@ func (m *Mailbox) drain(ctx context.Context, ln int) error {
 			in.head[ln] = ln * m.k
 		}
 		in.unpaid[ln]++
-		if h.kind == kindClose {
+		if kind == kindClose {
 			in.open--
 			for j := range m.k {
 				in.expect[(ln*m.k+j)*m.stride] = ^uint64(0) // out of the wait set
@@ -1009,9 +1005,10 @@ func (m *Mailbox) named(ln, from int) error {
 	return fmt.Errorf("%w: a slot of %s names sender %d (as id + 1)", ErrProtocol, m.laneName(ln), from)
 }
 
-// take reads slot si of lane ln and acts on it; place is the slot's
-// ready entry (1 + where the wait fetched its first bytes, when > 0).
-func (m *Mailbox) take(ctx context.Context, ln, si int, place int32) (header, error) {
+// take reads slot si of lane ln and acts on it, and returns the slot's
+// kind; place is the slot's ready entry (1 + where the wait fetched its
+// first bytes, when > 0).
+func (m *Mailbox) take(ctx context.Context, ln, si int, place int32) (uint8, error) {
 	in := &m.in
 	var head []byte // the header and the start of the payload
 	if m.stride > 1 {
@@ -1021,10 +1018,11 @@ func (m *Mailbox) take(ctx context.Context, ln, si int, place int32) (header, er
 		if n, from, ok := lineMessage(line, m.max); ok {
 			if from == 0 || from != in.sender[ln]+1 { // host memory claims lanes: every slot names its sender
 				if err := m.named(ln, from); err != nil {
-					return header{}, err
+					return 0, err
 				}
 			}
-			return in.queueWhole(ln, header{kind: kindData, n: n, total: n}, head)
+			in.queueWhole(ln, n, head)
+			return kindData, nil
 		}
 	} else {
 		if place > 0 {
@@ -1034,12 +1032,12 @@ func (m *Mailbox) take(ctx context.Context, ln, si int, place int32) (header, er
 			// One read covers the header and a small payload.
 			head = in.hdr[:min(len(in.hdr), m.s)]
 			if err := m.read(head, si*m.s); err != nil {
-				return header{}, err
+				return 0, err
 			}
 		}
 		var err error
 		if head, err = m.whole(ctx, ln, si, head); err != nil {
-			return header{}, err
+			return 0, err
 		}
 	}
 	h, err := decodeHeader(head, m.cap, m.max)
@@ -1047,11 +1045,12 @@ func (m *Mailbox) take(ctx context.Context, ln, si int, place int32) (header, er
 		err = m.named(ln, h.from)
 	}
 	if err != nil {
-		return h, fmt.Errorf("from %s: %w", m.laneName(ln), err)
+		return 0, fmt.Errorf("from %s: %w", m.laneName(ln), err)
 	}
 	snd := in.sender[ln]
 	if h.kind == kindData && h.n == h.total && headerSize+h.n <= len(head) {
-		return in.queueWhole(ln, h, head)
+		in.queueWhole(ln, h.n, head)
+		return h.kind, nil
 	}
 	a := &in.asm[ln]
 	switch h.kind {
@@ -1062,19 +1061,19 @@ func (m *Mailbox) take(ctx context.Context, ln, si int, place int32) (header, er
 			in.arena = slices.Grow(in.arena, h.n)[:at+h.n]
 			data := in.arena[at : at+h.n : at+h.n]
 			if err := m.payload(data, head, si); err != nil {
-				return h, err
+				return h.kind, err
 			}
 			in.queue = append(in.queue, Message{From: snd, Data: data})
-			return h, nil
+			return h.kind, nil
 		}
 		*a = assembly{buf: make([]byte, h.total), got: h.n, active: true}
-		return h, m.payload(a.buf[:h.n], head, si)
+		return h.kind, m.payload(a.buf[:h.n], head, si)
 	case kindMore:
 		if !a.active || h.off != a.got || h.off+h.n > len(a.buf) {
-			return h, fmt.Errorf("%w: from PE %d: chunk at %d, expected %d of %d", ErrProtocol, snd, h.off, a.got, len(a.buf))
+			return h.kind, fmt.Errorf("%w: from PE %d: chunk at %d, expected %d of %d", ErrProtocol, snd, h.off, a.got, len(a.buf))
 		}
 		if err := m.payload(a.buf[h.off:h.off+h.n], head, si); err != nil {
-			return h, err
+			return h.kind, err
 		}
 		if a.got += h.n; a.got == len(a.buf) {
 			in.queue = append(in.queue, Message{From: snd, Data: a.buf})
@@ -1083,20 +1082,20 @@ func (m *Mailbox) take(ctx context.Context, ln, si int, place int32) (header, er
 	case kindClose:
 		*a = assembly{}
 	}
-	return h, nil
+	return h.kind, nil
 }
 
-// queueWhole queues lane ln's message h, one slot whose payload lies in
-// head after the header, and ends any message of the lane's sender that
-// a cancelled Send cut short (an inactive assembly is already zero).
-func (in *inbox) queueWhole(ln int, h header, head []byte) (header, error) {
+// queueWhole queues lane ln's message of n bytes, one slot whose payload
+// lies in head after the header, and ends any message of the lane's
+// sender that a cancelled Send cut short (an inactive assembly is already
+// zero).
+func (in *inbox) queueWhole(ln, n int, head []byte) {
 	at := len(in.arena)
-	in.arena = append(in.arena, head[headerSize:headerSize+h.n]...)
-	in.queue = append(in.queue, Message{From: in.sender[ln], Data: in.arena[at : at+h.n : at+h.n]})
+	in.arena = append(in.arena, head[headerSize:headerSize+n]...)
+	in.queue = append(in.queue, Message{From: in.sender[ln], Data: in.arena[at : at+n : at+n]})
 	if in.asm[ln].active {
 		in.asm[ln] = assembly{}
 	}
-	return h, nil
 }
 
 // lineMessage reports whether line, the words after a slot word, holds a

@@ -15,8 +15,8 @@ import (
 )
 
 // Randomized fault injection: many worlds of random programs (collectives,
-// allocations, frees, a Free racing peers' Puts, Chan rounds and future
-// rounds on 2-16 PEs), each with at most one random fault — a context
+// allocations, frees, a Free racing peers' Puts, Chan rounds over lanes
+// claimed on first contact, and future rounds on 2-16 PEs), each with at most one random fault — a context
 // cancelled before or during a call, a PE that panics, returns early, or
 // closes its Chan and returns, an argument invalid on one member — checked
 // against the promises of pgas's and actors' Guarantees:
@@ -293,7 +293,11 @@ func (ck *kit) runFaultWorld(w *faultWorld) (problems []error) {
 
 func (f *faultPE) setup(ctx context.Context) (err error) {
 	n := f.w.n
-	if f.ch, err = actors.NewChan[uint64](ctx, f.pe); err != nil {
+	// Two lanes: a PE hears only from its left neighbour, so on every
+	// backend the Chan's lanes are claimed (a first message), racing the
+	// faults (a close, which reaches PEs without a lane through their
+	// control word; a PE failing or returning).
+	if f.ch, err = actors.NewChan[uint64](ctx, f.pe, actors.Lanes(2)); err != nil {
 		return err
 	}
 	if f.replyTo, err = actors.NewChan[actors.ReplyTo](ctx, f.pe); err != nil {

@@ -180,7 +180,8 @@ func ring(out io.Writer, o options) error {
 			return fmt.Errorf("%d PEs × a %s payload in Go memory exceed half of this machine's %s; lower -size or -pes",
 				n, sysmem.Format(int64(maxSize)), sysmem.Format(mem))
 		}
-		ch, err := actors.NewChan[hop](ctx, pe)
+		// A lane per PE: kernel actors find a sender's slots by its id.
+		ch, err := actors.NewChan[hop](ctx, pe, actors.Lanes(n))
 		if err != nil {
 			return err
 		}
