@@ -201,8 +201,25 @@ func (ck *kit) testRandomFaults(t *testing.T) {
 	} else {
 		worlds = 1
 	}
+	t.Run("2-16", func(t *testing.T) { ck.faultWorlds(t, base, worlds, 0) })
+	if ck.LargeWorlds {
+		// Ten worlds of 512 PEs: the same programs and faults, in a
+		// world where a Chan's lanes are claimed among hundreds of PEs.
+		t.Run("512", func(t *testing.T) {
+			ck.needPEs(t, 512)
+			ck.faultWorlds(t, base, min(10, worlds), 512) // replayed with SYMCHAN_TEST_LARGE_WORLDS=1
+		})
+	}
+}
+
+// faultWorlds runs worlds of the seeds from base on, of n PEs (0: the
+// seed's size).
+func (ck *kit) faultWorlds(t *testing.T, base uint64, worlds, n int) {
 	for i := range worlds {
 		w := newFaultWorld(base+uint64(i), ck.procs())
+		if n > 0 {
+			w.n, w.pe = n, w.pe*n/max(1, w.n) // the faulty PE, scaled
+		}
 		if w.n > ck.maxPEs() {
 			continue
 		}
@@ -300,7 +317,7 @@ func (f *faultPE) setup(ctx context.Context) (err error) {
 	if f.ch, err = actors.NewChan[uint64](ctx, f.pe, actors.Lanes(2)); err != nil {
 		return err
 	}
-	if f.replyTo, err = actors.NewChan[actors.ReplyTo](ctx, f.pe); err != nil {
+	if f.replyTo, err = actors.NewChan[actors.ReplyTo](ctx, f.pe, actors.Lanes(2)); err != nil {
 		return err
 	}
 	if f.sys, err = actors.NewSystem(ctx, f.pe); err != nil {
