@@ -48,8 +48,10 @@ type Options struct {
 	// contexts, NVSHMEM): tests that start hundreds of worlds start fewer.
 	CostlyWorlds bool
 	// FaultWorlds is how many worlds RandomFaults runs (0: 300, 100 with
-	// -test.short, 30 with CostlyWorlds); FaultSeed replays the world of
-	// that seed alone (0: worlds from a seed of the clock, printed).
+	// -test.short, 30 with CostlyWorlds), of 2 to 16 PEs, and with
+	// LargeWorlds up to 10 more of 512 PEs (RandomFaults/512); FaultSeed
+	// replays the world of that seed alone (0: worlds from a seed of the
+	// clock, printed).
 	FaultWorlds int
 	FaultSeed   uint64
 }
