@@ -159,6 +159,7 @@ func scaleWorld(b *testing.B, p int) {
 			case <-ctx.Done():
 				return ctx.Err()
 			}
+			runtime.KeepAlive(ch) // its Go memory was counted until now
 			return pe.Barrier(ctx)
 		}
 		peer := 1 - pe.ID()
