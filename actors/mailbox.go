@@ -90,7 +90,7 @@ type Mailbox struct {
 	words     pgas.Sym[uint64]
 	ctlAt     int
 	wordAlloc pgas.Sym[uint64] // the allocation words lies in
-	// slots: L·k·s bytes, and with stride 1 s more beside the closed
+	// slots: L·k·s bytes, and with stride 1 s more beside the control
 	// word, which a wait's fetch reads as it reads a slot beside its word.
 	slots  pgas.Sym[byte]
 	credit pgas.Sym[uint64] // n: on a sender, slots receiver r has freed
@@ -416,8 +416,8 @@ func (m *Mailbox) open(ctx context.Context, to int, wait bool, chunks int) (*out
 	return o, nil
 }
 
-// claimLane claims this PE's lane at to: the next number of to's claims
-// word, unless all L are taken. Callers hold o.mu.
+// claimLane claims this PE's lane at to: the next of the claims counted
+// in to's control word, unless all L are taken. Callers hold o.mu.
 func (m *Mailbox) claimLane(to int, o *outbox) error {
 	if o.lane == unclaimed {
 		v, err := pgas.AtomicFetchInc(m.pe, m.words.Index(m.ctlAt), to)
