@@ -355,7 +355,7 @@ func (a *KernelActor) handBack() error {
 			o.slot = int(o.sent % uint64(m.k))
 			o.freed = binary.LittleEndian.Uint64(b[l.out(s)+8:])
 		}
-		if in.expect[s*m.k*m.stride] == ^uint64(0) {
+		if in.expect[s*m.k] == ^uint64(0) {
 			continue // closed before the kernel started
 		}
 		nowClosed := binary.LittleEndian.Uint64(b[l.closedOff()+8*(s/64):])&(1<<(s%64)) != 0
@@ -363,7 +363,7 @@ func (a *KernelActor) handBack() error {
 			in.open--
 		}
 		for j := range m.k {
-			wi := (s*m.k + j) * m.stride
+			wi := s*m.k + j
 			if nowClosed {
 				in.expect[wi] = ^uint64(0)
 				continue

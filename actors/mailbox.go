@@ -21,8 +21,8 @@
 //   - Slot j of s at r carries the sequence numbers ≡ j+1 (mod K); s's
 //     out[r].sent is the last one it committed (out[r].slot the slot of
 //     the next), r's in.next[s] the next one it takes (in.head[s] its
-//     slot), and in.expect[w] the value that makes word w ready (^0 once
-//     s has closed: never).
+//     slot), and in.expect[i] the value that makes slot i's word ready
+//     (^0 once s has closed: never).
 //   - s commits sequence number q only when q ≤ out[r].freed + K: the
 //     slot's previous message was taken and credited by r.
 //   - r reads a slot only after it saw the slot's word reach the slot's
@@ -139,13 +139,12 @@ type inbox struct {
 	sender   []int    // per lane: its sender (-1: not yet known, where lanes are claimed)
 	next     []uint64 // per lane: the sequence number of its next slot
 	head     []int    // per lane: the slot (l·k + (next-1) mod k) that number lands in
-	expect   []uint64 // per word: the value that makes it ready (closed or not waited on: never)
-	status   []int    // stride lineWords: the wait's mask, leaving out the words that are not slot words
+	expect   []uint64 // per slot, then the control word: the value that makes its word ready (closed: never)
 	unpaid   []uint64 // per lane: slots freed but not yet credited
 	ctl      uint64   // the control word, last seen
 	closedIn []uint64 // closedBy, as senders last read it
 	lanes    []int    // head of the lanes a receive looks at: those claimed, or all
-	idx      []int
+	idx      []int    // where words are not host memory: the indices a wait reports
 	// ready is per slot, where words are not host memory: 0 unless the
 	// last wait reported the slot; then 1 + its place in fetched when
 	// the wait fetched its first bytes, else -1.
@@ -259,28 +258,20 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 	in.sender = isolated[int](l)
 	in.next = isolated[uint64](l)
 	in.head = isolated[int](l)
-	words := m.words.Len()
-	in.expect = isolated[uint64](words)
+	in.expect = isolated[uint64](l*k + 1)
 	in.unpaid = isolated[uint64](l)
-	in.idx = isolated[int](words)
 	in.ready = isolated[int32](l * k)
 	if m.stride == 1 {
+		// A wait over the words: the slots' and the control word.
 		b := min(len(in.hdr), m.s)
-		in.fetched = isolated[byte](words * b)
+		in.idx = isolated[int](l*k + 1)
+		in.fetched = isolated[byte]((l*k + 1) * b)
 		in.fetch = &pgas.WaitFetch{Data: m.slots, Stride: m.s, Bytes: b, Into: in.fetched}
 	}
 	in.asm = isolated[assembly](l)
 	in.queue = isolated[Message](l * k)[:0]
 	in.arena = isolated[byte](l * k * len(in.hdr))[:0]
 	in.open = n
-	if m.stride > 1 {
-		in.status = make([]int, words)
-		for i := range in.status {
-			if i%m.stride != 0 {
-				in.status[i] = 1
-			}
-		}
-	}
 	for i := range in.expect {
 		in.expect[i] = ^uint64(0)
 	}
@@ -290,13 +281,13 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 			in.sender[ln] = -1
 		}
 		for j := range k {
-			in.expect[(ln*k+j)*m.stride] = uint64(j + 1)
+			in.expect[ln*k+j] = uint64(j + 1)
 		}
 	}
 	in.lanes = in.head
 	if m.claim {
 		in.lanes = in.head[:0]
-		in.expect[m.ctlAt] = 1
+		in.expect[l*k] = 1
 	}
 	return m, nil
 }
@@ -314,10 +305,11 @@ func (m *Mailbox) newOutbox(to int) *outbox {
 
 // mailboxFits checks, before anything is allocated, that a mailbox of n
 // PEs, l lanes × k slots of s bytes can exist: its symmetric size must
-// not overflow, and the receive side's Go memory on every PE (about
-// l·k·(24·stride+107) bytes, with stride 1 72 more for the wait's
-// fetched headers and a slot's s bytes to read one whole, and 24 bytes
-// per PE of the world, all PEs of this machine together) must fit mem,
+// not overflow, and the receive side's Go memory on every PE (about 116
+// bytes per slot, with stride 1 80 more for the wait's index and fetched
+// header and a slot's s bytes to read one whole, 80 per lane, and 24
+// bytes per PE of the world, all PEs of this machine together) must fit
+// mem,
 // the machine's memory (0: unknown). The inputs are the same on every PE
 // of a machine, so all of them fail alike.
 func mailboxFits(n, l, k, s, stride int, mem int64) error {
@@ -325,11 +317,11 @@ func mailboxFits(n, l, k, s, stride int, mem int64) error {
 	if hi != 0 || slots > math.MaxInt64/2 {
 		return fmt.Errorf("actors: a mailbox of %d lanes × %d slots × %d bytes overflows; lower Lanes, Slots or SlotSize", l, k, s)
 	}
-	per := 24*stride + 107
+	per := 116 // a slot's expected value, ready mark, queue entry and arena bytes
 	if stride == 1 {
-		per += pgas.MaxFetchBytes
+		per += 8 + pgas.MaxFetchBytes // its wait's index and fetched header
 	}
-	goBytes := float64(n) * (float64(l)*float64(k)*float64(per) + 24*float64(n))
+	goBytes := float64(n) * (float64(l)*float64(k)*float64(per) + 80*float64(l) + 24*float64(n))
 	if stride == 1 {
 		goBytes += float64(n) * float64(s) // in.slot (Mailbox.whole)
 	}
@@ -742,22 +734,26 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 		if took {
 			continue
 		}
-		// A word is ready when it reaches the sequence number due in its
-		// slot; closed senders' words are due at +inf.
-		var n int
+		var n int // words ready
 		var err error
-		if wait && in.open > 0 {
+		switch {
+		case m.localWords != nil:
+			// drainHeads looked at every word there is: nothing is ready.
+		case wait && in.open > 0:
+			// A word is ready when it reaches the sequence number due in
+			// its slot (closed senders' words are due at +inf), or the
+			// control word when it moved.
 			var from []int
 			if from, err = m.senders(); err != nil {
 				return false, err
 			}
-			ws := pgas.WaitSet[uint64]{Ivars: m.words, Status: in.status, Cmp: pgas.CmpGE, Values: in.expect, Indices: in.idx, From: from, Fetch: in.fetch}
+			ws := pgas.WaitSet[uint64]{Ivars: m.words, Cmp: pgas.CmpGE, Values: in.expect, Indices: in.idx, From: from, Fetch: in.fetch}
 			var r pgas.WaitResult
 			r, err = pgas.Wait(ctx, m.pe, pgas.WaitSome, ws)
 			n = r.N
 			m.stats.waited(n > 0)
-		} else {
-			n, err = signals.TestSomeVector(m.pe, m.words, in.idx, in.status, pgas.CmpGE, in.expect)
+		default:
+			n, err = signals.TestSomeVector(m.pe, m.words, in.idx, nil, pgas.CmpGE, in.expect)
 		}
 		if err != nil {
 			return false, err
@@ -779,23 +775,23 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 				}
 				continue
 			}
-			in.ready[i/m.stride] = -1
+			in.ready[i] = -1
 			if fetched {
-				in.ready[i/m.stride] = int32(k + 1)
+				in.ready[i] = int32(k + 1)
 			}
 		}
 		for _, i := range in.idx[:n] {
 			if i == m.ctlAt {
 				continue
 			}
-			if err := m.drain(ctx, i/m.stride/m.k); err != nil {
+			if err := m.drain(ctx, i/m.k); err != nil {
 				clear(in.ready)
 				return false, err
 			}
 		}
 		for _, i := range in.idx[:n] {
 			if i != m.ctlAt {
-				in.ready[i/m.stride] = 0
+				in.ready[i] = 0
 			}
 		}
 	}
@@ -813,7 +809,7 @@ func (m *Mailbox) senders() ([]int, error) {
 			return nil, err
 		}
 		for ln, snd := range in.sender {
-			if snd >= 0 && in.expect[ln*m.k*m.stride] == ^uint64(0) {
+			if snd >= 0 && in.expect[ln*m.k] == ^uint64(0) {
 				closedBy[snd/64] |= 1 << (snd % 64)
 			}
 		}
@@ -868,7 +864,7 @@ func (m *Mailbox) seeCtl() error {
 	in.open -= int(closes - seen)
 	in.ctl = c
 	in.lanes = in.head[:min(uint64(m.lanes), c&ctlClaims)]
-	in.expect[m.ctlAt] = c + 1
+	in.expect[m.lanes*m.k] = c + 1
 	return nil
 }
 
@@ -935,8 +931,7 @@ func (m *Mailbox) drain(ctx context.Context, ln int) error {
 	in := &m.in
 	for range m.k {
 		seq, si := in.next[ln], in.head[ln]
-		wi := si * m.stride
-		if in.expect[wi] != seq {
+		if in.expect[si] != seq {
 			break // closed
 		}
 		var place int32
@@ -948,7 +943,7 @@ func (m *Mailbox) drain(ctx context.Context, ln int) error {
 				break // not reported ready: the next wait will tell
 			}
 			in.ready[si] = 0 // for seq only: the ring comes round to si again
-		} else if w := atomic.LoadUint64(&m.localWords[wi]); w < seq {
+		} else if w := atomic.LoadUint64(&m.localWords[si*lineWords]); w < seq {
 			break
 		} else if w != seq {
 			return fmt.Errorf("%w: slot of %s holds sequence %d, expected %d", ErrProtocol, m.laneName(ln), w, seq)
@@ -967,11 +962,11 @@ func (m *Mailbox) drain(ctx context.Context, ln int) error {
 		if kind == kindClose {
 			in.open--
 			for j := range m.k {
-				in.expect[(ln*m.k+j)*m.stride] = ^uint64(0) // out of the wait set
+				in.expect[ln*m.k+j] = ^uint64(0) // out of the wait set
 			}
 			return m.pay(ln)
 		}
-		in.expect[wi] = seq + uint64(m.k)
+		in.expect[si] = seq + uint64(m.k)
 	}
 	if 2*in.unpaid[ln] >= uint64(m.k) {
 		return m.pay(ln)
