@@ -48,8 +48,8 @@
 // PutSignalIf), and an awaiting goroutine parks on its reply word.
 //
 // Memory: every PE holds L·K·(S+8) bytes of slots and words
-// (L·K·(S+64) on host memory) and N·8 bytes of credit words per
-// Mailbox or Chan, for N PEs and L = min(Lanes, N) lanes. The defaults
+// (L·K·(S+64) on host memory), N·8 bytes of credit words and N bits of
+// closed bits per Mailbox or Chan, for N PEs and L = min(Lanes, N) lanes. The defaults
 // (L = 64, K = 16, S = 1 KiB) cost 16.1 KiB per lane (17 KiB on host
 // memory): 129 KiB per PE with 8 PEs, about 1 MiB from 64 PEs on,
 // however large the world, and 32 KiB of credit words at 4096 PEs.
