@@ -102,10 +102,12 @@ func (p *PE) waitFrom(ctx context.Context, req *driver.WaitRequest, from []int) 
 // every call: Park looks at it only once a PE of this process has
 // finished, up to the first PE still running, so that a long list (a
 // receiver of thousands of senders) costs nothing per call. An id outside
-// the world fails Park with ErrBadPE when Park looks at it. It needs a backend whose PEs are goroutines
-// of this process with partitions in host memory (driver.ParkTransport,
-// the host backend): elsewhere it fails with errors.ErrUnsupported, and
-// programs wait with Wait.
+// the world fails Park with ErrBadPE when Park looks at it.
+//
+// Park needs a backend whose PEs are goroutines of this process with
+// partitions in host memory (driver.ParkTransport, the host backend):
+// elsewhere it fails with errors.ErrUnsupported, and programs wait with
+// Wait.
 func Park(ctx context.Context, p *PE, words Sym[uint64], from []int, ready func() bool) error {
 	// The errors are made out of line (parkRefused and the two below), so
 	// that the path a message takes stays short: it runs twice a round

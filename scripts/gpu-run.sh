@@ -218,6 +218,8 @@ if [ -n "${OUT:-}" ]; then
 		echo "commit: ${COMMIT:-unknown}"
 		echo "command: scripts/gpu-run.sh $*"
 		cat /tmp/symchan-*.log 2>/dev/null | grep -hE "^(\[PE 0\] )?Benchmark" | sed 's/^\[PE 0\] //'
+		# NVIDIA's perftests again, under symchan's benchmarks' names.
+		cat /tmp/symchan-perftest-*.log 2>/dev/null | "$repo/scripts/perftests.sh" names
 	} >"$OUT/bench.txt" || true
 	(cd /tmp && tar czf "$OUT/logs.tgz" symchan-*.log) 2>/dev/null || true
 fi

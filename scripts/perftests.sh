@@ -28,8 +28,8 @@ tag=v3.4.5-0
 what=${1:-}
 case "$what" in
 fetch)
+	src=${2:+$(realpath "$2")}
 	cd "$(dirname "$0")/.."
-	src=${2:-}
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	if [ -z "$src" ]; then
