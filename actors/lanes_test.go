@@ -139,7 +139,8 @@ func TestMailboxLanesBoundMemory(t *testing.T) {
 
 // A Recv waiting in a world where lanes are claimed ends with ErrClosed
 // once every PE closed, none of them having sent: each close arrives
-// through the control word, and each wakes the waiting receiver.
+// through the control word and the closed bits, and each wakes the
+// waiting receiver.
 func TestMailboxLanesCloseWithoutSending(t *testing.T) {
 	for _, viaGet := range []bool{false, true} {
 		err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 5, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
@@ -148,11 +149,20 @@ func TestMailboxLanesCloseWithoutSending(t *testing.T) {
 				return err
 			}
 			if pe.ID() != 0 {
+				if err := pe.Barrier(ctx); err != nil { // PE 0 receives
+					return err
+				}
 				return m.Close(ctx)
+			}
+			// PE 0 closes its own side first: a Recv that found every
+			// other PE closed and this one not sending to itself would
+			// end with ErrNoWriters (the package's Finished senders).
+			if err := m.Close(ctx); err != nil {
+				return err
 			}
 			done := make(chan error, 1)
 			go func() { _, err := m.Recv(ctx); done <- err }()
-			if err := m.Close(ctx); err != nil {
+			if err := pe.Barrier(ctx); err != nil {
 				return err
 			}
 			if err := <-done; !errors.Is(err, ErrClosed) {
