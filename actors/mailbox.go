@@ -111,7 +111,7 @@ type Mailbox struct {
 	// them at once where lanes are not claimed).
 	out      []atomic.Pointer[outbox]
 	closeMu  *ctxLock
-	closedTo []uint64 // bits: destinations closed through their control word
+	closedTo []uint64 // bits: the destinations Close has reached (made by the first Close)
 	in       inbox
 	stats    *mailboxCounters // with KeepStats; nil: nothing is counted
 }
@@ -123,15 +123,14 @@ const (
 )
 
 type outbox struct {
-	mu      *ctxLock
-	lane    int                   // this PE's lane at the destination, or unclaimed or noLane
-	sent    uint64                // slots used towards this destination
-	slot    int                   // sent mod k: the slot the next commit fills
-	freed   uint64                // the destination's credit word, last seen
-	buf     []byte                // stride 1: one slot, built before it is put
-	raw     []byte                // sendPlain's copy of the value
-	closeOK bool                  // the close marker was delivered
-	line    [lineWords - 1]uint64 // stride lineWords: the line after the word, built before it is put
+	mu    *ctxLock
+	lane  int                   // this PE's lane at the destination, or unclaimed or noLane
+	sent  uint64                // slots used towards this destination
+	slot  int                   // sent mod k: the slot the next commit fills
+	freed uint64                // the destination's credit word, last seen
+	buf   []byte                // stride 1: one slot, built before it is put
+	raw   []byte                // sendPlain's copy of the value
+	line  [lineWords - 1]uint64 // stride lineWords: the line after the word, built before it is put
 }
 
 type inbox struct {
@@ -142,7 +141,7 @@ type inbox struct {
 	expect   []uint64 // per slot, then the control word: the value that makes its word ready (closed: never)
 	unpaid   []uint64 // per lane: slots freed but not yet credited
 	ctl      uint64   // the control word, last seen
-	closedIn []uint64 // closedBy, as senders last read it
+	closedIn []uint64 // senders' scratch: the closed senders, from closedBy and the lanes
 	lanes    []int    // head of the lanes a receive looks at: those claimed, or all
 	idx      []int    // where words are not host memory: the indices a wait reports
 	// ready is per slot, where words are not host memory: 0 unless the
@@ -615,40 +614,15 @@ func (m *Mailbox) Close(ctx context.Context) error {
 	}
 	defer m.closeMu.unlock()
 	already := m.closing.Swap(true)
+	if m.closedTo == nil {
+		m.closedTo = make([]uint64, (m.n+63)/64)
+	}
 	done := true
 	for to := range m.out {
-		if o := m.out[to].Load(); o != nil {
-			if err := o.mu.lock(ctx); err != nil { // a send under way ends first
-				return err
-			}
-			if o.lane >= 0 {
-				err := error(nil)
-				if !o.closeOK {
-					if err = m.putSlot(ctx, to, o, header{kind: kindClose}, nil); err == nil {
-						o.closeOK, done = true, false
-					}
-				}
-				o.mu.unlock()
-				if err != nil {
-					return err
-				}
-				continue
-			}
-			o.mu.unlock() // no lane: none will be claimed now
-		}
-		// No lane at to: its closed bits name this PE, then its control
-		// word counts the close.
-		if m.closedTo == nil {
-			m.closedTo = make([]uint64, (m.n+63)/64)
-		}
 		if m.closedTo[to/64]&(1<<(to%64)) != 0 {
 			continue
 		}
-		me := m.pe.ID()
-		if _, err := pgas.AtomicFetchOr(m.pe, m.closedBy.Index(me/64), 1<<(me%64), to); err != nil {
-			return err
-		}
-		if err := pgas.SignalOp(m.pe, m.words.Index(m.ctlAt), ctlClose, pgas.SignalAdd, to); err != nil {
+		if err := m.closeTo(ctx, to); err != nil {
 			return err
 		}
 		m.closedTo[to/64] |= 1 << (to % 64)
@@ -658,6 +632,27 @@ func (m *Mailbox) Close(ctx context.Context) error {
 		return ErrClosed
 	}
 	return nil
+}
+
+// closeTo closes this PE's sending side towards to: a close marker in its
+// lane there, else its bit in to's closed bits, then a close counted on
+// to's control word. Callers hold closeMu and have set closing, so no
+// lane is claimed from now on.
+func (m *Mailbox) closeTo(ctx context.Context, to int) error {
+	if o := m.out[to].Load(); o != nil {
+		if err := o.mu.lock(ctx); err != nil { // a send under way ends first
+			return err
+		}
+		defer o.mu.unlock()
+		if o.lane >= 0 {
+			return m.putSlot(ctx, to, o, header{kind: kindClose}, nil)
+		}
+	}
+	me := m.pe.ID()
+	if _, err := pgas.AtomicFetchOr(m.pe, m.closedBy.Index(me/64), 1<<(me%64), to); err != nil {
+		return err
+	}
+	return pgas.SignalOp(m.pe, m.words.Index(m.ctlAt), ctlClose, pgas.SignalAdd, to)
 }
 
 // Recv returns the next message for this PE, waiting until one arrives,
@@ -824,21 +819,27 @@ func (m *Mailbox) senders() ([]int, error) {
 	return in.from, nil
 }
 
-// closedBits reads this PE's closedBy into in.closedIn. Callers hold in.mu.
+// closedBits returns in.closedIn holding this PE's closedBy: the senders
+// that closed through the control word, which only those with no lane
+// here do (none where every PE has a lane). Callers hold in.mu.
 func (m *Mailbox) closedBits() ([]uint64, error) {
 	in := &m.in
 	if in.closedIn == nil {
 		in.closedIn = make([]uint64, m.closedBy.Len())
 	}
-	if m.localWords == nil {
+	switch {
+	case !m.claim:
+		clear(in.closedIn)
+	case m.localWords == nil:
 		return in.closedIn, pgas.Get(m.pe, in.closedIn, m.closedBy, m.pe.ID())
-	}
-	local, err := pgas.Local(m.pe, m.closedBy)
-	if err != nil {
-		return nil, err
-	}
-	for i := range local {
-		in.closedIn[i] = atomic.LoadUint64(&local[i])
+	default:
+		local, err := pgas.Local(m.pe, m.closedBy)
+		if err != nil {
+			return nil, err
+		}
+		for i := range local {
+			in.closedIn[i] = atomic.LoadUint64(&local[i])
+		}
 	}
 	return in.closedIn, nil
 }
