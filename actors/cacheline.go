@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"context"
 	"unsafe"
 
 	"github.com/symchan/symchan/pgas"
@@ -22,7 +21,7 @@ func isolated[T any](n int) []T {
 	return s[pad : pad+n : pad+n]
 }
 
-// A slot word's line (see Mailbox.stride): the word, then the slot's
+// A slot word's line (see signalWords): the word, then the slot's
 // header and up to lineCap payload bytes.
 const (
 	lineWords = cacheLine / 8
@@ -45,21 +44,4 @@ func wordBytes(w []uint64) []byte {
 // words.
 func asWords(b []byte) []uint64 {
 	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
-}
-
-// allocWords collectively allocates n zeroed signal words: with lines,
-// each word starts a cache line of its own (stride lineWords), else they
-// are packed (stride 1). words lies in alloc, the allocation to free.
-func allocWords(ctx context.Context, pe *pgas.PE, n int, lines bool) (alloc, words pgas.Sym[uint64], stride int, err error) {
-	stride, extra := 1, 0
-	if lines {
-		// Zeroed allocations are not aligned to lines: take one line more
-		// and start at the first line boundary (the same on every PE).
-		stride, extra = lineWords, lineWords-1
-	}
-	if alloc, err = pgas.AllocZeroed[uint64](ctx, pe, n*stride+extra); err != nil {
-		return alloc, words, 0, err
-	}
-	first := int(-alloc.Offset()/8) & extra
-	return alloc, alloc.Slice(first, first+n*stride), stride, nil
 }

@@ -53,7 +53,7 @@ func (m *Mailbox) Device() (DeviceMailbox, error) {
 		return DeviceMailbox{}, fmt.Errorf("%w: a mailbox of %d lanes for %d PEs has no layout for kernels, which find a sender's slots by its id: make it with Lanes(%d)", ErrBadArg, m.lanes, m.n, m.n)
 	}
 	return DeviceMailbox{
-		WordsOff: m.words.Offset(), SlotsOff: m.slots.Offset(), CreditOff: m.credit.Offset(),
+		WordsOff: m.w.sym.Offset(), SlotsOff: m.slots.Offset(), CreditOff: m.credit.Offset(),
 		NPEs: m.n, Slots: m.k, SlotSize: m.s,
 	}, nil
 }
@@ -93,7 +93,7 @@ func (s *System) Device() DeviceSystem {
 	if s == nil || s.pe == nil {
 		return DeviceSystem{}
 	}
-	return DeviceSystem{WordsOff: s.words.Offset(), DataOff: s.data.Offset(), Futures: s.cfg.futures, SlotBytes: s.slotBytes(), ReplySize: s.cfg.replySize}
+	return DeviceSystem{WordsOff: s.w.sym.Offset(), DataOff: s.data.Offset(), Futures: s.cfg.futures, SlotBytes: s.slotBytes(), ReplySize: s.cfg.replySize}
 }
 
 // Bytes encodes d as struct symchan_replies (little endian).

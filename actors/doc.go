@@ -53,10 +53,12 @@
 // (L = 64, K = 16, S = 1 KiB) cost 16.1 KiB per lane (17 KiB on host
 // memory): 129 KiB per PE with 8 PEs, about 1 MiB from 64 PEs on,
 // however large the world, and 32 KiB of credit words at 4096 PEs.
-// The receiving side also keeps about 116 bytes of Go memory per slot
-// (196 where words are device memory: its wait's index and fetched
-// header), and each PE 16 bytes per PE of the world (its outboxes'
-// pointers, and the list of senders a blocking receive waits for).
+// The receiving side also keeps about 112 bytes of Go memory per slot
+// (196 where words are device memory: its wait's index, fetched header
+// and report) and 80 per lane, and each PE about 24 bytes per PE of the
+// world (its outboxes' pointers, the list of senders a blocking receive
+// waits for, its closed bits), plus an outbox per PE it sends to; a
+// mailbox that would not fit the machine's memory fails to be made.
 //
 // Messages larger than a slot are cut into chunks that travel through
 // consecutive slots of the same sender and are joined by the receiver

@@ -1,7 +1,9 @@
-// This file holds futures: a System's reply slots, one reply path (Reply:
-// a claim, then the reply and its word, in one PutSignalIf) and one await
-// path (Await: pgas.Park where the words are host memory, else pgas.Wait;
-// then decode).
+// This file holds futures: a System's reply slots, the reply paths
+// (Reply: a claim, then the reply and its word, in one PutSignalIf; or,
+// for a reply larger than a line where the words are lined, replyLarge: a
+// compare-and-swap claim, the reply, a fence, then the length and the
+// word in one PutSignal) and one await path (Await: pgas.Park where the
+// words are lined, else pgas.Wait; then decode).
 //
 // Invariants, for a reply slot whose word is generation<<2 | state:
 //
@@ -26,7 +28,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/symchan/symchan/internal/racesync"
 	"github.com/symchan/symchan/pgas"
@@ -35,21 +36,16 @@ import (
 // System is a PE's actor runtime state: for now, the table of reply slots
 // behind its futures. Create one per PE, collectively, with NewSystem.
 type System struct {
-	pe        *pgas.PE
-	cfg       systemConfig
-	words     pgas.Sym[uint64] // per reply slot, every stride words: generation<<2 | state
-	wordAlloc pgas.Sym[uint64] // the allocation words lies in
-	data      pgas.Sym[byte]   // per reply slot: 8-byte length, then the reply (with lines: the length is in the line, a reply too large for it at +8)
-	// stride is 1, or lineWords where partitions are host memory: a
-	// reply word then starts a cache line that also holds the reply's
-	// length and a reply of up to replyLineCap bytes (see Mailbox.stride).
-	stride int
-
-	// This PE's words and data, where partitions are host memory: Await
-	// parks until its word lands (pgas.Park) and decodes the reply in
-	// place.
-	localWords []uint64
-	localData  []byte
+	pe  *pgas.PE
+	cfg systemConfig
+	// w: a word per reply slot, generation<<2 | state. Where they are
+	// lined (host memory) a word's line also holds the reply's length and
+	// a reply of up to replyLineCap bytes, and Await parks until its word
+	// lands (pgas.Park) and decodes the reply in place.
+	w    signalWords
+	data pgas.Sym[byte] // per reply slot: 8-byte length, then the reply (lined: the length is in the line, a reply too large for it at +8)
+	// localData is this PE's data in place, where the words are lined.
+	localData []byte
 	// Per reply slot where words have lines: the word an Await parks
 	// for (written by the awaiting goroutine before it parks), and
 	// Park's condition, made on the slot's first Await rather than on
@@ -101,18 +97,15 @@ func NewSystem(ctx context.Context, pe *pgas.PE, opts ...SystemOption) (*System,
 func newSystem(ctx context.Context, pe *pgas.PE, c systemConfig, host bool) (*System, error) {
 	var err error
 	s := &System{pe: pe, cfg: c, gen: make([]uint64, c.futures)}
-	if s.wordAlloc, s.words, s.stride, err = allocWords(ctx, pe, c.futures, host); err != nil {
+	if s.w, err = allocWords(ctx, pe, c.futures, host); err != nil {
 		return nil, fmt.Errorf("actors: reply words: %w", err)
 	}
 	if s.data, err = pgas.AllocAligned[byte](ctx, pe, c.futures*s.slotBytes(), 8); err != nil {
-		_ = pgas.Free(ctx, pe, s.wordAlloc)
+		_ = pgas.Free(ctx, pe, s.w.alloc)
 		return nil, fmt.Errorf("actors: reply slots (%d × %d bytes): %w", c.futures, s.slotBytes(), err)
 	}
-	if s.stride > 1 {
-		if s.localWords, err = pgas.Local(pe, s.words); err == nil {
-			s.localData, err = pgas.Local(pe, s.data)
-		}
-		if err != nil {
+	if host {
+		if s.localData, err = pgas.Local(pe, s.data); err != nil {
 			return nil, err
 		}
 		s.want = isolated[uint64](c.futures)
@@ -139,7 +132,7 @@ func (s *System) PE() *pgas.PE {
 }
 
 // word is the reply word of slot.
-func (s *System) word(slot int) pgas.Sym[uint64] { return s.words.Index(slot * s.stride) }
+func (s *System) word(slot int) pgas.Sym[uint64] { return s.w.word(slot) }
 
 func (s *System) slotBytes() int { return 8 + (s.cfg.replySize+7)&^7 }
 
@@ -191,7 +184,7 @@ func newFuture[T any](sys *System, codec Codec[T]) (*Future[T], error) {
 	// host memory spoiledLocked would read unmapped words; elsewhere
 	// nothing below calls pgas). Its words are never freed, so only the
 	// world's end makes them inaccessible.
-	if !pgas.AddrAccessible(s.pe, s.words, s.pe.ID()) {
+	if !pgas.AddrAccessible(s.pe, s.w.sym, s.pe.ID()) {
 		return nil, pgas.ErrWorldEnded
 	}
 	s.mu.Lock()
@@ -216,10 +209,10 @@ func newFuture[T any](sys *System, codec Codec[T]) (*Future[T], error) {
 // from quarantine. Device memory is not checked: a load there costs what
 // NewFuture saves by writing nothing.
 func (s *System) spoiledLocked(slot int) bool {
-	if s.localWords == nil {
+	if !s.w.lined() {
 		return false
 	}
-	w := atomic.LoadUint64(&s.localWords[slot*s.stride])
+	w := s.w.load(slot)
 	if w == word(s.gen[slot], stateOver) {
 		return false
 	}
@@ -270,7 +263,7 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	// pgas.Park and pgas.Wait refuse the words of an ended world.
 	done := word(f.gen, stateOver)
 	var head []byte // the slot's first bytes, read by the wait
-	if s.localWords != nil {
+	if s.w.lined() {
 		s.want[f.slot] = done
 		if err := pgas.Park(ctx, s.pe, s.word(f.slot), s.others, s.landedFunc(f.slot)); err != nil {
 			f.abandon()
@@ -310,8 +303,8 @@ func (s *System) landedFunc(slot int) func() bool {
 	if f := s.landed[slot]; f != nil {
 		return f
 	}
-	w, want := &s.localWords[slot*s.stride], &s.want[slot]
-	f := func() bool { return atomic.LoadUint64(w) == *want }
+	want := &s.want[slot]
+	f := func() bool { return s.w.load(slot) == *want }
 	s.landed[slot] = f
 	return f
 }
@@ -321,12 +314,12 @@ func (s *System) landedFunc(slot int) func() bool {
 func (f *Future[T]) decode(head []byte) (v T, err error) {
 	s := f.sys
 	base := f.slot * s.slotBytes()
-	if s.stride > 1 { // host memory: the length in the line, the reply there or in the slot
-		wi := f.slot * s.stride
-		n := s.localWords[wi+1]
+	if s.w.lined() { // the length in the line, the reply there or in the slot
+		line := s.w.line(f.slot)
+		n := line[0]
 		switch {
 		case n <= replyLineCap:
-			return f.codec.Decode(wordBytes(s.localWords[wi+2 : wi+s.stride])[:n]) // Decode retains nothing
+			return f.codec.Decode(wordBytes(line[1:])[:n]) // Decode retains nothing
 		case n <= uint64(s.cfg.replySize):
 			return f.codec.Decode(s.localData[base+8 : base+8+int(n)])
 		}
@@ -460,7 +453,7 @@ func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
 	sig, claim, over := s.word(slot), word(to.Gen, stateWriting), word(to.Gen, stateOver)
 	var old uint64
 	switch {
-	case s.stride == 1:
+	case !s.w.lined():
 		dst := s.data.Slice(slot*s.slotBytes(), slot*s.slotBytes()+len(buf))
 		old, err = pgas.PutSignalIf(s.pe, dst, buf, sig, armed(to.Gen), claim, over, pe)
 	case n <= replyLineCap:
@@ -468,8 +461,7 @@ func reply[T any](sys *System, to ReplyTo, v T, codec Codec[T]) error {
 			buf = append(buf, 0)
 		}
 		*bp = buf
-		wi := slot * s.stride
-		old, err = pgas.PutSignalIf(s.pe, s.words.Slice(wi+1, wi+1+len(buf)/8), asWords(buf), sig, armed(to.Gen), claim, over, pe)
+		old, err = pgas.PutSignalIf(s.pe, s.w.lineSym(slot, len(buf)/8), asWords(buf), sig, armed(to.Gen), claim, over, pe)
 	default:
 		return s.replyLarge(to, buf)
 	}
@@ -499,6 +491,5 @@ func (s *System) replyLarge(to ReplyTo, buf []byte) error {
 	if err := s.pe.Fence(); err != nil {
 		return err
 	}
-	wi := slot * s.stride
-	return pgas.PutSignal(s.pe, s.words.Slice(wi+1, wi+2), asWords(buf[:8]), s.word(slot), word(to.Gen, stateOver), pgas.SignalSet, pe)
+	return pgas.PutSignal(s.pe, s.w.lineSym(slot, 1), asWords(buf[:8]), s.word(slot), word(to.Gen, stateOver), pgas.SignalSet, pe)
 }

@@ -28,7 +28,7 @@ func TestFutureReplySizes(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if lines := sys.stride == lineWords; lines != !layout.viaGet {
+				if lines := sys.w.lined(); lines != !layout.viaGet {
 					t.Errorf("reply words on lines of their own: %v", lines)
 				}
 				codec := BytesCodec{}

@@ -346,33 +346,18 @@ func (a *KernelActor) handBack() error {
 	}
 	in, me := &m.in, a.pe.ID()
 	for s := range m.n {
-		in.next[s] = max(binary.LittleEndian.Uint64(b[l.inNext(s):]), 1)
-		in.head[s] = s*m.k + int((in.next[s]-1)%uint64(m.k))
-		in.unpaid[s] = binary.LittleEndian.Uint64(b[l.inUnpaid(s):])
 		if s != me { // Go keeps its own sends to itself: the stop marker
 			o := m.out[s].Load()
 			o.sent = binary.LittleEndian.Uint64(b[l.out(s):])
 			o.slot = int(o.sent % uint64(m.k))
 			o.freed = binary.LittleEndian.Uint64(b[l.out(s)+8:])
 		}
-		if in.expect[s*m.k] == ^uint64(0) {
-			continue // closed before the kernel started
-		}
-		nowClosed := binary.LittleEndian.Uint64(b[l.closedOff()+8*(s/64):])&(1<<(s%64)) != 0
+		wasClosed := in.expect[m.slot(s, 0)] == ^uint64(0)
+		nowClosed := !wasClosed && binary.LittleEndian.Uint64(b[l.closedOff()+8*(s/64):])&(1<<(s%64)) != 0
 		if nowClosed {
 			in.open--
 		}
-		for j := range m.k {
-			wi := s*m.k + j
-			if nowClosed {
-				in.expect[wi] = ^uint64(0)
-				continue
-			}
-			// The sequence number due in slot j: the first from next on
-			// that lands there.
-			d := (uint64(j) + uint64(m.k) - (in.next[s]-1)%uint64(m.k)) % uint64(m.k)
-			in.expect[wi] = in.next[s] + d
-		}
+		m.resync(s, max(binary.LittleEndian.Uint64(b[l.inNext(s):]), 1), binary.LittleEndian.Uint64(b[l.inUnpaid(s):]), wasClosed || nowClosed)
 	}
 	if code := binary.LittleEndian.Uint64(b[abi.OffsetofActorError:]); code != 0 {
 		return &KernelError{PE: me, Code: code}

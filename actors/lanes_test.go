@@ -127,8 +127,8 @@ func TestMailboxLanesBoundMemory(t *testing.T) {
 			t.Errorf("slots of 64 lanes: %d bytes, want %d", got, 64*4*256)
 		}
 		// A value per slot and the control word's, whatever the stride.
-		if len(laned.in.next) != 4 || len(laned.in.expect) != 4*4+1 || laned.words.Len() != (4*4+1)*laned.stride {
-			t.Errorf("receive side of 4 lanes: %d lanes, %d expected values, %d words", len(laned.in.next), len(laned.in.expect), laned.words.Len())
+		if len(laned.in.next) != 4 || len(laned.in.expect) != 4*4+1 || laned.w.sym.Len() != (4*4+1)*laned.w.stride {
+			t.Errorf("receive side of 4 lanes: %d lanes, %d expected values, %d words", len(laned.in.next), len(laned.in.expect), laned.w.sym.Len())
 		}
 		return nil
 	})

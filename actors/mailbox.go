@@ -1,8 +1,9 @@
 // This file holds the Mailbox: one send path (send, or sendPlain for a
-// plain value; open, reserve, commit, which ends in putLine where words
-// are host memory) and one receive path (recv, then drainHeads and
-// pgas.Park where this PE's words are host memory, else pgas.Wait; drain,
-// take, pay).
+// plain value; open, reserve, commit, which ends in putLine where the
+// words are lined) and one receive path (recv, then recvLined, which
+// looks with drainHeads and parks with pgas.Park until anyReady, or
+// recvPacked, which waits with pgas.Wait; then drain, take, pay). Where
+// the inboxes lie is layout's and signalWords' (layout.go, words.go).
 //
 // Lanes: r's inbox has L = min(Lanes, P) lanes of K slots. Where L = P
 // on device memory, lane s is sender s's from the start (kernels read this
@@ -66,44 +67,28 @@ import (
 // All methods are safe for concurrent use by the goroutines of the PE that
 // created the Mailbox; Sends to one destination, and Recvs, are serialised.
 type Mailbox struct {
-	pe    *pgas.PE
-	n, k  int
-	lanes int  // L: lanes of K slots in every inbox
-	claim bool // senders claim lanes (L < n, or host memory); else lane s is sender s's
-	from  int  // what this PE's headers name: its id + 1 where lanes are claimed, else 0
-	s     int  // slot bytes
-	cap   int  // payload bytes per slot
-	max   int
-	// stride is the words from one slot word to the next: 1, or lineWords
-	// where partitions are host memory. Each slot word then starts a cache
-	// line of its own whose other bytes carry the slot's header and a
-	// payload of up to lineCap bytes, so that a small message reaches the
-	// receiver's core with the one line transfer that brings its signal.
-	stride int
-
-	// words: (L·k+1)·stride words, what a receive waits on. Slot j of
-	// lane l has its word at (l·k+j)·stride; the control word (at ctlAt)
-	// counts in its high 32 bits the closes of senders with no lane here
-	// (ctlClose each) and in its low 32 bits the lanes claimed here, and
-	// failed claims (one each; at most one per sender, so they never
-	// carry into the closes).
-	words     pgas.Sym[uint64]
-	ctlAt     int
-	wordAlloc pgas.Sym[uint64] // the allocation words lies in
-	// slots: L·k·s bytes, and with stride 1 s more beside the control
-	// word, which a wait's fetch reads as it reads a slot beside its word.
-	slots  pgas.Sym[byte]
+	pe *pgas.PE
+	n  int
+	// layout: the inboxes' L lanes of K slots of S bytes and their words.
+	// Where the words are lined (host memory) a slot's word shares its
+	// line with the slot's header and a payload of up to lineCap bytes,
+	// so that a small message reaches the receiver's core with the one
+	// line transfer that brings its signal; the receive path reads this
+	// PE's in place and parks with pgas.Park. The control word counts in
+	// its high 32 bits the closes of senders with no lane here (ctlClose
+	// each) and in its low 32 bits the lanes claimed here, and failed
+	// claims (one each; at most one per sender, so they never carry into
+	// the closes).
+	layout
+	claim  bool // senders claim lanes (L < n, or host memory); else lane s is sender s's
+	from   int  // what this PE's headers name: its id + 1 where lanes are claimed, else 0
+	cap    int  // payload bytes per slot
+	max    int
 	credit pgas.Sym[uint64] // n: on a sender, slots receiver r has freed
 	// closedBy: a bit per PE, on a receiver: the senders that closed
 	// through its control word (set before the close is counted there).
 	closedBy pgas.Sym[uint64]
-
-	// This PE's words and slots, where partitions are host memory
-	// (pgas.Local): the receive path then reads them in place instead of
-	// through Get and SignalFetch, and parks with pgas.Park.
-	localWords []uint64
-	localSlots []byte
-	ready      func() bool // drainHeads, made once: Park's condition
+	ready    func() bool // anyReady, made once: Park's condition (lined words)
 
 	closing  atomic.Bool // this PE's sending side is (being) closed
 	selfSent atomic.Bool // this PE has sent to itself: it may again while Recv waits
@@ -143,13 +128,10 @@ type inbox struct {
 	ctl      uint64   // the control word, last seen
 	closedIn []uint64 // senders' scratch: the closed senders, from closedBy and the lanes
 	lanes    []int    // head of the lanes a receive looks at: those claimed, or all
-	idx      []int    // where words are not host memory: the indices a wait reports
-	// ready is per slot, where words are not host memory: 0 unless the
-	// last wait reported the slot; then 1 + its place in fetched when
-	// the wait fetched its first bytes, else -1.
-	ready []int32
-	open  int   // senders that have not closed (a close marker or the control word lowers it)
-	from  []int // the senders a blocking wait waits for (open ones; itself if it sends to itself)
+	idx      []int    // packed words: the indices a wait reports
+	reported []report // packed words, per slot: what the last wait said of it
+	open     int      // senders that have not closed (a close marker or the control word lowers it)
+	from     []int    // the senders a blocking wait waits for (open ones; itself if it sends to itself)
 	// what from was made for: selfSent, and open (a close lowers it)
 	fromSelf bool
 	fromOpen int
@@ -159,12 +141,11 @@ type inbox struct {
 	arena    []byte                   // payloads of single-slot messages in queue
 	hdr      [pgas.MaxFetchBytes]byte // a slot's header and the start of its payload
 	slot     []byte                   // a sealed slot read whole (Mailbox.whole), made at its first use
-	// Where words are not host memory, the wait also brings each
-	// reported slot's first bytes (header and a small payload), in
-	// report order, sparing take a read.
+	// Where words are packed, the wait also brings each reported slot's
+	// first bytes (header and a small payload), in report order, sparing
+	// take a read.
 	fetch   *pgas.WaitFetch
 	fetched []byte
-	err     error // what drainHeads met, for recv to return
 }
 
 // assembly joins the chunks of one sender's large message.
@@ -199,48 +180,40 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 	// Lanes are claimed where there are fewer than PEs, and on host
 	// memory, where no kernel reads the layout and a receive then looks
 	// only at the lanes claimed.
-	m := &Mailbox{pe: pe, n: n, k: k, lanes: l, claim: l < n || host, s: s, cap: s - headerSize, max: c.maxMessage}
+	m := &Mailbox{pe: pe, n: n, layout: layout{k: k, lanes: l, s: s, ctl: l * k}, claim: l < n || host, cap: s - headerSize, max: c.maxMessage}
 	if m.claim {
 		if n > maxNamed {
 			return nil, fmt.Errorf("%w: a mailbox with fewer lanes (%d) than PEs names its senders in 24 bits: at most %d PEs, not %d", ErrBadArg, l, maxNamed, n)
 		}
 		m.from = pe.ID() + 1
 	}
-	stride := 1
-	if host {
-		stride = lineWords
-	}
-	if err := mailboxFits(n, l, k, s, stride, sysmem.Machine()); err != nil {
+	if err := mailboxFits(n, l, k, s, host, sysmem.Machine()); err != nil {
 		return nil, err
 	}
 	var err error
-	if m.wordAlloc, m.words, m.stride, err = allocWords(ctx, pe, l*k+1, host); err != nil {
+	if m.w, err = allocWords(ctx, pe, l*k+1, host); err != nil {
 		return nil, fmt.Errorf("actors: mailbox slot words: %w", err)
 	}
-	m.ctlAt = l * k * m.stride
 	slotBytes := l * k * s
-	if m.stride == 1 {
+	if !host {
 		slotBytes += s
 	}
 	if m.slots, err = pgas.AllocAligned[byte](ctx, pe, slotBytes, cacheLine); err != nil {
-		_ = pgas.Free(ctx, pe, m.wordAlloc)
+		_ = pgas.Free(ctx, pe, m.w.alloc)
 		return nil, fmt.Errorf("actors: mailbox slots (%d lanes × %d × %d bytes): %w", l, k, s, err)
 	}
 	var cw pgas.Sym[uint64]
 	if cw, err = pgas.AllocZeroed[uint64](ctx, pe, n+(n+63)/64); err != nil {
 		_ = pgas.Free(ctx, pe, m.slots)
-		_ = pgas.Free(ctx, pe, m.wordAlloc)
+		_ = pgas.Free(ctx, pe, m.w.alloc)
 		return nil, fmt.Errorf("actors: mailbox credit words: %w", err)
 	}
 	m.credit, m.closedBy = cw.Slice(0, n), cw.Slice(n, cw.Len())
 	if host {
-		if m.localWords, err = pgas.Local(pe, m.words); err == nil {
-			m.localSlots, err = pgas.Local(pe, m.slots)
-		}
-		if err != nil {
+		if m.localSlots, err = pgas.Local(pe, m.slots); err != nil {
 			return nil, err
 		}
-		m.ready = m.drainHeads
+		m.ready = m.anyReady
 	}
 	if c.stats {
 		m.stats = &isolated[mailboxCounters](1)[0]
@@ -259,8 +232,8 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 	in.head = isolated[int](l)
 	in.expect = isolated[uint64](l*k + 1)
 	in.unpaid = isolated[uint64](l)
-	in.ready = isolated[int32](l * k)
-	if m.stride == 1 {
+	if !host {
+		in.reported = isolated[report](l * k)
 		// A wait over the words: the slots' and the control word.
 		b := min(len(in.hdr), m.s)
 		in.idx = isolated[int](l*k + 1)
@@ -275,20 +248,38 @@ func newMailbox(ctx context.Context, pe *pgas.PE, c mailboxConfig, host bool) (*
 		in.expect[i] = ^uint64(0)
 	}
 	for ln := range l {
-		in.sender[ln], in.next[ln], in.head[ln] = ln, 1, ln*k
+		in.sender[ln] = ln
 		if m.claim {
 			in.sender[ln] = -1
 		}
-		for j := range k {
-			in.expect[ln*k+j] = uint64(j + 1)
-		}
+		m.resync(ln, 1, 0, false)
 	}
 	in.lanes = in.head
 	if m.claim {
 		in.lanes = in.head[:0]
-		in.expect[l*k] = 1
+		in.expect[m.ctl] = 1
 	}
 	return m, nil
+}
+
+// resync sets lane ln's receive side for a next sequence number next,
+// with unpaid slots freed but not credited, or closed: its head slot and
+// the value due in each of its slots (closed: never). newMailbox starts
+// every lane at 1; a kernel actor that took messages hands its lanes back
+// to Go through it.
+func (m *Mailbox) resync(ln int, next, unpaid uint64, closed bool) {
+	in, k := &m.in, uint64(m.k)
+	in.next[ln], in.unpaid[ln] = next, unpaid
+	in.head[ln] = m.slot(ln, int((next-1)%k))
+	for j := range m.k {
+		// The sequence number due in slot j: the first from next on that
+		// lands there (slot j carries the numbers ≡ j+1 mod K).
+		due := next + (uint64(j)+k-(next-1)%k)%k
+		if closed {
+			due = ^uint64(0)
+		}
+		in.expect[m.slot(ln, j)] = due
+	}
 }
 
 // newOutbox makes this PE's outbox towards to unless another goroutine
@@ -305,23 +296,22 @@ func (m *Mailbox) newOutbox(to int) *outbox {
 // mailboxFits checks, before anything is allocated, that a mailbox of n
 // PEs, l lanes × k slots of s bytes can exist: its symmetric size must
 // not overflow, and the receive side's Go memory on every PE (about 116
-// bytes per slot, with stride 1 80 more for the wait's index and fetched
-// header and a slot's s bytes to read one whole, 80 per lane, and 24
-// bytes per PE of the world, all PEs of this machine together) must fit
-// mem,
-// the machine's memory (0: unknown). The inputs are the same on every PE
-// of a machine, so all of them fail alike.
-func mailboxFits(n, l, k, s, stride int, mem int64) error {
+// bytes per slot, with packed words 84 more for the wait's index, fetched
+// header and report and a slot's s bytes to read one whole, 80 per lane,
+// and 24 bytes per PE of the world, all PEs of this machine together)
+// must fit mem, the machine's memory (0: unknown). The inputs are the same
+// on every PE of a machine, so all of them fail alike.
+func mailboxFits(n, l, k, s int, lined bool, mem int64) error {
 	hi, slots := bits.Mul64(uint64(l)*uint64(k), uint64(s))
 	if hi != 0 || slots > math.MaxInt64/2 {
 		return fmt.Errorf("actors: a mailbox of %d lanes × %d slots × %d bytes overflows; lower Lanes, Slots or SlotSize", l, k, s)
 	}
-	per := 116 // a slot's expected value, ready mark, queue entry and arena bytes
-	if stride == 1 {
-		per += 8 + pgas.MaxFetchBytes // its wait's index and fetched header
+	per := 112 // a slot's expected value, queue entry and arena bytes
+	if !lined {
+		per += 8 + pgas.MaxFetchBytes + 4 // its wait's index, fetched header and report
 	}
 	goBytes := float64(n) * (float64(l)*float64(k)*float64(per) + 80*float64(l) + 24*float64(n))
-	if stride == 1 {
+	if !lined {
 		goBytes += float64(n) * float64(s) // in.slot (Mailbox.whole)
 	}
 	if mem > 0 && goBytes > float64(mem) {
@@ -411,7 +401,7 @@ func (m *Mailbox) open(ctx context.Context, to int, wait bool, chunks int) (*out
 // in to's control word, unless all L are taken. Callers hold o.mu.
 func (m *Mailbox) claimLane(to int, o *outbox) error {
 	if o.lane == unclaimed {
-		v, err := pgas.AtomicFetchInc(m.pe, m.words.Index(m.ctlAt), to)
+		v, err := pgas.AtomicFetchInc(m.pe, m.ctlWord(), to)
 		if err != nil {
 			return err
 		}
@@ -501,14 +491,15 @@ func (m *Mailbox) reserve(ctx context.Context, to int, o *outbox) error {
 // write wakes it.
 func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 	h.from = m.from
-	if m.stride > 1 && len(payload) <= lineCap {
+	lined := m.w.lined()
+	if lined && len(payload) <= lineCap {
 		line := wordBytes(o.line[:])
 		putHeader(line, h)
 		return m.putLine(to, o, (headerSize+copy(line[headerSize:], payload)+7)/8)
 	}
 	seq := o.sent + 1
-	si := o.lane*m.k + o.slot
-	if m.stride > 1 {
+	si := m.slot(o.lane, o.slot)
+	if lined {
 		line := wordBytes(o.line[:])
 		putHeader(line, h)
 		at := si*m.s + headerSize
@@ -526,7 +517,7 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 	putHeader(o.buf, h)
 	n := headerSize + copy(o.buf[headerSize:], payload)
 	sealSlot(o.buf[:n], seq)
-	if err := pgas.PutSignalUnordered(m.pe, m.slots.Slice(si*m.s, si*m.s+n), o.buf[:n], m.words.Index(si), seq, pgas.SignalSet, to); err != nil {
+	if err := pgas.PutSignalUnordered(m.pe, m.slotBytes(si, n), o.buf[:n], m.w.word(si), seq, pgas.SignalSet, to); err != nil {
 		return err
 	}
 	m.committed(o)
@@ -537,8 +528,8 @@ func (m *Mailbox) commit(to int, o *outbox, h header, payload []byte) error {
 // line of the reserved slot at to, with its word set to the slot's
 // sequence number, in one put-with-signal (see commit).
 func (m *Mailbox) putLine(to int, o *outbox, nw int) error {
-	wi := (o.lane*m.k + o.slot) * lineWords
-	if err := pgas.PutSignal(m.pe, m.words.Slice(wi+1, wi+1+nw), o.line[:nw], m.words.Index(wi), o.sent+1, pgas.SignalSet, to); err != nil {
+	si := m.slot(o.lane, o.slot)
+	if err := pgas.PutSignal(m.pe, m.w.lineSym(si, nw), o.line[:nw], m.w.word(si), o.sent+1, pgas.SignalSet, to); err != nil {
 		return err
 	}
 	m.committed(o)
@@ -565,7 +556,7 @@ func (m *Mailbox) sendPlain(ctx context.Context, to int, p unsafe.Pointer, n int
 		return err
 	}
 	h := header{kind: kindData, from: m.from, n: n, total: n}
-	if m.stride > 1 && n <= lineCap {
+	if m.w.lined() && n <= lineCap {
 		// Straight into the line: p is only copied, and does not escape.
 		line := wordBytes(o.line[:])
 		putHeader(line, h)
@@ -652,7 +643,7 @@ func (m *Mailbox) closeTo(ctx context.Context, to int) error {
 	if _, err := pgas.AtomicFetchOr(m.pe, m.closedBy.Index(me/64), 1<<(me%64), to); err != nil {
 		return err
 	}
-	return pgas.SignalOp(m.pe, m.words.Index(m.ctlAt), ctlClose, pgas.SignalAdd, to)
+	return pgas.SignalOp(m.pe, m.ctlWord(), ctlClose, pgas.SignalAdd, to)
 }
 
 // Recv returns the next message for this PE, waiting until one arrives,
@@ -686,7 +677,7 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 	if m.zero() {
 		return false, errZero
 	}
-	if err := stillMapped(m.pe, m.words, m.localWords); err != nil {
+	if err := m.w.stillMapped(m.pe); err != nil {
 		return false, err
 	}
 	in := &m.in
@@ -710,87 +701,114 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 			return true, nil
 		}
 		in.queue, in.qhead, in.arena = in.queue[:0], 0, in.arena[:0]
-		took := m.drainHeads()
-		if !took && wait && in.open > 0 && m.localWords != nil {
-			from, err := m.senders()
-			if err == nil {
-				err = pgas.Park(ctx, m.pe, m.words, from, m.ready)
-			}
-			m.stats.waited(err == nil)
-			if err != nil {
-				return false, err
-			}
-			took = true
-		}
-		if err := in.err; err != nil {
-			in.err = nil
-			return false, endedErr(m.pe, "Recv", err)
-		}
-		if took {
-			continue
-		}
-		var n int // words ready
+		var took bool
 		var err error
-		switch {
-		case m.localWords != nil:
-			// drainHeads looked at every word there is: nothing is ready.
-		case wait && in.open > 0:
-			// A word is ready when it reaches the sequence number due in
-			// its slot (closed senders' words are due at +inf), or the
-			// control word when it moved.
-			var from []int
-			if from, err = m.senders(); err != nil {
-				return false, err
-			}
-			ws := pgas.WaitSet[uint64]{Ivars: m.words, Cmp: pgas.CmpGE, Values: in.expect, Indices: in.idx, From: from, Fetch: in.fetch}
-			var r pgas.WaitResult
-			r, err = pgas.Wait(ctx, m.pe, pgas.WaitSome, ws)
-			n = r.N
-			m.stats.waited(n > 0)
-		default:
-			n, err = signals.TestSomeVector(m.pe, m.words, in.idx, nil, pgas.CmpGE, in.expect)
+		if m.w.lined() {
+			took, err = m.recvLined(ctx, wait)
+		} else {
+			took, err = m.recvPacked(ctx, wait)
 		}
 		if err != nil {
 			return false, err
 		}
-		if n == 0 {
+		if !took {
 			if in.open == 0 {
 				return false, ErrClosed // each close marker paid its sender in full
 			}
 			return false, nil // TryRecv: nothing ready
 		}
-		// Where words are not host memory (GPUs) each load is a round
-		// trip: drain takes only the slots the wait reported, rather than
-		// probing the slot after them.
-		fetched := wait && in.open > 0 && in.fetch != nil
-		for k, i := range in.idx[:n] {
-			if i == m.ctlAt {
-				if err := m.seeCtl(); err != nil {
-					return false, err
-				}
-				continue
-			}
-			in.ready[i] = -1
-			if fetched {
-				in.ready[i] = int32(k + 1)
-			}
-		}
-		for _, i := range in.idx[:n] {
-			if i == m.ctlAt {
-				continue
-			}
-			if err := m.drain(ctx, i/m.k); err != nil {
-				clear(in.ready)
-				return false, err
-			}
-		}
-		for _, i := range in.idx[:n] {
-			if i != m.ctlAt {
-				in.ready[i] = 0
-			}
-		}
 	}
 }
+
+// recvLined takes what is ready where the words are lined: one look at
+// each claimed lane's next slot word and at the control word
+// (drainHeads), and with wait, while a sender is open, a park until one
+// of them moves. It reports whether it took or saw anything (without
+// wait, or with every sender closed, it may not have). Callers hold
+// in.mu.
+func (m *Mailbox) recvLined(ctx context.Context, wait bool) (bool, error) {
+	took, err := m.drainHeads()
+	if err != nil {
+		return false, endedErr(m.pe, "Recv", err)
+	}
+	if took || !wait || m.in.open == 0 {
+		return took, nil
+	}
+	from, err := m.senders()
+	if err == nil {
+		err = pgas.Park(ctx, m.pe, m.w.sym, from, m.ready)
+	}
+	m.stats.waited(err == nil)
+	return err == nil, err
+}
+
+// recvPacked takes what is ready where the words are packed (GPUs): with
+// wait, while a sender is open, a wait until some word reaches the value
+// due (a slot's sequence number, a closed lane's +inf, the control word's
+// next value), which also fetches each reported slot's first bytes; else
+// one test of them. Each load is a round trip here, so drain takes only
+// the slots reported (in.reported), rather than probing the slot after
+// them. It reports whether a word was ready. Callers hold in.mu.
+func (m *Mailbox) recvPacked(ctx context.Context, wait bool) (bool, error) {
+	in := &m.in
+	var n int
+	var err error
+	fetched := wait && in.open > 0
+	if fetched {
+		var from []int
+		if from, err = m.senders(); err != nil {
+			return false, err
+		}
+		ws := pgas.WaitSet[uint64]{Ivars: m.w.sym, Cmp: pgas.CmpGE, Values: in.expect, Indices: in.idx, From: from, Fetch: in.fetch}
+		var r pgas.WaitResult
+		r, err = pgas.Wait(ctx, m.pe, pgas.WaitSome, ws)
+		n = r.N
+		m.stats.waited(n > 0)
+	} else {
+		n, err = signals.TestSomeVector(m.pe, m.w.sym, in.idx, nil, pgas.CmpGE, in.expect)
+	}
+	if err != nil || n == 0 {
+		return false, err
+	}
+	for k, i := range in.idx[:n] {
+		if i == m.ctl {
+			if err := m.seeCtl(); err != nil {
+				return false, err
+			}
+			continue
+		}
+		in.reported[i] = reportedBare
+		if fetched {
+			in.reported[i] = report(k + 1)
+		}
+	}
+	for _, i := range in.idx[:n] {
+		if i == m.ctl {
+			continue
+		}
+		if err := m.drain(ctx, m.lane(i)); err != nil {
+			clear(in.reported)
+			return false, err
+		}
+	}
+	for _, i := range in.idx[:n] {
+		if i != m.ctl {
+			in.reported[i] = 0
+		}
+	}
+	return true, nil
+}
+
+// report is what the last wait said of a slot word, where the words are
+// packed: 0, not ready; reportedBare, ready; p+1, ready with its first
+// bytes at place p of in.fetched (the wait brought them).
+type report int32
+
+const reportedBare report = -1
+
+// fetchedAt is where in in.fetched the wait brought the slot's first
+// bytes, if it did.
+func (r report) fetchedAt() (int, bool) { return int(r - 1), r > 0 }
 
 // senders lists the PEs whose messages a blocking Recv waits for: those
 // not known to have closed their side (by a close marker in their lane or
@@ -830,7 +848,7 @@ func (m *Mailbox) closedBits() ([]uint64, error) {
 	switch {
 	case !m.claim:
 		clear(in.closedIn)
-	case m.localWords == nil:
+	case !m.w.lined():
 		return in.closedIn, pgas.Get(m.pe, in.closedIn, m.closedBy, m.pe.ID())
 	default:
 		local, err := pgas.Local(m.pe, m.closedBy)
@@ -849,14 +867,9 @@ func (m *Mailbox) closedBits() ([]uint64, error) {
 // drainHeads looks at. Callers hold in.mu.
 func (m *Mailbox) seeCtl() error {
 	in := &m.in
-	var c uint64
-	if m.localWords != nil {
-		c = atomic.LoadUint64(&m.localWords[m.ctlAt])
-	} else {
-		var err error
-		if c, err = pgas.SignalFetch(m.pe, m.words.Index(m.ctlAt)); err != nil {
-			return err
-		}
+	c, err := m.w.fetch(m.pe, m.ctl)
+	if err != nil {
+		return err
 	}
 	closes, seen := c/ctlClose, in.ctl/ctlClose
 	if closes > uint64(m.n) || closes < seen || int(closes-seen) > in.open || c&ctlClaims > uint64(m.n) {
@@ -865,7 +878,7 @@ func (m *Mailbox) seeCtl() error {
 	in.open -= int(closes - seen)
 	in.ctl = c
 	in.lanes = in.head[:min(uint64(m.lanes), c&ctlClaims)]
-	in.expect[m.lanes*m.k] = c + 1
+	in.expect[m.ctl] = c + 1
 	return nil
 }
 
@@ -875,43 +888,52 @@ const (
 	ctlClaims = ctlClose - 1 // the claims
 )
 
-// drainHeads is the receive path's check where this PE's words are host
-// memory, and its condition for pgas.Park: one atomic load of each
-// claimed lane's next slot word (and of the control word) instead of a
-// wait over all words. It drains the lanes whose next slot is ready and
-// reports whether it took any slot (a message, a chunk or a close
-// marker, each of which changes what the caller waits for), saw a close
-// through the control word, or met an error, which it leaves in in.err
-// for the caller to return. Callers hold in.mu.
-func (m *Mailbox) drainHeads() bool {
-	if m.localWords == nil {
-		return false
-	}
+// drainHeads takes what is ready where the words are lined: one atomic
+// load of each claimed lane's next slot word (and of the control word)
+// instead of a wait over all words. It drains the lanes whose next slot
+// is ready and reports whether it took any slot (a message, a chunk or a
+// close marker, each of which changes what the caller waits for) or saw
+// a close through the control word. Callers hold in.mu.
+func (m *Mailbox) drainHeads() (bool, error) {
 	in := &m.in
 	found := false
 	// A sender claims its lane before it writes there: a claim seen in
 	// the control word widens in.lanes first.
-	if atomic.LoadUint64(&m.localWords[m.ctlAt]) != in.ctl {
+	if m.w.load(m.ctl) != in.ctl {
 		closes := in.ctl / ctlClose
 		if err := m.seeCtl(); err != nil {
-			in.err = err
-			return true
+			return false, err
 		}
 		found = in.ctl/ctlClose != closes
 	}
 	for ln, si := range in.lanes {
 		// A closed sender's next slot word stays below next: it wrote
 		// nothing after its close marker.
-		if atomic.LoadUint64(&m.localWords[si*lineWords]) >= in.next[ln] {
+		if m.w.load(si) >= in.next[ln] {
 			// Lines are not sealed: take never re-reads, and needs no context.
 			if err := m.drain(context.Background(), ln); err != nil {
-				in.err = err
-				return true
+				return false, err
 			}
 			found = true
 		}
 	}
-	return found
+	return found, nil
+}
+
+// anyReady is pgas.Park's condition where the words are lined: whether
+// the control word moved or a claimed lane's next slot word reached the
+// number due. It only looks; recv takes. Callers hold in.mu.
+func (m *Mailbox) anyReady() bool {
+	in := &m.in
+	if m.w.load(m.ctl) != in.ctl {
+		return true
+	}
+	for ln, si := range in.lanes {
+		if m.w.load(si) >= in.next[ln] {
+			return true
+		}
+	}
+	return false
 }
 
 // pay returns the freed slots of lane ln to its sender with one SignalAdd
@@ -935,16 +957,16 @@ func (m *Mailbox) drain(ctx context.Context, ln int) error {
 		if in.expect[si] != seq {
 			break // closed
 		}
-		var place int32
-		if m.localWords == nil {
+		var place report
+		if !m.w.lined() {
 			// Each load is a round trip here: a slot the wait reported
 			// holds a word ≥ seq, which is seq, since the sender reuses
 			// the slot only once this receiver has credited it.
-			if place = in.ready[si]; place == 0 {
+			if place = in.reported[si]; place == 0 {
 				break // not reported ready: the next wait will tell
 			}
-			in.ready[si] = 0 // for seq only: the ring comes round to si again
-		} else if w := atomic.LoadUint64(&m.localWords[si*lineWords]); w < seq {
+			in.reported[si] = 0 // for seq only: the ring comes round to si again
+		} else if w := m.w.load(si); w < seq {
 			break
 		} else if w != seq {
 			return fmt.Errorf("%w: slot of %s holds sequence %d, expected %d", ErrProtocol, m.laneName(ln), w, seq)
@@ -956,14 +978,12 @@ func (m *Mailbox) drain(ctx context.Context, ln int) error {
 			return err
 		}
 		in.next[ln]++
-		if in.head[ln]++; in.head[ln] == (ln+1)*m.k {
-			in.head[ln] = ln * m.k
-		}
+		in.head[ln] = m.after(si)
 		in.unpaid[ln]++
 		if kind == kindClose {
 			in.open--
 			for j := range m.k {
-				in.expect[ln*m.k+j] = ^uint64(0) // out of the wait set
+				in.expect[m.slot(ln, j)] = ^uint64(0) // out of the wait set
 			}
 			return m.pay(ln)
 		}
@@ -1002,14 +1022,12 @@ func (m *Mailbox) named(ln, from int) error {
 }
 
 // take reads slot si of lane ln and acts on it, and returns the slot's
-// kind; place is the slot's ready entry (1 + where the wait fetched its
-// first bytes, when > 0).
-func (m *Mailbox) take(ctx context.Context, ln, si int, place int32) (uint8, error) {
+// kind; place is what the wait reported of it (packed words).
+func (m *Mailbox) take(ctx context.Context, ln, si int, place report) (uint8, error) {
 	in := &m.in
 	var head []byte // the header and the start of the payload
-	if m.stride > 1 {
-		wi := si * lineWords
-		line := m.localWords[wi+1 : wi+lineWords]
+	if m.w.lined() {
+		line := m.w.line(si)
 		head = wordBytes(line)
 		if n, from, ok := lineMessage(line, m.max); ok {
 			if from == 0 || from != in.sender[ln]+1 { // host memory claims lanes: every slot names its sender
@@ -1021,13 +1039,13 @@ func (m *Mailbox) take(ctx context.Context, ln, si int, place int32) (uint8, err
 			return kindData, nil
 		}
 	} else {
-		if place > 0 {
+		if p, ok := place.fetchedAt(); ok {
 			b := in.fetch.Bytes
-			head = in.fetched[int(place-1)*b : int(place)*b] // brought by the wait
+			head = in.fetched[p*b : (p+1)*b] // brought by the wait
 		} else {
 			// One read covers the header and a small payload.
 			head = in.hdr[:min(len(in.hdr), m.s)]
-			if err := m.read(head, si*m.s); err != nil {
+			if err := m.read(m.pe, head, si*m.s); err != nil {
 				return 0, err
 			}
 		}
@@ -1141,7 +1159,7 @@ func (m *Mailbox) whole(ctx context.Context, ln, si int, head []byte) ([]byte, e
 			in.slot = make([]byte, m.s)
 		}
 		head = in.slot[:max(n, min(len(in.hdr), m.s))]
-		if err := m.read(head, si*m.s); err != nil {
+		if err := m.read(m.pe, head, si*m.s); err != nil {
 			return nil, err
 		}
 	}
@@ -1155,17 +1173,5 @@ func (m *Mailbox) payload(dst, head []byte, si int) error {
 		copy(dst, head[headerSize:])
 		return nil
 	}
-	return m.read(dst, si*m.s+headerSize)
-}
-
-// read copies len(dst) bytes of this PE's slots at byte off into dst.
-// The slot's word was seen first (an atomic load, or a wait): with lines
-// that orders this read after the sender's put; a sealed slot's read may
-// still be torn, which whole checks.
-func (m *Mailbox) read(dst []byte, off int) error {
-	if m.localSlots != nil {
-		copy(dst, m.localSlots[off:off+len(dst)])
-		return nil
-	}
-	return pgas.Get(m.pe, dst, m.slots.Slice(off, off+len(dst)), m.pe.ID())
+	return m.read(m.pe, dst, si*m.s+headerSize)
 }

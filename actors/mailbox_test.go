@@ -43,7 +43,7 @@ func testMailboxSizes(t *testing.T, viaGet bool) {
 		if err != nil {
 			return err
 		}
-		if lines := m.stride == lineWords; lines != !viaGet {
+		if lines := m.w.lined(); lines != !viaGet {
 			t.Errorf("slot words on lines of their own: %v", lines)
 		}
 		if pe.ID() == 0 {
@@ -114,37 +114,39 @@ func TestMailboxWithoutLocalViewsFanIn(t *testing.T) {
 
 func TestMailboxFits(t *testing.T) {
 	cases := []struct {
-		n, l, k, s, stride int
-		mem                int64
-		ok                 bool
+		n, l, k, s int
+		lined      bool
+		mem        int64
+		ok         bool
 	}{
-		{8, 8, 16, 256, 8, 24 << 30, true},
-		{64, 64, 64, 4096, 8, 24 << 30, true},
-		{65536, 65536, 65536, 1 << 30, 1, 0, false}, // symmetric size overflows
-		{65536, 65536, 16, 256, 8, 24 << 30, false}, // a lane per PE: the receive sides' Go memory does not fit
-		{4096, 64, 16, 1024, 8, 24 << 30, true},     // the default lanes in a 4096-PE world
-		{65536, 64, 16, 256, 8, 24 << 30, false},    // 24 bytes per PE of the world, on each of 65536 PEs
-		{65536, 65536, 16, 256, 8, 0, true},         // memory unknown: only overflow is checked
+		{8, 8, 16, 256, true, 24 << 30, true},
+		{64, 64, 64, 4096, true, 24 << 30, true},
+		{65536, 65536, 65536, 1 << 30, false, 0, false}, // symmetric size overflows
+		{65536, 65536, 16, 256, true, 24 << 30, false},  // a lane per PE: the receive sides' Go memory does not fit
+		{4096, 64, 16, 1024, true, 24 << 30, true},      // the default lanes in a 4096-PE world
+		{65536, 64, 16, 256, true, 24 << 30, false},     // 24 bytes per PE of the world, on each of 65536 PEs
+		{65536, 65536, 16, 256, true, 0, true},          // memory unknown: only overflow is checked
 	}
 	for _, c := range cases {
-		if err := mailboxFits(c.n, c.l, c.k, c.s, c.stride, c.mem); (err == nil) != c.ok {
-			t.Errorf("mailboxFits(%d, %d, %d, %d, %d, %d) = %v", c.n, c.l, c.k, c.s, c.stride, c.mem, err)
+		if err := mailboxFits(c.n, c.l, c.k, c.s, c.lined, c.mem); (err == nil) != c.ok {
+			t.Errorf("mailboxFits(%d, %d, %d, %d, %v, %d) = %v", c.n, c.l, c.k, c.s, c.lined, c.mem, err)
 		}
 	}
 }
 
 // A receiver that parks when the last close markers have just arrived
-// takes them in its park's first look and must not then wait on a set of
-// senders that is empty (which fails: no PE could satisfy the wait). In
-// the soak suite this happened when the markers landed between recv's
-// spin and its park; here the park starts with them already in place.
+// must see them in its park's first look, and then take them and end
+// with ErrClosed rather than wait on a set of senders that is empty
+// (which fails: no PE could satisfy the wait). In the soak suite this
+// happened when the markers landed between recv's spin and its park;
+// here the park starts with them already in place.
 func TestMailboxParkTakesLastCloseMarker(t *testing.T) {
 	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
 		m, err := mailboxIn(ctx, pe, false)
 		if err != nil {
 			return err
 		}
-		if m.localWords == nil {
+		if !m.w.lined() {
 			return errors.New("host memory words not read in place: the park path is not taken")
 		}
 		if err := m.Close(ctx); err != nil {
@@ -163,15 +165,19 @@ func TestMailboxParkTakesLastCloseMarker(t *testing.T) {
 			return err
 		}
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err = pgas.Park(pctx, pe, m.words, from, m.drainHeads)
+		err = pgas.Park(pctx, pe, m.w.sym, from, m.ready)
 		cancel()
+		var took bool
+		if err == nil {
+			took, err = m.drainHeads()
+		}
 		open := m.in.open
 		m.in.mu.unlock()
 		if err != nil {
 			return fmt.Errorf("park with the close markers ready: %w", err)
 		}
-		if open != 0 {
-			return fmt.Errorf("park returned with %d senders open, want 0", open)
+		if !took || open != 0 {
+			return fmt.Errorf("after the park a drain took markers: %v, with %d senders open, want true and 0", took, open)
 		}
 		if _, err := m.Recv(ctx); !errors.Is(err, ErrClosed) {
 			return fmt.Errorf("Recv after every sender closed: %v, want ErrClosed", err)

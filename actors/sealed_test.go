@@ -42,7 +42,7 @@ func TestMailboxSealedSlotsNeverTakenTorn(t *testing.T) {
 		clear(noPayload[headerSize:])
 		halfPayload := bytes.Clone(whole)
 		clear(halfPayload[headerSize+16:])
-		word := m.words.Index(1)
+		word := m.w.word(1)
 		slot := m.slots.Slice(m.s, 2*m.s)
 		put := func(b []byte) error { return pgas.Put(pe, slot.Slice(0, len(b)), b, pe.ID()) }
 		for i, torn := range []struct {

@@ -2,9 +2,12 @@
 // channel hands a value to a parked receiver: the ringer's send makes the
 // parked goroutine runnable on the ringer's own processor, so that a
 // request/response pair of goroutines runs on one core without cache
-// misses between them. The host backend's waits and parks (pgas.Park,
-// on which the actors' mailboxes and futures rest on host memory) park on
-// Spots: the one parking mechanism of the host path.
+// misses between them. On the host backend the first goroutine to wait
+// or park on a partition (pgas.Park, on which the actors' mailboxes and
+// futures rest on host memory) parks on that partition's Spot; others
+// that wait there at the same time park on a list of their own
+// (pgas/host/park.go), each on a channel of one slot, woken by any write
+// to the words they watch.
 package handoff
 
 import (
