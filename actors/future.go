@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/symchan/symchan/internal/racesync"
 	"github.com/symchan/symchan/pgas"
@@ -303,8 +304,8 @@ func (s *System) landedFunc(slot int) func() bool {
 	if f := s.landed[slot]; f != nil {
 		return f
 	}
-	want := &s.want[slot]
-	f := func() bool { return s.w.load(slot) == *want }
+	w, want := s.w.at(slot), &s.want[slot]
+	f := func() bool { return atomic.LoadUint64(w) == *want }
 	s.landed[slot] = f
 	return f
 }

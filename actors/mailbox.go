@@ -722,24 +722,29 @@ func (m *Mailbox) recv(ctx context.Context, wait bool, use func(x Message) error
 
 // recvLined takes what is ready where the words are lined: one look at
 // each claimed lane's next slot word and at the control word
-// (drainHeads), and with wait, while a sender is open, a park until one
-// of them moves. It reports whether it took or saw anything (without
-// wait, or with every sender closed, it may not have). Callers hold
-// in.mu.
+// (drainHeads), and with wait, while a sender is open and nothing was
+// there, a park until one of them moves and a second look. It reports
+// whether the caller should look again: it took or saw something, or
+// parked (without wait, or with every sender closed, it may not have).
+// Callers hold in.mu.
 func (m *Mailbox) recvLined(ctx context.Context, wait bool) (bool, error) {
 	took, err := m.drainHeads()
+	if err == nil && !took && wait && m.in.open > 0 {
+		var from []int
+		if from, err = m.senders(); err == nil {
+			err = pgas.Park(ctx, m.pe, m.w.sym, from, m.ready)
+		}
+		m.stats.waited(err == nil)
+		if err != nil {
+			return false, err
+		}
+		_, err = m.drainHeads()
+		took = true
+	}
 	if err != nil {
 		return false, endedErr(m.pe, "Recv", err)
 	}
-	if took || !wait || m.in.open == 0 {
-		return took, nil
-	}
-	from, err := m.senders()
-	if err == nil {
-		err = pgas.Park(ctx, m.pe, m.w.sym, from, m.ready)
-	}
-	m.stats.waited(err == nil)
-	return err == nil, err
+	return took, nil
 }
 
 // recvPacked takes what is ready where the words are packed (GPUs): with

@@ -58,7 +58,11 @@ func (w *signalWords) lined() bool { return w.local != nil }
 func (w *signalWords) word(i int) pgas.Sym[uint64] { return w.sym.Index(i * w.stride) }
 
 // load reads this PE's word i in place, atomically (lined words).
-func (w *signalWords) load(i int) uint64 { return atomic.LoadUint64(&w.local[i*w.stride]) }
+func (w *signalWords) load(i int) uint64 { return atomic.LoadUint64(w.at(i)) }
+
+// at is this PE's word i in place (lined words), for a reader that loads
+// it many times.
+func (w *signalWords) at(i int) *uint64 { return &w.local[i*w.stride] }
 
 // line is the rest of word i's line on this PE, in place (lined words).
 func (w *signalWords) line(i int) []uint64 {
