@@ -73,8 +73,7 @@ func (s *Stream) Device() *device.Stream {
 	if s == nil || s.ds == nil {
 		return nil
 	}
-	d, _ := s.ds.Device().(*device.Stream)
-	return d
+	return s.ds.Device()
 }
 
 // Sync waits until everything enqueued on s so far has run, and returns

@@ -17,7 +17,7 @@ type gpuAPI struct {
 }
 
 // GPU implements driver.GPUTransport.
-func (t *transport) GPU(pe int) (any, error) { return &gpuAPI{t: t, g: t.gpus[pe]}, nil }
+func (t *transport) GPU(pe int) (driver.GPU, error) { return &gpuAPI{t: t, g: t.gpus[pe]}, nil }
 
 // Context is the GPU's context.
 func (x *gpuAPI) Context() *device.Context { return x.g.ctx }

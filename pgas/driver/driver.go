@@ -24,7 +24,8 @@
 //     the others' blocking calls as it does within one process;
 //   - [AbortTransport]: its GPUs wait on their own; pgas ends those waits
 //     when a PE fails or the world ends, so no GPU work outlives a world;
-//   - [GPUTransport]: its PEs are GPUs (pgas.PE.GPU, kernels, Launch);
+//   - [GPUTransport]: its PEs are GPUs, each a [GPU] (pgas.PE.GPU,
+//     kernels, Launch);
 //   - [StreamTransport]: routines enqueued on a GPU's stream
 //     (pgas.Stream), in order with kernels; without it pgas runs them on
 //     a goroutine of the PE;
@@ -54,6 +55,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/symchan/symchan/device"
 )
 
 // Config is a resolved world configuration, as pgas hands it to
@@ -310,20 +313,11 @@ type Stream interface {
 	// Sync returns once the work enqueued so far is complete, with the
 	// stream's error if it failed.
 	Sync() error
-	// Device is the stream as the device API sees it (a *device.Stream),
-	// for kernels and graph capture.
-	Device() any
+	// Device is the stream as the device API sees it, for kernels and
+	// graph capture.
+	Device() *device.Stream
 	// Close syncs the stream and releases it.
 	Close() error
-}
-
-// GPUTransport is implemented by transports whose PEs are GPUs. GPU returns
-// local PE pe's GPU as a value implementing pgas.GPU (declared there, so
-// that this package does not depend on the device API), which pgas.PE.GPU
-// hands to programs that launch their own kernels. pgas checks the
-// arguments of its routines (PEs, offsets, sizes, alignment) first.
-type GPUTransport interface {
-	GPU(pe int) (any, error)
 }
 
 // Kind is the type of a word that atomics and waits operate on.

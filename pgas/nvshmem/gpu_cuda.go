@@ -25,7 +25,7 @@ import (
 type gpuAPI struct{ t *transport }
 
 // GPU implements driver.GPUTransport.
-func (t *transport) GPU(int) (any, error) { return &gpuAPI{t}, nil }
+func (t *transport) GPU(int) (driver.GPU, error) { return &gpuAPI{t}, nil }
 
 // Context is the GPU's primary context (NVSHMEM's).
 func (x *gpuAPI) Context() *device.Context { return proc.ctx }

@@ -138,7 +138,7 @@ func (s *stream) Atomic(pe int, off int64, k driver.Kind, op driver.AtomicOp, op
 }
 
 func (s *stream) Sync() error { return s.st.Sync() }
-func (s *stream) Device() any { return s.st }
+func (s *stream) Device() *device.Stream { return s.st }
 func (s *stream) Close() error {
 	return errors.Join(s.st.Sync(), proc.ctx.Free(s.scratch), s.st.Destroy())
 }
