@@ -23,10 +23,10 @@ func (l *layout) slot(ln, j int) int { return ln*l.k + j }
 // lane is the lane slot si belongs to.
 func (l *layout) lane(si int) int { return si / l.k }
 
-// after is the slot after si in its lane's ring.
-func (l *layout) after(si int) int {
-	if si++; si%l.k == 0 {
-		si -= l.k
+// after is the slot after si in the ring of its lane, ln.
+func (l *layout) after(ln, si int) int {
+	if si++; si == (ln+1)*l.k {
+		si = ln * l.k
 	}
 	return si
 }

@@ -983,7 +983,7 @@ func (m *Mailbox) drain(ctx context.Context, ln int) error {
 			return err
 		}
 		in.next[ln]++
-		in.head[ln] = m.after(si)
+		in.head[ln] = m.after(ln, si)
 		in.unpaid[ln]++
 		if kind == kindClose {
 			in.open--
