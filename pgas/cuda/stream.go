@@ -58,7 +58,7 @@ func (s *stream) Atomic(pe int, off int64, k driver.Kind, op driver.AtomicOp, op
 // runs past them.
 func (s *stream) Quiet() error { return nil }
 
-func (s *stream) Sync() error { return s.st.Sync() }
+func (s *stream) Sync() error            { return s.st.Sync() }
 func (s *stream) Device() *device.Stream { return s.st }
 func (s *stream) Close() error {
 	return errors.Join(s.st.Sync(), s.st.Destroy())

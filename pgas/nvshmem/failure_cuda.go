@@ -2,14 +2,6 @@
 
 package nvshmem
 
-/*
-#include <stdint.h>
-#include <stddef.h>
-void sc_put_signal(uintptr_t dst, uintptr_t src, size_t n, uintptr_t sig, uint64_t v, int op, int pe, void *st);
-void sc_quiet_on_stream(void *st);
-*/
-import "C"
-
 import (
 	"context"
 	"encoding/binary"
@@ -49,14 +41,14 @@ func (t *transport) NotifyFailure(pe int, err error) {
 		return
 	}
 	defer unlock()
-	dst := C.uintptr_t(t.ctl() + 8 + device.Ptr(pe*failRecord))
+	dst := uintptr(t.ctl() + 8 + device.Ptr(pe*failRecord))
 	sent := t.staged(rec, func(_, n int) { // one piece: rec is small
 		for q := range t.n {
 			if q != t.me {
-				C.sc_put_signal(dst, C.uintptr_t(t.staging), C.size_t(n), C.uintptr_t(t.ctl()), C.uint64_t(pe+1), nvSignalSet, C.int(q), t.handle())
+				nvPutSignal(dst, uintptr(t.staging), int64(n), uintptr(t.ctl()), uint64(pe+1), driver.SignalSet, q, t.handle())
 			}
 		}
-		C.sc_quiet_on_stream(t.handle())
+		nvQuietOnStream(t.handle())
 	})
 	if sent == nil {
 		_ = t.st.Sync()

@@ -2,13 +2,6 @@
 
 package nvshmem
 
-/*
-int sc_finalize(void);
-int sc_mpi_initialized(void);
-int sc_mpi_finalize(void);
-*/
-import "C"
-
 import (
 	"errors"
 	"fmt"
@@ -30,10 +23,10 @@ func Finalize() error {
 	if !proc.done || proc.err != nil {
 		return nil
 	}
-	var rc, mpi C.int
+	var rc, mpi int
 	call(func() {
-		if rc = C.sc_finalize(); rc == 0 && proc.ownsMPI && C.sc_mpi_initialized() != 0 {
-			mpi = C.sc_mpi_finalize()
+		if rc = nvFinalize(); rc == 0 && proc.ownsMPI && nvMPIInitialized() {
+			mpi = nvMPIFinalize()
 		}
 	})
 	if rc != 0 {

@@ -2,13 +2,6 @@
 
 package nvshmem
 
-/*
-#include <stdint.h>
-#include <stddef.h>
-void sc_put_signal(uintptr_t dst, uintptr_t src, size_t n, uintptr_t sig, uint64_t v, int op, int pe, void *st);
-*/
-import "C"
-
 import (
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/kernels"
@@ -69,8 +62,7 @@ func (x *gpuAPI) Addr(pe int, off int64) device.Ptr {
 // call on another stream).
 func (x *gpuAPI) PutSignalOnStream(s *device.Stream, pe int, off int64, src device.Ptr, n int64, sigOff int64, sig uint64, op pgas.SigOp) error {
 	call(func() {
-		C.sc_put_signal(C.uintptr_t(x.t.addr(off)), C.uintptr_t(src), C.size_t(n), C.uintptr_t(x.t.addr(sigOff)),
-			C.uint64_t(sig), sigOp(op), C.int(pe), s.Handle())
+		nvPutSignal(x.t.addr(off), uintptr(src), n, x.t.addr(sigOff), sig, op, pe, s.Handle())
 	})
 	return nil
 }

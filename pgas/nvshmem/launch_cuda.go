@@ -2,35 +2,16 @@
 
 package nvshmem
 
-/*
-#include <stdint.h>
-#include <stddef.h>
-int sc_init_default(void);
-int sc_mpi_initialized(void);
-uintptr_t sc_malloc(size_t n);
-void sc_free(uintptr_t p);
-void sc_get(uintptr_t dst, uintptr_t src, size_t n, int pe, void *st);
-void sc_quiet_on_stream(void *st);
-void sc_barrier_all(void);
-const char *sc_lib_path(void);
-const char *sc_preload_pmix(const char *path);
-#include <stdlib.h>
-*/
-import "C"
-
 import (
 	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"unsafe"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas/bootstrap"
 )
-
-func devPtr(p C.uintptr_t) device.Ptr { return device.Ptr(uintptr(p)) }
 
 // initFromLauncher starts NVSHMEM with its own bootstrap (boot and pmi:
 // launcherBootstrap), through what the launcher provides.
@@ -40,20 +21,18 @@ func initFromLauncher(info bootstrap.Info, boot, pmi string) error {
 		os.Setenv("NVSHMEM_BOOTSTRAP_PMI", pmi)
 	}
 	if strings.EqualFold(os.Getenv("NVSHMEM_BOOTSTRAP_PMI"), "PMIX") {
-		plugin := C.CString(filepath.Join(filepath.Dir(C.GoString(C.sc_lib_path())), "nvshmem_bootstrap_pmix.so.3"))
-		msg := C.sc_preload_pmix(plugin)
-		C.free(unsafe.Pointer(plugin))
-		if msg != nil {
+		plugin := filepath.Join(filepath.Dir(nvLibPath()), "nvshmem_bootstrap_pmix.so.3")
+		if err := nvPreloadPMIx(plugin); err != nil {
 			return fmt.Errorf("nvshmem backend: NVSHMEM's PMIx bootstrap under %s: %s; give every rank %s (and %s) to use symchan's rendezvous instead",
-				info.Source, C.GoString(msg), bootstrap.EnvAddr, bootstrap.EnvSecret)
+				info.Source, err, bootstrap.EnvAddr, bootstrap.EnvSecret)
 		}
 	}
 	var err error
 	call(func() {
 		// NVSHMEM's MPI bootstrap initialises MPI unless the program did:
 		// then Finalize finalizes it.
-		proc.ownsMPI = boot == "MPI" && C.sc_mpi_initialized() == 0
-		if rc := C.sc_init_default(); rc != 0 {
+		proc.ownsMPI = boot == "MPI" && !nvMPIInitialized()
+		if rc := nvInitDefault(); rc != 0 {
 			err = fmt.Errorf("nvshmem backend: NVSHMEM init with its %s bootstrap (%s) under %s failed (%d); give every rank %s (and %s) to use symchan's rendezvous instead",
 				boot, pmi, info.Source, rc, bootstrap.EnvAddr, bootstrap.EnvSecret)
 		}
@@ -75,36 +54,36 @@ func findNodes(n int) error {
 		return err
 	}
 	defer st.Destroy()
-	var mine, all C.uintptr_t
+	var mine, all device.Ptr
 	call(func() {
-		mine = C.sc_malloc(8)
-		all = C.sc_malloc(C.size_t(8 * n))
+		mine = nvMalloc(8)
+		all = nvMalloc(int64(8 * n))
 	})
 	defer call(func() {
-		C.sc_barrier_all() // nobody still reads mine
-		C.sc_free(all)
-		C.sc_free(mine)
+		nvBarrierAll() // nobody still reads mine
+		nvFree(all)
+		nvFree(mine)
 	})
 	if mine == 0 || all == 0 {
 		return fmt.Errorf("nvshmem backend: nvshmem_malloc of %d bytes for the PEs' nodes failed", 8*(n+1))
 	}
 	key := make([]byte, 8)
 	binary.LittleEndian.PutUint64(key, hostKey(host))
-	if err := st.CopyIn(devPtr(mine), key); err != nil {
+	if err := st.CopyIn(mine, key); err != nil {
 		return err
 	}
 	if err := st.Sync(); err != nil {
 		return err
 	}
 	call(func() {
-		C.sc_barrier_all() // every key is there
+		nvBarrierAll() // every key is there
 		for pe := range n {
-			C.sc_get(all+C.uintptr_t(8*pe), mine, 8, C.int(pe), st.Handle())
+			nvGet(uintptr(all)+uintptr(8*pe), uintptr(mine), 8, pe, st.Handle())
 		}
-		C.sc_quiet_on_stream(st.Handle())
+		nvQuietOnStream(st.Handle())
 	})
 	buf := make([]byte, 8*n)
-	if err := st.CopyOut(buf, devPtr(all)); err != nil {
+	if err := st.CopyOut(buf, all); err != nil {
 		return err
 	}
 	if err := st.Sync(); err != nil {

@@ -190,12 +190,16 @@ import "C"
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"sync"
 	"unsafe"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/pgas/driver"
 )
 
 // NVSHMEM's signal operations (nvshmemx_signal_op_t).
@@ -265,4 +269,113 @@ func load(lib string) error {
 		loadErr = fmt.Errorf("nvshmem backend: the NVSHMEM host library was not found; set %s to libnvshmem_host.so.3 or %s to NVSHMEM's install directory (tried: %v)", EnvLib, EnvHome, tried)
 	})
 	return loadErr
+}
+
+// The NVSHMEM host routines this backend calls, as Go functions: the
+// package's one binding to C (the other files import no "C"). Addresses
+// are device addresses; st is a CUstream (device.Stream.Handle).
+
+func sigOp(op driver.SigOp) C.int {
+	if op == driver.SignalAdd {
+		return nvSignalAdd
+	}
+	return nvSignalSet
+}
+
+// nvGetUniqueID fills id (128 bytes) with a new unique id
+// (nvshmemx_get_uniqueid); it returns NVSHMEM's code.
+func nvGetUniqueID(id []byte) int { return int(C.sc_get_uniqueid(unsafe.Pointer(&id[0]))) }
+
+// nvInit starts NVSHMEM with the unique-id bootstrap as rank of nranks.
+func nvInit(rank, nranks int, uid []byte) int {
+	cuid := C.CBytes(uid)
+	defer C.free(cuid)
+	return int(C.sc_init(C.int(rank), C.int(nranks), cuid))
+}
+
+// nvInitDefault starts NVSHMEM with the bootstrap NVSHMEM_BOOTSTRAP names.
+func nvInitDefault() int { return int(C.sc_init_default()) }
+
+func nvMyPE() int   { return int(C.sc_my_pe()) }
+func nvNPEs() int   { return int(C.sc_n_pes()) }
+func nvBarrierAll() { C.sc_barrier_all() }
+
+// nvFinalize ends NVSHMEM (nvshmemx_hostlib_finalize); -1 where the
+// library has no such routine.
+func nvFinalize() int { return int(C.sc_finalize()) }
+
+// nvMPIInitialized reports whether MPI is initialised in this process.
+func nvMPIInitialized() bool { return C.sc_mpi_initialized() != 0 }
+
+// nvMPIFinalize finalizes MPI; -1 where no MPI library is loaded.
+func nvMPIFinalize() int { return int(C.sc_mpi_finalize()) }
+
+// nvMalloc is nvshmem_malloc: 0 when it failed.
+func nvMalloc(n int64) device.Ptr { return device.Ptr(C.sc_malloc(C.size_t(n))) }
+
+func nvFree(p device.Ptr) { C.sc_free(C.uintptr_t(p)) }
+
+// nvPtr is nvshmem_ptr: p on pe as this GPU maps it, 0 where it does not.
+func nvPtr(p device.Ptr, pe int) device.Ptr {
+	return device.Ptr(C.sc_ptr(C.uintptr_t(p), C.int(pe)))
+}
+
+// nvPut enqueues on st a put of n bytes from src to dst on pe
+// (nvshmemx_putmem_on_stream).
+func nvPut(dst, src uintptr, n int64, pe int, st unsafe.Pointer) {
+	C.sc_put(C.uintptr_t(dst), C.uintptr_t(src), C.size_t(n), C.int(pe), st)
+}
+
+// nvGet enqueues on st a get of n bytes from src on pe to dst
+// (nvshmemx_getmem_on_stream).
+func nvGet(dst, src uintptr, n int64, pe int, st unsafe.Pointer) {
+	C.sc_get(C.uintptr_t(dst), C.uintptr_t(src), C.size_t(n), C.int(pe), st)
+}
+
+// nvPutSignal enqueues on st a put with signal
+// (nvshmemx_putmem_signal_on_stream).
+func nvPutSignal(dst, src uintptr, n int64, sig uintptr, v uint64, op driver.SigOp, pe int, st unsafe.Pointer) {
+	C.sc_put_signal(C.uintptr_t(dst), C.uintptr_t(src), C.size_t(n), C.uintptr_t(sig), C.uint64_t(v), sigOp(op), C.int(pe), st)
+}
+
+// nvSignalOp enqueues on st an update of pe's signal word at sig
+// (nvshmemx_signal_op_on_stream).
+func nvSignalOp(sig uintptr, v uint64, op driver.SigOp, pe int, st unsafe.Pointer) {
+	C.sc_signal_op(C.uintptr_t(sig), C.uint64_t(v), sigOp(op), C.int(pe), st)
+}
+
+// nvQuietOnStream enqueues on st the completion of its puts
+// (nvshmemx_quiet_on_stream).
+func nvQuietOnStream(st unsafe.Pointer) { C.sc_quiet_on_stream(st) }
+
+// nvCumoduleInit initialises NVSHMEM's device state in a module linked
+// with its device library; -1000 where the library has no such routine.
+func nvCumoduleInit(mod unsafe.Pointer) int { return int(C.sc_cumodule_init(mod)) }
+
+// nvLibPath is the path the host library was loaded from ("" unknown).
+func nvLibPath() string { return C.GoString(C.sc_lib_path()) }
+
+// nvPreloadPMIx loads the launcher's PMIx library, then NVSHMEM's PMIx
+// plugin at path.
+func nvPreloadPMIx(path string) error {
+	cp := C.CString(path)
+	defer C.free(unsafe.Pointer(cp))
+	if msg := C.sc_preload_pmix(cp); msg != nil {
+		return errors.New(C.GoString(msg))
+	}
+	return nil
+}
+
+// nvCanRegister reports whether the library registers foreign buffers.
+func nvCanRegister() bool { return C.sc_can_register() != 0 }
+
+// nvRegister maps n bytes at buf symmetrically and returns their
+// symmetric address, 0 when NVSHMEM refused.
+func nvRegister(buf uintptr, n int64) uintptr {
+	return uintptr(C.sc_register(C.uintptr_t(buf), C.size_t(n)))
+}
+
+// nvUnregister undoes nvRegister; it returns NVSHMEM's code.
+func nvUnregister(at uintptr, n int64) int {
+	return int(C.sc_unregister(C.uintptr_t(at), C.size_t(n)))
 }

@@ -2,19 +2,11 @@
 
 package nvshmem
 
-/*
-#include <stdint.h>
-#include <stddef.h>
-int sc_can_register(void);
-uintptr_t sc_register(uintptr_t buf, size_t n);
-int sc_unregister(uintptr_t at, size_t n);
-uintptr_t sc_ptr(uintptr_t p, int pe);
-*/
-import "C"
-
 import (
 	"errors"
 	"fmt"
+
+	"github.com/symchan/symchan/device"
 )
 
 // Registered buffers (pgas.RegisterSymmetric) are NVSHMEM's own: it maps
@@ -36,7 +28,7 @@ const registerEnd = 1 << 48
 // device address pgas hands out): past the heap, in whole units of
 // NVSHMEM's granularity; lo 0 where the library does not register.
 func registerSpan(size int64) (lo, align int64) {
-	if C.sc_can_register() == 0 {
+	if !nvCanRegister() {
 		return 0, 1
 	}
 	g, err := proc.ctx.Granularity()
@@ -60,8 +52,8 @@ func (t *transport) RegisterSpan() (lo, hi, align int64) {
 // n is a whole number of RegisterSpan's units (pgas rounds it): NVSHMEM
 // maps no other length.
 func (t *transport) Register(_ int, _ int64, buf uintptr, n int64) (int64, error) {
-	var at C.uintptr_t
-	call(func() { at = C.sc_register(C.uintptr_t(buf), C.size_t(n)) })
+	var at uintptr
+	call(func() { at = nvRegister(buf, n) })
 	if at == 0 {
 		return 0, fmt.Errorf("nvshmem backend: nvshmemx_buffer_register_symmetric refused %d bytes at %#x (memory from CUDA's virtual memory management, exportable, as device.Context.AllocVMM's, is required)", n, buf)
 	}
@@ -74,9 +66,9 @@ func (t *transport) Register(_ int, _ int64, buf uintptr, n int64) (int64, error
 		if base == 0 {
 			continue
 		}
-		var p C.uintptr_t
-		call(func() { p = C.sc_ptr(at, C.int(pe)) })
-		if want := uintptr(base) + uintptr(off); uintptr(p) != want {
+		var p uintptr
+		call(func() { p = uintptr(nvPtr(device.Ptr(at), pe)) })
+		if want := uintptr(base) + uintptr(off); p != want {
 			return 0, errors.Join(fmt.Errorf("nvshmem backend: NVSHMEM maps the registered buffer for PE %d at %#x, not at its heap's distance (%#x): symchan's kernels could not reach it", pe, uintptr(p), want),
 				t.Unregister(0, off, n))
 		}
@@ -86,8 +78,8 @@ func (t *transport) Register(_ int, _ int64, buf uintptr, n int64) (int64, error
 
 // Unregister implements driver.RegisterTransport.
 func (t *transport) Unregister(_ int, off, n int64) error {
-	var rc C.int
-	call(func() { rc = C.sc_unregister(C.uintptr_t(t.addr(off)), C.size_t(n)) })
+	var rc int
+	call(func() { rc = nvUnregister(t.addr(off), int64(n)) })
 	if rc != 0 {
 		return fmt.Errorf("nvshmem backend: nvshmemx_buffer_unregister_symmetric of %d bytes at offset %d: error %d", n, off, int(rc))
 	}

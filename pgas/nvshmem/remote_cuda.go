@@ -2,13 +2,6 @@
 
 package nvshmem
 
-/*
-int sc_cumodule_init(void *mod);
-const char *sc_lib_path(void);
-void sc_quiet_on_stream(void *st);
-*/
-import "C"
-
 import (
 	"encoding/binary"
 	"fmt"
@@ -35,7 +28,7 @@ func deviceLib() (string, error) {
 	if h := os.Getenv(EnvHome); h != "" {
 		dirs = append(dirs, filepath.Join(h, "lib"))
 	}
-	if p := C.GoString(C.sc_lib_path()); p != "" {
+	if p := nvLibPath(); p != "" {
 		dirs = append(dirs, filepath.Dir(p))
 	}
 	for _, d := range dirs {
@@ -74,8 +67,8 @@ func linkWithNVSHMEM(name, ptx string) (*device.Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nvshmem backend: program %s: %w", name, err)
 	}
-	var rc C.int
-	call(func() { rc = C.sc_cumodule_init(mod.Handle()) })
+	var rc int
+	call(func() { rc = nvCumoduleInit(mod.Handle()) })
 	if rc != 0 {
 		return nil, fmt.Errorf("nvshmem backend: nvshmemx_cumodule_init of program %s failed (%d)", name, int(rc))
 	}
@@ -91,7 +84,7 @@ func (t *transport) remoteAtomic(pe int, off int64, k driver.Kind, op driver.Ato
 		return 0, err
 	}
 	defer unlock()
-	call(func() { C.sc_quiet_on_stream(t.handle()) })
+	call(func() { nvQuietOnStream(t.handle()) })
 	one := device.D1(1)
 	if err := t.st.Launch(proc.remoteAtomic, one, one, 0, uint64(t.addr(off)), uint64(k), uint64(op), operand, cond, uint64(pe), uint64(t.result.Ptr())); err != nil {
 		return 0, err

@@ -17,7 +17,6 @@ import (
 // void sc_put_signal(uintptr_t dst, uintptr_t src, size_t n, uintptr_t sig, uint64_t v, int op, int pe, void *st);
 // void sc_signal_op(uintptr_t sig, uint64_t v, int op, int pe, void *st);
 // void sc_quiet_on_stream(void *st);
-import "C"
 
 // NewStream makes a CUDA stream of this process's GPU for pgas.Stream
 // (driver.StreamTransport).
@@ -68,12 +67,12 @@ func (s *stream) Copy(dstPE int, dstOff int64, srcPE int, srcOff int64, n int64)
 	if srcPE == s.t.me {
 		s.unquiet = true
 		call(func() {
-			C.sc_put(C.uintptr_t(s.t.addr(dstOff)), C.uintptr_t(s.t.addr(srcOff)), C.size_t(n), C.int(dstPE), s.st.Handle())
+			nvPut(s.t.addr(dstOff), s.t.addr(srcOff), int64(n), dstPE, s.st.Handle())
 		})
 		return nil
 	}
 	call(func() {
-		C.sc_get(C.uintptr_t(s.t.addr(dstOff)), C.uintptr_t(s.t.addr(srcOff)), C.size_t(n), C.int(srcPE), s.st.Handle())
+		nvGet(s.t.addr(dstOff), s.t.addr(srcOff), int64(n), srcPE, s.st.Handle())
 	})
 	return nil
 }
@@ -94,14 +93,13 @@ func (s *stream) PutSignal(pe int, off, srcOff, n, sigOff int64, sig uint64, op 
 	}
 	if n > 0 {
 		call(func() {
-			C.sc_put_signal(C.uintptr_t(s.t.addr(off)), C.uintptr_t(s.t.addr(srcOff)), C.size_t(n), C.uintptr_t(s.t.addr(sigOff)),
-				C.uint64_t(sig), sigOp(op), C.int(pe), s.st.Handle())
+			nvPutSignal(s.t.addr(off), s.t.addr(srcOff), int64(n), s.t.addr(sigOff), uint64(sig), op, pe, s.st.Handle())
 		})
 		return nil
 	}
 	s.quiet()
 	call(func() {
-		C.sc_signal_op(C.uintptr_t(s.t.addr(sigOff)), C.uint64_t(sig), sigOp(op), C.int(pe), s.st.Handle())
+		nvSignalOp(s.t.addr(sigOff), uint64(sig), op, pe, s.st.Handle())
 	})
 	return nil
 }
@@ -117,7 +115,7 @@ func (s *stream) Quiet() error {
 func (s *stream) quiet() {
 	if s.unquiet {
 		s.unquiet = false
-		call(func() { C.sc_quiet_on_stream(s.st.Handle()) })
+		call(func() { nvQuietOnStream(s.st.Handle()) })
 	}
 }
 
@@ -137,7 +135,7 @@ func (s *stream) Atomic(pe int, off int64, k driver.Kind, op driver.AtomicOp, op
 	return s.st.Launch(proc.remoteAtomic, one, one, 0, uint64(s.t.addr(off)), uint64(k), uint64(op), operand, cond, uint64(pe), uint64(result))
 }
 
-func (s *stream) Sync() error { return s.st.Sync() }
+func (s *stream) Sync() error            { return s.st.Sync() }
 func (s *stream) Device() *device.Stream { return s.st }
 func (s *stream) Close() error {
 	return errors.Join(s.st.Sync(), proc.ctx.Free(s.scratch), s.st.Destroy())

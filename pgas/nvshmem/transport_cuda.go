@@ -2,26 +2,6 @@
 
 package nvshmem
 
-/*
-#include <stdint.h>
-#include <stddef.h>
-#include <stdlib.h>
-int sc_get_uniqueid(void *out);
-int sc_init(int rank, int nranks, void *uid);
-int sc_my_pe(void);
-int sc_n_pes(void);
-uintptr_t sc_malloc(size_t n);
-void sc_free(uintptr_t p);
-uintptr_t sc_ptr(uintptr_t p, int pe);
-void sc_put(uintptr_t dst, uintptr_t src, size_t n, int pe, void *st);
-void sc_get(uintptr_t dst, uintptr_t src, size_t n, int pe, void *st);
-void sc_put_signal(uintptr_t dst, uintptr_t src, size_t n, uintptr_t sig, uint64_t v, int op, int pe, void *st);
-void sc_signal_op(uintptr_t sig, uint64_t v, int op, int pe, void *st);
-void sc_quiet_on_stream(void *st);
-void sc_barrier_all(void);
-*/
-import "C"
-
 import (
 	"context"
 	"errors"
@@ -123,7 +103,7 @@ func startOnce(ctx context.Context, b Backend, heap int64) error {
 	// the rendezvous (symrun's, or rank 0's own under mpirun or srun).
 	newUID := func() ([]byte, error) {
 		id := make([]byte, 128)
-		if rc := C.sc_get_uniqueid(unsafe.Pointer(&id[0])); rc != 0 {
+		if rc := nvGetUniqueID(id); rc != 0 {
 			return nil, fmt.Errorf("nvshmemx_get_uniqueid: %d", rc)
 		}
 		return id, nil
@@ -142,9 +122,7 @@ func startOnce(ctx context.Context, b Backend, heap int64) error {
 	}
 	var initErr error
 	call(func() {
-		cuid := C.CBytes(uid)
-		defer C.free(cuid)
-		if rc := C.sc_init(C.int(info.Rank), C.int(info.Size), cuid); rc != 0 {
+		if rc := nvInit(info.Rank, info.Size, uid); rc != 0 {
 			initErr = fmt.Errorf("nvshmem backend: NVSHMEM init failed (%d)", rc)
 		}
 	})
@@ -158,7 +136,7 @@ func startOnce(ctx context.Context, b Backend, heap int64) error {
 // node is, and symchan's kernels.
 func started(info bootstrap.Info, ptxFile string) error {
 	var me, np int
-	call(func() { me, np = int(C.sc_my_pe()), int(C.sc_n_pes()) })
+	call(func() { me, np = nvMyPE(), nvNPEs() })
 	if me != info.Rank || np != info.Size {
 		return fmt.Errorf("nvshmem backend: NVSHMEM says PE %d of %d, the launcher rank %d of %d", me, np, info.Rank, info.Size)
 	}
@@ -200,28 +178,28 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 	}
 	t := &transport{me: info.Rank, n: info.Size, size: cfg.HeapSize}
 	t.regLo, t.regAlign = registerSpan(t.size)
-	var heap, staging C.uintptr_t
+	var heap, staging device.Ptr
 	call(func() {
-		heap = C.sc_malloc(C.size_t(cfg.HeapSize))
-		staging = C.sc_malloc(C.size_t(stagingSize + ctlBytes(info.Size)))
+		heap = nvMalloc(cfg.HeapSize)
+		staging = nvMalloc(int64(stagingSize + ctlBytes(info.Size)))
 	})
 	if heap == 0 || staging == 0 {
 		call(func() {
 			if heap != 0 {
-				C.sc_free(heap)
+				nvFree(heap)
 			}
 			if staging != 0 {
-				C.sc_free(staging)
+				nvFree(staging)
 			}
 		})
 		return nil, fmt.Errorf("nvshmem backend: nvshmem_malloc of %d bytes failed; lower SYMCHAN_SYMMETRIC_SIZE (NVSHMEM_SYMMETRIC_SIZE must hold it too)", cfg.HeapSize)
 	}
-	t.heap, t.staging = devPtr(heap), devPtr(staging)
+	t.heap, t.staging = heap, staging
 	t.peers = make([]device.Ptr, t.n)
 	call(func() {
 		for pe := range t.n {
 			if pe == t.me || !cfg.ForceRemote {
-				t.peers[pe] = devPtr(C.sc_ptr(heap, C.int(pe)))
+				t.peers[pe] = nvPtr(heap, pe)
 			}
 		}
 	})
@@ -262,10 +240,10 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 	}
 	t.lane = t.agent.Lane(0)
 	t.lane.Bind(func() error { // NVSHMEM's routines complete, then the stream
-		call(func() { C.sc_quiet_on_stream(t.handle()) })
+		call(func() { nvQuietOnStream(t.handle()) })
 		return t.st.Sync()
 	})
-	call(func() { C.sc_barrier_all() }) // every heap zeroed before anyone writes
+	call(func() { nvBarrierAll() }) // every heap zeroed before anyone writes
 	return t, nil
 }
 
@@ -303,7 +281,7 @@ func (t *transport) quiet(wait bool) error {
 			return err
 		}
 	}
-	call(func() { C.sc_quiet_on_stream(t.handle()) })
+	call(func() { nvQuietOnStream(t.handle()) })
 	if !wait {
 		return nil
 	}
@@ -352,7 +330,7 @@ func (t *transport) Put(_, pe int, off int64, src []byte) error {
 	}
 	defer unlock()
 	return t.staged(src, func(at, n int) {
-		C.sc_put(C.uintptr_t(t.addr(off+int64(at))), C.uintptr_t(t.staging), C.size_t(n), C.int(pe), t.handle())
+		nvPut(t.addr(off+int64(at)), uintptr(t.staging), int64(n), pe, t.handle())
 	})
 }
 
@@ -393,8 +371,8 @@ func (t *transport) getStaged(pe int, off, stride, elem int64, n int, dst []byte
 		m := min(rows, n-i)
 		span := stride*int64(m-1) + elem
 		call(func() {
-			C.sc_get(C.uintptr_t(t.staging), C.uintptr_t(t.addr(off+int64(i)*stride)), C.size_t(span), C.int(pe), t.handle())
-			C.sc_quiet_on_stream(t.handle())
+			nvGet(uintptr(t.staging), t.addr(off+int64(i)*stride), int64(span), pe, t.handle())
+			nvQuietOnStream(t.handle())
 		})
 		if err := t.st.CopyOut2D(dst[int64(i)*elem:], elem, t.staging, stride, elem, int64(m)); err != nil {
 			return err
@@ -436,8 +414,8 @@ func (t *transport) Get(_, pe int, off int64, dst []byte) error {
 	for at := 0; at < len(dst); at += stagingSize {
 		n := min(stagingSize, len(dst)-at)
 		call(func() {
-			C.sc_get(C.uintptr_t(t.staging), C.uintptr_t(t.addr(off+int64(at))), C.size_t(n), C.int(pe), t.handle())
-			C.sc_quiet_on_stream(t.handle())
+			nvGet(uintptr(t.staging), t.addr(off+int64(at)), int64(n), pe, t.handle())
+			nvQuietOnStream(t.handle())
 		})
 		if err := t.st.CopyOut(dst[at:at+n], t.staging); err != nil {
 			return err
@@ -463,11 +441,11 @@ func (t *transport) Copy(_, dstPE int, dstOff int64, srcPE int, srcOff int64, n 
 	defer unlock()
 	call(func() {
 		if srcPE == t.me {
-			C.sc_put(C.uintptr_t(t.addr(dstOff)), C.uintptr_t(t.addr(srcOff)), C.size_t(n), C.int(dstPE), t.handle())
+			nvPut(t.addr(dstOff), t.addr(srcOff), int64(n), dstPE, t.handle())
 		} else {
-			C.sc_get(C.uintptr_t(t.addr(dstOff)), C.uintptr_t(t.addr(srcOff)), C.size_t(n), C.int(srcPE), t.handle())
+			nvGet(t.addr(dstOff), t.addr(srcOff), int64(n), srcPE, t.handle())
 		}
-		C.sc_quiet_on_stream(t.handle())
+		nvQuietOnStream(t.handle())
 	})
 	return t.synced()
 }
@@ -482,13 +460,6 @@ func (t *transport) synced() error {
 		t.lane.StreamSynced()
 	}
 	return nil
-}
-
-func sigOp(op driver.SigOp) C.int {
-	if op == driver.SignalAdd {
-		return nvSignalAdd
-	}
-	return nvSignalSet
 }
 
 // ClaimPutSignal runs on the lane for a peer this process maps (one
@@ -525,17 +496,16 @@ func (t *transport) PutSignal(_, pe int, off int64, src []byte, sigOff int64, si
 	}
 	defer unlock()
 	if len(src) == 0 {
-		call(func() { C.sc_signal_op(C.uintptr_t(t.addr(sigOff)), C.uint64_t(sig), sigOp(op), C.int(pe), t.handle()) })
+		call(func() { nvSignalOp(t.addr(sigOff), uint64(sig), op, pe, t.handle()) })
 		return nil
 	}
 	// Chunks before the last go as plain puts; the last carries the signal.
 	return t.staged(src, func(at, n int) {
 		if at+n < len(src) {
-			C.sc_put(C.uintptr_t(t.addr(off+int64(at))), C.uintptr_t(t.staging), C.size_t(n), C.int(pe), t.handle())
+			nvPut(t.addr(off+int64(at)), uintptr(t.staging), int64(n), pe, t.handle())
 			return
 		}
-		C.sc_put_signal(C.uintptr_t(t.addr(off+int64(at))), C.uintptr_t(t.staging), C.size_t(n), C.uintptr_t(t.addr(sigOff)),
-			C.uint64_t(sig), sigOp(op), C.int(pe), t.handle())
+		nvPutSignal(t.addr(off+int64(at)), uintptr(t.staging), int64(n), t.addr(sigOff), sig, op, pe, t.handle())
 	})
 }
 
@@ -566,9 +536,9 @@ func (t *transport) Close() error {
 		errs = append(errs, t.quiet(true))
 	}
 	call(func() {
-		C.sc_barrier_all() // nobody still writes here
-		C.sc_free(C.uintptr_t(t.staging))
-		C.sc_free(C.uintptr_t(t.heap))
+		nvBarrierAll() // nobody still writes here
+		nvFree(t.staging)
+		nvFree(t.heap)
 	})
 	if t.agent != nil {
 		errs = append(errs, t.agent.Close())
