@@ -49,28 +49,65 @@ type transport struct {
 }
 
 // Open opens a world of cfg.PEs PEs on the GPUs (one per GPU unless
-// ShareGPUs; cfg.PEs 0: one per GPU).
+// ShareGPUs; cfg.PEs 0: one per GPU). PE i runs on GPU i mod #GPUs: the
+// first PE of a GPU makes its context and loads the kernels (openGPU),
+// the others share them; every PE gets its partition and stream
+// (openPartition); then the GPUs are connected (connect).
 func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
-	n, err := device.Count()
+	pes, ngpu, err := b.placement(cfg.PEs)
 	if err != nil {
 		return nil, err
 	}
+	if pes > ngpu {
+		askSharedQueues()
+	}
+	ptx, err := kernels.PTX(b.PTXFile)
+	if err != nil {
+		return nil, err
+	}
+	t := &transport{size: cfg.HeapSize}
+	for i := range pes {
+		g := &gpu{id: i}
+		t.gpus = append(t.gpus, g)
+		if i < ngpu {
+			err = t.openGPU(g, ptx, (pes-i+ngpu-1)/ngpu)
+		} else {
+			o := t.gpus[i%ngpu]
+			g.ctx, g.mod, g.k, g.agent, g.progs = o.ctx, o.mod, o.k, o.agent, o.progs
+		}
+		if err == nil {
+			err = t.openPartition(g, pes, ngpu, b.registerBytes())
+		}
+		if err != nil {
+			t.Close()
+			return nil, fmt.Errorf("cuda backend: %w", err)
+		}
+	}
+	if err := t.connect(ngpu); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("cuda backend: %w", err)
+	}
+	return t, nil
+}
+
+// placement is the PEs of a world asked for asked PEs (0: one per GPU)
+// and the GPUs they run on, which must all reach each other's memory.
+func (b Backend) placement(asked int) (pes, ngpu int, err error) {
+	n, err := device.Count()
+	if err != nil {
+		return 0, 0, err
+	}
 	if n == 0 {
-		return nil, errors.New("cuda backend: no GPU visible")
+		return 0, 0, errors.New("cuda backend: no GPU visible")
 	}
 	share := b.ShareGPUs || os.Getenv(EnvShareGPUs) == "1"
-	pes := cfg.PEs
-	switch {
+	switch pes = asked; {
 	case pes == 0:
 		pes = n
 	case pes > n && !share:
-		return nil, fmt.Errorf("cuda backend: %d PEs asked for, but only %d GPUs are visible (one PE per GPU; %s=1 shares them, for tests)", pes, n, EnvShareGPUs)
+		return 0, 0, fmt.Errorf("cuda backend: %d PEs asked for, but only %d GPUs are visible (one PE per GPU; %s=1 shares them, for tests)", pes, n, EnvShareGPUs)
 	}
-	ngpu := min(pes, n)
-	if pes > ngpu && os.Getenv(envMaxConnections) == "" {
-		// PEs of one context: see sharedQueues.
-		os.Setenv(envMaxConnections, sharedQueues)
-	}
+	ngpu = min(pes, n)
 	for a := range ngpu {
 		for b := range ngpu {
 			if a == b {
@@ -78,112 +115,120 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 			}
 			ok, err := device.CanAccessPeer(a, b)
 			if err != nil {
-				return nil, err
+				return 0, 0, err
 			}
 			if !ok {
-				return nil, fmt.Errorf("cuda backend: GPU %d cannot access GPU %d's memory (no NVLink or PCIe peer access): the cuda backend needs peer access between every pair; use fewer GPUs (SYMCHAN_PES) or the nvshmem backend", a, b)
+				return 0, 0, fmt.Errorf("cuda backend: GPU %d cannot access GPU %d's memory (no NVLink or PCIe peer access): the cuda backend needs peer access between every pair; use fewer GPUs (SYMCHAN_PES) or the nvshmem backend", a, b)
 			}
 		}
 	}
-	ptx, err := kernels.PTX(b.PTXFile)
+	return pes, ngpu, nil
+}
+
+// askSharedQueues asks the driver for the most hardware queues per
+// context, for a world whose PEs share GPUs (see EnvShareGPUs), unless
+// the environment already says how many. The driver reads only the
+// process environment, as each context is made: this is the one place
+// the backend writes it.
+func askSharedQueues() {
+	if os.Getenv(envMaxConnections) == "" {
+		os.Setenv(envMaxConnections, sharedQueues)
+	}
+}
+
+// openGPU makes g's GPU (ordinal g.id) ready for the lanes PEs that run
+// on it, once their heaps were found to fit: its context, the world's
+// abort word (made with the first context), the kernels and the agent.
+func (t *transport) openGPU(g *gpu, ptx string, lanes int) error {
+	var err error
+	g.owner, g.progs = true, &gpuop.Programs{}
+	if g.ctx, err = device.NewContext(g.id); err != nil {
+		return err
+	}
+	if t.abort == nil {
+		if t.abort, err = gpuop.NewAbortWord(g.ctx); err != nil {
+			return err
+		}
+	}
+	free, _, err := g.ctx.MemInfo()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	t := &transport{size: cfg.HeapSize}
-	fail := func(err error) (driver.Transport, error) {
-		t.Close()
-		return nil, fmt.Errorf("cuda backend: %w", err)
+	if need := t.size * int64(lanes); need > free {
+		return fmt.Errorf("symmetric heap of %d bytes (× %d PEs) does not fit GPU %d (%d bytes free); lower SYMCHAN_SYMMETRIC_SIZE", t.size, lanes, g.id, free)
 	}
-	// PE i runs on GPU i mod ngpu; the first PE of a GPU creates its
-	// context and loads the kernels, the others share them.
-	perGPU := (pes + ngpu - 1) / ngpu
-	for i := range pes {
-		g := &gpu{id: i}
-		t.gpus = append(t.gpus, g)
-		if i < ngpu {
-			g.owner, g.progs = true, &gpuop.Programs{}
-			if g.ctx, err = device.NewContext(i); err != nil {
-				return fail(err)
-			}
-			if t.abort == nil {
-				if t.abort, err = gpuop.NewAbortWord(g.ctx); err != nil {
-					return fail(err)
-				}
-			}
-			free, _, err := g.ctx.MemInfo()
-			if err != nil {
-				return fail(err)
-			}
-			if need := cfg.HeapSize * int64(perGPU); need > free {
-				return fail(fmt.Errorf("symmetric heap of %d bytes (× %d PEs) does not fit GPU %d (%d bytes free); lower SYMCHAN_SYMMETRIC_SIZE", cfg.HeapSize, perGPU, i, free))
-			}
-			if g.mod, err = g.ctx.LoadModule(ptx); err != nil {
-				return fail(err)
-			}
-			if g.k, err = gpuop.LoadStreamKernels(g.mod); err != nil {
-				return fail(err)
-			}
-			if g.agent, err = gpuop.NewAgent(g.ctx, g.mod, (pes-i+ngpu-1)/ngpu); err != nil {
-				return fail(err)
-			}
-		} else {
-			o := t.gpus[i%ngpu]
-			g.ctx, g.mod, g.k, g.agent, g.progs = o.ctx, o.mod, o.k, o.agent, o.progs
-		}
-		// The partition is a window of reserved addresses with the heap
-		// mapped at its start (memory every GPU of the world may reach),
-		// so that a registered buffer can be mapped past it at the same
-		// offset on every PE.
-		if t.gran == 0 {
-			if t.gran, err = g.ctx.Granularity(); err != nil {
-				return fail(err)
-			}
-			t.regLo = (cfg.HeapSize + t.gran - 1) / t.gran * t.gran
-			t.regHi = t.regLo + (b.registerBytes()+t.gran-1)/t.gran*t.gran
-			t.ordinals = make([]int, ngpu)
-			for o := range t.ordinals {
-				t.ordinals[o] = o
-			}
-		}
-		if g.win, err = g.ctx.Reserve(t.regHi); err != nil {
-			return fail(err)
-		}
-		if err = g.win.MapNew(0, t.regLo, t.ordinals); err != nil {
-			err = errors.Join(err, g.win.Close())
-			g.win = nil
-			return fail(err)
-		}
-		g.heap = g.win.Base()
-		if g.desc, err = g.ctx.Alloc(abi.HeapDescriptorSize(pes)); err != nil {
-			return fail(err)
-		}
-		if g.st, err = g.ctx.NewStream(); err != nil {
-			return fail(err)
-		}
-		if err = g.st.Memset(g.heap, 0, cfg.HeapSize); err != nil {
-			return fail(err)
-		}
-		g.lane = g.agent.Lane(i / ngpu)
-		g.lane.Bind(g.st.Sync)
+	if g.mod, err = g.ctx.LoadModule(ptx); err != nil {
+		return err
 	}
+	if g.k, err = gpuop.LoadStreamKernels(g.mod); err != nil {
+		return err
+	}
+	g.agent, err = gpuop.NewAgent(g.ctx, g.mod, lanes)
+	return err
+}
+
+// openPartition gives PE g its partition, a window of reserved addresses
+// with the heap mapped at its start (memory every GPU of the world may
+// reach), so that a registered buffer can be mapped past it (up to
+// register bytes) at the same offset on every PE; its heap descriptor;
+// and its stream, with the heap zeroed.
+func (t *transport) openPartition(g *gpu, pes, ngpu int, register int64) error {
+	var err error
+	if t.gran == 0 {
+		if t.gran, err = g.ctx.Granularity(); err != nil {
+			return err
+		}
+		t.regLo = (t.size + t.gran - 1) / t.gran * t.gran
+		t.regHi = t.regLo + (register+t.gran-1)/t.gran*t.gran
+		t.ordinals = make([]int, ngpu)
+		for o := range t.ordinals {
+			t.ordinals[o] = o
+		}
+	}
+	if g.win, err = g.ctx.Reserve(t.regHi); err != nil {
+		return err
+	}
+	if err = g.win.MapNew(0, t.regLo, t.ordinals); err != nil {
+		err = errors.Join(err, g.win.Close())
+		g.win = nil
+		return err
+	}
+	g.heap = g.win.Base()
+	if g.desc, err = g.ctx.Alloc(abi.HeapDescriptorSize(pes)); err != nil {
+		return err
+	}
+	if g.st, err = g.ctx.NewStream(); err != nil {
+		return err
+	}
+	if err = g.st.Memset(g.heap, 0, t.size); err != nil {
+		return err
+	}
+	g.lane = g.agent.Lane(g.id / ngpu)
+	g.lane.Bind(g.st.Sync)
+	return nil
+}
+
+// connect lets the world's first ngpu contexts (one per GPU) reach each
+// other's memory and writes every PE's heap descriptor.
+func (t *transport) connect(ngpu int) error {
 	for _, a := range t.gpus[:ngpu] {
 		for _, b := range t.gpus[:ngpu] {
 			if a != b {
 				if err := a.ctx.EnablePeer(b.ctx); err != nil {
-					return fail(err)
+					return err
 				}
 			}
 		}
 	}
 	for _, g := range t.gpus {
 		if err := g.st.CopyIn(g.desc, t.descriptor(g.id)); err != nil {
-			return fail(err)
+			return err
 		}
 		if err := g.st.Sync(); err != nil {
-			return fail(err)
+			return err
 		}
 	}
-	return t, nil
+	return nil
 }
 
 // descriptor is PE pe's struct symchan_heap: every partition, through
