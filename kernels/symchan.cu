@@ -283,29 +283,30 @@ extern "C" __global__ void symchan_wait_on_stream(u64 sig, u64 cmp, u64 value, u
 #define PART_CLOSE 4
 #define PART_AGREE 5 // open with kind and arguments n, dest, source, arg (count, root, op, elem), then close: no data
 
-// Element types of a reduction: the codes of pgas's elemCode.
+// Element types of a reduction (SYMCHAN_ELEM_*).
 template <typename T>
 static __device__ void reduce_step(const symchan_heap *h, symchan_team *t, int op, u64 dest, u64 source, u64 n, unsigned tid, unsigned nth) {
 	symchan_reduce_part<T>(h, t, op, (T *)dest, (const T *)source, n, tid, nth);
 }
 static __device__ void reduce_any(const symchan_heap *h, symchan_team *t, int op, int elem, u64 dest, u64 source, u64 n, unsigned tid, unsigned nth) {
 	switch (elem) {
-	case 1: reduce_step<signed char>(h, t, op, dest, source, n, tid, nth); break;
-	case 2: reduce_step<unsigned char>(h, t, op, dest, source, n, tid, nth); break;
-	case 3: reduce_step<short>(h, t, op, dest, source, n, tid, nth); break;
-	case 4: reduce_step<unsigned short>(h, t, op, dest, source, n, tid, nth); break;
-	case 5: reduce_step<int>(h, t, op, dest, source, n, tid, nth); break;
-	case 6: reduce_step<unsigned>(h, t, op, dest, source, n, tid, nth); break;
-	case 7: reduce_step<long long>(h, t, op, dest, source, n, tid, nth); break;
-	case 8: reduce_step<unsigned long long>(h, t, op, dest, source, n, tid, nth); break;
-	case 12: reduce_step<float>(h, t, op, dest, source, n, tid, nth); break;
-	case 13: reduce_step<double>(h, t, op, dest, source, n, tid, nth); break;
+	case SYMCHAN_ELEM_I8: reduce_step<signed char>(h, t, op, dest, source, n, tid, nth); break;
+	case SYMCHAN_ELEM_U8: reduce_step<unsigned char>(h, t, op, dest, source, n, tid, nth); break;
+	case SYMCHAN_ELEM_I16: reduce_step<short>(h, t, op, dest, source, n, tid, nth); break;
+	case SYMCHAN_ELEM_U16: reduce_step<unsigned short>(h, t, op, dest, source, n, tid, nth); break;
+	case SYMCHAN_ELEM_I32: reduce_step<int>(h, t, op, dest, source, n, tid, nth); break;
+	case SYMCHAN_ELEM_U32: reduce_step<unsigned>(h, t, op, dest, source, n, tid, nth); break;
+	case SYMCHAN_ELEM_I64: reduce_step<long long>(h, t, op, dest, source, n, tid, nth); break;
+	case SYMCHAN_ELEM_U64: reduce_step<unsigned long long>(h, t, op, dest, source, n, tid, nth); break;
+	case SYMCHAN_ELEM_F32: reduce_step<float>(h, t, op, dest, source, n, tid, nth); break;
+	case SYMCHAN_ELEM_F64: reduce_step<double>(h, t, op, dest, source, n, tid, nth); break;
 	}
 }
 
 // team_close closes the collective unless seq (a blocking collective's
 // number, 0 for an *OnStream one) was abandoned by the host first
-// (symchan_team_cancel): then the abandoning host ends the team's waits.
+// (pgas: Team.decideCancel): then the abandoning host ends the team's
+// waits.
 static __device__ void team_close(const symchan_heap *h, symchan_team *t, u64 seq) {
 	if (seq != 0) {
 		__shared__ int cancelled;
@@ -348,7 +349,7 @@ extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 kind, u64
 		}
 		// A blocking barrier or sync (seq != 0) has two phases, as every
 		// blocking collective does: its host may abandon it between them
-		// (symchan_team_cancel) and every member still fails alike.
+		// (pgas: Team.decideCancel) and every member still fails alike.
 		if (symchan_team_open(h, t, SYMCHAN_SCOPE_BLOCK, true, kind, n, kind == SYMCHAN_COLL_BROADCAST ? arg : 0, (u64)op, (u64)elem)) {
 			if (part == PART_WHOLE)
 				team_close(h, t, seq);
@@ -365,22 +366,6 @@ extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 kind, u64
 	}
 	if (part == PART_WHOLE)
 		team_close(h, t, seq);
-}
-
-// symchan_team_cancel abandons blocking collective seq of team t on this
-// PE, unless its kernel went on to its closing phase first: then every
-// member's copy of t gets abort (the why, kind, PE and seq pgas packs),
-// which ends their waits in the team. The host reads t->ctl afterwards to
-// learn which side decided.
-extern "C" __global__ void symchan_team_cancel(u64 heap_, u64 team_, u64 seq, u64 abort) {
-	const symchan_heap *h = (const symchan_heap *)heap_;
-	symchan_team *t = (symchan_team *)team_;
-	if (symchan_team_decide(t, seq, SYMCHAN_CTL_CANCELLED) != SYMCHAN_CTL_CANCELLED)
-		return;
-	const symchan_u64 off = symchan_off(h, &t->abort);
-	for (int r = 0; r < t->size; r++)
-		symchan_signal_op(h, symchan_team_world_pe(t, r), off, abort, SYMCHAN_SIGNAL_SET);
-	__threadfence_system();
 }
 
 // --- the agent: host routines without a kernel launch each ----------------

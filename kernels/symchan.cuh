@@ -2,7 +2,7 @@
 //
 // Our kernels and users' kernels include it. Every routine works on a heap
 // descriptor (struct symchan_heap) that the Go side builds and passes in
-// (pgas/cuda: HeapDescriptor): the device address of each PE's partition
+// (internal/abi: HeapDescriptor): the device address of each PE's partition
 // of the symmetric heap, so a symmetric address is (PE, byte offset) and a
 // peer pointer is base[pe] + offset (peer access is enabled pairwise).
 // Nothing here bounds the number of PEs: the descriptor's base array, a
@@ -51,7 +51,7 @@
 // It is no bound on a world's size.
 #define SYMCHAN_LOCAL_PES 64
 
-// symchan_heap is laid out exactly as kernels.HeapDescriptor encodes it:
+// symchan_heap is laid out exactly as internal/abi's HeapDescriptor encodes it:
 // this header, then (at base) the npes partition addresses.
 struct symchan_heap {
 	const unsigned long long *base; // npes entries: the partition of each PE (0: not mapped here)
@@ -831,7 +831,8 @@ struct symchan_team {
 
 // How a blocking collective called from the host was decided on its PE
 // (symchan_team.ctl): its kernel went on to its closing phase, or the
-// host abandoned it first (symchan_team_cancel).
+// host abandoned it first (pgas: Team.decideCancel, a compare-and-swap
+// of ctl through the transport).
 #define SYMCHAN_CTL_CLOSING 1
 #define SYMCHAN_CTL_CANCELLED 2
 
@@ -1242,22 +1243,42 @@ static __device__ int symchan_alltoallmem_group(const symchan_heap *h, symchan_t
 	return err;
 }
 
-// symchan_elem_code names T in a reduction's signature, as pgas names Go's
-// element types (int8 1, uint8 2, int16 3, uint16 4, int32 5, uint32 6,
-// int64 7, uint64 8, float32 12, float64 13; else 1000 + its size).
-template <typename T> static __device__ __forceinline__ int symchan_elem_code(const T *) { return 1000 + (int)sizeof(T); }
-static __device__ __forceinline__ int symchan_elem_code(const signed char *) { return 1; }
-static __device__ __forceinline__ int symchan_elem_code(const unsigned char *) { return 2; }
-static __device__ __forceinline__ int symchan_elem_code(const short *) { return 3; }
-static __device__ __forceinline__ int symchan_elem_code(const unsigned short *) { return 4; }
-static __device__ __forceinline__ int symchan_elem_code(const int *) { return 5; }
-static __device__ __forceinline__ int symchan_elem_code(const unsigned *) { return 6; }
-static __device__ __forceinline__ int symchan_elem_code(const long *) { return sizeof(long) == 8 ? 7 : 5; }
-static __device__ __forceinline__ int symchan_elem_code(const long long *) { return 7; }
-static __device__ __forceinline__ int symchan_elem_code(const unsigned long *) { return sizeof(long) == 8 ? 8 : 6; }
-static __device__ __forceinline__ int symchan_elem_code(const unsigned long long *) { return 8; }
-static __device__ __forceinline__ int symchan_elem_code(const float *) { return 12; }
-static __device__ __forceinline__ int symchan_elem_code(const double *) { return 13; }
+// Element types' codes, in a reduction's signature and in
+// symchan_team_step's arg: the names pgas gives Go's element types
+// (generated into internal/abi as Elem*). Go's int, uint and uintptr
+// travel to the device as the sized codes with their bits; a type with no
+// code of its own is SYMCHAN_ELEM_SIZED + its size.
+#define SYMCHAN_ELEM_I8 1
+#define SYMCHAN_ELEM_U8 2
+#define SYMCHAN_ELEM_I16 3
+#define SYMCHAN_ELEM_U16 4
+#define SYMCHAN_ELEM_I32 5
+#define SYMCHAN_ELEM_U32 6
+#define SYMCHAN_ELEM_I64 7
+#define SYMCHAN_ELEM_U64 8
+#define SYMCHAN_ELEM_INT 9
+#define SYMCHAN_ELEM_UINT 10
+#define SYMCHAN_ELEM_UINTPTR 11
+#define SYMCHAN_ELEM_F32 12
+#define SYMCHAN_ELEM_F64 13
+#define SYMCHAN_ELEM_C64 14
+#define SYMCHAN_ELEM_C128 15
+#define SYMCHAN_ELEM_SIZED 1000
+
+// symchan_elem_code names T in a reduction's signature (SYMCHAN_ELEM_*).
+template <typename T> static __device__ __forceinline__ int symchan_elem_code(const T *) { return SYMCHAN_ELEM_SIZED + (int)sizeof(T); }
+static __device__ __forceinline__ int symchan_elem_code(const signed char *) { return SYMCHAN_ELEM_I8; }
+static __device__ __forceinline__ int symchan_elem_code(const unsigned char *) { return SYMCHAN_ELEM_U8; }
+static __device__ __forceinline__ int symchan_elem_code(const short *) { return SYMCHAN_ELEM_I16; }
+static __device__ __forceinline__ int symchan_elem_code(const unsigned short *) { return SYMCHAN_ELEM_U16; }
+static __device__ __forceinline__ int symchan_elem_code(const int *) { return SYMCHAN_ELEM_I32; }
+static __device__ __forceinline__ int symchan_elem_code(const unsigned *) { return SYMCHAN_ELEM_U32; }
+static __device__ __forceinline__ int symchan_elem_code(const long *) { return sizeof(long) == 8 ? SYMCHAN_ELEM_I64 : SYMCHAN_ELEM_I32; }
+static __device__ __forceinline__ int symchan_elem_code(const long long *) { return SYMCHAN_ELEM_I64; }
+static __device__ __forceinline__ int symchan_elem_code(const unsigned long *) { return sizeof(long) == 8 ? SYMCHAN_ELEM_U64 : SYMCHAN_ELEM_U32; }
+static __device__ __forceinline__ int symchan_elem_code(const unsigned long long *) { return SYMCHAN_ELEM_U64; }
+static __device__ __forceinline__ int symchan_elem_code(const float *) { return SYMCHAN_ELEM_F32; }
+static __device__ __forceinline__ int symchan_elem_code(const double *) { return SYMCHAN_ELEM_F64; }
 
 // nvshmem_<type>_<op>_reduce (_warp, _block): the nreduce elements of
 // source combined over the members with op (SYMCHAN_REDUCE_*) into dest on

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/symchan/symchan/internal/abi"
 )
 
 // Collectives reject members that disagree on their arguments. OpenSHMEM
@@ -81,42 +83,42 @@ type argsDiffer struct{ e uint64 }
 
 func (d *argsDiffer) Error() string { return "pgas: collective arguments differ" }
 
-// elemCode names T for the signature: its kind where Go has one, else its
-// size.
+// elemCode names T for the signature: its code where symchan.cuh has
+// one (SYMCHAN_ELEM_*), else abi.ElemSized plus its size.
 func elemCode[T any]() int64 {
 	switch any((*T)(nil)).(type) {
 	case *int8:
-		return 1
+		return abi.ElemI8
 	case *uint8:
-		return 2
+		return abi.ElemU8
 	case *int16:
-		return 3
+		return abi.ElemI16
 	case *uint16:
-		return 4
+		return abi.ElemU16
 	case *int32:
-		return 5
+		return abi.ElemI32
 	case *uint32:
-		return 6
+		return abi.ElemU32
 	case *int64:
-		return 7
+		return abi.ElemI64
 	case *uint64:
-		return 8
+		return abi.ElemU64
 	case *int:
-		return 9
+		return abi.ElemInt
 	case *uint:
-		return 10
+		return abi.ElemUint
 	case *uintptr:
-		return 11
+		return abi.ElemUintptr
 	case *float32:
-		return 12
+		return abi.ElemF32
 	case *float64:
-		return 13
+		return abi.ElemF64
 	case *complex64:
-		return 14
+		return abi.ElemC64
 	case *complex128:
-		return 15
+		return abi.ElemC128
 	}
-	return 1000 + sizeOf[T]()
+	return abi.ElemSized + sizeOf[T]()
 }
 
 // barrierArgs is the barrier a collective of kind starts with, carrying

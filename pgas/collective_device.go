@@ -71,7 +71,7 @@ const (
 )
 
 // symchan.cuh's largest kind (CollReduce) stays below hostKinds; a kind
-// added there is to be added to deviceKinds and checked here too.
+// added there is to be added to collectives and checked here too.
 var _ [hostKinds - 1 - abi.CollReduce]struct{}
 
 // hostKind is the device kind of a synchronisation of kind k run by the

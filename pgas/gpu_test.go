@@ -33,7 +33,9 @@ func (gpuBackend) Open(ctx context.Context, cfg driver.Config) (driver.Transport
 	return gpuTransport{tr}, err
 }
 
-func (gpuTransport) GPU(int) (any, error) { return fakeGPU{}, nil }
+var _ driver.GPUTransport = gpuTransport{}
+
+func (gpuTransport) GPU(int) (driver.GPU, error) { return fakeGPU{}, nil }
 
 func init() { Register("test-gpu", gpuBackend{}) }
 

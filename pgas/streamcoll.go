@@ -176,10 +176,10 @@ func (s *Stream) collective(t *Team, kind uint64, dst, src, n int64, arg uint64,
 // reduction over them names it.
 func deviceElem(code int64) int64 {
 	switch code {
-	case elemCode[int]():
-		return elemCode[int64]()
-	case elemCode[uint](), elemCode[uintptr]():
-		return elemCode[uint64]()
+	case abi.ElemInt:
+		return abi.ElemI64
+	case abi.ElemUint, abi.ElemUintptr:
+		return abi.ElemU64
 	}
 	return code
 }

@@ -142,21 +142,13 @@ func (t *Team) onDevice(g GPU) (device.Ptr, error) {
 // a later mismatch shows as unknown.
 var deviceArgNames = [...]string{"collective", "count", "root", "operator", "element type"}
 
-// deviceKinds are symchan.cuh's SYMCHAN_COLL_* as pgas names collectives.
-var deviceKinds = map[uint64]syncKind{
-	abi.CollBarrier:   syncBarrier,
-	abi.CollSync:      syncSync,
-	abi.CollBroadcast: syncBroadcast,
-	abi.CollFCollect:  syncFCollect,
-	abi.CollAllToAll:  syncAllToAll,
-	abi.CollReduce:    syncReduce,
-}
-
 // deviceKind is the collective of device kind k (abi.Coll* or
 // hostKind), ok false for another.
 func deviceKind(k uint64) (syncKind, bool) {
-	if sk, ok := deviceKinds[k]; ok {
-		return sk, true
+	for sk, c := range collectives {
+		if c.device != noDevice && c.device == k {
+			return syncKind(sk), true
+		}
 	}
 	if k >= hostKinds && k < hostKinds+uint64(numSyncKinds) {
 		return syncKind(k - hostKinds), true

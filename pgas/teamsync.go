@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/symchan/symchan/internal/abi"
 	"github.com/symchan/symchan/internal/errtext"
 	"github.com/symchan/symchan/pgas/driver"
 )
@@ -82,9 +83,33 @@ const (
 	numSyncKinds
 )
 
+// collectives is the one table of the synchronisation kinds: each one's
+// name in errors and, where symchan.cuh has a device form of it, its
+// SYMCHAN_COLL_* code (abi.Coll*; noDevice where the host runs it,
+// agreed on the device first: hostKind). Adding a collective takes its Go
+// form, its device form and its entry here; TestCollectivesTable checks
+// that every SYMCHAN_COLL_* code has one.
+var collectives = [numSyncKinds]struct {
+	name   string
+	device uint64
+}{
+	syncBarrier:   {"barrier", abi.CollBarrier},
+	syncSync:      {"sync", abi.CollSync},
+	syncAlloc:     {"collective allocation", noDevice},
+	syncSplit:     {"team split", noDevice},
+	syncBroadcast: {"broadcast", abi.CollBroadcast},
+	syncReduce:    {"reduction", abi.CollReduce},
+	syncFCollect:  {"fcollect", abi.CollFCollect},
+	syncAllToAll:  {"alltoall", abi.CollAllToAll},
+	syncCollect:   {"collect", noDevice},
+}
+
+// noDevice is the device code of a kind with no device form.
+const noDevice = 0
+
 func (k syncKind) String() string {
 	if k < numSyncKinds {
-		return [...]string{"barrier", "sync", "collective allocation", "team split", "broadcast", "reduction", "fcollect", "alltoall", "collect"}[k]
+		return collectives[k].name
 	}
 	return fmt.Sprintf("syncKind(%d)", uint8(k))
 }

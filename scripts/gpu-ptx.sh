@@ -4,9 +4,10 @@
 # program compiles twice: plain (the cuda backend) and relocatable with
 # SYMCHAN_NVSHMEM against NVSHMEM's headers (NVSHMEM_HOME or the pip
 # package; the nvshmem backend links it with libnvshmem_device.a). The
-# first line of each PTX records its sources' sha256 and the command, and
-# each package's tests fail when the sources changed without
-# regenerating (internal/testhelp.CheckPTX).
+# first line of each PTX records its sources' sha256 (comments and layout
+# left out: scripts/ptx-sources-hash.py) and the command, and each
+# package's tests fail when the sources changed without regenerating
+# (internal/testhelp.CheckPTX).
 #
 #   scripts/gpu-ptx.sh [outdir]    # default: beside each source; with
 #                                  # outdir, all PTX files there (the
@@ -30,8 +31,9 @@ for p in "${programs[@]}"; do
 	name=${cu%.cu}
 	cd "$repo/$dir"
 	dst=${out:-.}
-	# The hash: the included files in the order listed, then the program.
-	hash=$(cat $deps "$cu" | sha256sum | cut -d' ' -f1)
+	# The hash: the included files in the order listed, then the program,
+	# comments and layout left out (internal/testhelp.SourcesHash).
+	hash=$(python3 "$repo/scripts/ptx-sources-hash.py" $deps "$cu")
 	for variant in plain nvshmem; do
 		if [ $variant = plain ]; then
 			file=$name.ptx flags=() shown=""

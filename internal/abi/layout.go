@@ -158,3 +158,51 @@ const ReduceOr = 6
 
 // ReduceXor is SYMCHAN_REDUCE_XOR of symchan.cuh.
 const ReduceXor = 7
+
+// ElemI8 is SYMCHAN_ELEM_I8 of symchan.cuh.
+const ElemI8 = 1
+
+// ElemU8 is SYMCHAN_ELEM_U8 of symchan.cuh.
+const ElemU8 = 2
+
+// ElemI16 is SYMCHAN_ELEM_I16 of symchan.cuh.
+const ElemI16 = 3
+
+// ElemU16 is SYMCHAN_ELEM_U16 of symchan.cuh.
+const ElemU16 = 4
+
+// ElemI32 is SYMCHAN_ELEM_I32 of symchan.cuh.
+const ElemI32 = 5
+
+// ElemU32 is SYMCHAN_ELEM_U32 of symchan.cuh.
+const ElemU32 = 6
+
+// ElemI64 is SYMCHAN_ELEM_I64 of symchan.cuh.
+const ElemI64 = 7
+
+// ElemU64 is SYMCHAN_ELEM_U64 of symchan.cuh.
+const ElemU64 = 8
+
+// ElemInt is SYMCHAN_ELEM_INT of symchan.cuh.
+const ElemInt = 9
+
+// ElemUint is SYMCHAN_ELEM_UINT of symchan.cuh.
+const ElemUint = 10
+
+// ElemUintptr is SYMCHAN_ELEM_UINTPTR of symchan.cuh.
+const ElemUintptr = 11
+
+// ElemF32 is SYMCHAN_ELEM_F32 of symchan.cuh.
+const ElemF32 = 12
+
+// ElemF64 is SYMCHAN_ELEM_F64 of symchan.cuh.
+const ElemF64 = 13
+
+// ElemC64 is SYMCHAN_ELEM_C64 of symchan.cuh.
+const ElemC64 = 14
+
+// ElemC128 is SYMCHAN_ELEM_C128 of symchan.cuh.
+const ElemC128 = 15
+
+// ElemSized is SYMCHAN_ELEM_SIZED of symchan.cuh.
+const ElemSized = 1000

@@ -3,8 +3,6 @@ package testhelp
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"runtime"
@@ -96,21 +94,17 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 const EnvPTXStrict = "SYMCHAN_PTX_STRICT"
 
 // CheckPTX fails t unless ptx, the committed PTX file named name, records
-// in its first line (scripts/gpu-ptx.sh writes it) the sha256 of the
+// in its first line (scripts/gpu-ptx.sh writes it) the SourcesHash of the
 // files sources, in that order (paths from the test's folder): PTX that
-// the CUDA C it comes from has moved on from. Outside CI (EnvPTXStrict)
-// stale PTX skips t instead, saying how to regenerate it.
+// the CUDA C it comes from has moved on from. Comments and layout do not
+// count. Outside CI (EnvPTXStrict) stale PTX skips t instead, saying how
+// to regenerate it.
 func CheckPTX(t testing.TB, name, ptx string, sources ...string) {
 	t.Helper()
-	h := sha256.New()
-	for _, f := range sources {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Write(b)
+	want, err := SourcesHash(sources...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	want := hex.EncodeToString(h.Sum(nil))
 	first, _, _ := strings.Cut(ptx, "\n")
 	if strings.Contains(first, "sources sha256 "+want) {
 		return
