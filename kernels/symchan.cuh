@@ -139,6 +139,56 @@ static __device__ __forceinline__ void symchan_fence() { __threadfence_system();
 static __device__ __forceinline__ void symchan_quiet() { __threadfence_system(); }
 #endif
 
+// --- groups ----------------------------------------------------------------
+//
+// Groups that run a team or mailbox routine together: every thread of the
+// group calls it with the same arguments; thread 0 of the group waits and
+// signals, all of them copy.
+#define SYMCHAN_SCOPE_THREAD 0
+#define SYMCHAN_SCOPE_WARP 1
+#define SYMCHAN_SCOPE_BLOCK 2
+
+static __device__ __forceinline__ void symchan_group_sync(int scope) {
+	if (scope == SYMCHAN_SCOPE_WARP)
+		__syncwarp();
+	else if (scope == SYMCHAN_SCOPE_BLOCK)
+		__syncthreads();
+}
+
+static __device__ __forceinline__ unsigned symchan_block_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+static __device__ __forceinline__ unsigned symchan_block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+
+static __device__ __forceinline__ unsigned symchan_group_tid(int scope) {
+	return scope == SYMCHAN_SCOPE_BLOCK ? symchan_block_tid() : scope == SYMCHAN_SCOPE_WARP ? (threadIdx.x & 31) : 0;
+}
+static __device__ __forceinline__ unsigned symchan_group_size(int scope) {
+	return scope == SYMCHAN_SCOPE_BLOCK ? symchan_block_size() : scope == SYMCHAN_SCOPE_WARP ? 32 : 1;
+}
+
+// SYMCHAN_GROUP_FORMS(ret, name, params, args...) declares the three forms
+// of a routine (symchan_name, symchan_name_warp, symchan_name_block), each
+// calling symchan_name_group(args..., its scope): the one way symchan.cuh
+// makes a routine's group forms. Routines whose group forms are different
+// algorithms (the mailboxes' receives) are written out instead.
+#define SYMCHAN_GROUP_FORMS(ret, name, params, ...)                                                                                      \
+	static __device__ __forceinline__ ret symchan_##name params { return symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_THREAD); }      \
+	static __device__ __forceinline__ ret symchan_##name##_warp params { return symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_WARP); } \
+	static __device__ __forceinline__ ret symchan_##name##_block params { return symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_BLOCK); }
+
+#ifdef SYMCHAN_NVSHMEM
+// SYMCHAN_NV_SCOPED calls NVSHMEM's routine of the group's scope:
+// thread_fn, thread_fn's _warp or its _block form (nvshmemx_).
+#define SYMCHAN_NV_SCOPED(scope, thread_fn, warp_fn, block_fn, args) \
+	do {                                                           \
+		if ((scope) == SYMCHAN_SCOPE_BLOCK)                        \
+			block_fn args;                                         \
+		else if ((scope) == SYMCHAN_SCOPE_WARP)                    \
+			warp_fn args;                                          \
+		else                                                       \
+			thread_fn args;                                        \
+	} while (0)
+#endif
+
 // --- put ------------------------------------------------------------------
 
 // symchan_copy_part copies n bytes with `nthreads` cooperating threads, this
@@ -176,52 +226,29 @@ static __device__ __forceinline__ void symchan_copy_part(void *dst, const void *
 		d[i] = s[i];
 }
 
-// symchan_put copies n bytes from local src to pe's partition at off (one thread).
-static __device__ __forceinline__ void symchan_put(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n) {
-	SYMCHAN_REMOTE(h, pe, nvshmem_putmem(symchan_sym(h, off), src, n, pe); return)
-	symchan_copy_part(symchan_ptr(h, pe, off), src, n, 0, 1);
+// symchan_put (_warp, _block) copies n bytes from local src to pe's
+// partition at off. Every thread of the group (one thread, a full warp,
+// the block) calls it with the same arguments; the group forms return
+// when the group is done.
+static __device__ __forceinline__ void symchan_put_group(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n, int scope) {
+	SYMCHAN_REMOTE(h, pe, SYMCHAN_NV_SCOPED(scope, nvshmem_putmem, nvshmemx_putmem_warp, nvshmemx_putmem_block, (symchan_sym(h, off), src, n, pe)); return)
+	symchan_copy_part(symchan_ptr(h, pe, off), src, n, symchan_group_tid(scope), symchan_group_size(scope));
+	symchan_group_sync(scope);
 }
-
-// symchan_put_warp: every lane of the (full) warp calls it with the same arguments.
-static __device__ __forceinline__ void symchan_put_warp(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n) {
-	SYMCHAN_REMOTE(h, pe, nvshmemx_putmem_warp(symchan_sym(h, off), src, n, pe); return)
-	symchan_copy_part(symchan_ptr(h, pe, off), src, n, threadIdx.x & 31, 32);
-	__syncwarp();
-}
-
-// symchan_put_block: every thread of the block calls it with the same arguments.
-static __device__ __forceinline__ void symchan_put_block(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n) {
-	SYMCHAN_REMOTE(h, pe, nvshmemx_putmem_block(symchan_sym(h, off), src, n, pe); return)
-	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-	symchan_copy_part(symchan_ptr(h, pe, off), src, n, tid, blockDim.x * blockDim.y * blockDim.z);
-	__syncthreads();
-}
+SYMCHAN_GROUP_FORMS(void, put, (const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n), h, pe, off, src, n)
 
 // --- get ------------------------------------------------------------------
 
-// symchan_get copies n bytes from pe's partition at off to local dst (one
-// thread); they are in dst when it returns (nvshmem_getmem). The source is
-// read as it is: a get that must see data a signal announced follows the
-// wait that saw the signal.
-static __device__ __forceinline__ void symchan_get(const symchan_heap *h, void *dst, int pe, symchan_u64 off, symchan_u64 n) {
-	SYMCHAN_REMOTE(h, pe, nvshmem_getmem(dst, symchan_sym(h, off), n, pe); return)
-	symchan_copy_part(dst, symchan_ptr(h, pe, off), n, 0, 1);
+// symchan_get (_warp, _block) copies n bytes from pe's partition at off
+// to local dst; they are in dst when it returns (nvshmem_getmem). The
+// source is read as it is: a get that must see data a signal announced
+// follows the wait that saw the signal. Groups as symchan_put.
+static __device__ __forceinline__ void symchan_get_group(const symchan_heap *h, void *dst, int pe, symchan_u64 off, symchan_u64 n, int scope) {
+	SYMCHAN_REMOTE(h, pe, SYMCHAN_NV_SCOPED(scope, nvshmem_getmem, nvshmemx_getmem_warp, nvshmemx_getmem_block, (dst, symchan_sym(h, off), n, pe)); return)
+	symchan_copy_part(dst, symchan_ptr(h, pe, off), n, symchan_group_tid(scope), symchan_group_size(scope));
+	symchan_group_sync(scope);
 }
-
-// symchan_get_warp and _block: every thread of the (full) warp or block
-// calls them with the same arguments; they return when the group is done.
-static __device__ __forceinline__ void symchan_get_warp(const symchan_heap *h, void *dst, int pe, symchan_u64 off, symchan_u64 n) {
-	SYMCHAN_REMOTE(h, pe, nvshmemx_getmem_warp(dst, symchan_sym(h, off), n, pe); return)
-	symchan_copy_part(dst, symchan_ptr(h, pe, off), n, threadIdx.x & 31, 32);
-	__syncwarp();
-}
-
-static __device__ __forceinline__ void symchan_get_block(const symchan_heap *h, void *dst, int pe, symchan_u64 off, symchan_u64 n) {
-	SYMCHAN_REMOTE(h, pe, nvshmemx_getmem_block(dst, symchan_sym(h, off), n, pe); return)
-	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-	symchan_copy_part(dst, symchan_ptr(h, pe, off), n, tid, blockDim.x * blockDim.y * blockDim.z);
-	__syncthreads();
-}
+SYMCHAN_GROUP_FORMS(void, get, (const symchan_heap *h, void *dst, int pe, symchan_u64 off, symchan_u64 n), h, dst, pe, off, n)
 
 // --- signals --------------------------------------------------------------
 
@@ -267,47 +294,31 @@ static __device__ __forceinline__ symchan_u64 symchan_load_acquire(const volatil
 // symchan_signal_fetch reads a local signal word (acquire).
 static __device__ __forceinline__ symchan_u64 symchan_signal_fetch(const volatile symchan_u64 *sig) { return symchan_load_acquire(sig); }
 
-// symchan_put_signal: the release of the signal orders this thread's data
-// stores before it.
-static __device__ __forceinline__ void symchan_put_signal(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
-                                                          symchan_u64 sig_off, symchan_u64 value, int op) {
+// symchan_put_signal (_warp, _block): the put, then pe's signal word at
+// sig_off updated with op and value after it. One thread releases the
+// signal, which orders its data stores before it; a group synchronises,
+// then its first thread fences at system scope (cumulative over the
+// group's stores) and signals.
+static __device__ __forceinline__ void symchan_put_signal_group(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
+                                                                symchan_u64 sig_off, symchan_u64 value, int op, int scope) {
 	SYMCHAN_REMOTE(h, pe,
-	               nvshmem_putmem_signal(symchan_sym(h, off), src, n, (uint64_t *)symchan_sym(h, sig_off), value,
-	                                     symchan_nv_sigop(op), pe);
+	               SYMCHAN_NV_SCOPED(scope, nvshmem_putmem_signal, nvshmemx_putmem_signal_warp, nvshmemx_putmem_signal_block,
+	                                 (symchan_sym(h, off), src, n, (uint64_t *)symchan_sym(h, sig_off), value, symchan_nv_sigop(op), pe));
 	               return)
-	symchan_put(h, pe, off, src, n);
-	symchan_signal_release(h, pe, sig_off, value, op);
-}
-
-// The warp and block variants synchronise the group, then one thread
-// fences at system scope (cumulative over the group's stores) and signals.
-static __device__ __forceinline__ void symchan_put_signal_warp(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
-                                                               symchan_u64 sig_off, symchan_u64 value, int op) {
-	SYMCHAN_REMOTE(h, pe,
-	               nvshmemx_putmem_signal_warp(symchan_sym(h, off), src, n, (uint64_t *)symchan_sym(h, sig_off), value,
-	                                           symchan_nv_sigop(op), pe);
-	               return)
-	symchan_put_warp(h, pe, off, src, n);
-	if ((threadIdx.x & 31) == 0) {
+	symchan_put_group(h, pe, off, src, n, scope);
+	if (scope == SYMCHAN_SCOPE_THREAD) {
+		symchan_signal_release(h, pe, sig_off, value, op);
+		return;
+	}
+	if (symchan_group_tid(scope) == 0) {
 		__threadfence_system();
 		symchan_signal_op(h, pe, sig_off, value, op);
 	}
-	__syncwarp();
+	symchan_group_sync(scope);
 }
-
-static __device__ __forceinline__ void symchan_put_signal_block(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
-                                                                symchan_u64 sig_off, symchan_u64 value, int op) {
-	SYMCHAN_REMOTE(h, pe,
-	               nvshmemx_putmem_signal_block(symchan_sym(h, off), src, n, (uint64_t *)symchan_sym(h, sig_off), value,
-	                                            symchan_nv_sigop(op), pe);
-	               return)
-	symchan_put_block(h, pe, off, src, n);
-	if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
-		__threadfence_system();
-		symchan_signal_op(h, pe, sig_off, value, op);
-	}
-	__syncthreads();
-}
+SYMCHAN_GROUP_FORMS(void, put_signal,
+                    (const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n, symchan_u64 sig_off, symchan_u64 value, int op),
+                    h, pe, off, src, n, sig_off, value, op)
 
 // --- waits ----------------------------------------------------------------
 
@@ -478,55 +489,33 @@ static __device__ __forceinline__ void symchan_remote_strided(const symchan_heap
 #define SYMCHAN_REMOTE_STRIDED_GROUP(h, put, pe, off, local, rst, lst, elem, n, first, sync)
 #endif
 
-// symchan_iput copies n elements of elem bytes from local src (sst elements
-// apart) to pe's partition at off (tst elements apart); one thread. Like
-// symchan_put it is complete for the caller at once and visible to others
-// after symchan_fence/quiet or a signal release.
-static __device__ __forceinline__ void symchan_iput(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 tst,
-                                                    symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
-	SYMCHAN_REMOTE_STRIDED_GROUP(h, true, pe, off, src, tst, sst, elem, n, true, (void)0)
-	symchan_strided_part(symchan_ptr(h, pe, off), tst, src, sst, elem, n, 0, 1);
+// symchan_iput (_warp, _block) copies n elements of elem bytes from local
+// src (sst elements apart) to pe's partition at off (tst elements apart).
+// Like symchan_put it is complete for the caller at once and visible to
+// others after symchan_fence/quiet or a signal release; groups as
+// symchan_put.
+static __device__ __forceinline__ void symchan_iput_group(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 tst,
+                                                          symchan_u64 sst, symchan_u64 elem, symchan_u64 n, int scope) {
+	SYMCHAN_REMOTE_STRIDED_GROUP(h, true, pe, off, src, tst, sst, elem, n, symchan_group_tid(scope) == 0, symchan_group_sync(scope))
+	symchan_strided_part(symchan_ptr(h, pe, off), tst, src, sst, elem, n, symchan_group_tid(scope), symchan_group_size(scope));
+	symchan_group_sync(scope);
 }
+SYMCHAN_GROUP_FORMS(void, iput,
+                    (const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 tst, symchan_u64 sst, symchan_u64 elem, symchan_u64 n),
+                    h, pe, off, src, tst, sst, elem, n)
 
-// symchan_iget copies n elements of elem bytes from pe's partition at off
-// (sst elements apart) into local dst (tst elements apart); one thread.
-static __device__ __forceinline__ void symchan_iget(const symchan_heap *h, void *dst, symchan_u64 tst, int pe, symchan_u64 off,
-                                                    symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
-	SYMCHAN_REMOTE_STRIDED_GROUP(h, false, pe, off, dst, sst, tst, elem, n, true, (void)0)
-	symchan_strided_part(dst, tst, symchan_ptr(h, pe, off), sst, elem, n, 0, 1);
+// symchan_iget (_warp, _block) copies n elements of elem bytes from pe's
+// partition at off (sst elements apart) into local dst (tst elements
+// apart); groups as symchan_get.
+static __device__ __forceinline__ void symchan_iget_group(const symchan_heap *h, void *dst, symchan_u64 tst, int pe, symchan_u64 off,
+                                                          symchan_u64 sst, symchan_u64 elem, symchan_u64 n, int scope) {
+	SYMCHAN_REMOTE_STRIDED_GROUP(h, false, pe, off, dst, sst, tst, elem, n, symchan_group_tid(scope) == 0, symchan_group_sync(scope))
+	symchan_strided_part(dst, tst, symchan_ptr(h, pe, off), sst, elem, n, symchan_group_tid(scope), symchan_group_size(scope));
+	symchan_group_sync(scope);
 }
-
-// The warp and block forms: every thread of the (full) warp or block calls
-// them with the same arguments; they return when the group is done.
-static __device__ __forceinline__ void symchan_iput_warp(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 tst,
-                                                         symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
-	SYMCHAN_REMOTE_STRIDED_GROUP(h, true, pe, off, src, tst, sst, elem, n, (threadIdx.x & 31) == 0, __syncwarp())
-	symchan_strided_part(symchan_ptr(h, pe, off), tst, src, sst, elem, n, threadIdx.x & 31, 32);
-	__syncwarp();
-}
-
-static __device__ __forceinline__ void symchan_iput_block(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 tst,
-                                                          symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
-	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-	SYMCHAN_REMOTE_STRIDED_GROUP(h, true, pe, off, src, tst, sst, elem, n, tid == 0, __syncthreads())
-	symchan_strided_part(symchan_ptr(h, pe, off), tst, src, sst, elem, n, tid, blockDim.x * blockDim.y * blockDim.z);
-	__syncthreads();
-}
-
-static __device__ __forceinline__ void symchan_iget_warp(const symchan_heap *h, void *dst, symchan_u64 tst, int pe, symchan_u64 off,
-                                                         symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
-	SYMCHAN_REMOTE_STRIDED_GROUP(h, false, pe, off, dst, sst, tst, elem, n, (threadIdx.x & 31) == 0, __syncwarp())
-	symchan_strided_part(dst, tst, symchan_ptr(h, pe, off), sst, elem, n, threadIdx.x & 31, 32);
-	__syncwarp();
-}
-
-static __device__ __forceinline__ void symchan_iget_block(const symchan_heap *h, void *dst, symchan_u64 tst, int pe, symchan_u64 off,
-                                                          symchan_u64 sst, symchan_u64 elem, symchan_u64 n) {
-	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-	SYMCHAN_REMOTE_STRIDED_GROUP(h, false, pe, off, dst, sst, tst, elem, n, tid == 0, __syncthreads())
-	symchan_strided_part(dst, tst, symchan_ptr(h, pe, off), sst, elem, n, tid, blockDim.x * blockDim.y * blockDim.z);
-	__syncthreads();
-}
+SYMCHAN_GROUP_FORMS(void, iget,
+                    (const symchan_heap *h, void *dst, symchan_u64 tst, int pe, symchan_u64 off, symchan_u64 sst, symchan_u64 elem, symchan_u64 n),
+                    h, dst, tst, pe, off, sst, elem, n)
 
 // --- fetching atomics (nvshmem_atomic_fetch_*) ----------------------------
 //
@@ -621,25 +610,15 @@ static __device__ __forceinline__ int symchan_my_pe(const symchan_heap *h) { ret
 static __device__ __forceinline__ int symchan_n_pes(const symchan_heap *h) { return h->npes; }
 
 // nvshmem_putmem, _warp, _block: n bytes from local source to dest on pe.
-static __device__ __forceinline__ void symchan_putmem(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe) {
-	symchan_put(h, pe, symchan_off(h, dest), source, n);
+static __device__ __forceinline__ void symchan_putmem_group(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe, int scope) {
+	symchan_put_group(h, pe, symchan_off(h, dest), source, n, scope);
 }
-static __device__ __forceinline__ void symchan_putmem_warp(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe) {
-	symchan_put_warp(h, pe, symchan_off(h, dest), source, n);
-}
-static __device__ __forceinline__ void symchan_putmem_block(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe) {
-	symchan_put_block(h, pe, symchan_off(h, dest), source, n);
-}
+SYMCHAN_GROUP_FORMS(void, putmem, (const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe), h, dest, source, n, pe)
 // nvshmem_getmem, _warp, _block: n bytes of source on pe to local dest.
-static __device__ __forceinline__ void symchan_getmem(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe) {
-	symchan_get(h, dest, pe, symchan_off(h, source), n);
+static __device__ __forceinline__ void symchan_getmem_group(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe, int scope) {
+	symchan_get_group(h, dest, pe, symchan_off(h, source), n, scope);
 }
-static __device__ __forceinline__ void symchan_getmem_warp(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe) {
-	symchan_get_warp(h, dest, pe, symchan_off(h, source), n);
-}
-static __device__ __forceinline__ void symchan_getmem_block(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe) {
-	symchan_get_block(h, dest, pe, symchan_off(h, source), n);
-}
+SYMCHAN_GROUP_FORMS(void, getmem, (const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe), h, dest, source, n, pe)
 // nvshmem_uint64_p and _g: one word.
 static __device__ __forceinline__ void symchan_uint64_p(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
 	symchan_put(h, pe, symchan_off(h, dest), &value, sizeof value);
@@ -651,18 +630,13 @@ static __device__ __forceinline__ symchan_u64 symchan_uint64_g(const symchan_hea
 }
 // nvshmem_putmem_signal, _warp, _block: the put, then sig_addr on pe
 // updated by sig_op (SYMCHAN_SIGNAL_SET or _ADD) with signal, after it.
-static __device__ __forceinline__ void symchan_putmem_signal(const symchan_heap *h, void *dest, const void *source, symchan_u64 n,
-                                                             symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe) {
-	symchan_put_signal(h, pe, symchan_off(h, dest), source, n, symchan_off(h, sig_addr), signal, sig_op);
+static __device__ __forceinline__ void symchan_putmem_signal_group(const symchan_heap *h, void *dest, const void *source, symchan_u64 n,
+                                                                   symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe, int scope) {
+	symchan_put_signal_group(h, pe, symchan_off(h, dest), source, n, symchan_off(h, sig_addr), signal, sig_op, scope);
 }
-static __device__ __forceinline__ void symchan_putmem_signal_warp(const symchan_heap *h, void *dest, const void *source, symchan_u64 n,
-                                                                  symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe) {
-	symchan_put_signal_warp(h, pe, symchan_off(h, dest), source, n, symchan_off(h, sig_addr), signal, sig_op);
-}
-static __device__ __forceinline__ void symchan_putmem_signal_block(const symchan_heap *h, void *dest, const void *source, symchan_u64 n,
-                                                                   symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe) {
-	symchan_put_signal_block(h, pe, symchan_off(h, dest), source, n, symchan_off(h, sig_addr), signal, sig_op);
-}
+SYMCHAN_GROUP_FORMS(void, putmem_signal,
+                    (const symchan_heap *h, void *dest, const void *source, symchan_u64 n, symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe),
+                    h, dest, source, n, sig_addr, signal, sig_op, pe)
 // nvshmemx_signal_op: sig_addr on pe updated by sig_op with signal.
 static __device__ __forceinline__ void symchan_signal(const symchan_heap *h, symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe) {
 	symchan_signal_op(h, pe, symchan_off(h, sig_addr), signal, sig_op);
@@ -736,42 +710,27 @@ static __device__ __forceinline__ double symchan_double_atomic_fetch(const symch
 // symmetric side every dst-th (iput) or sst-th (iget) element, the local
 // side every sst-th (iput) or dst-th (iget). Complete as symchan_putmem's
 // and symchan_getmem's are.
-#define SYMCHAN_STRIDED_TERMS(bits, sfx)                                                                                                     \
-	static __device__ __forceinline__ void symchan_iput##bits##sfx(const symchan_heap *h, void *dest, const void *source, symchan_u64 dst, \
-	                                                              symchan_u64 sst, symchan_u64 nelems, int pe) {                          \
-		symchan_iput##sfx(h, pe, symchan_off(h, dest), source, dst, sst, (bits) / 8, nelems);                                          \
-	}                                                                                                                                  \
-	static __device__ __forceinline__ void symchan_iget##bits##sfx(const symchan_heap *h, void *dest, const void *source, symchan_u64 dst, \
-	                                                              symchan_u64 sst, symchan_u64 nelems, int pe) {                          \
-		symchan_iget##sfx(h, dest, dst, pe, symchan_off(h, source), sst, (bits) / 8, nelems);                                          \
-	}
-#define SYMCHAN_STRIDED_FORMS(bits) SYMCHAN_STRIDED_TERMS(bits, ) SYMCHAN_STRIDED_TERMS(bits, _warp) SYMCHAN_STRIDED_TERMS(bits, _block)
+#define SYMCHAN_STRIDED_FORMS(bits)                                                                                                      \
+	static __device__ __forceinline__ void symchan_iput##bits##_group(const symchan_heap *h, void *dest, const void *source, symchan_u64 dst, \
+	                                                                  symchan_u64 sst, symchan_u64 nelems, int pe, int scope) {            \
+		symchan_iput_group(h, pe, symchan_off(h, dest), source, dst, sst, (bits) / 8, nelems, scope);                                      \
+	}                                                                                                                                      \
+	static __device__ __forceinline__ void symchan_iget##bits##_group(const symchan_heap *h, void *dest, const void *source, symchan_u64 dst, \
+	                                                                  symchan_u64 sst, symchan_u64 nelems, int pe, int scope) {            \
+		symchan_iget_group(h, dest, dst, pe, symchan_off(h, source), sst, (bits) / 8, nelems, scope);                                      \
+	}                                                                                                                                      \
+	SYMCHAN_GROUP_FORMS(void, iput##bits, (const symchan_heap *h, void *dest, const void *source, symchan_u64 dst, symchan_u64 sst,        \
+	                                       symchan_u64 nelems, int pe),                                                                    \
+	                    h, dest, source, dst, sst, nelems, pe)                                                                             \
+	SYMCHAN_GROUP_FORMS(void, iget##bits, (const symchan_heap *h, void *dest, const void *source, symchan_u64 dst, symchan_u64 sst,        \
+	                                       symchan_u64 nelems, int pe),                                                                    \
+	                    h, dest, source, dst, sst, nelems, pe)
 SYMCHAN_STRIDED_FORMS(8)
 SYMCHAN_STRIDED_FORMS(16)
 SYMCHAN_STRIDED_FORMS(32)
 SYMCHAN_STRIDED_FORMS(64)
 SYMCHAN_STRIDED_FORMS(128)
 #undef SYMCHAN_STRIDED_FORMS
-#undef SYMCHAN_STRIDED_TERMS
-
-// --- groups ----------------------------------------------------------------
-//
-// Groups that run a team or mailbox routine together: every thread of the
-// group calls it with the same arguments; thread 0 of the group waits and
-// signals, all of them copy.
-#define SYMCHAN_SCOPE_THREAD 0
-#define SYMCHAN_SCOPE_WARP 1
-#define SYMCHAN_SCOPE_BLOCK 2
-
-static __device__ __forceinline__ void symchan_group_sync(int scope) {
-	if (scope == SYMCHAN_SCOPE_WARP)
-		__syncwarp();
-	else if (scope == SYMCHAN_SCOPE_BLOCK)
-		__syncthreads();
-}
-
-static __device__ __forceinline__ unsigned symchan_block_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
-static __device__ __forceinline__ unsigned symchan_block_size() { return blockDim.x * blockDim.y * blockDim.z; }
 
 // --- teams and their collectives ------------------------------------------
 //
@@ -897,13 +856,6 @@ static __device__ __forceinline__ int symchan_team_translate_pe(const symchan_te
 	if (d < 0 || d % dst->stride != 0 || d / dst->stride >= dst->size)
 		return -1;
 	return d / dst->stride;
-}
-
-static __device__ __forceinline__ unsigned symchan_group_tid(int scope) {
-	return scope == SYMCHAN_SCOPE_BLOCK ? symchan_block_tid() : scope == SYMCHAN_SCOPE_WARP ? (threadIdx.x & 31) : 0;
-}
-static __device__ __forceinline__ unsigned symchan_group_size(int scope) {
-	return scope == SYMCHAN_SCOPE_BLOCK ? symchan_block_size() : scope == SYMCHAN_SCOPE_WARP ? 32 : 1;
 }
 
 // symchan_coll_sig is the 32-bit signature of a collective's arguments
@@ -1035,15 +987,17 @@ static __device__ int symchan_team_alone(const symchan_heap *h, symchan_team *t,
 
 // nvshmem_team_sync (_warp, _block): a phase, no quiet. It returns 0, or
 // SYMCHAN_ERR_MISMATCH when another member was in another collective.
-static __device__ __forceinline__ int symchan_team_sync(const symchan_heap *h, symchan_team *t) { return symchan_team_alone(h, t, SYMCHAN_SCOPE_THREAD, false, SYMCHAN_COLL_SYNC); }
-static __device__ __forceinline__ int symchan_team_sync_warp(const symchan_heap *h, symchan_team *t) { return symchan_team_alone(h, t, SYMCHAN_SCOPE_WARP, false, SYMCHAN_COLL_SYNC); }
-static __device__ __forceinline__ int symchan_team_sync_block(const symchan_heap *h, symchan_team *t) { return symchan_team_alone(h, t, SYMCHAN_SCOPE_BLOCK, false, SYMCHAN_COLL_SYNC); }
+static __device__ __forceinline__ int symchan_team_sync_group(const symchan_heap *h, symchan_team *t, int scope) {
+	return symchan_team_alone(h, t, scope, false, SYMCHAN_COLL_SYNC);
+}
+SYMCHAN_GROUP_FORMS(int, team_sync, (const symchan_heap *h, symchan_team *t), h, t)
 
 // nvshmem_barrier (_warp, _block): the group's puts complete, then a phase.
 // It returns as symchan_team_sync does.
-static __device__ __forceinline__ int symchan_barrier(const symchan_heap *h, symchan_team *t) { return symchan_team_alone(h, t, SYMCHAN_SCOPE_THREAD, true, SYMCHAN_COLL_BARRIER); }
-static __device__ __forceinline__ int symchan_barrier_warp(const symchan_heap *h, symchan_team *t) { return symchan_team_alone(h, t, SYMCHAN_SCOPE_WARP, true, SYMCHAN_COLL_BARRIER); }
-static __device__ __forceinline__ int symchan_barrier_block(const symchan_heap *h, symchan_team *t) { return symchan_team_alone(h, t, SYMCHAN_SCOPE_BLOCK, true, SYMCHAN_COLL_BARRIER); }
+static __device__ __forceinline__ int symchan_barrier_group(const symchan_heap *h, symchan_team *t, int scope) {
+	return symchan_team_alone(h, t, scope, true, SYMCHAN_COLL_BARRIER);
+}
+SYMCHAN_GROUP_FORMS(int, barrier, (const symchan_heap *h, symchan_team *t), h, t)
 
 // The data steps of the collectives, by thread tid of nth cooperating
 // threads (a group's, or a grid's when the runtime splits a large
@@ -1292,30 +1246,20 @@ static __device__ int symchan_reduce_group(const symchan_heap *h, symchan_team *
 	return err;
 }
 
-#define SYMCHAN_GROUP_FORMS(name, params, ...)                                                                                           \
-	static __device__ __forceinline__ int symchan_##name params { return symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_THREAD); }      \
-	static __device__ __forceinline__ int symchan_##name##_warp params { return symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_WARP); } \
-	static __device__ __forceinline__ int symchan_##name##_block params { return symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_BLOCK); }
-SYMCHAN_GROUP_FORMS(broadcastmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int root), h, t, dest,
+SYMCHAN_GROUP_FORMS(int, broadcastmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int root), h, t, dest,
                     source, n, root)
-SYMCHAN_GROUP_FORMS(fcollectmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n), h, t, dest, source, n)
-SYMCHAN_GROUP_FORMS(alltoallmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n), h, t, dest, source, n)
+SYMCHAN_GROUP_FORMS(int, fcollectmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n), h, t, dest, source, n)
+SYMCHAN_GROUP_FORMS(int, alltoallmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n), h, t, dest, source, n)
 
 // symchan_<type>_<op>_reduce, _warp, _block for NVSHMEM's standard types
 // and operators: symchan_float_sum_reduce_block(h, t, dest, source, n), …
-#define SYMCHAN_REDUCE_FORMS(tname, T, oname, OP)                                                                                  \
-	static __device__ __forceinline__ int symchan_##tname##_##oname##_reduce(const symchan_heap *h, symchan_team *t, T *dest,       \
-	                                                                          const T *source, symchan_u64 n) {                    \
-		return symchan_reduce_group<T>(h, t, OP, dest, source, n, SYMCHAN_SCOPE_THREAD);                                                   \
-	}                                                                                                                          \
-	static __device__ __forceinline__ int symchan_##tname##_##oname##_reduce_warp(const symchan_heap *h, symchan_team *t, T *dest,  \
-	                                                                               const T *source, symchan_u64 n) {               \
-		return symchan_reduce_group<T>(h, t, OP, dest, source, n, SYMCHAN_SCOPE_WARP);                                                     \
-	}                                                                                                                          \
-	static __device__ __forceinline__ int symchan_##tname##_##oname##_reduce_block(const symchan_heap *h, symchan_team *t, T *dest, \
-	                                                                                const T *source, symchan_u64 n) {              \
-		return symchan_reduce_group<T>(h, t, OP, dest, source, n, SYMCHAN_SCOPE_BLOCK);                                                    \
-	}
+#define SYMCHAN_REDUCE_FORMS(tname, T, oname, OP)                                                                                    \
+	static __device__ __forceinline__ int symchan_##tname##_##oname##_reduce_group(const symchan_heap *h, symchan_team *t, T *dest,    \
+	                                                                                const T *source, symchan_u64 n, int scope) {      \
+		return symchan_reduce_group<T>(h, t, OP, dest, source, n, scope);                                                              \
+	}                                                                                                                                \
+	SYMCHAN_GROUP_FORMS(int, tname##_##oname##_reduce, (const symchan_heap *h, symchan_team *t, T *dest, const T *source, symchan_u64 n), \
+	                    h, t, dest, source, n)
 #define SYMCHAN_REDUCE_ARITH(tname, T)                          \
 	SYMCHAN_REDUCE_FORMS(tname, T, sum, SYMCHAN_REDUCE_SUM)     \
 	SYMCHAN_REDUCE_FORMS(tname, T, prod, SYMCHAN_REDUCE_PROD)   \
@@ -1563,12 +1507,14 @@ static __device__ __forceinline__ symchan_u64 symchan_mailbox_first_seq(const sy
 	return seq;
 }
 
-// symchan_mailbox_send_group sends n bytes to PE to as one message, in
+// symchan_mailbox_send_scoped sends n bytes to PE to as one message, in
 // chunks of slot_size - SYMCHAN_SLOT_HEADER bytes in consecutive slots when it does not fit
 // one, waiting for credit: the wire format of Mailbox.Send, so Go and
 // kernel receivers take it alike. The Go receiver's MaxMessage bounds n.
-static __device__ void symchan_mailbox_send_group(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
-                                                  symchan_u64 n, bool shared, unsigned tid, unsigned nth, int scope) {
+// shared: out is shared by many producers (symchan_mailbox_send_mp).
+static __device__ void symchan_mailbox_send_scoped(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
+                                                   symchan_u64 n, bool shared, int scope) {
+	const unsigned tid = symchan_group_tid(scope), nth = symchan_group_size(scope);
 	const symchan_u64 cap = mb->slot_size - SYMCHAN_SLOT_HEADER;
 	symchan_u64 seq = symchan_mailbox_first_seq(mb, out, n, shared, tid, scope), off = 0;
 	do {
@@ -1579,25 +1525,16 @@ static __device__ void symchan_mailbox_send_group(const symchan_heap *h, const s
 	} while (off < n);
 }
 
-// symchan_mailbox_send sends n bytes to PE to (one thread; messages of
-// several slots included). It returns 0.
-static __device__ int symchan_mailbox_send(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
-                                           symchan_u64 n) {
-	symchan_mailbox_send_group(h, mb, out, to, data, n, false, 0, 1, SYMCHAN_SCOPE_THREAD);
+// symchan_mailbox_send (_warp, _block) sends n bytes to PE to (messages
+// of several slots included); the group forms send with the whole warp or
+// block, all of it copying. It returns 0.
+static __device__ __forceinline__ int symchan_mailbox_send_group(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to,
+                                                                 const void *data, symchan_u64 n, int scope) {
+	symchan_mailbox_send_scoped(h, mb, out, to, data, n, false, scope);
 	return 0;
 }
-
-// symchan_mailbox_send_warp and _block: the whole warp or block sends, all
-// of it copying.
-static __device__ void symchan_mailbox_send_warp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
-                                                 symchan_u64 n) {
-	symchan_mailbox_send_group(h, mb, out, to, data, n, false, threadIdx.x & 31, 32, SYMCHAN_SCOPE_WARP);
-}
-
-static __device__ void symchan_mailbox_send_block(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
-                                                  symchan_u64 n) {
-	symchan_mailbox_send_group(h, mb, out, to, data, n, false, symchan_block_tid(), symchan_block_size(), SYMCHAN_SCOPE_BLOCK);
-}
+SYMCHAN_GROUP_FORMS(int, mailbox_send, (const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data, symchan_u64 n),
+                    h, mb, out, to, data, n)
 
 // symchan_mailbox_send_mp sends n bytes to PE to as symchan_mailbox_send
 // does, where any number of threads of this GPU send to to at once
@@ -1610,12 +1547,12 @@ static __device__ void symchan_mailbox_send_block(const symchan_heap *h, const s
 // not both at once; close it (symchan_mailbox_close) once they are done.
 static __device__ void symchan_mailbox_send_mp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
                                                symchan_u64 n) {
-	symchan_mailbox_send_group(h, mb, out, to, data, n, true, 0, 1, SYMCHAN_SCOPE_THREAD);
+	symchan_mailbox_send_scoped(h, mb, out, to, data, n, true, SYMCHAN_SCOPE_THREAD);
 }
 
 static __device__ void symchan_mailbox_send_mp_warp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to,
                                                     const void *data, symchan_u64 n) {
-	symchan_mailbox_send_group(h, mb, out, to, data, n, true, threadIdx.x & 31, 32, SYMCHAN_SCOPE_WARP);
+	symchan_mailbox_send_scoped(h, mb, out, to, data, n, true, SYMCHAN_SCOPE_WARP);
 }
 
 // symchan_mailbox_close sends the close marker to PE to (one thread):
@@ -2158,19 +2095,14 @@ static __device__ int symchan_actor_recv_many_block(const symchan_heap *h, symch
 	return symchan_actor_note(h, a, s, r, symchan_block_tid() == 0);
 }
 
-// symchan_actor_send sends n bytes to PE to (not the actor's own PE), in
-// the Go wire format; the _warp and _block forms send with the group.
-static __device__ void symchan_actor_send(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
-	symchan_mailbox_send(h, &a->mb, &symchan_actor_out(a)[to], to, data, n);
+// symchan_actor_send (_warp, _block) sends n bytes to PE to (not the
+// actor's own PE), in the Go wire format; the group forms send with the
+// whole warp or block.
+static __device__ __forceinline__ void symchan_actor_send_group(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n,
+                                                                int scope) {
+	symchan_mailbox_send_group(h, &a->mb, &symchan_actor_out(a)[to], to, data, n, scope);
 }
-
-static __device__ void symchan_actor_send_warp(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
-	symchan_mailbox_send_warp(h, &a->mb, &symchan_actor_out(a)[to], to, data, n);
-}
-
-static __device__ void symchan_actor_send_block(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
-	symchan_mailbox_send_block(h, &a->mb, &symchan_actor_out(a)[to], to, data, n);
-}
+SYMCHAN_GROUP_FORMS(void, actor_send, (const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n), h, a, to, data, n)
 
 // symchan_actor_send_mp and _mp_warp send as symchan_mailbox_send_mp and
 // _mp_warp do: any number of the actor's threads (or warps) send to PE to
