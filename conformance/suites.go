@@ -147,5 +147,6 @@ var gpuTests = []test{
 	{"DeviceTeams", (*kit).testDeviceTeams},
 	{"DeviceArgumentsDiffer", (*kit).testDeviceArgumentsDiffer},
 	{"DeviceTerms", (*kit).testDeviceTerms},
+	{"DeviceTypedTerms", (*kit).testDeviceTypedTerms},
 	{"BlockingCollectivesOnDevice", (*kit).testBlockingCollectivesOnDevice},
 }

@@ -320,6 +320,37 @@ SYMCHAN_GROUP_FORMS(void, put_signal,
                     (const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n, symchan_u64 sig_off, symchan_u64 value, int op),
                     h, pe, off, src, n, sig_off, value, op)
 
+// symchan_put_nbi, symchan_get_nbi and symchan_put_signal_nbi (_warp,
+// _block) may return before their data has moved, as NVSHMEM's _nbi
+// routines: the source of a put must not change, and the destination of
+// a get is not to be read, until symchan_quiet. On a PE this GPU maps
+// they are the blocking routines (stores and loads, done when they
+// return, which _nbi allows); on one it does not, NVSHMEM's _nbi
+// routines, whose transfer overlaps what follows.
+static __device__ __forceinline__ void symchan_put_nbi_group(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n, int scope) {
+	SYMCHAN_REMOTE(h, pe, SYMCHAN_NV_SCOPED(scope, nvshmem_putmem_nbi, nvshmemx_putmem_nbi_warp, nvshmemx_putmem_nbi_block, (symchan_sym(h, off), src, n, pe)); return)
+	symchan_put_group(h, pe, off, src, n, scope);
+}
+SYMCHAN_GROUP_FORMS(void, put_nbi, (const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n), h, pe, off, src, n)
+
+static __device__ __forceinline__ void symchan_get_nbi_group(const symchan_heap *h, void *dst, int pe, symchan_u64 off, symchan_u64 n, int scope) {
+	SYMCHAN_REMOTE(h, pe, SYMCHAN_NV_SCOPED(scope, nvshmem_getmem_nbi, nvshmemx_getmem_nbi_warp, nvshmemx_getmem_nbi_block, (dst, symchan_sym(h, off), n, pe)); return)
+	symchan_get_group(h, dst, pe, off, n, scope);
+}
+SYMCHAN_GROUP_FORMS(void, get_nbi, (const symchan_heap *h, void *dst, int pe, symchan_u64 off, symchan_u64 n), h, dst, pe, off, n)
+
+static __device__ __forceinline__ void symchan_put_signal_nbi_group(const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n,
+                                                                    symchan_u64 sig_off, symchan_u64 value, int op, int scope) {
+	SYMCHAN_REMOTE(h, pe,
+	               SYMCHAN_NV_SCOPED(scope, nvshmem_putmem_signal_nbi, nvshmemx_putmem_signal_nbi_warp, nvshmemx_putmem_signal_nbi_block,
+	                                 (symchan_sym(h, off), src, n, (uint64_t *)symchan_sym(h, sig_off), value, symchan_nv_sigop(op), pe));
+	               return)
+	symchan_put_signal_group(h, pe, off, src, n, sig_off, value, op, scope);
+}
+SYMCHAN_GROUP_FORMS(void, put_signal_nbi,
+                    (const symchan_heap *h, int pe, symchan_u64 off, const void *src, symchan_u64 n, symchan_u64 sig_off, symchan_u64 value, int op),
+                    h, pe, off, src, n, sig_off, value, op)
+
 // --- waits ----------------------------------------------------------------
 
 static __device__ __forceinline__ bool symchan_compare(symchan_u64 word, int cmp, symchan_u64 value) {
@@ -619,15 +650,6 @@ static __device__ __forceinline__ void symchan_getmem_group(const symchan_heap *
 	symchan_get_group(h, dest, pe, symchan_off(h, source), n, scope);
 }
 SYMCHAN_GROUP_FORMS(void, getmem, (const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe), h, dest, source, n, pe)
-// nvshmem_uint64_p and _g: one word.
-static __device__ __forceinline__ void symchan_uint64_p(const symchan_heap *h, symchan_u64 *dest, symchan_u64 value, int pe) {
-	symchan_put(h, pe, symchan_off(h, dest), &value, sizeof value);
-}
-static __device__ __forceinline__ symchan_u64 symchan_uint64_g(const symchan_heap *h, const symchan_u64 *source, int pe) {
-	symchan_u64 v;
-	symchan_get(h, &v, pe, symchan_off(h, source), sizeof v);
-	return v;
-}
 // nvshmem_putmem_signal, _warp, _block: the put, then sig_addr on pe
 // updated by sig_op (SYMCHAN_SIGNAL_SET or _ADD) with signal, after it.
 static __device__ __forceinline__ void symchan_putmem_signal_group(const symchan_heap *h, void *dest, const void *source, symchan_u64 n,
@@ -635,6 +657,23 @@ static __device__ __forceinline__ void symchan_putmem_signal_group(const symchan
 	symchan_put_signal_group(h, pe, symchan_off(h, dest), source, n, symchan_off(h, sig_addr), signal, sig_op, scope);
 }
 SYMCHAN_GROUP_FORMS(void, putmem_signal,
+                    (const symchan_heap *h, void *dest, const void *source, symchan_u64 n, symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe),
+                    h, dest, source, n, sig_addr, signal, sig_op, pe)
+// nvshmem_putmem_nbi, _getmem_nbi, _putmem_signal_nbi (_warp, _block):
+// as above, completed by symchan_quiet (see symchan_put_nbi).
+static __device__ __forceinline__ void symchan_putmem_nbi_group(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe, int scope) {
+	symchan_put_nbi_group(h, pe, symchan_off(h, dest), source, n, scope);
+}
+SYMCHAN_GROUP_FORMS(void, putmem_nbi, (const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe), h, dest, source, n, pe)
+static __device__ __forceinline__ void symchan_getmem_nbi_group(const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe, int scope) {
+	symchan_get_nbi_group(h, dest, pe, symchan_off(h, source), n, scope);
+}
+SYMCHAN_GROUP_FORMS(void, getmem_nbi, (const symchan_heap *h, void *dest, const void *source, symchan_u64 n, int pe), h, dest, source, n, pe)
+static __device__ __forceinline__ void symchan_putmem_signal_nbi_group(const symchan_heap *h, void *dest, const void *source, symchan_u64 n,
+                                                                       symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe, int scope) {
+	symchan_put_signal_nbi_group(h, pe, symchan_off(h, dest), source, n, symchan_off(h, sig_addr), signal, sig_op, scope);
+}
+SYMCHAN_GROUP_FORMS(void, putmem_signal_nbi,
                     (const symchan_heap *h, void *dest, const void *source, symchan_u64 n, symchan_u64 *sig_addr, symchan_u64 signal, int sig_op, int pe),
                     h, dest, source, n, sig_addr, signal, sig_op, pe)
 // nvshmemx_signal_op: sig_addr on pe updated by sig_op with signal.
@@ -681,8 +720,56 @@ static __device__ __forceinline__ void symchan_signal(const symchan_heap *h, sym
 		(void)symchan_atomic_swap##sfx(h, pe, symchan_off(h, dest), value);                                                    \
 	}
 SYMCHAN_AMO_TERMS(symchan_u64, uint64, )
+SYMCHAN_AMO_TERMS(unsigned long, uint64, ) // uint64_t where it is unsigned long (see symchan_word)
 SYMCHAN_AMO_TERMS(unsigned, uint32, 32)
 #undef SYMCHAN_AMO_TERMS
+
+// symchan_word: a signal word may be spelt uint64_t, which is unsigned
+// long where glibc's headers say so (nvcc, and the nvshmem variant of
+// kernels.Compile) and unsigned long long (symchan_u64) under plain NVRTC
+// (the cuda variant). Every routine that takes a signal word or a uint64
+// word by address takes either, so a kernel compiles alike for both
+// backends.
+static_assert(sizeof(unsigned long) == 8, "symchan.cuh needs a 64-bit unsigned long (LP64)");
+#define SYMCHAN_WORD(p) ((symchan_u64 *)(p))
+#define SYMCHAN_CWORD(p) ((const volatile symchan_u64 *)(p))
+static __device__ __forceinline__ symchan_u64 symchan_signal_fetch(const volatile unsigned long *sig) { return symchan_signal_fetch(SYMCHAN_CWORD(sig)); }
+static __device__ __forceinline__ symchan_u64 symchan_wait_until(const volatile unsigned long *sig, int cmp, symchan_u64 value) {
+	return symchan_wait_until(SYMCHAN_CWORD(sig), cmp, value);
+}
+static __device__ __forceinline__ bool symchan_wait_until_h(const symchan_heap *h, const volatile unsigned long *sig, int cmp, symchan_u64 value,
+                                                           symchan_u64 *got) {
+	return symchan_wait_until_h(h, SYMCHAN_CWORD(sig), cmp, value, got);
+}
+static __device__ __forceinline__ void symchan_wait_until_all(const volatile unsigned long *sigs, int n, const int *status, int cmp,
+                                                             symchan_u64 value, const unsigned long *values) {
+	symchan_wait_until_all(SYMCHAN_CWORD(sigs), n, status, cmp, value, (const symchan_u64 *)values);
+}
+static __device__ __forceinline__ int symchan_wait_until_any(const volatile unsigned long *sigs, int n, const int *status, int cmp,
+                                                            symchan_u64 value, const unsigned long *values, int *start) {
+	return symchan_wait_until_any(SYMCHAN_CWORD(sigs), n, status, cmp, value, (const symchan_u64 *)values, start);
+}
+static __device__ __forceinline__ int symchan_wait_until_some(const volatile unsigned long *sigs, int n, const int *status, int cmp,
+                                                             symchan_u64 value, const unsigned long *values, int *indices) {
+	return symchan_wait_until_some(SYMCHAN_CWORD(sigs), n, status, cmp, value, (const symchan_u64 *)values, indices);
+}
+static __device__ __forceinline__ void symchan_signal(const symchan_heap *h, unsigned long *sig_addr, symchan_u64 signal, int sig_op, int pe) {
+	symchan_signal(h, SYMCHAN_WORD(sig_addr), signal, sig_op, pe);
+}
+static __device__ __forceinline__ void symchan_putmem_signal_group(const symchan_heap *h, void *dest, const void *source, symchan_u64 n,
+                                                                   unsigned long *sig_addr, symchan_u64 signal, int sig_op, int pe, int scope) {
+	symchan_putmem_signal_group(h, dest, source, n, SYMCHAN_WORD(sig_addr), signal, sig_op, pe, scope);
+}
+SYMCHAN_GROUP_FORMS(void, putmem_signal,
+                    (const symchan_heap *h, void *dest, const void *source, symchan_u64 n, unsigned long *sig_addr, symchan_u64 signal, int sig_op, int pe),
+                    h, dest, source, n, sig_addr, signal, sig_op, pe)
+static __device__ __forceinline__ void symchan_putmem_signal_nbi_group(const symchan_heap *h, void *dest, const void *source, symchan_u64 n,
+                                                                       unsigned long *sig_addr, symchan_u64 signal, int sig_op, int pe, int scope) {
+	symchan_putmem_signal_nbi_group(h, dest, source, n, SYMCHAN_WORD(sig_addr), signal, sig_op, pe, scope);
+}
+SYMCHAN_GROUP_FORMS(void, putmem_signal_nbi,
+                    (const symchan_heap *h, void *dest, const void *source, symchan_u64 n, unsigned long *sig_addr, symchan_u64 signal, int sig_op, int pe),
+                    h, dest, source, n, sig_addr, signal, sig_op, pe)
 
 // nvshmem_float_atomic_* and nvshmem_double_atomic_*: fetch, set and swap
 // (the spec's extended types have no others).
@@ -1250,6 +1337,131 @@ SYMCHAN_GROUP_FORMS(int, broadcastmem, (const symchan_heap *h, symchan_team *t, 
                     source, n, root)
 SYMCHAN_GROUP_FORMS(int, fcollectmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n), h, t, dest, source, n)
 SYMCHAN_GROUP_FORMS(int, alltoallmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n), h, t, dest, source, n)
+
+// NVSHMEM's typed routines, nvshmem_TYPENAME_…, for its standard RMA
+// types: symchan_int_p(h, dest, value, pe), symchan_float_put_block(h,
+// dest, source, nelems, pe), symchan_int64_g(h, source, pe),
+// symchan_int_put_signal_nbi(h, dest, source, nelems, sig_addr, signal,
+// sig_op, pe), symchan_int_fcollect_block(h, t, dest, source, nelems), …:
+// put, get, put_nbi, get_nbi, put_signal, put_signal_nbi, iput and iget
+// (strides in elements) and the team's broadcast, fcollect and alltoall,
+// each in thread, warp and block forms; p and g by one thread. Counts are
+// elements of the type; each forwards to the byte routine above.
+#define SYMCHAN_TYPED_RMA(tname, T)                                                                                                        \
+	static __device__ __forceinline__ void symchan_##tname##_put_group(const symchan_heap *h, T *dest, const T *source, symchan_u64 nelems, \
+	                                                                   int pe, int scope) {                                             \
+		symchan_putmem_group(h, dest, source, nelems * sizeof(T), pe, scope);                                                            \
+	}                                                                                                                                    \
+	SYMCHAN_GROUP_FORMS(void, tname##_put, (const symchan_heap *h, T *dest, const T *source, symchan_u64 nelems, int pe), h, dest, source, \
+	                    nelems, pe)                                                                                                      \
+	static __device__ __forceinline__ void symchan_##tname##_get_group(const symchan_heap *h, T *dest, const T *source, symchan_u64 nelems, \
+	                                                                   int pe, int scope) {                                             \
+		symchan_getmem_group(h, dest, source, nelems * sizeof(T), pe, scope);                                                            \
+	}                                                                                                                                    \
+	SYMCHAN_GROUP_FORMS(void, tname##_get, (const symchan_heap *h, T *dest, const T *source, symchan_u64 nelems, int pe), h, dest, source, \
+	                    nelems, pe)                                                                                                      \
+	static __device__ __forceinline__ void symchan_##tname##_put_nbi_group(const symchan_heap *h, T *dest, const T *source,                \
+	                                                                       symchan_u64 nelems, int pe, int scope) {                     \
+		symchan_putmem_nbi_group(h, dest, source, nelems * sizeof(T), pe, scope);                                                       \
+	}                                                                                                                                    \
+	SYMCHAN_GROUP_FORMS(void, tname##_put_nbi, (const symchan_heap *h, T *dest, const T *source, symchan_u64 nelems, int pe), h, dest,    \
+	                    source, nelems, pe)                                                                                              \
+	static __device__ __forceinline__ void symchan_##tname##_get_nbi_group(const symchan_heap *h, T *dest, const T *source,                \
+	                                                                       symchan_u64 nelems, int pe, int scope) {                     \
+		symchan_getmem_nbi_group(h, dest, source, nelems * sizeof(T), pe, scope);                                                        \
+	}                                                                                                                                    \
+	SYMCHAN_GROUP_FORMS(void, tname##_get_nbi, (const symchan_heap *h, T *dest, const T *source, symchan_u64 nelems, int pe), h, dest,    \
+	                    source, nelems, pe)                                                                                              \
+	template <typename W>                                                                                                                \
+	static __device__ __forceinline__ void symchan_##tname##_put_signal_group(const symchan_heap *h, T *dest, const T *source,             \
+	                                                                          symchan_u64 nelems, W *sig_addr, symchan_u64 signal,        \
+	                                                                          int sig_op, int pe, int scope) {                          \
+		symchan_putmem_signal_group(h, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe, scope);                           \
+	}                                                                                                                                    \
+	template <typename W>                                                                                                                \
+	static __device__ __forceinline__ void symchan_##tname##_put_signal_nbi_group(const symchan_heap *h, T *dest, const T *source,         \
+	                                                                              symchan_u64 nelems, W *sig_addr, symchan_u64 signal,    \
+	                                                                              int sig_op, int pe, int scope) {                      \
+		symchan_putmem_signal_nbi_group(h, dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe, scope);                       \
+	}                                                                                                                                    \
+	SYMCHAN_TYPED_SIGNAL_FORMS(tname, T, symchan_u64)                                                                                    \
+	SYMCHAN_TYPED_SIGNAL_FORMS(tname, T, unsigned long)                                                                                  \
+	static __device__ __forceinline__ void symchan_##tname##_iput_group(const symchan_heap *h, T *dest, const T *source, symchan_u64 dst,  \
+	                                                                    symchan_u64 sst, symchan_u64 nelems, int pe, int scope) {       \
+		symchan_iput_group(h, pe, symchan_off(h, dest), source, dst, sst, sizeof(T), nelems, scope);                                     \
+	}                                                                                                                                    \
+	SYMCHAN_GROUP_FORMS(void, tname##_iput,                                                                                              \
+	                    (const symchan_heap *h, T *dest, const T *source, symchan_u64 dst, symchan_u64 sst, symchan_u64 nelems, int pe),  \
+	                    h, dest, source, dst, sst, nelems, pe)                                                                           \
+	static __device__ __forceinline__ void symchan_##tname##_iget_group(const symchan_heap *h, T *dest, const T *source, symchan_u64 dst,  \
+	                                                                    symchan_u64 sst, symchan_u64 nelems, int pe, int scope) {       \
+		symchan_iget_group(h, dest, dst, pe, symchan_off(h, source), sst, sizeof(T), nelems, scope);                                     \
+	}                                                                                                                                    \
+	SYMCHAN_GROUP_FORMS(void, tname##_iget,                                                                                              \
+	                    (const symchan_heap *h, T *dest, const T *source, symchan_u64 dst, symchan_u64 sst, symchan_u64 nelems, int pe),  \
+	                    h, dest, source, dst, sst, nelems, pe)                                                                           \
+	static __device__ __forceinline__ void symchan_##tname##_p(const symchan_heap *h, T *dest, T value, int pe) {                          \
+		symchan_put(h, pe, symchan_off(h, dest), &value, sizeof value);                                                                  \
+	}                                                                                                                                    \
+	static __device__ __forceinline__ T symchan_##tname##_g(const symchan_heap *h, const T *source, int pe) {                              \
+		T v;                                                                                                                             \
+		symchan_get(h, &v, pe, symchan_off(h, source), sizeof v);                                                                        \
+		return v;                                                                                                                        \
+	}                                                                                                                                    \
+	static __device__ __forceinline__ int symchan_##tname##_broadcast_group(const symchan_heap *h, symchan_team *t, T *dest,               \
+	                                                                        const T *source, symchan_u64 nelems, int root, int scope) {   \
+		return symchan_broadcastmem_group(h, t, dest, source, nelems * sizeof(T), root, scope);                                          \
+	}                                                                                                                                    \
+	SYMCHAN_GROUP_FORMS(int, tname##_broadcast, (const symchan_heap *h, symchan_team *t, T *dest, const T *source, symchan_u64 nelems,     \
+	                                             int root),                                                                              \
+	                    h, t, dest, source, nelems, root)                                                                                \
+	static __device__ __forceinline__ int symchan_##tname##_fcollect_group(const symchan_heap *h, symchan_team *t, T *dest,                \
+	                                                                       const T *source, symchan_u64 nelems, int scope) {              \
+		return symchan_fcollectmem_group(h, t, dest, source, nelems * sizeof(T), scope);                                                 \
+	}                                                                                                                                    \
+	SYMCHAN_GROUP_FORMS(int, tname##_fcollect, (const symchan_heap *h, symchan_team *t, T *dest, const T *source, symchan_u64 nelems),     \
+	                    h, t, dest, source, nelems)                                                                                      \
+	static __device__ __forceinline__ int symchan_##tname##_alltoall_group(const symchan_heap *h, symchan_team *t, T *dest,                \
+	                                                                       const T *source, symchan_u64 nelems, int scope) {              \
+		return symchan_alltoallmem_group(h, t, dest, source, nelems * sizeof(T), scope);                                                 \
+	}                                                                                                                                    \
+	SYMCHAN_GROUP_FORMS(int, tname##_alltoall, (const symchan_heap *h, symchan_team *t, T *dest, const T *source, symchan_u64 nelems),     \
+	                    h, t, dest, source, nelems)
+// The put_signal forms of a type for signal words of type W (see symchan_word).
+#define SYMCHAN_TYPED_SIGNAL_FORMS(tname, T, W)                                                                                            \
+	SYMCHAN_GROUP_FORMS(void, tname##_put_signal,                                                                                        \
+	                    (const symchan_heap *h, T *dest, const T *source, symchan_u64 nelems, W *sig_addr, symchan_u64 signal, int sig_op, \
+	                     int pe),                                                                                                        \
+	                    h, dest, source, nelems, sig_addr, signal, sig_op, pe)                                                           \
+	SYMCHAN_GROUP_FORMS(void, tname##_put_signal_nbi,                                                                                    \
+	                    (const symchan_heap *h, T *dest, const T *source, symchan_u64 nelems, W *sig_addr, symchan_u64 signal, int sig_op, \
+	                     int pe),                                                                                                        \
+	                    h, dest, source, nelems, sig_addr, signal, sig_op, pe)
+SYMCHAN_TYPED_RMA(float, float)
+SYMCHAN_TYPED_RMA(double, double)
+SYMCHAN_TYPED_RMA(char, char)
+SYMCHAN_TYPED_RMA(schar, signed char)
+SYMCHAN_TYPED_RMA(short, short)
+SYMCHAN_TYPED_RMA(int, int)
+SYMCHAN_TYPED_RMA(long, long)
+SYMCHAN_TYPED_RMA(longlong, long long)
+SYMCHAN_TYPED_RMA(uchar, unsigned char)
+SYMCHAN_TYPED_RMA(ushort, unsigned short)
+SYMCHAN_TYPED_RMA(uint, unsigned int)
+SYMCHAN_TYPED_RMA(ulong, unsigned long)
+SYMCHAN_TYPED_RMA(ulonglong, unsigned long long)
+SYMCHAN_TYPED_RMA(int8, signed char)
+SYMCHAN_TYPED_RMA(int16, short)
+SYMCHAN_TYPED_RMA(int32, int)
+SYMCHAN_TYPED_RMA(int64, long long)
+SYMCHAN_TYPED_RMA(int64, long) // int64_t where it is long (see symchan_word)
+SYMCHAN_TYPED_RMA(uint8, unsigned char)
+SYMCHAN_TYPED_RMA(uint16, unsigned short)
+SYMCHAN_TYPED_RMA(uint32, unsigned int)
+SYMCHAN_TYPED_RMA(uint64, unsigned long long)
+SYMCHAN_TYPED_RMA(uint64, unsigned long) // uint64_t where it is unsigned long
+#undef SYMCHAN_TYPED_SIGNAL_FORMS
+#undef SYMCHAN_TYPED_RMA
 
 // symchan_<type>_<op>_reduce, _warp, _block for NVSHMEM's standard types
 // and operators: symchan_float_sum_reduce_block(h, t, dest, source, n), …
