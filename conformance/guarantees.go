@@ -425,6 +425,7 @@ func (ck *kit) testServiceAfterStop(t *testing.T) {
 // context given to Start after it returned does not stop the service.
 func (ck *kit) testServiceCallerFaults(t *testing.T) {
 	ck.oneProcess(t)
+	ck.needPEs(t, 2)
 	if _, err := service.Start(context.Background(), pgas.Config{Backend: ck.backend(), PEs: 2, HeapSize: testHeap},
 		func(ctx context.Context, pe *pgas.PE) (service.Actor[int64, int64], error) { return svcActor{}, nil },
 		service.QueueDepth(1<<40)); !errors.Is(err, service.ErrBadArg) {

@@ -41,6 +41,7 @@ func (a svcActor) Serve(ctx context.Context, x int64) (int64, error) {
 
 func (ck *kit) startService(t *testing.T, n int, dones *atomic.Int64, opts ...service.Option) *service.Service[int64, int64] {
 	t.Helper()
+	ck.needPEs(t, n)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	s, err := service.Start(ctx, pgas.Config{Backend: ck.backend(), PEs: n, HeapSize: testHeap},
