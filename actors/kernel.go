@@ -78,8 +78,8 @@ func (e *KernelError) Error() string {
 // free once they have returned; with PEs sharing a GPU, as the tests do,
 // they share its context and each other's actors. Likewise, work on a
 // stream that shares a hardware queue with the actor's (the driver maps a
-// context's streams onto CUDA_DEVICE_MAX_CONNECTIONS queues, 8 by default)
-// may wait for it to return. A Go PE's messaging stays off its stream for
+// context's streams onto CUDA_DEVICE_MAX_CONNECTIONS queues: 8 unless the
+// process starts with it set) may wait for it to return. A Go PE's messaging stays off its stream for
 // that reason: the GPU backends put and get up to 1536 bytes through
 // their agent (a default 1 KiB slot whole; larger slots take stream
 // copies), and the agent runs two waits per PE of its GPU beyond 16,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/internal/abi"
@@ -50,6 +51,9 @@ import (
 //   - A member that ended its part in the team (returned, destroyed it)
 //     before entering: the callers fail at once, as in sync (devMissing),
 //     or the run fails, naming it (Team.end).
+//
+// Where PEs share a GPU's context the members meet on the host before
+// they launch (meetOnHost).
 
 // devColl is one blocking collective as symchan_team_step runs it.
 type devColl struct {
@@ -131,6 +135,11 @@ func (t *Team) deviceCollective(ctx context.Context, c devColl, bad error) error
 	if bad != nil {
 		c = devColl{sk: c.sk, kind: collRefused, agree: true}
 	}
+	if w.sharedGPU {
+		if err := t.meetOnHost(ctx, c.sk, seq); err != nil {
+			return err
+		}
+	}
 	if err := t.launchColl(c, seq); err != nil {
 		return t.abandon(ctx, c.sk, seq, whyError, p.id, err)
 	}
@@ -154,6 +163,76 @@ func (t *Team) deviceCollective(ctx context.Context, c devColl, bad error) error
 		t.devDone.Store(seq)
 	}
 	return mm
+}
+
+// meetOnHost returns once every other member of t has arrived at
+// blocking collective seq, or a member abandoned it (this member's
+// kernel, launched next, then ends at once with the others' outcome). It
+// returns an error where this member abandons it instead: its context
+// ended, the world failed, a member ended its part in the team.
+//
+// Worlds whose PEs share a GPU's context (World.sharedGPU) meet here
+// before they launch: a collective's kernel spins until every member's
+// kernel arrives, and on a shared context it would hold up another
+// member's work that has to finish before that member arrives (a
+// cuMemFree waits for the whole context; two streams may share a
+// hardware queue). Every member is in this process there. A member has
+// arrived when its host entered this blocking collective (Team.devSeq;
+// one that entered and launched is counted twice, but none launches
+// before the others have arrived) or its kernel, a stream's collective
+// or a user's, has begun the phase that opens it on the GPU (the low
+// half of this PE's arrivals word of that phase's parity: see
+// symchan.cuh's symchan_team_phase).
+func (t *Team) meetOnHost(ctx context.Context, sk syncKind, seq uint64) error {
+	p, sh := t.pe, t.shared
+	if sh == nil {
+		return nil
+	}
+	var st [abi.SizeofTeam / 8]uint64
+	word := func(off int) uint64 { return st[off/8] }
+	tick := time.NewTimer(0)
+	defer tick.Stop()
+	failed := func() error { return t.failedErr(ctx, sk, seq, nil) }
+	for d := time.Microsecond; ; d = min(2*d, time.Millisecond) {
+		// A failure is reported before the failed PE's teams end
+		// (World.run): so it wins over devMissing, as on every path.
+		if isClosed(p.w.failed) {
+			return failed()
+		}
+		arrived := 0
+		for r, m := range sh.member {
+			if r != t.rank && m != nil && m.devSeq.Load() >= seq {
+				arrived++
+			}
+		}
+		if arrived < len(t.members)-1 {
+			if err := p.w.tr.Get(p.id, p.id, t.deviceOff(), wordsBytes(st[:])); err != nil {
+				return t.abandon(ctx, sk, seq, whyError, p.id, err)
+			}
+			if word(abi.OffsetofTeamAbort) != 0 {
+				return nil // the kernel ends at once and reports it
+			}
+			q := (word(abi.OffsetofTeamPhases) + 1) & 1
+			arrived += int(uint32(word(abi.OffsetofTeamArrivals+8*int(q)) - word(abi.OffsetofTeamSeen+8*int(q))))
+		}
+		if arrived >= len(t.members)-1 {
+			return nil
+		}
+		if m := t.devMissing(seq); m != nil {
+			return t.abandon(ctx, sk, seq, whyEnded, m.pe, m)
+		}
+		tick.Reset(d)
+		select {
+		case <-tick.C:
+		case <-p.w.failed:
+			return failed()
+		case <-ctx.Done():
+			if isClosed(p.w.failed) {
+				return failed() // the failure cancelled ctx (World.fail closes failed first)
+			}
+			return t.abandon(ctx, sk, seq, whyOf(ctx), p.id, context.Cause(ctx))
+		}
+	}
 }
 
 // kindsDiffer is deviceMismatch's error when members ran different

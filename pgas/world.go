@@ -55,6 +55,10 @@ type World struct {
 	nDone atomic.Int32
 	ev    atomic.Pointer[chan struct{}]
 
+	// sharedGPU: some of this process's PEs share a GPU's context, and
+	// blocking device collectives meet on the host first (meetOnHost).
+	sharedGPU bool
+
 	all   []int                // 0 … n-1: the world team's members
 	nodes map[int]*nodeMembers // by node: the node team's members
 
@@ -423,6 +427,8 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 		}
 	}
 
+	w.sharedGPU = sharedContexts(pes)
+
 	// A GPU's own waits (streams, kernels) end when a PE fails, once the
 	// PEs' context has ended (gctx: every failure cancels it) and
 	// abortGrace passed, and at the end.
@@ -589,4 +595,21 @@ func oneWorldPerJob(name string, b driver.Backend) error {
 		return nil
 	}
 	return fmt.Errorf("pgas: symrun started this process as rank %d of %d, but the %s backend runs all its PEs in one process (each rank would open a world of its own): run it without symrun (%s sets its PE count), or use a backend whose PEs are processes (nvshmem); Config.ProcessLocal says such a world is meant", info.Rank, info.Size, name, EnvPEs)
+}
+
+// sharedContexts reports whether two of pes run on one GPU context.
+func sharedContexts(pes []*PE) bool {
+	seen := map[*device.Context]bool{}
+	for _, pe := range pes {
+		g, err := pe.GPU()
+		if err != nil {
+			return false // no GPU backend
+		}
+		c := g.Context()
+		if seen[c] {
+			return true
+		}
+		seen[c] = true
+	}
+	return false
 }

@@ -62,6 +62,9 @@ ngpu=$(nvidia-smi -L | wc -l)
 # share it (nvshmem, under MPS).
 np=$((ngpu < 2 ? 2 : ngpu))
 share=(SYMCHAN_CUDA_SHARE_GPUS=1)
+# PEs sharing a GPU share its context's hardware queues: the most the
+# driver gives, read as the process starts (pgas/cuda: EnvShareGPUs).
+export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-32}
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader || true
 
 if [ -z "${SYMCHAN_EMBEDDED_PTX:-}" ] && [ -x /usr/local/cuda/bin/nvcc ] && [ -f "$repo/kernels/symchan.cu" ]; then

@@ -58,9 +58,6 @@ func (b Backend) Open(ctx context.Context, cfg driver.Config) (driver.Transport,
 	if err != nil {
 		return nil, err
 	}
-	if pes > ngpu {
-		askSharedQueues()
-	}
 	ptx, err := kernels.PTX(b.PTXFile)
 	if err != nil {
 		return nil, err
@@ -123,17 +120,6 @@ func (b Backend) placement(asked int) (pes, ngpu int, err error) {
 		}
 	}
 	return pes, ngpu, nil
-}
-
-// askSharedQueues asks the driver for the most hardware queues per
-// context, for a world whose PEs share GPUs (see EnvShareGPUs), unless
-// the environment already says how many. The driver reads only the
-// process environment, as each context is made: this is the one place
-// the backend writes it.
-func askSharedQueues() {
-	if os.Getenv(envMaxConnections) == "" {
-		os.Setenv(envMaxConnections, sharedQueues)
-	}
 }
 
 // openGPU makes g's GPU (ordinal g.id) ready for the lanes PEs that run

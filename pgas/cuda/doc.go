@@ -74,17 +74,16 @@ const MaxWaitWords = gpuop.MaxWords
 // that want speed run one PE per GPU. PEs of one context also share its
 // hardware queues: a stream-ordered wait for a PE of the same GPU, with
 // work queued behind it, can block that PE's stream for ever when the two
-// streams took the same queue. Such a world sets CUDA_DEVICE_MAX_CONNECTIONS
-// to 32 (unless the environment sets it) before it makes its contexts,
-// which makes this rarer, not impossible.
+// streams took the same queue. The blocking collectives are safe from it
+// (their members meet on the host before their kernels wait for each
+// other); *OnStream collectives and kernels that wait for each other are
+// not. The driver reads how many queues a context gets,
+// CUDA_DEVICE_MAX_CONNECTIONS (8 unless set; 32 at most), from the
+// environment the process starts with, and the backend leaves it alone:
+// such a world runs with CUDA_DEVICE_MAX_CONNECTIONS=32 set by whoever
+// starts it (scripts/gpu-run.sh does), which makes the hang rarer, not
+// impossible.
 const EnvShareGPUs = "SYMCHAN_CUDA_SHARE_GPUS"
-
-// The hardware queues a world that shares GPUs asks the driver for (see
-// EnvShareGPUs): the most it gives.
-const (
-	envMaxConnections = "CUDA_DEVICE_MAX_CONNECTIONS"
-	sharedQueues      = "32"
-)
 
 func init() { pgas.Register("cuda", Backend{}) }
 
