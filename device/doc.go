@@ -36,6 +36,10 @@ import "errors"
 var ErrNoCUDA = errors.New("device: this binary was built without CUDA; rebuild with -tags cuda " +
 	`(on a machine without CUDA: eval "$(scripts/cuda-sdk.sh --env)" first)`)
 
+// ErrBadLaunch is wrapped by the error of a launch whose arguments do not
+// match the kernel's parameters (Function.Params).
+var ErrBadLaunch = errors.New("device: launch arguments do not match the kernel")
+
 // Info describes one GPU.
 type Info struct {
 	Ordinal      int

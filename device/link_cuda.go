@@ -60,7 +60,7 @@ func (c *Context) LinkModule(ptx string, libs ...string) (*Module, error) {
 		return nil, fmt.Errorf("device: link PTX with %v on GPU %d: %w: %s", libs, c.ordinal, err, C.GoString(log))
 	}
 	m.m = raw
-	if err := c.Do(func() error { return m.resolve(ptxEntries(ptx)) }); err != nil {
+	if err := c.Do(func() error { return m.resolve(ptxKernels(ptx)) }); err != nil {
 		return nil, fmt.Errorf("device: linked PTX on GPU %d: %w", c.ordinal, err)
 	}
 	return m, nil

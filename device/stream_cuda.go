@@ -155,8 +155,11 @@ func (s *Stream) WaitValue64(addr Ptr, v uint64) error {
 	return s.ctx.Do(func() error { return streamWaitValue64(s.c(), addr, v) })
 }
 
-// Launch enqueues f on s. Every argument is passed as 8 bytes: kernels
-// take pointers and 64-bit integers (our kernels' convention).
+// Launch enqueues f on s. Every argument is an 8-byte word; a smaller
+// parameter reads its low bytes. Where f's parameters are known
+// (Function.Params), a launch with another number of arguments, or of a
+// kernel with a parameter larger than 8 bytes (a struct by value), fails
+// before anything is queued.
 func (s *Stream) Launch(f *Function, grid, block Dim3, shared int, args ...uint64) error {
 	return s.launch(f, grid, block, shared, args, false)
 }
@@ -168,6 +171,9 @@ func (s *Stream) LaunchCooperative(f *Function, grid, block Dim3, shared int, ar
 }
 
 func (s *Stream) launch(f *Function, grid, block Dim3, shared int, args []uint64, coop bool) error {
+	if err := paramsError(f.name, f.params, len(args)); err != nil {
+		return err
+	}
 	fix := func(d Dim3) Dim3 {
 		if d.Y == 0 {
 			d.Y = 1
@@ -207,7 +213,7 @@ func (c *Context) LoadModule(ptx string) (*Module, error) {
 		if m.m, err = moduleLoadData(ptx); err != nil {
 			return err
 		}
-		return m.resolve(ptxEntries(ptx))
+		return m.resolve(ptxKernels(ptx))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("device: load PTX on GPU %d: %w", c.ordinal, err)
@@ -217,22 +223,31 @@ func (c *Context) LoadModule(ptx string) (*Module, error) {
 
 // resolve looks up the kernels names, in the module's context, into
 // m.funcs.
-func (m *Module) resolve(names []string) error {
-	m.funcs = make(map[string]*Function, len(names))
-	for _, name := range names {
-		f, err := moduleFunction(m.m, name)
+func (m *Module) resolve(ks []ptxKernel) error {
+	m.funcs = make(map[string]*Function, len(ks))
+	for _, k := range ks {
+		f, err := moduleFunction(m.m, k.name)
 		if err != nil {
-			return fmt.Errorf("kernel %q: %w", name, err)
+			return fmt.Errorf("kernel %q: %w", k.name, err)
 		}
-		m.funcs[name] = &Function{name: name, f: f}
+		m.funcs[k.name] = &Function{name: k.name, f: f, params: k.params}
 	}
 	return nil
 }
 
 // Function is a kernel of a Module.
 type Function struct {
-	name string
-	f    C.CUfunction
+	name   string
+	f      C.CUfunction
+	params []int // the byte size of each parameter; nil: not known
+}
+
+// Params returns the byte size of each of the kernel's parameters, as the
+// module's PTX declares them, and whether they are known: they are for
+// every kernel the PTX defines, not for one that Module.Function found
+// otherwise. Launch refuses a launch with another number of arguments.
+func (f *Function) Params() (sizes []int, known bool) {
+	return append([]int(nil), f.params...), f.params != nil
 }
 
 // Function looks up an extern "C" kernel by name: one the module's PTX

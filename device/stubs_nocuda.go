@@ -212,8 +212,11 @@ func (s *Stream) WaitValue64(addr Ptr, v uint64) error {
 	return ErrNoCUDA
 }
 
-// Launch enqueues f on s. Every argument is passed as 8 bytes: kernels
-// take pointers and 64-bit integers (our kernels' convention).
+// Launch enqueues f on s. Every argument is an 8-byte word; a smaller
+// parameter reads its low bytes. Where f's parameters are known
+// (Function.Params), a launch with another number of arguments, or of a
+// kernel with a parameter larger than 8 bytes (a struct by value), fails
+// before anything is queued.
 func (s *Stream) Launch(f *Function, grid, block Dim3, shared int, args ...uint64) error {
 	return ErrNoCUDA
 }
@@ -241,6 +244,14 @@ func (c *Context) LoadModule(ptx string) (*Module, error) {
 
 // Function is a kernel of a Module.
 type Function struct{}
+
+// Params returns the byte size of each of the kernel's parameters, as the
+// module's PTX declares them, and whether they are known: they are for
+// every kernel the PTX defines, not for one that Module.Function found
+// otherwise. Launch refuses a launch with another number of arguments.
+func (f *Function) Params() (sizes []int, known bool) {
+	return *new([]int), *new(bool)
+}
 
 // Function looks up an extern "C" kernel by name: one the module's PTX
 // defines was resolved when the module was loaded.

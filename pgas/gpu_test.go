@@ -106,3 +106,39 @@ func TestGPUArguments(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Launch's arguments against the byte sizes of a kernel's parameters.
+func TestLaunchArgsFit(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		sizes []int
+		args  []any
+		ok    bool
+	}{
+		{"none", []int{}, nil, true},
+		{"too few", []int{8, 8}, []any{1}, false},
+		{"too many", []int{8}, []any{1, 2}, false},
+		{"pointer and words", []int{8, 8, 4}, []any{device.Ptr(64), uint64(1 << 40), int32(-1)}, true},
+		{"int in a 4-byte int", []int{4}, []any{-5}, true},
+		{"int too large for 4 bytes", []int{4}, []any{1 << 40}, false},
+		{"negative int too small for 4 bytes", []int{4}, []any{int64(-1) << 40}, false},
+		{"unsigned 4-byte range", []int{4}, []any{uint(1<<32 - 1)}, true},
+		{"unsigned past 4 bytes", []int{4}, []any{uint64(1 << 32)}, false},
+		{"one byte", []int{1, 1}, []any{255, -128}, true},
+		{"one byte too large", []int{1}, []any{256}, false},
+		{"pointer in 4 bytes", []int{4}, []any{device.Ptr(64)}, false},
+		{"float64 in 8", []int{8}, []any{1.5}, true},
+		{"float64 in 4", []int{4}, []any{1.5}, false},
+		{"float32 in 4", []int{4}, []any{float32(1.5)}, true},
+		{"float32 in 8", []int{8}, []any{float32(1.5)}, false},
+		{"bool in a byte", []int{1}, []any{true}, true},
+		{"struct by value", []int{24}, []any{1}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := argsFit("k", tc.sizes, tc.args)
+			if tc.ok != (err == nil) || err != nil && !errors.Is(err, ErrBadArg) {
+				t.Errorf("argsFit(%v, %v) = %v, want ok %v (else ErrBadArg)", tc.sizes, tc.args, err, tc.ok)
+			}
+		})
+	}
+}

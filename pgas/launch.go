@@ -3,6 +3,7 @@ package pgas
 import (
 	"fmt"
 	"math"
+	"reflect"
 
 	"github.com/symchan/symchan/device"
 )
@@ -35,7 +36,13 @@ func (s Sym[T]) symRef() (*allocRec, int64) { return s.rec, s.off }
 //     bits; bool: 0 or 1.
 //
 // Anything else, or a Sym that p cannot use, is an error before anything
-// is queued. It fails with ErrNotGPU on a backend whose PEs are not GPUs.
+// is queued, and so is an argument list that does not match the
+// kernel's parameters as m's PTX declares them (device.Function.Params):
+// another number of arguments, an address or a float64 for a parameter
+// of other than 8 bytes, a float32 for one of other than 4, an integer
+// whose value a smaller parameter cannot hold (ErrBadArg, naming the
+// kernel and the parameter). It fails with ErrNotGPU on a backend whose
+// PEs are not GPUs.
 //
 // A device collective of a *Team argument whose members' arguments
 // differed is reported, as ErrCollectiveMismatch, by the PE's next
@@ -141,5 +148,43 @@ func launchArgs(p *PE, g GPU, m *device.Module, kernel string, args []any) (*dev
 	if err != nil {
 		return nil, nil, err
 	}
+	if sizes, known := f.Params(); known {
+		if err := argsFit(kernel, sizes, args); err != nil {
+			return nil, nil, err
+		}
+	}
 	return f, words, nil
+}
+
+// argsFit checks Launch's arguments against the byte sizes of kernel's
+// parameters: as many, each fitting its parameter. Addresses (a Sym, a
+// *Team, a device.Ptr) and float64 need 8 bytes and float32 4; an
+// integer fits a smaller parameter where its value does (as a signed or
+// an unsigned number of that size, for a signed Go type), and a bool
+// fits any.
+func argsFit(kernel string, sizes []int, args []any) error {
+	if len(args) != len(sizes) {
+		return fmt.Errorf("%w: Launch %s: %d arguments, and the kernel takes %d parameters", ErrBadArg, kernel, len(args), len(sizes))
+	}
+	for i, a := range args {
+		size, bits := sizes[i], 8*sizes[i]
+		var ok bool
+		switch a := a.(type) {
+		case bool:
+			ok = size <= 8
+		case float32:
+			ok = size == 4
+		case float64, symArg, *Team, device.Ptr:
+			ok = size == 8
+		case int, int32, int64:
+			x := reflect.ValueOf(a).Int()
+			ok = size == 8 || size < 8 && x >= -1<<(bits-1) && x < 1<<bits
+		default: // unsigned
+			ok = size == 8 || size < 8 && reflect.ValueOf(a).Uint() < 1<<bits
+		}
+		if !ok {
+			return fmt.Errorf("%w: Launch %s: argument %d (%T %v) does not fit the kernel's %d-byte parameter %d", ErrBadArg, kernel, i, a, a, size, i)
+		}
+	}
+	return nil
 }
