@@ -122,6 +122,9 @@ func (t *Team) deviceCollective(ctx context.Context, c devColl, bad error) error
 		return t.failedErr(ctx, c.sk, seq, nil)
 	}
 	if m := t.devMissing(seq); m != nil {
+		if isClosed(w.failed) { // the member failed: reported before its teams ended
+			return t.failedErr(ctx, c.sk, seq, nil)
+		}
 		return t.abandon(ctx, c.sk, seq, whyEnded, m.pe, m)
 	}
 	if err := ctx.Err(); err != nil {
@@ -195,7 +198,8 @@ func (t *Team) meetOnHost(ctx context.Context, sk syncKind, seq uint64) error {
 	failed := func() error { return t.failedErr(ctx, sk, seq, nil) }
 	for d := time.Microsecond; ; d = min(2*d, time.Millisecond) {
 		// A failure is reported before the failed PE's teams end
-		// (World.run): so it wins over devMissing, as on every path.
+		// (World.run): so it wins over devMissing, checked again after
+		// it, as on every path.
 		if isClosed(p.w.failed) {
 			return failed()
 		}
@@ -219,6 +223,9 @@ func (t *Team) meetOnHost(ctx context.Context, sk syncKind, seq uint64) error {
 			return nil
 		}
 		if m := t.devMissing(seq); m != nil {
+			if isClosed(p.w.failed) {
+				return failed()
+			}
 			return t.abandon(ctx, sk, seq, whyEnded, m.pe, m)
 		}
 		tick.Reset(d)
