@@ -46,6 +46,7 @@ var pgasTests = []test{
 	{"ArgumentInvalidOnOneMember", (*kit).testArgumentInvalidOnOneMember},
 	{"PanicErrorIsOneLine", (*kit).testPanicErrorIsOneLine},
 	{"PutGet", (*kit).testPutGet},
+	{"StreamHostMemory", (*kit).testStreamHostMemory},
 	{"PutIntoSlice", (*kit).testPutIntoSlice},
 	{"Atomics", (*kit).testAtomics},
 	{"AtomicWraps", (*kit).testAtomicWraps},

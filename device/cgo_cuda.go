@@ -71,6 +71,7 @@ static const char *symchan_error_name(CUresult r) {
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -263,6 +264,20 @@ func eventRecord(e C.CUevent, s C.CUstream) error {
 }
 func eventSync(e C.CUevent) error    { return check("cuEventSynchronize", C.cuEventSynchronize(e)) }
 func eventDestroy(e C.CUevent) error { return check("cuEventDestroy", C.cuEventDestroy(e)) }
+
+// streamAfter makes s's later work wait for what other has queued so
+// far, through an event without timing, released once it happens.
+func streamAfter(s, other C.CUstream) error {
+	var e C.CUevent
+	if err := check("cuEventCreate", C.cuEventCreate(&e, C.CU_EVENT_DISABLE_TIMING)); err != nil {
+		return err
+	}
+	err := check("cuEventRecord", C.cuEventRecord(e, other))
+	if err == nil {
+		err = check("cuStreamWaitEvent", C.cuStreamWaitEvent(s, e, 0))
+	}
+	return errors.Join(err, eventDestroy(e))
+}
 
 func eventElapsed(a, b C.CUevent) (float32, error) {
 	var ms C.float

@@ -126,6 +126,16 @@ func (s *Stream) CopyOut(dst []byte, src Ptr) error {
 	})
 }
 
+// After makes s's later work start once the work queued on other (a
+// stream of the same context) so far is complete, as cuStreamWaitEvent
+// does; it does not block.
+func (s *Stream) After(other *Stream) error {
+	if other.ctx != s.ctx {
+		return errors.New("device: After: the streams are of different contexts")
+	}
+	return s.ctx.Do(func() error { return streamAfter(s.c(), other.c()) })
+}
+
 // CopyPeer enqueues a copy of n bytes from src (memory of context sc) to
 // dst (memory of context dc) on the copy engines.
 func (s *Stream) CopyPeer(dst Ptr, dc *Context, src Ptr, sc *Context, n int64) error {

@@ -188,6 +188,13 @@ func (s *Stream) CopyOut(dst []byte, src Ptr) error {
 	return ErrNoCUDA
 }
 
+// After makes s's later work start once the work queued on other (a
+// stream of the same context) so far is complete, as cuStreamWaitEvent
+// does; it does not block.
+func (s *Stream) After(other *Stream) error {
+	return ErrNoCUDA
+}
+
 // CopyPeer enqueues a copy of n bytes from src (memory of context sc) to
 // dst (memory of context dc) on the copy engines.
 func (s *Stream) CopyPeer(dst Ptr, dc *Context, src Ptr, sc *Context, n int64) error {

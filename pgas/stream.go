@@ -46,6 +46,10 @@ type Stream struct {
 	// failure leaves one); the stream is released after them.
 	inflight sync.WaitGroup
 	pending  atomic.Int32 // inflight's count
+	// GPU backends: pinned memory that host copies go through
+	// (streamhost.go), in use by queued work and free.
+	stageUsed []staged
+	stageFree []*device.HostMem
 }
 
 // NewStream makes a stream for PE p.
@@ -102,7 +106,9 @@ func (s *Stream) Sync(ctx context.Context) error {
 		// A wait that the world's failure or end cut short let the
 		// stream drain: that, not what the stream did after it, is the
 		// answer.
-		if cause := s.p.w.gpuAbort.Load(); cause != nil {
+		cause := s.p.w.gpuAbort.Load()
+		s.unstage(err == nil && cause == nil)
+		if cause != nil {
 			return s.p.w.abortErr(ctx, "Stream.Sync", fmt.Errorf("pgas: Stream.Sync: the stream's waits were ended: %w", *cause))
 		}
 		if err == nil {
@@ -205,14 +211,14 @@ func (s *Stream) release() error {
 	}
 	ds := s.ds
 	if s.pending.Load() == 0 {
-		return ds.Close()
+		return errors.Join(ds.Close(), s.freeStaged())
 	}
 	w := s.p.w
 	w.gpuCalls.Add(1)
 	go func() {
 		defer w.gpuCalls.Done()
 		s.inflight.Wait()
-		_ = ds.Close() // nobody is left to tell
+		_ = errors.Join(ds.Close(), s.freeStaged()) // nobody is left to tell
 	}()
 	return nil
 }

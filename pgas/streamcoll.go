@@ -60,6 +60,17 @@ func BarrierOnStream(s *Stream, t *Team) error {
 	return s.collective(t, abi.CollBarrier, 0, 0, 0, 0, 0, func(ctx context.Context) error { return t.Barrier(ctx) })
 }
 
+// TeamSyncOnStream enqueues on s a synchronisation of team t (t a team of
+// s's PE; nvshmemx_team_sync_on_stream): no member's stream runs past it
+// before every member's stream has reached it. Unlike BarrierOnStream it
+// does not complete the members' puts (QuietOnStream does).
+func TeamSyncOnStream(s *Stream, t *Team) error {
+	if err := s.collectiveArgs(t, nil); err != nil {
+		return fmt.Errorf("TeamSyncOnStream: %w", err)
+	}
+	return s.collective(t, abi.CollSync, 0, 0, 0, 0, 0, func(ctx context.Context) error { return t.Sync(ctx) })
+}
+
 // BroadcastOnStream enqueues on s the Broadcast of the first n elements of
 // src on team rank root into dst on every member
 // (nvshmemx_broadcastmem_on_stream).
@@ -150,8 +161,10 @@ func (s *Stream) collective(t *Team, kind uint64, dst, src, n int64, arg uint64,
 	// The stream's earlier puts through NVSHMEM complete first, as before
 	// a PutSignal's lone signal: the kernel's own quiet is not documented
 	// to cover work enqueued before it started.
-	if err := s.ds.Quiet(); err != nil {
-		return err
+	if kind != abi.CollSync { // a sync completes nothing
+		if err := s.ds.Quiet(); err != nil {
+			return err
+		}
 	}
 	s.watch(t)
 	st := s.Device()
