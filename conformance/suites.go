@@ -144,6 +144,7 @@ var gpuTests = []test{
 	{"LaunchMismatchReported", (*kit).testLaunchMismatchReported},
 	{"KernelActorRing", (*kit).testKernelActorRing},
 	{"UserKernel", (*kit).testUserKernel},
+	{"CollectiveLaunch", (*kit).testCollectiveLaunch},
 	{"StreamGraph", (*kit).testStreamGraph},
 	{"DeviceTeams", (*kit).testDeviceTeams},
 	{"DeviceArgumentsDiffer", (*kit).testDeviceArgumentsDiffer},

@@ -254,6 +254,12 @@ func launch(f C.CUfunction, grid, block Dim3, shared int, s C.CUstream, args []u
 		C.uint(block.Z), C.uint(shared), s, cargs, C.int(len(args)), coop))
 }
 
+func maxActiveBlocks(f C.CUfunction, threads, shared int) (int, error) {
+	var n C.int
+	err := check("cuOccupancyMaxActiveBlocksPerMultiprocessor", C.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, C.int(threads), C.size_t(shared)))
+	return int(n), err
+}
+
 func eventCreate() (C.CUevent, error) {
 	var e C.CUevent
 	return e, check("cuEventCreate", C.cuEventCreate(&e, C.CU_EVENT_DEFAULT))

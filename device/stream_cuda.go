@@ -240,7 +240,7 @@ func (m *Module) resolve(ks []ptxKernel) error {
 		if err != nil {
 			return fmt.Errorf("kernel %q: %w", k.name, err)
 		}
-		m.funcs[k.name] = &Function{name: k.name, f: f, params: k.params}
+		m.funcs[k.name] = &Function{name: k.name, f: f, ctx: m.ctx, params: k.params}
 	}
 	return nil
 }
@@ -249,7 +249,24 @@ func (m *Module) resolve(ks []ptxKernel) error {
 type Function struct {
 	name   string
 	f      C.CUfunction
+	ctx    *Context
 	params []int // the byte size of each parameter; nil: not known
+}
+
+// MaxActiveBlocks is how many blocks of threads threads, with shared
+// bytes of dynamic shared memory each, one multiprocessor of the GPU
+// runs at once (cuOccupancyMaxActiveBlocksPerMultiprocessor): times the
+// GPU's SMs (Info), the largest grid a cooperative launch takes.
+func (f *Function) MaxActiveBlocks(threads, shared int) (int, error) {
+	var n int
+	err := f.ctx.Do(func() (err error) {
+		n, err = maxActiveBlocks(f.f, threads, shared)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("device: kernel %s: %w", f.name, err)
+	}
+	return n, nil
 }
 
 // Params returns the byte size of each of the kernel's parameters, as the
@@ -266,7 +283,7 @@ func (m *Module) Function(name string) (*Function, error) {
 	if fn := m.funcs[name]; fn != nil {
 		return fn, nil
 	}
-	fn := &Function{name: name}
+	fn := &Function{name: name, ctx: m.ctx}
 	err := m.ctx.Do(func() (err error) {
 		fn.f, err = moduleFunction(m.m, name)
 		return err

@@ -252,6 +252,14 @@ func (c *Context) LoadModule(ptx string) (*Module, error) {
 // Function is a kernel of a Module.
 type Function struct{}
 
+// MaxActiveBlocks is how many blocks of threads threads, with shared
+// bytes of dynamic shared memory each, one multiprocessor of the GPU
+// runs at once (cuOccupancyMaxActiveBlocksPerMultiprocessor): times the
+// GPU's SMs (Info), the largest grid a cooperative launch takes.
+func (f *Function) MaxActiveBlocks(threads, shared int) (int, error) {
+	return *new(int), ErrNoCUDA
+}
+
 // Params returns the byte size of each of the kernel's parameters, as the
 // module's PTX declares them, and whether they are known: they are for
 // every kernel the PTX defines, not for one that Module.Function found

@@ -94,6 +94,113 @@ func LaunchOnStream(s *Stream, m *device.Module, kernel string, grid, block devi
 	return nil
 }
 
+// LaunchCollective is Launch for a kernel whose blocks wait on other PEs'
+// (nvshmemx_collective_launch): a cooperative launch, so that every
+// block of the grid runs at once, of a grid no larger than
+// CollectiveGridSize, so that it also runs beside the same kernel of the
+// other PEs on its GPU. A larger grid is refused with ErrBadArg before
+// anything is queued; every PE of the kernel's collectives is to launch
+// it.
+func LaunchCollective(p *PE, m *device.Module, kernel string, grid, block device.Dim3, shared int, args ...any) error {
+	g, err := p.GPU()
+	if err != nil {
+		return err
+	}
+	f, words, err := collectiveArgs(p, g, m, kernel, grid, block, shared, args)
+	if err != nil {
+		return err
+	}
+	if err := g.Stream().LaunchCooperative(f, grid, block, shared, words...); err != nil {
+		return err
+	}
+	p.noteLaunch(args)
+	return nil
+}
+
+// LaunchCollectiveOnStream is LaunchCollective on s, as LaunchOnStream is
+// Launch on s.
+func LaunchCollectiveOnStream(s *Stream, m *device.Module, kernel string, grid, block device.Dim3, shared int, args ...any) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	g, err := s.p.GPU()
+	if err != nil {
+		return err
+	}
+	f, words, err := collectiveArgs(s.p, g, m, kernel, grid, block, shared, args)
+	if err != nil {
+		return err
+	}
+	if err := s.Device().LaunchCooperative(f, grid, block, shared, words...); err != nil {
+		return err
+	}
+	for _, a := range args {
+		if t, ok := a.(*Team); ok {
+			s.watch(t)
+		}
+	}
+	return nil
+}
+
+// CollectiveGridSize is the largest grid, in blocks of block's threads
+// with shared bytes of dynamic shared memory, that LaunchCollective takes
+// for kernel on p's GPU (nvshmemx_collective_launch_query_gridsize): what
+// the GPU's multiprocessors hold at once, less one block each for the
+// runtime's own resident kernels, shared among the PEs that run on the
+// GPU (this process's on its context, and at least the node's PEs per
+// visible GPU, for processes sharing it). 0: none fits.
+func CollectiveGridSize(p *PE, m *device.Module, kernel string, block device.Dim3, shared int) (int, error) {
+	g, err := p.GPU()
+	if err != nil {
+		return 0, err
+	}
+	if m == nil {
+		return 0, fmt.Errorf("%w: CollectiveGridSize %s: nil module", ErrBadArg, kernel)
+	}
+	f, err := m.Function(kernel)
+	if err != nil {
+		return 0, err
+	}
+	return collectiveGrid(p, g, f, block, shared)
+}
+
+// collectiveGrid is CollectiveGridSize of f.
+func collectiveGrid(p *PE, g GPU, f *device.Function, block device.Dim3, shared int) (int, error) {
+	threads := max(block.X, 1) * max(block.Y, 1) * max(block.Z, 1)
+	perSM, err := f.MaxActiveBlocks(threads, shared)
+	if err != nil {
+		return 0, err
+	}
+	info, err := device.Describe(g.Context().Ordinal())
+	if err != nil {
+		return 0, err
+	}
+	gpus, err := device.Count()
+	if err != nil {
+		return 0, err
+	}
+	node := p.TeamNode().NumPEs()
+	sharers := max(p.w.ctxPEs[g.Context()], (node+gpus-1)/max(gpus, 1), 1)
+	return max(perSM-1, 0) * info.SMs / sharers, nil
+}
+
+// collectiveArgs is launchArgs for LaunchCollective, with its grid's
+// check.
+func collectiveArgs(p *PE, g GPU, m *device.Module, kernel string, grid, block device.Dim3, shared int, args []any) (*device.Function, []uint64, error) {
+	f, words, err := launchArgs(p, g, m, kernel, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	most, err := collectiveGrid(p, g, f, block, shared)
+	if err != nil {
+		return nil, nil, err
+	}
+	if blocks := max(grid.X, 1) * max(grid.Y, 1) * max(grid.Z, 1); blocks > most {
+		return nil, nil, fmt.Errorf("%w: LaunchCollective %s: a grid of %d blocks, and %d fit beside the other PEs' on the GPU (CollectiveGridSize)", ErrBadArg, kernel, blocks, most)
+	}
+	return f, words, nil
+}
+
 // launchArgs finds kernel in m and turns args into its parameters.
 func launchArgs(p *PE, g GPU, m *device.Module, kernel string, args []any) (*device.Function, []uint64, error) {
 	if m == nil {

@@ -55,8 +55,10 @@ type World struct {
 	nDone atomic.Int32
 	ev    atomic.Pointer[chan struct{}]
 
-	// sharedGPU: some of this process's PEs share a GPU's context, and
-	// blocking device collectives meet on the host first (meetOnHost).
+	// ctxPEs is how many of this process's PEs run on each GPU context;
+	// sharedGPU: some share one, and blocking device collectives meet on
+	// the host first (meetOnHost).
+	ctxPEs    map[*device.Context]int
 	sharedGPU bool
 
 	all   []int                // 0 … n-1: the world team's members
@@ -427,7 +429,10 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 		}
 	}
 
-	w.sharedGPU = sharedContexts(pes)
+	w.ctxPEs = contextPEs(pes)
+	for _, n := range w.ctxPEs {
+		w.sharedGPU = w.sharedGPU || n > 1
+	}
 
 	// A GPU's own waits (streams, kernels) end when a PE fails, once the
 	// PEs' context has ended (gctx: every failure cancels it) and
@@ -597,19 +602,16 @@ func oneWorldPerJob(name string, b driver.Backend) error {
 	return fmt.Errorf("pgas: symrun started this process as rank %d of %d, but the %s backend runs all its PEs in one process (each rank would open a world of its own): run it without symrun (%s sets its PE count), or use a backend whose PEs are processes (nvshmem); Config.ProcessLocal says such a world is meant", info.Rank, info.Size, name, EnvPEs)
 }
 
-// sharedContexts reports whether two of pes run on one GPU context.
-func sharedContexts(pes []*PE) bool {
-	seen := map[*device.Context]bool{}
+// contextPEs counts pes by the GPU context they run on (none where they
+// are not GPUs).
+func contextPEs(pes []*PE) map[*device.Context]int {
+	n := map[*device.Context]int{}
 	for _, pe := range pes {
 		g, err := pe.GPU()
 		if err != nil {
-			return false // no GPU backend
+			return nil // no GPU backend
 		}
-		c := g.Context()
-		if seen[c] {
-			return true
-		}
-		seen[c] = true
+		n[g.Context()]++
 	}
-	return false
+	return n
 }
