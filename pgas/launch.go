@@ -50,19 +50,7 @@ func (s Sym[T]) symRef() (*allocRec, int64) { return s.rec, s.off }
 // then fails on every member, the team left usable) once the kernel has
 // run.
 func Launch(p *PE, m *device.Module, kernel string, grid, block device.Dim3, shared int, args ...any) error {
-	g, err := p.GPU()
-	if err != nil {
-		return err
-	}
-	f, words, err := launchArgs(p, g, m, kernel, args)
-	if err != nil {
-		return err
-	}
-	if err := g.Stream().Launch(f, grid, block, shared, words...); err != nil {
-		return err
-	}
-	p.noteLaunch(args)
-	return nil
+	return launch(p, nil, false, m, kernel, grid, block, shared, args)
 }
 
 // LaunchOnStream is Launch on s, a Stream of p's on a GPU backend, rather
@@ -75,23 +63,7 @@ func LaunchOnStream(s *Stream, m *device.Module, kernel string, grid, block devi
 	if err := s.usable(); err != nil {
 		return err
 	}
-	g, err := s.p.GPU()
-	if err != nil {
-		return err
-	}
-	f, words, err := launchArgs(s.p, g, m, kernel, args)
-	if err != nil {
-		return err
-	}
-	if err := s.Device().Launch(f, grid, block, shared, words...); err != nil {
-		return err
-	}
-	for _, a := range args {
-		if t, ok := a.(*Team); ok {
-			s.watch(t)
-		}
-	}
-	return nil
+	return launch(s.p, s, false, m, kernel, grid, block, shared, args)
 }
 
 // LaunchCollective is Launch for a kernel whose blocks wait on other PEs'
@@ -102,19 +74,7 @@ func LaunchOnStream(s *Stream, m *device.Module, kernel string, grid, block devi
 // anything is queued; every PE of the kernel's collectives is to launch
 // it.
 func LaunchCollective(p *PE, m *device.Module, kernel string, grid, block device.Dim3, shared int, args ...any) error {
-	g, err := p.GPU()
-	if err != nil {
-		return err
-	}
-	f, words, err := collectiveArgs(p, g, m, kernel, grid, block, shared, args)
-	if err != nil {
-		return err
-	}
-	if err := g.Stream().LaunchCooperative(f, grid, block, shared, words...); err != nil {
-		return err
-	}
-	p.noteLaunch(args)
-	return nil
+	return launch(p, nil, true, m, kernel, grid, block, shared, args)
 }
 
 // LaunchCollectiveOnStream is LaunchCollective on s, as LaunchOnStream is
@@ -123,16 +83,41 @@ func LaunchCollectiveOnStream(s *Stream, m *device.Module, kernel string, grid, 
 	if err := s.usable(); err != nil {
 		return err
 	}
-	g, err := s.p.GPU()
+	return launch(s.p, s, true, m, kernel, grid, block, shared, args)
+}
+
+// launch is the one path of the four launches: on s, else on p's own
+// stream; cooperative (collective) or not.
+func launch(p *PE, s *Stream, collective bool, m *device.Module, kernel string, grid, block device.Dim3, shared int, args []any) error {
+	g, err := p.GPU()
 	if err != nil {
 		return err
 	}
-	f, words, err := collectiveArgs(s.p, g, m, kernel, grid, block, shared, args)
+	f, words, err := launchArgs(p, g, m, kernel, args)
 	if err != nil {
 		return err
 	}
-	if err := s.Device().LaunchCooperative(f, grid, block, shared, words...); err != nil {
+	st := g.Stream()
+	if s != nil {
+		st = s.Device()
+	}
+	enqueue := st.Launch
+	if collective {
+		most, err := collectiveGrid(p, g, f, block, shared)
+		if err != nil {
+			return err
+		}
+		if blocks := max(grid.X, 1) * max(grid.Y, 1) * max(grid.Z, 1); blocks > most {
+			return fmt.Errorf("%w: LaunchCollective %s: a grid of %d blocks, and %d fit beside the other PEs' on the GPU (CollectiveGridSize)", ErrBadArg, kernel, blocks, most)
+		}
+		enqueue = st.LaunchCooperative
+	}
+	if err := enqueue(f, grid, block, shared, words...); err != nil {
 		return err
+	}
+	if s == nil {
+		p.noteLaunch(args)
+		return nil
 	}
 	for _, a := range args {
 		if t, ok := a.(*Team); ok {
@@ -182,23 +167,6 @@ func collectiveGrid(p *PE, g GPU, f *device.Function, block device.Dim3, shared 
 	node := p.TeamNode().NumPEs()
 	sharers := max(p.w.ctxPEs[g.Context()], (node+gpus-1)/max(gpus, 1), 1)
 	return max(perSM-1, 0) * info.SMs / sharers, nil
-}
-
-// collectiveArgs is launchArgs for LaunchCollective, with its grid's
-// check.
-func collectiveArgs(p *PE, g GPU, m *device.Module, kernel string, grid, block device.Dim3, shared int, args []any) (*device.Function, []uint64, error) {
-	f, words, err := launchArgs(p, g, m, kernel, args)
-	if err != nil {
-		return nil, nil, err
-	}
-	most, err := collectiveGrid(p, g, f, block, shared)
-	if err != nil {
-		return nil, nil, err
-	}
-	if blocks := max(grid.X, 1) * max(grid.Y, 1) * max(grid.Z, 1); blocks > most {
-		return nil, nil, fmt.Errorf("%w: LaunchCollective %s: a grid of %d blocks, and %d fit beside the other PEs' on the GPU (CollectiveGridSize)", ErrBadArg, kernel, blocks, most)
-	}
-	return f, words, nil
 }
 
 // launchArgs finds kernel in m and turns args into its parameters.
