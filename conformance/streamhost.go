@@ -2,15 +2,28 @@ package conformance
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/pgas"
 )
+
+// slowFillSource's kernel takes ns nanoseconds before it fills a with v,
+// v+1, …: a stream that does not wait for it reads zeros.
+const slowFillSource = `extern "C" __global__ void slow_fill(long long *a, int n, long long v, unsigned long long ns) {
+	unsigned long long t0, t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while (t - t0 < ns);
+	for (int i = threadIdx.x; i < n; i += blockDim.x)
+		a[i] = v + i;
+}
+`
 
 // Host memory and ordering on a stream, on every backend: each member
 // copies a host slice into its copy of a symmetric array on its stream
@@ -19,11 +32,10 @@ import (
 // synchronises (QuietOnStream, BarrierOnStream), gets its neighbour's
 // copy on the stream and copies it out to host memory, then syncs the
 // team on the stream (TeamSyncOnStream); after Sync the host slices hold
-// the neighbour's values. On a GPU, work queued on the PE's own stream
-// (GPU.Stream, where Launch queues kernels) runs before the stream's
-// later work once the stream waits for it (Stream.WaitLaunched): the own
-// stream waits for a signal the host sends only after queuing the rest,
-// then fills an array that the stream copies out. Bad input fails.
+// the neighbour's values. On a GPU, a kernel queued with Launch on the
+// PE's own stream runs before the stream's later work once the stream
+// waits for it (Stream.WaitLaunched): the kernel takes 50 ms before it
+// fills an array that the stream copies out at once. Bad input fails.
 func (ck *kit) testStreamHostMemory(t *testing.T) {
 	npes := ck.upToPEs(4)
 	ck.run(t, npes, func(ctx context.Context, pe *pgas.PE) error {
@@ -77,31 +89,18 @@ func (ck *kit) testStreamHostMemory(t *testing.T) {
 			return err
 		}
 		const n = 512
-		sig := must(pgas.AllocZeroed[uint64](ctx, pe, 1))
+		mod := must(g.Load(compile(t, "slow.cu", slowFillSource)))
 		data := must(pgas.AllocZeroed[int64](ctx, pe, n))
-		own := g.Stream()
-		check(g.SignalWaitOnStream(own, sig.Offset(), 1))
-		check(own.CopyIn(g.Addr(me, data.Offset()), int64Bytes(seq(n, func(i int) int64 { return val(me, i) + 7 }))))
+		check(pgas.Launch(pe, mod, "slow_fill", device.D1(1), device.D1(256), 0, data, n, val(me, 7), uint64(50*time.Millisecond)))
 		out := make([]int64, n)
 		check(st.WaitLaunched())
 		check(pgas.CopyOutOnStream(st, out, data))
-		time.Sleep(20 * time.Millisecond) // the stream would have copied by now, had it not waited
-		check(pgas.P(pe, sig, 1, me))
 		if err := st.Sync(ctx); err != nil {
 			return fmt.Errorf("after WaitLaunched: Sync: %w", err)
 		}
-		if want := seq(n, func(i int) int64 { return val(me, i) + 7 }); !slices.Equal(out, want) {
-			return fmt.Errorf("after WaitLaunched: copied out %v…, want the own stream's %v…", out[:4], want[:4])
+		if want := seq(n, func(i int) int64 { return val(me, 7) + int64(i) }); !slices.Equal(out, want) {
+			return fmt.Errorf("after WaitLaunched: copied out %v…, want the launched kernel's %v…", out[:4], want[:4])
 		}
-		return own.Sync()
+		return g.Stream().Sync()
 	})
-}
-
-// int64Bytes is v in memory order (little-endian, as every GPU).
-func int64Bytes(v []int64) []byte {
-	b := make([]byte, 0, 8*len(v))
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint64(b, uint64(x))
-	}
-	return b
 }
