@@ -30,7 +30,8 @@ extern "C" __global__ void reg_p(const symchan_heap *h, unsigned long long *buf,
 // from cuMemAlloc and calls that differ between PEs are refused on every
 // PE, and after UnregisterSymmetric the Sym is dead. Where a backend does
 // not register (the host backend, whose partitions are host memory),
-// every PE gets errors.ErrUnsupported.
+// every PE gets errors.ErrUnsupported. AllocRegistered does the
+// allocation and registration in one call, and its release undoes both.
 func (ck *kit) testRegisterSymmetric(t *testing.T) {
 	const n = 1024
 	ck.run(t, 2, func(ctx context.Context, pe *pgas.PE) error {
@@ -38,6 +39,9 @@ func (ck *kit) testRegisterSymmetric(t *testing.T) {
 			_, err := pgas.RegisterSymmetric[uint64](ctx, pe, 1, n)
 			if !errors.Is(err, errors.ErrUnsupported) {
 				return fmt.Errorf("RegisterSymmetric on the %s backend: %v, want errors.ErrUnsupported", ck.backend(), err)
+			}
+			if _, _, err := pgas.AllocRegistered[uint64](ctx, pe, n); !errors.Is(err, errors.ErrUnsupported) {
+				return fmt.Errorf("AllocRegistered on the %s backend: %v, want errors.ErrUnsupported", ck.backend(), err)
 			}
 			return nil
 		}
@@ -121,6 +125,22 @@ func (ck *kit) testRegisterSymmetric(t *testing.T) {
 		// The span is free again: the same buffer registers anew.
 		again := must(pgas.RegisterSymmetric[uint64](ctx, pe, buf, n))
 		check(pgas.UnregisterSymmetric(ctx, pe, again))
+		// In one call: allocated, registered, reached by the other PE,
+		// released; a count that differs fails on every PE.
+		own, release, err := pgas.AllocRegistered[uint64](ctx, pe, n)
+		if err != nil {
+			return fmt.Errorf("AllocRegistered: %w", err)
+		}
+		check(pgas.Put(pe, own.Slice(3, 4), []uint64{uint64(500 + me)}, peer))
+		check(pe.Barrier(ctx))
+		if got := read(pe, own.Slice(3, 4)); got[0] != uint64(500+peer) {
+			return fmt.Errorf("AllocRegistered buffer: word 3 is %d, want %d put by PE %d", got[0], 500+peer, peer)
+		}
+		check(pe.Barrier(ctx)) // both have read before either releases
+		check(release(ctx))
+		if _, _, err := pgas.AllocRegistered[uint64](ctx, pe, n-me); !errors.Is(err, pgas.ErrCollectiveMismatch) {
+			return fmt.Errorf("AllocRegistered of %d elements on PE 0 and %d on PE 1: %v, want ErrCollectiveMismatch", n, n-1, err)
+		}
 		return pe.Barrier(ctx)
 	})
 }

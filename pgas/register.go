@@ -124,3 +124,44 @@ func UnregisterSymmetric[T any](ctx context.Context, p *PE, s Sym[T]) error {
 // CanRegister reports whether p's backend registers device memory
 // (RegisterSymmetric): the GPU backends do.
 func CanRegister(p *PE) bool { return p != nil && p.w.rt != nil }
+
+// AllocRegistered is AllocVMM and RegisterSymmetric in one collective
+// call: n elements of T of device memory of p's GPU, allocated with
+// CUDA's virtual memory management outside the heap and registered, as a
+// Sym. release, collective too, unregisters it and then frees the memory;
+// a release that fails to unregister leaves the memory allocated (the
+// other PEs may still map it). Errors are RegisterSymmetric's, the same
+// on every PE: where one PE cannot allocate, every PE's call fails and
+// nothing stays allocated. The host backend answers errors.ErrUnsupported.
+func AllocRegistered[T any](ctx context.Context, p *PE, n int) (s Sym[T], release func(context.Context) error, err error) {
+	esize := int64(reflect.TypeFor[T]().Size())
+	if !CanRegister(p) || n <= 0 || esize == 0 || int64(n) > math.MaxInt64/esize {
+		_, err := RegisterSymmetric[T](ctx, p, 0, n) // the same refusal on every PE
+		return Sym[T]{}, nil, err
+	}
+	g, err := p.GPU()
+	if err != nil {
+		return Sym[T]{}, nil, err
+	}
+	dc := g.Context()
+	var buf device.Ptr
+	w, allocErr := dc.AllocVMM(int64(n) * esize)
+	if allocErr == nil {
+		buf = w.Base()
+	}
+	// A PE without memory registers a nil buffer: every PE's call fails.
+	s, err = RegisterSymmetric[T](ctx, p, buf, n)
+	if err != nil {
+		if allocErr == nil {
+			allocErr = dc.FreeVMM(w)
+		}
+		return Sym[T]{}, nil, errors.Join(err, allocErr)
+	}
+	release = func(ctx context.Context) error {
+		if err := UnregisterSymmetric(ctx, p, s); err != nil {
+			return err
+		}
+		return dc.FreeVMM(w)
+	}
+	return s, release, nil
+}
