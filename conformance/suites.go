@@ -19,6 +19,7 @@ var pgasTests = []test{
 	{"Broadcast", (*kit).testBroadcast},
 	{"ReduceAll", (*kit).testReduceAll},
 	{"FCollectAndAllToAll", (*kit).testFCollectAndAllToAll},
+	{"AllToAllV", (*kit).testAllToAllV},
 	{"ReduceAllRepeated", (*kit).testReduceAllRepeated},
 	{"PEFailurePropagates", (*kit).testPEFailurePropagates},
 	{"StreamsAfterFailedWorld", (*kit).testStreamsAfterFailedWorld},

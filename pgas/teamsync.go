@@ -80,6 +80,7 @@ const (
 	syncFCollect
 	syncAllToAll // and AllToAlls: the strides are among the arguments compared
 	syncCollect
+	syncAllToAllV
 	numSyncKinds
 )
 
@@ -102,6 +103,7 @@ var collectives = [numSyncKinds]struct {
 	syncFCollect:  {"fcollect", abi.CollFCollect},
 	syncAllToAll:  {"alltoall", abi.CollAllToAll},
 	syncCollect:   {"collect", noDevice},
+	syncAllToAllV: {"alltoallv", noDevice},
 }
 
 // noDevice is the device code of a kind with no device form.

@@ -1,0 +1,101 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/symchan/symchan/pgas"
+)
+
+// AllToAllV on every backend: blocks of a size of their own for every
+// pair of members (zero for some), laid out by symmetric count and offset
+// arrays, land where each receiver said. Counts that differ between a
+// sender and its receiver fail every member with ErrCollectiveMismatch
+// naming the same pair, move no data and leave the team usable; a block
+// past one member's src fails that member with ErrBadSize and the others
+// with ErrBadArg.
+func (ck *kit) testAllToAllV(t *testing.T) {
+	npes := ck.upToPEs(4)
+	ck.run(t, npes, func(ctx context.Context, pe *pgas.PE) error {
+		me, world := pe.ID(), pe.TeamWorld()
+		count := func(i, j int) int { return (i*7 + j*3 + 1) % 5 }
+		var sc, so, rc, ro []int64
+		var sent, got int64
+		for j := range npes {
+			sc, so = append(sc, int64(count(me, j))), append(so, sent)
+			sent += int64(count(me, j))
+			rc, ro = append(rc, int64(count(j, me))), append(ro, got)
+			got += int64(count(j, me))
+		}
+		layout := func(v []int64) pgas.Sym[int64] {
+			s := must(pgas.AllocZeroed[int64](ctx, pe, npes))
+			check(pgas.Put(pe, s, v, me))
+			return s
+		}
+		sendCounts, sendOffs, recvCounts, recvOffs := layout(sc), layout(so), layout(rc), layout(ro)
+		const room = 5 * 64
+		src := must(pgas.AllocZeroed[int64](ctx, pe, room))
+		dst := must(pgas.AllocZeroed[int64](ctx, pe, room))
+		val := func(q, k int) int64 { return int64(q)<<32 | int64(k) }
+		check(pgas.Put(pe, src, seq(room, func(k int) int64 { return val(me, k) }), me))
+		check(pe.Barrier(ctx))
+		if err := pgas.AllToAllV(ctx, world, dst, src, sendCounts, sendOffs, recvCounts, recvOffs); err != nil {
+			return fmt.Errorf("AllToAllV: %w", err)
+		}
+		out := read(pe, dst)
+		for i := range npes {
+			var senderOff int
+			for j := range me {
+				senderOff += count(i, j)
+			}
+			for e := range count(i, me) {
+				if at := int(ro[i]) + e; out[at] != val(i, senderOff+e) {
+					return fmt.Errorf("AllToAllV: element %d of rank %d's block (dst[%d]) is %#x, want %#x", e, i, at, out[at], val(i, senderOff+e))
+				}
+			}
+		}
+		if rest := out[got:]; slices.ContainsFunc(rest, func(v int64) bool { return v != 0 }) {
+			return fmt.Errorf("AllToAllV wrote past the blocks it received")
+		}
+
+		// Rank 1 expects one element more from rank 0 than rank 0 sends.
+		fresh := must(pgas.AllocZeroed[int64](ctx, pe, room))
+		if me == 1 {
+			check(pgas.Put(pe, recvCounts, []int64{rc[0] + 1}, me))
+		}
+		check(pe.Barrier(ctx))
+		err := pgas.AllToAllV(ctx, world, fresh, src, sendCounts, sendOffs, recvCounts, recvOffs)
+		if !errors.Is(err, pgas.ErrCollectiveMismatch) {
+			return fmt.Errorf("AllToAllV with rank 1 expecting another count from rank 0: %v, want ErrCollectiveMismatch", err)
+		}
+		if want := "rank 0 (PE 0) sends rank 1 (PE 1)"; !contains(err, want) {
+			return fmt.Errorf("AllToAllV's mismatch: %v, want it to name %q", err, want)
+		}
+		if slices.ContainsFunc(read(pe, fresh), func(v int64) bool { return v != 0 }) {
+			return errors.New("AllToAllV moved data although the counts differed")
+		}
+		check(world.Barrier(ctx)) // the team stays usable
+		if me == 1 {
+			check(pgas.Put(pe, recvCounts, []int64{rc[0]}, me))
+		}
+
+		// The last rank's first block runs past its src.
+		last := npes - 1
+		if me == last {
+			check(pgas.Put(pe, sendOffs, []int64{room}, me))
+			check(pgas.Put(pe, sendCounts, []int64{1}, me))
+		}
+		check(pe.Barrier(ctx))
+		err = pgas.AllToAllV(ctx, world, fresh, src, sendCounts, sendOffs, recvCounts, recvOffs)
+		switch {
+		case me == last && !errors.Is(err, pgas.ErrBadSize):
+			return fmt.Errorf("AllToAllV with a send block past src: %v, want ErrBadSize", err)
+		case me != last && !errors.Is(err, pgas.ErrBadArg):
+			return fmt.Errorf("AllToAllV with rank %d's send block past its src: %v, want ErrBadArg", last, err)
+		}
+		return world.Barrier(ctx)
+	})
+}

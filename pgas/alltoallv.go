@@ -1,0 +1,137 @@
+package pgas
+
+import (
+	"context"
+	"fmt"
+)
+
+// AllToAllV is AllToAll with a block of its own size for every pair of
+// members (MPI's alltoallv; the token exchange of mixture-of-experts
+// routing): member i sends sendCounts[j] elements of its src, from
+// element sendOffsets[j], to member j, where they land in j's dst from
+// element recvOffsets[i]; member j expects recvCounts[i] of them. The
+// four layout arrays are symmetric arrays of at least NumPEs() int64s
+// (this PE's copies; the counts and offsets in elements), as the device
+// routines that move tokens keep them; every member may read the others'
+// while the call runs. dst and src must not overlap.
+//
+// A member whose own arguments are bad (a negative count, a block past
+// its src or dst) gets its error, and the others ErrBadArg; where a
+// sender's count for a receiver differs from the receiver's count for
+// it, every member gets ErrCollectiveMismatch naming the pair, and no
+// data moves. It moves its data from the host, a get per sender with a
+// block (after an agreement on the device on the GPU backends, as
+// Collect does), and then completes it on every member (a barrier).
+func AllToAllV[T any](ctx context.Context, t *Team, dst, src Sym[T], sendCounts, sendOffsets, recvCounts, recvOffsets Sym[int64]) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	p, n := t.pe, len(t.members)
+	var sc, so, rc, ro []int64
+	bad := firstErr(t.checkSyms(dst.rec, src.rec, sendCounts.rec, sendOffsets.rec, recvCounts.rec, recvOffsets.rec),
+		needLen("alltoallv sendCounts", sendCounts.n, n), needLen("alltoallv sendOffsets", sendOffsets.n, n),
+		needLen("alltoallv recvCounts", recvCounts.n, n), needLen("alltoallv recvOffsets", recvOffsets.n, n))
+	if bad == nil && overlaps(dst, src) {
+		bad = fmt.Errorf("%w: alltoallv dst and src overlap", ErrBadArg)
+	}
+	if bad == nil {
+		sc, so, rc, ro = read1(p, sendCounts, n), read1(p, sendOffsets, n), read1(p, recvCounts, n), read1(p, recvOffsets, n)
+		bad = firstErr(blocksFit("send", sc, so, src.n), blocksFit("receive", rc, ro, dst.n))
+	}
+	// Only the element type must agree (on a GPU world first on the
+	// device, where the other blocking collectives meet).
+	args := collArgs{count: -1, root: -1, op: -1, elem: elemCode[T](), tst: -1, sst: -1}
+	if t.onGPU() {
+		if err := t.deviceCollective(ctx, agreeColl(syncAllToAllV, hostKind(syncAllToAllV), args), bad); err != nil {
+			return err
+		}
+	}
+	if err := t.barrierArgs(ctx, syncAllToAllV, bad, args); err != nil {
+		return err
+	}
+	// Every member's arrays are set: each receiver reads what each sender
+	// sends it and publishes a verdict in the team's scratch word (0, or 1
+	// + the first pair whose counts differ), which the next
+	// synchronisation orders before the others read it.
+	from := make([][2]int64, n) // sender rank's count and offset for this member
+	var verdict uint64
+	for r, m := range t.members {
+		var c, o [1]int64
+		if err := firstErr(Get(p, c[:], sendCounts.Index(t.rank), m), Get(p, o[:], sendOffsets.Index(t.rank), m)); err != nil {
+			return t.abortNext(syncAllToAllV, err)
+		}
+		from[r] = [2]int64{c[0], o[0]}
+		if c[0] != rc[r] && verdict == 0 {
+			verdict = 1 + uint64(r)*uint64(n) + uint64(t.rank)
+		}
+	}
+	scratch := t.slotOff() + teamScratchOff
+	if err := p.w.tr.Put(p.id, p.id, scratch, wordsBytes([]uint64{verdict})); err != nil {
+		return t.abortNext(syncAllToAllV, err)
+	}
+	if err := t.barrier(ctx, syncAllToAllV, nil); err != nil {
+		return err
+	}
+	for _, m := range t.members {
+		var v [1]uint64
+		if err := p.w.tr.Get(p.id, m, scratch, wordsBytes(v[:])); err != nil {
+			return t.abortNext(syncAllToAllV, err)
+		}
+		verdict = max(verdict, v[0]) // the same pair on every member
+	}
+	var differ error
+	if verdict != 0 {
+		i, j := int((verdict-1)/uint64(n)), int((verdict-1)%uint64(n))
+		differ = fmt.Errorf("%w: alltoallv: rank %d (PE %d) sends rank %d (PE %d) another count than rank %d expects",
+			ErrCollectiveMismatch, i, t.members[i], j, t.members[j], j)
+	} else {
+		var buf []T
+		for r, m := range t.members {
+			c, o := int(from[r][0]), int(from[r][1])
+			if c == 0 {
+				continue
+			}
+			if o < 0 || o > src.n-c { // the sender checked it too: a block past src is its bad argument
+				return t.abortNext(syncAllToAllV, fmt.Errorf("%w: alltoallv: rank %d's block of %d at %d is past src", ErrBadSize, r, c, o))
+			}
+			if cap(buf) < c {
+				buf = make([]T, c)
+			}
+			at := int(ro[r])
+			if err := pull(p, dst.Slice(at, at+c), src.Slice(o, o+c), buf[:c], m); err != nil {
+				return t.abortNext(syncAllToAllV, err)
+			}
+		}
+	}
+	// The last synchronisation completes the gets on every member before
+	// any reuses its src (and orders the scratch word's reads before the
+	// next collective writes it).
+	if err := t.barrier(ctx, syncAllToAllV, nil); err != nil {
+		return err
+	}
+	return differ
+}
+
+// read1 is this PE's copy of the first n elements of s.
+func read1(p *PE, s Sym[int64], n int) []int64 {
+	v := make([]int64, n)
+	if err := Get(p, v, s, p.id); err != nil {
+		return nil
+	}
+	return v
+}
+
+// blocksFit checks blocks of counts[r] elements at offs[r] against a Sym
+// of size elements.
+func blocksFit(what string, counts, offs []int64, size int) error {
+	if counts == nil || offs == nil {
+		return fmt.Errorf("%w: alltoallv: the %s layout could not be read", ErrBadArg, what)
+	}
+	for r := range counts {
+		c, o := counts[r], offs[r]
+		if c < 0 || o < 0 || o > int64(size) || c > int64(size)-o {
+			return fmt.Errorf("%w: alltoallv: %s block %d of %d elements at %d does not fit a Sym of %d", ErrBadSize, what, r, c, o, size)
+		}
+	}
+	return nil
+}
