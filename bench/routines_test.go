@@ -123,11 +123,13 @@ func BenchmarkLockHandover(b *testing.B) {
 }
 
 // BenchmarkAllToAll: each of 2 PEs exchanges n int64 per peer, contiguous
-// (impl=alltoall) or 2 apart at both ends (impl=alltoalls).
+// (impl=alltoall), 2 apart at both ends (impl=alltoalls), or laid out by
+// count and offset arrays (impl=alltoallv, n for every pair: the cost of
+// its layout exchange against impl=alltoall).
 func BenchmarkAllToAll(b *testing.B) {
 	const pes = 2
 	for _, n := range []int{8, 4096} {
-		for _, impl := range []string{"alltoall", "alltoalls"} {
+		for _, impl := range []string{"alltoall", "alltoalls", "alltoallv"} {
 			b.Run(fmt.Sprintf("impl=%s/n=%d", impl, n), func(b *testing.B) {
 				runDefault(b, pes, func(ctx context.Context, pe *pgas.PE) error {
 					src, err := pgas.AllocZeroed[int64](ctx, pe, 2*pes*n)
@@ -139,14 +141,33 @@ func BenchmarkAllToAll(b *testing.B) {
 						return err
 					}
 					tm := pe.TeamWorld()
+					var layout [4]pgas.Sym[int64] // send counts, offsets; receive counts, offsets
+					for i := range layout {
+						if layout[i], err = pgas.Alloc[int64](ctx, pe, pes); err != nil {
+							return err
+						}
+						v := []int64{int64(n), int64(n)}
+						if i%2 == 1 {
+							v = []int64{0, int64(n)}
+						}
+						if err := pgas.Put(pe, layout[i], v, pe.ID()); err != nil {
+							return err
+						}
+					}
+					if err := pe.Barrier(ctx); err != nil {
+						return err
+					}
 					if pe.ID() == 0 {
 						b.StartTimer()
 					}
 					for range b.N {
-						if impl == "alltoall" {
+						switch impl {
+						case "alltoall":
 							err = pgas.AllToAll(ctx, tm, dst, src, n)
-						} else {
+						case "alltoalls":
 							err = pgas.AllToAlls(ctx, tm, dst, src, 2, 2, n)
+						default:
+							err = pgas.AllToAllV(ctx, tm, dst, src, layout[0], layout[1], layout[2], layout[3])
 						}
 						if err != nil {
 							return err
