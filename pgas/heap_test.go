@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +79,46 @@ func TestHeapFree(t *testing.T) {
 	}
 	if total, largest := (*PE)(nil).HeapFree(); total != 0 || largest != 0 {
 		t.Errorf("nil PE: %d, %d", total, largest)
+	}
+}
+
+// AllocAll allocates arrays of several types in one call, zeroed; where
+// one does not fit, the earlier ones are freed (the heap holds them all
+// again afterwards) and zeroed, on every PE alike.
+func TestAllocAll(t *testing.T) {
+	err := Run(context.Background(), Config{Backend: "host", PEs: 3, HeapSize: 1 << 20}, func(ctx context.Context, pe *PE) error {
+		var a Sym[float32]
+		var b Sym[uint64]
+		var c Sym[byte]
+		if err := AllocAll(ctx, pe, ArrayOf(&a, 100), ArrayOf(&b, 7), ArrayOf(&c, 3)); err != nil {
+			return err
+		}
+		if a.Len() != 100 || b.Len() != 7 || c.Len() != 3 {
+			return fmt.Errorf("AllocAll gave arrays of %d, %d and %d elements, want 100, 7 and 3", a.Len(), b.Len(), c.Len())
+		}
+		if got, err := G(pe, b.Index(6), (pe.ID()+1)%3); err != nil || got != 0 {
+			return fmt.Errorf("a peer's copy of an AllocAll array: %d, %v; want 0", got, err)
+		}
+		var big Sym[byte]
+		var small Sym[uint64]
+		err := AllocAll(ctx, pe, ArrayOf(&small, 1000), ArrayOf(&big, 2<<20))
+		if !errors.Is(err, ErrHeapExhausted) || !strings.Contains(err.Error(), "array 1") {
+			return fmt.Errorf("AllocAll past the heap: %v, want ErrHeapExhausted naming array 1", err)
+		}
+		if small.Len() != 0 {
+			return errors.New("AllocAll left the array before the failing one allocated")
+		}
+		if err := AllocAll(ctx, pe, ArrayOf(&small, 1000), ArrayOf[byte](nil, 1)); !errors.Is(err, ErrBadArg) || small.Len() != 0 {
+			return fmt.Errorf("AllocAll with a nil destination: %v (the first array %d long), want ErrBadArg and nothing allocated", err, small.Len())
+		}
+		for _, s := range []func() error{func() error { return Free(ctx, pe, a) }, func() error { return Free(ctx, pe, b) }, func() error { return Free(ctx, pe, c) }} {
+			if err := s(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
