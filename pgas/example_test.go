@@ -12,12 +12,9 @@ import (
 // waits for its own signal, then reads what its left neighbour sent.
 func ExampleRun() {
 	err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 4, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
-		data, err := pgas.AllocZeroed[float64](ctx, pe, 1024)
-		if err != nil {
-			return err
-		}
-		sig, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
-		if err != nil {
+		var data pgas.Sym[float64]
+		var sig pgas.Sym[uint64]
+		if err := pgas.AllocAll(ctx, pe, pgas.ArrayOf(&data, 1024), pgas.ArrayOf(&sig, 1)); err != nil {
 			return err
 		}
 		right := (pe.ID() + 1) % pe.NumPEs()
