@@ -23,7 +23,6 @@ import (
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 	_ "github.com/symchan/symchan/pgas/cuda"
-	"github.com/symchan/symchan/signals"
 )
 
 // gpuBackend runs the GPU benchmarks on the nvshmem backend instead of
@@ -711,17 +710,13 @@ func BenchmarkGPUFutureRoundTrip(b *testing.B) {
 	})
 }
 
-// BenchmarkGPUWaitAnyWakeup: PE 1 waits with WaitUntilAny over 1024
-// GPU-resident words; PE 0 sets one (a different one each time) and waits
-// for the echo on its own word: the round trip over two.
+// BenchmarkGPUWaitAnyWakeup: wakeRound over 1024 GPU-resident words: PE 1
+// waits with WaitUntilAny, PE 0 sets one (a different one each time) and
+// waits for the echo on its own word: the round trip over two.
 func BenchmarkGPUWaitAnyWakeup(b *testing.B) {
 	gpuWorld(b, 16<<20, func(ctx context.Context, pe *pgas.PE) error {
-		words, err := pgas.AllocZeroed[uint64](ctx, pe, 1024)
-		if err != nil {
-			return err
-		}
-		echo, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
-		if err != nil {
+		var words, echo pgas.Sym[uint64]
+		if err := pgas.AllocAll(ctx, pe, pgas.ArrayOf(&words, 1024), pgas.ArrayOf(&echo, 1)); err != nil {
 			return err
 		}
 		if err := pe.Barrier(ctx); err != nil {
@@ -730,21 +725,8 @@ func BenchmarkGPUWaitAnyWakeup(b *testing.B) {
 		var half latencies
 		for v := uint64(1); v <= warmup+rounds; v++ {
 			t0 := time.Now()
-			if pe.ID() == 0 {
-				i := int(v*37) % 1024
-				if err := pgas.SignalOp(pe, words.Slice(i, i+1), v, pgas.SignalSet, 1); err != nil {
-					return err
-				}
-				if _, err := pgas.SignalWaitUntil(ctx, pe, echo, pgas.CmpGE, v); err != nil {
-					return err
-				}
-			} else {
-				if _, err := signals.WaitUntilAny(ctx, pe, words, nil, pgas.CmpEQ, v); err != nil {
-					return err
-				}
-				if err := pgas.SignalOp(pe, echo, v, pgas.SignalSet, 0); err != nil {
-					return err
-				}
+			if err := wakeRound(ctx, pe, words, echo, v); err != nil {
+				return err
 			}
 			if v > warmup {
 				half.add(time.Since(t0), 2)

@@ -95,51 +95,42 @@ func BenchmarkWaitAny1024(b *testing.B) {
 
 // BenchmarkWaitAnyWakeup/words=n: a round trip in which PE 1 wakes from
 // WaitUntilAny over n words, one of which PE 0 set (a different one each
-// time), and echoes on PE 0's word; ns/op is the round trip. Issue 47's
-// target: flat in n (the number of senders a receive waits on).
+// time), and echoes on PE 0's word (wakeRound); ns/op is the round trip.
+// Issue 47's target: flat in n (the number of senders a receive waits on).
 func BenchmarkWaitAnyWakeup(b *testing.B) {
 	for _, n := range []int{2, 64, 1024, 4096} {
 		b.Run(fmt.Sprintf("words=%d", n), func(b *testing.B) {
 			runWorld(b, 2, 4<<20, func(ctx context.Context, pe *pgas.PE) error {
-				words, err := pgas.AllocZeroed[uint64](ctx, pe, n)
-				if err != nil {
+				var words, echo pgas.Sym[uint64]
+				if err := pgas.AllocAll(ctx, pe, pgas.ArrayOf(&words, n), pgas.ArrayOf(&echo, 1)); err != nil {
 					return err
 				}
-				echo, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
-				if err != nil {
-					return err
-				}
-				if err := pe.Barrier(ctx); err != nil {
-					return err
-				}
-				if pe.ID() == 0 {
-					b.StartTimer()
-				}
-				for v := uint64(1); v <= uint64(b.N); v++ {
-					if pe.ID() == 0 {
-						i := int(v*37) % n
-						if err := pgas.SignalOp(pe, words.Index(i), v, pgas.SignalSet, 1); err != nil {
-							return err
-						}
-						if _, err := pgas.SignalWaitUntil(ctx, pe, echo, pgas.CmpGE, v); err != nil {
-							return err
-						}
-						continue
-					}
-					if _, err := signals.WaitUntilAny(ctx, pe, words, nil, pgas.CmpEQ, v); err != nil {
-						return err
-					}
-					if err := pgas.SignalOp(pe, echo, v, pgas.SignalSet, 0); err != nil {
-						return err
-					}
-				}
-				if pe.ID() == 0 {
-					b.StopTimer()
-				}
-				return nil
+				var v uint64
+				return timedOnPE0(ctx, b, pe, func() error {
+					v++
+					return wakeRound(ctx, pe, words, echo, v)
+				})
 			})
 		})
 	}
+}
+
+// wakeRound is round v of a WaitUntilAny wake-up between PEs 0 and 1:
+// PE 0 sets word v·37 mod n of PE 1's words to v and waits for v on its
+// echo word; PE 1 waits until any of its words is v and echoes it.
+func wakeRound(ctx context.Context, pe *pgas.PE, words, echo pgas.Sym[uint64], v uint64) error {
+	if pe.ID() == 0 {
+		i := int(v*37) % words.Len()
+		if err := pgas.SignalOp(pe, words.Index(i), v, pgas.SignalSet, 1); err != nil {
+			return err
+		}
+		_, err := pgas.SignalWaitUntil(ctx, pe, echo, pgas.CmpGE, v)
+		return err
+	}
+	if _, err := signals.WaitUntilAny(ctx, pe, words, nil, pgas.CmpEQ, v); err != nil {
+		return err
+	}
+	return pgas.SignalOp(pe, echo, v, pgas.SignalSet, 0)
 }
 
 var putSizes = []int{8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 2 << 20, 16 << 20, 64 << 20}
