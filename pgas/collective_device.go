@@ -121,11 +121,8 @@ func (t *Team) deviceCollective(ctx context.Context, c devColl, bad error) error
 	if isClosed(w.failed) {
 		return t.failedErr(ctx, c.sk, seq, nil)
 	}
-	if m := t.devMissing(seq); m != nil {
-		if isClosed(w.failed) { // the member failed: reported before its teams ended
-			return t.failedErr(ctx, c.sk, seq, nil)
-		}
-		return t.abandon(ctx, c.sk, seq, whyEnded, m.pe, m)
+	if err := t.devAbsent(ctx, c.sk, seq); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return t.abandon(ctx, c.sk, seq, whyOf(ctx), p.id, context.Cause(ctx))
@@ -197,9 +194,6 @@ func (t *Team) meetOnHost(ctx context.Context, sk syncKind, seq uint64) error {
 	defer tick.Stop()
 	failed := func() error { return t.failedErr(ctx, sk, seq, nil) }
 	for d := time.Microsecond; ; d = min(2*d, time.Millisecond) {
-		// A failure is reported before the failed PE's teams end
-		// (World.run): so it wins over devMissing, checked again after
-		// it, as on every path.
 		if isClosed(p.w.failed) {
 			return failed()
 		}
@@ -222,11 +216,8 @@ func (t *Team) meetOnHost(ctx context.Context, sk syncKind, seq uint64) error {
 		if arrived >= len(t.members)-1 {
 			return nil
 		}
-		if m := t.devMissing(seq); m != nil {
-			if isClosed(p.w.failed) {
-				return failed()
-			}
-			return t.abandon(ctx, sk, seq, whyEnded, m.pe, m)
+		if err := t.devAbsent(ctx, sk, seq); err != nil {
+			return err
 		}
 		tick.Reset(d)
 		select {
@@ -468,6 +459,22 @@ func whyOf(ctx context.Context) uint64 {
 		return whyDeadline
 	}
 	return whyCanceled
+}
+
+// devAbsent abandons blocking device collective seq of t, for every member,
+// if a member has ended its part in t before entering it (devMissing);
+// nil if none has. A member that failed is reported before its teams end
+// (World.run): where the world has failed by then, the failure is the
+// answer, as on every path.
+func (t *Team) devAbsent(ctx context.Context, sk syncKind, seq uint64) error {
+	m := t.devMissing(seq)
+	switch {
+	case m == nil:
+		return nil
+	case isClosed(t.pe.w.failed):
+		return t.failedErr(ctx, sk, seq, nil)
+	}
+	return t.abandon(ctx, sk, seq, whyEnded, m.pe, m)
 }
 
 // devMissing returns a *memberEnded if a member has ended its part in t
