@@ -50,9 +50,9 @@ func AllToAllV[T any](ctx context.Context, t *Team, dst, src Sym[T], sendCounts,
 		return err
 	}
 	// Every member's arrays are set: each receiver reads what each sender
-	// sends it and publishes a verdict in the team's scratch word (0, or 1
-	// + the first pair whose counts differ), which the next
-	// synchronisation orders before the others read it.
+	// sends it and publishes a verdict (0, or 1 + the first pair whose
+	// counts differ), which the next synchronisation orders before the
+	// others read it.
 	from := make([][2]int64, n) // sender rank's count and offset for this member
 	var verdict uint64
 	for r, m := range t.members {
@@ -65,17 +65,16 @@ func AllToAllV[T any](ctx context.Context, t *Team, dst, src Sym[T], sendCounts,
 			verdict = 1 + uint64(r)*uint64(n) + uint64(t.rank)
 		}
 	}
-	scratch := t.slotOff() + teamScratchOff
-	if err := p.w.tr.Put(p.id, p.id, scratch, wordsBytes([]uint64{verdict})); err != nil {
-		return t.abortNext(syncAllToAllV, err)
+	if err := t.publish(syncAllToAllV, verdict); err != nil {
+		return err
 	}
 	if err := t.barrier(ctx, syncAllToAllV, nil); err != nil {
 		return err
 	}
 	for _, m := range t.members {
 		var v [1]uint64
-		if err := p.w.tr.Get(p.id, m, scratch, wordsBytes(v[:])); err != nil {
-			return t.abortNext(syncAllToAllV, err)
+		if err := t.scratchOf(syncAllToAllV, m, v[:]); err != nil {
+			return err
 		}
 		verdict = max(verdict, v[0]) // the same pair on every member
 	}
@@ -104,8 +103,8 @@ func AllToAllV[T any](ctx context.Context, t *Team, dst, src Sym[T], sendCounts,
 		}
 	}
 	// The last synchronisation completes the gets on every member before
-	// any reuses its src (and orders the scratch word's reads before the
-	// next collective writes it).
+	// any reuses its src (and orders the verdicts' reads before the next
+	// collective publishes).
 	if err := t.barrier(ctx, syncAllToAllV, nil); err != nil {
 		return err
 	}

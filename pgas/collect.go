@@ -19,13 +19,11 @@ func Collect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) (int, 
 		bad = fmt.Errorf("%w: collect dst and src overlap", ErrBadArg)
 	}
 	p := t.pe
-	// Each member publishes its count in the team's scratch word; the
-	// synchronisation below orders it before the others read it (and the
-	// last one orders the reads before the next collective rewrites it).
-	scratch := t.slotOff() + teamScratchOff
+	// Each member publishes its count; the synchronisation below orders
+	// it before the others read it.
 	if bad == nil {
-		if err := p.w.tr.Put(p.id, p.id, scratch, wordsBytes([]uint64{uint64(n)})); err != nil {
-			return 0, t.abortNext(syncCollect, err)
+		if err := t.publish(syncCollect, uint64(n)); err != nil {
+			return 0, err
 		}
 	}
 	// Members contribute counts of their own: only the element type must
@@ -44,8 +42,8 @@ func Collect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) (int, 
 	total := 0
 	for r, m := range t.members {
 		var c [1]uint64
-		if err := p.w.tr.Get(p.id, m, scratch, wordsBytes(c[:])); err != nil {
-			return 0, t.abortNext(syncCollect, err)
+		if err := t.scratchOf(syncCollect, m, c[:]); err != nil {
+			return 0, err
 		}
 		counts[r] = int(c[0])
 		total += counts[r]

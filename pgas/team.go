@@ -299,7 +299,6 @@ func (t *Team) split(ctx context.Context, args splitArgs, valid bool, group func
 	// slots, the arguments, a proposed id); each team takes the lowest
 	// slot free on all its members and the largest id they proposed
 	// (proposals are unique, so two teams never take the same one).
-	scratch := t.slotOff() + teamScratchOff
 	const words = 1 + len(args) + 1
 	var mine [words]uint64
 	mine[0] = ^p.usedSlots()
@@ -307,9 +306,8 @@ func (t *Team) split(ctx context.Context, args splitArgs, valid bool, group func
 		mine[1+i] = uint64(a)
 	}
 	mine[words-1] = p.newTeamID()
-	tr := p.w.tr
-	if err := tr.Put(p.id, p.id, scratch, wordsBytes(mine[:])); err != nil {
-		return nil, t.abortNext(syncSplit, err)
+	if err := t.publish(syncSplit, mine[:]...); err != nil {
+		return nil, err
 	}
 	if err := t.sync(ctx, syncSplit, nil); err != nil {
 		return nil, err
@@ -317,8 +315,8 @@ func (t *Team) split(ctx context.Context, args splitArgs, valid bool, group func
 	free, id := map[int]uint64{}, map[int]uint64{}
 	var other [words]uint64
 	for r, m := range t.members {
-		if err := tr.Get(p.id, m, scratch, wordsBytes(other[:])); err != nil {
-			return nil, t.abortNext(syncSplit, err)
+		if err := t.scratchOf(syncSplit, m, other[:]); err != nil {
+			return nil, err
 		}
 		if !slices.Equal(other[1:words-1], mine[1:words-1]) {
 			// Every member read the same words: all return here.
@@ -370,7 +368,7 @@ func (t *Team) split(ctx context.Context, args splitArgs, valid bool, group func
 		img := nt.deviceImage()
 		copy(words[teamDeviceOff/8:], img[:])
 		nt.clearNotice()
-		if err := tr.Put(p.id, p.id, nt.slotOff(), wordsBytes(words[:])); err != nil {
+		if err := p.w.tr.Put(p.id, p.id, nt.slotOff(), wordsBytes(words[:])); err != nil {
 			return nil, t.abortNext(syncSplit, err)
 		}
 		nt.cfg = cfg

@@ -440,6 +440,27 @@ func (t *Team) abortNext(kind syncKind, cause error) error {
 	return t.abort(kind, e, whyError, cause)
 }
 
+// publish puts words (8 at most) in this member's scratch words of t, for
+// the others to read (scratchOf) after the synchronisation that follows;
+// the one after that orders their reads before a later collective of
+// kind publishes again. A failed put ends the collective for every member.
+func (t *Team) publish(kind syncKind, words ...uint64) error {
+	p := t.pe
+	if err := p.w.tr.Put(p.id, p.id, t.slotOff()+teamScratchOff, wordsBytes(words)); err != nil {
+		return t.abortNext(kind, err)
+	}
+	return nil
+}
+
+// scratchOf reads into w what member PE m published (publish).
+func (t *Team) scratchOf(kind syncKind, m int, w []uint64) error {
+	p := t.pe
+	if err := p.w.tr.Get(p.id, m, t.slotOff()+teamScratchOff, wordsBytes(w)); err != nil {
+		return t.abortNext(kind, err)
+	}
+	return nil
+}
+
 // decide compare-and-swaps the verdict of e from "e-1 completed" to want
 // (carrying e-1's invalid-argument flag) and returns the verdict that
 // holds, and whether it is this member's.
