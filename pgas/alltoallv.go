@@ -27,26 +27,25 @@ func AllToAllV[T any](ctx context.Context, t *Team, dst, src Sym[T], sendCounts,
 		return err
 	}
 	p, n := t.pe, len(t.members)
-	var sc, so, rc, ro []int64
 	bad := firstErr(t.checkSyms(dst.rec, src.rec, sendCounts.rec, sendOffsets.rec, recvCounts.rec, recvOffsets.rec),
 		needLen("alltoallv sendCounts", sendCounts.n, n), needLen("alltoallv sendOffsets", sendOffsets.n, n),
 		needLen("alltoallv recvCounts", recvCounts.n, n), needLen("alltoallv recvOffsets", recvOffsets.n, n))
 	if bad == nil && overlaps(dst, src) {
 		bad = fmt.Errorf("%w: alltoallv dst and src overlap", ErrBadArg)
 	}
-	if bad == nil {
-		sc, so, rc, ro = read1(p, sendCounts, n), read1(p, sendOffsets, n), read1(p, recvCounts, n), read1(p, recvOffsets, n)
-		bad = firstErr(blocksFit("send", sc, so, src.n), blocksFit("receive", rc, ro, dst.n))
-	}
-	// Only the element type must agree (on a GPU world first on the
-	// device, where the other blocking collectives meet).
-	args := collArgs{count: -1, root: -1, op: -1, elem: elemCode[T](), tst: -1, sst: -1}
-	if t.onGPU() {
-		if err := t.deviceCollective(ctx, agreeColl(syncAllToAllV, hostKind(syncAllToAllV), args), bad); err != nil {
-			return err
+	// This member's layout: send counts and offsets, receive counts and
+	// offsets.
+	var lay [4][]int64
+	for i, s := range [4]Sym[int64]{sendCounts, sendOffsets, recvCounts, recvOffsets} {
+		if lay[i] = make([]int64, n); bad == nil {
+			bad = Get(p, lay[i], s, p.id)
 		}
 	}
-	if err := t.barrierArgs(ctx, syncAllToAllV, bad, args); err != nil {
+	sc, so, rc, ro := lay[0], lay[1], lay[2], lay[3]
+	if bad == nil {
+		bad = firstErr(blocksFit("send", sc, so, src.n), blocksFit("receive", rc, ro, dst.n))
+	}
+	if err := openElems[T](ctx, t, syncAllToAllV, bad); err != nil {
 		return err
 	}
 	// Every member's arrays are set: each receiver reads what each sender
@@ -111,21 +110,9 @@ func AllToAllV[T any](ctx context.Context, t *Team, dst, src Sym[T], sendCounts,
 	return differ
 }
 
-// read1 is this PE's copy of the first n elements of s.
-func read1(p *PE, s Sym[int64], n int) []int64 {
-	v := make([]int64, n)
-	if err := Get(p, v, s, p.id); err != nil {
-		return nil
-	}
-	return v
-}
-
 // blocksFit checks blocks of counts[r] elements at offs[r] against a Sym
 // of size elements.
 func blocksFit(what string, counts, offs []int64, size int) error {
-	if counts == nil || offs == nil {
-		return fmt.Errorf("%w: alltoallv: the %s layout could not be read", ErrBadArg, what)
-	}
 	for r := range counts {
 		c, o := counts[r], offs[r]
 		if c < 0 || o < 0 || o > int64(size) || c > int64(size)-o {

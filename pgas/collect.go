@@ -26,16 +26,8 @@ func Collect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) (int, 
 			return 0, err
 		}
 	}
-	// Members contribute counts of their own: only the element type must
-	// agree (on a GPU world first on the device, where the other blocking
-	// collectives meet: collective_device.go).
-	args := collArgs{count: -1, root: -1, op: -1, elem: elemCode[T](), tst: -1, sst: -1}
-	if t.onGPU() {
-		if err := t.deviceCollective(ctx, agreeColl(syncCollect, hostKind(syncCollect), args), bad); err != nil {
-			return 0, err
-		}
-	}
-	if err := t.barrierArgs(ctx, syncCollect, bad, args); err != nil {
+	// Members contribute counts of their own.
+	if err := openElems[T](ctx, t, syncCollect, bad); err != nil {
 		return 0, err
 	}
 	counts := make([]int, len(t.members))
@@ -70,6 +62,21 @@ func Collect[T any](ctx context.Context, t *Team, dst, src Sym[T], n int) (int, 
 		return 0, err
 	}
 	return total, nil
+}
+
+// openElems opens a collective of kind whose data steps run from the host
+// and whose members agree on its element type T alone (their counts are
+// their own): on a GPU world first on the device, where the other
+// blocking collectives meet (collective_device.go), then in the host's
+// barrier carrying the arguments. bad is this member's argument error.
+func openElems[T any](ctx context.Context, t *Team, kind syncKind, bad error) error {
+	args := collArgs{count: -1, root: -1, op: -1, elem: elemCode[T](), tst: -1, sst: -1}
+	if t.onGPU() {
+		if err := t.deviceCollective(ctx, agreeColl(kind, hostKind(kind), args), bad); err != nil {
+			return err
+		}
+	}
+	return t.barrierArgs(ctx, kind, bad, args)
 }
 
 // overlaps reports whether a and b share bytes of one allocation.
