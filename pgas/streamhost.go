@@ -29,17 +29,7 @@ func CopyInOnStream[T any](s *Stream, dst Sym[T], src []T) error {
 		snap := slices.Clone(src)
 		return s.host.enqueue(func(context.Context) error { return Put(p, dst, snap, p.id) })
 	}
-	g, err := p.GPU()
-	if err != nil {
-		return err
-	}
-	b := asBytes(src)
-	mem, err := s.stage(len(b), nil)
-	if err != nil {
-		return fmt.Errorf("CopyInOnStream: %w", err)
-	}
-	copy(mem, b)
-	return s.Device().CopyIn(g.Addr(p.id, dst.off), mem)
+	return s.gpuHostCopy("CopyInOnStream", dst.off, asBytes(src), true)
 }
 
 // CopyOutOnStream enqueues on s a copy of the first len(dst) elements of
@@ -55,16 +45,32 @@ func CopyOutOnStream[T any](s *Stream, dst []T, src Sym[T]) error {
 	if s.ds == nil {
 		return s.host.enqueue(func(context.Context) error { return Get(p, dst, src, p.id) })
 	}
-	g, err := p.GPU()
+	return s.gpuHostCopy("CopyOutOnStream", src.off, asBytes(dst), false)
+}
+
+// gpuHostCopy enqueues on GPU stream s the copy of routine name between
+// host bytes b and this PE's partition at off, through pinned memory
+// (stage): in, b into the partition (read now); else the partition into b
+// (filled once the stream has run it, by Sync).
+func (s *Stream) gpuHostCopy(name string, off int64, b []byte, in bool) error {
+	g, err := s.p.GPU()
 	if err != nil {
 		return err
 	}
-	b := asBytes(dst)
-	mem, err := s.stage(len(b), b)
-	if err != nil {
-		return fmt.Errorf("CopyOutOnStream: %w", err)
+	out := b
+	if in {
+		out = nil
 	}
-	return s.Device().CopyOut(mem, g.Addr(p.id, src.off))
+	mem, err := s.stage(len(b), out)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	at := g.Addr(s.p.id, off)
+	if in {
+		copy(mem, b)
+		return s.Device().CopyIn(at, mem)
+	}
+	return s.Device().CopyOut(mem, at)
 }
 
 // QuietOnStream makes s's later work start once the puts, atomics and
