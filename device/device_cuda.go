@@ -56,6 +56,19 @@ func Describe(ordinal int) (Info, error) {
 	return info, nil
 }
 
+// DriverVersion is the CUDA driver's version (cuDriverGetVersion: 1000 ×
+// major + 10 × minor).
+func DriverVersion() (int, error) {
+	if err := driverInit(); err != nil {
+		return 0, err
+	}
+	var v C.int
+	if err := check("cuDriverGetVersion", C.cuDriverGetVersion(&v)); err != nil {
+		return 0, err
+	}
+	return int(v), nil
+}
+
 // CanAccessPeer reports whether GPU a can map GPU b's memory (peer
 // access over NVLink or PCIe).
 func CanAccessPeer(a, b int) (bool, error) {

@@ -87,6 +87,12 @@ func Describe(ordinal int) (Info, error) {
 	return *new(Info), ErrNoCUDA
 }
 
+// DriverVersion is the CUDA driver's version (cuDriverGetVersion: 1000 ×
+// major + 10 × minor).
+func DriverVersion() (int, error) {
+	return *new(int), ErrNoCUDA
+}
+
 // CanAccessPeer reports whether GPU a can map GPU b's memory (peer
 // access over NVLink or PCIe).
 func CanAccessPeer(a, b int) (bool, error) {
@@ -95,8 +101,23 @@ func CanAccessPeer(a, b int) (bool, error) {
 
 // LinkModule JIT-links ptx, compiled as relocatable device code (nvcc
 // -rdc), with the archives of device code libs names (NVSHMEM's
-// libnvshmem_device.a, say) and loads the result into the context.
+// libnvshmem_device.a, say) and loads the result into the context: Link,
+// then LoadLinked.
 func (c *Context) LinkModule(ptx string, libs ...string) (*Module, error) {
+	return *new(*Module), ErrNoCUDA
+}
+
+// Link JIT-links ptx, compiled as relocatable device code, with the
+// archives of device code libs names into an image for the context's GPU
+// (a cubin), which LoadLinked loads, in this process or a later one on a
+// GPU of the same architecture and driver.
+func (c *Context) Link(ptx string, libs ...string) ([]byte, error) {
+	return *new([]byte), ErrNoCUDA
+}
+
+// LoadLinked loads image, what Link made of ptx, into the context, with
+// the kernels ptx declares.
+func (c *Context) LoadLinked(image []byte, ptx string) (*Module, error) {
 	return *new(*Module), ErrNoCUDA
 }
 

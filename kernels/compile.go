@@ -101,6 +101,7 @@ func Compile(name, src string, opts CompileOptions) (Program, error) {
 	base := append([]string{"-arch=" + arch, "-std=c++17", "-default-device"}, opts.Options...)
 	p := Program{Name: strings.TrimSuffix(name, ".cu")}
 	c := compiler{name: name, src: src, cache: opts.CacheDir, nvrtc: nvrtc}
+	p.cache = opts.CacheDir
 	p.compiled = p.Name + "#" + c.key("program", "", base)[:16]
 	if p.PTX, err = c.compile("cuda", rtcTypes, base); err != nil {
 		return Program{}, err
@@ -285,6 +286,34 @@ func (m *ptxMemo) do(key string, build func() (string, error)) (string, error) {
 	return c.ptx, c.err
 }
 
+// LinkedImage returns what link makes of ptx, p's code for a backend that
+// links it before loading (the nvshmem backend links it with NVSHMEM's
+// device library), through Compile's on-disk cache: p's
+// CompileOptions.CacheDir, or the default folder for Runtime. An image is
+// kept under a hash of ptx and identity, which names everything else it
+// depends on (the libraries' versions and files, the GPU's architecture,
+// the driver's version), so that a stale one cannot be used. A folder
+// that cannot be read or written costs a link, nothing more.
+func (p Program) LinkedImage(ptx string, identity []string, link func() ([]byte, error)) ([]byte, error) {
+	dir, err := compiler{cache: p.cache}.cacheDir()
+	if err != nil || dir == "" {
+		return link()
+	}
+	h := sha256.New()
+	for _, part := range append([]string{"linked", ptx}, identity...) {
+		fmt.Fprintf(h, "%d:%s;", len(part), part)
+	}
+	file := filepath.Join(dir, hex.EncodeToString(h.Sum(nil))+".cubin")
+	if b, err := os.ReadFile(file); err == nil && len(b) > 0 {
+		return b, nil
+	}
+	b, err := link()
+	if err == nil {
+		_ = writeAtomic(file, b)
+	}
+	return b, err
+}
+
 // cacheDir is the cache's folder, made if need be; "" for none.
 func (c compiler) cacheDir() (string, error) {
 	dir := c.cache
@@ -304,7 +333,7 @@ func (c compiler) cacheDir() (string, error) {
 // writeAtomic writes b to file through a temporary file in its folder, so
 // that a reader sees all of it or nothing.
 func writeAtomic(file string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(file), ".ptx-*")
+	f, err := os.CreateTemp(filepath.Dir(file), ".tmp-*")
 	if err != nil {
 		return err
 	}

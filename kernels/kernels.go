@@ -57,28 +57,31 @@ var (
 )
 
 // EnvPTXDir names a folder of PTX files named after their programs
-// (symchan.ptx and symchan_nvshmem.ptx, conformance.ptx, ring.ptx, …)
-// that replace the embedded ones where the folder has them: kernel work
-// without rebuilding Go binaries (scripts/gpu-ptx.sh DIR writes them).
+// (symchan.ptx and symchan_nvshmem.ptx for Runtime) that replace the
+// embedded ones where the folder has them: kernel work without rebuilding
+// Go binaries (scripts/gpu-ptx.sh DIR writes them). A program from
+// Compile is never replaced.
 const EnvPTXDir = "SYMCHAN_PTX_DIR"
 
 // A Program is CUDA C that includes symchan.cuh, compiled to PTX the two
 // ways the GPU backends load it (pgas.GPU.Load): as is for the cuda
 // backend, and relocatable with SYMCHAN_NVSHMEM defined for the nvshmem
 // backend, which links it with NVSHMEM's device library so that its
-// routines reach PEs this GPU cannot map. scripts/gpu-ptx.sh compiles a
-// program's name.cu into name.ptx and name_nvshmem.ptx, which its package
-// embeds.
+// routines reach PEs this GPU cannot map. A Program is either PTX given
+// in its fields (Runtime's: scripts/gpu-ptx.sh compiles symchan.cu into
+// symchan.ptx and symchan_nvshmem.ptx, which this package embeds) or what
+// Compile returns.
 type Program struct {
 	Name       string // names its PTX files and its modules
 	PTX        string
 	NVSHMEMPTX string
 	// A program from Compile: its identity (name and a hash of what it
 	// was compiled from), its nvshmem variant, compiled on first use, or
-	// why it has none.
+	// why it has none, and its CompileOptions.CacheDir.
 	compiled  string
 	nvshmem   *variant
 	noNVSHMEM string
+	cache     string
 }
 
 // Key is what a GPU context keeps p's module under: its Name for

@@ -39,7 +39,7 @@ func (x *gpuAPI) Load(p kernels.Program) (*device.Module, error) {
 		if err != nil {
 			return nil, err
 		}
-		return linkWithNVSHMEM(p.Name, ptx)
+		return linkWithNVSHMEM(p, ptx)
 	})
 }
 

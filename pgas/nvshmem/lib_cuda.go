@@ -41,6 +41,7 @@ static struct {
 	void (*finalize)(void);
 	void *(*register_symmetric)(void *, size_t, int);
 	int (*unregister_symmetric)(void *, size_t);
+	void (*vendor_version)(int *, int *, int *);
 } nv;
 
 const char *sc_missing;
@@ -76,6 +77,7 @@ static const char *sc_load(const char *path) {
 	*(void **)&nv.finalize = dlsym(h, "nvshmemx_hostlib_finalize");
 	*(void **)&nv.register_symmetric = dlsym(h, "nvshmemx_buffer_register_symmetric");
 	*(void **)&nv.unregister_symmetric = dlsym(h, "nvshmemx_buffer_unregister_symmetric");
+	*(void **)&nv.vendor_version = dlsym(h, "nvshmemx_vendor_get_version_info");
 	return NULL;
 }
 
@@ -168,6 +170,15 @@ void sc_barrier_all(void) { nv.barrier_all(); }
 // sc_can_register reports whether the library registers buffers
 // (nvshmemx_buffer_register_symmetric: NVSHMEM 3.2 and later).
 int sc_can_register(void) { return nv.register_symmetric && nv.unregister_symmetric; }
+
+// sc_version is NVSHMEM's version (major * 10000 + minor * 100 + patch),
+// -1 where the library does not say.
+int sc_version(void) {
+	int major = 0, minor = 0, patch = 0;
+	if (!nv.vendor_version) return -1;
+	nv.vendor_version(&major, &minor, &patch);
+	return major * 10000 + minor * 100 + patch;
+}
 // sc_register maps buf symmetrically and returns its symmetric address, 0
 // when NVSHMEM refused it.
 uintptr_t sc_register(uintptr_t buf, size_t n) { return (uintptr_t)nv.register_symmetric((void *)buf, n, 0); }
@@ -365,6 +376,10 @@ func nvPreloadPMIx(path string) error {
 	}
 	return nil
 }
+
+// nvVersion is NVSHMEM's version (nvshmemx_vendor_get_version_info:
+// major × 10000 + minor × 100 + patch), -1 where the library does not say.
+func nvVersion() int { return int(C.sc_version()) }
 
 // nvCanRegister reports whether the library registers foreign buffers.
 func nvCanRegister() bool { return C.sc_can_register() != 0 }

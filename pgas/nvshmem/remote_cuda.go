@@ -48,31 +48,66 @@ func loadKernels(ptxFile string) error {
 	if err != nil {
 		return err
 	}
-	if proc.mod, err = linkWithNVSHMEM(kernels.Runtime.Name, ptx); err != nil {
+	if proc.mod, err = linkWithNVSHMEM(kernels.Runtime, ptx); err != nil {
 		return err
 	}
 	proc.remoteAtomic, err = proc.mod.Function(abi.RemoteAtomic)
 	return err
 }
 
-// linkWithNVSHMEM links ptx, relocatable code of program name, with
-// NVSHMEM's device library into the GPU's primary context and initialises
-// NVSHMEM's state in the module. NVSHMEM has started.
-func linkWithNVSHMEM(name, ptx string) (*device.Module, error) {
+// linkWithNVSHMEM links ptx, the relocatable code of program p, with
+// NVSHMEM's device library into the GPU's primary context (through p's
+// cache of linked images: linkIdentity) and initialises NVSHMEM's state
+// in the module. NVSHMEM has started.
+func linkWithNVSHMEM(p kernels.Program, ptx string) (*device.Module, error) {
 	lib, err := deviceLib()
 	if err != nil {
 		return nil, err
 	}
-	mod, err := proc.ctx.LinkModule(ptx, lib)
+	id, err := linkIdentity(lib)
 	if err != nil {
-		return nil, fmt.Errorf("nvshmem backend: program %s: %w", name, err)
+		return nil, fmt.Errorf("nvshmem backend: program %s: %w", p.Name, err)
+	}
+	image, err := p.LinkedImage(ptx, id, func() ([]byte, error) { return proc.ctx.Link(ptx, lib) })
+	if err != nil {
+		return nil, fmt.Errorf("nvshmem backend: program %s: %w", p.Name, err)
+	}
+	mod, err := proc.ctx.LoadLinked(image, ptx)
+	if err != nil {
+		return nil, fmt.Errorf("nvshmem backend: program %s: %w", p.Name, err)
 	}
 	var rc int
 	call(func() { rc = nvCumoduleInit(mod.Handle()) })
 	if rc != 0 {
-		return nil, fmt.Errorf("nvshmem backend: nvshmemx_cumodule_init of program %s failed (%d)", name, int(rc))
+		return nil, fmt.Errorf("nvshmem backend: nvshmemx_cumodule_init of program %s failed (%d)", p.Name, int(rc))
 	}
 	return mod, nil
+}
+
+// linkIdentity names what an image linked with the device library lib
+// depends on besides its PTX, for kernels.Program.LinkedImage: the
+// library's file and the host library's, NVSHMEM's version, the GPU's
+// architecture and the driver's version.
+func linkIdentity(lib string) ([]string, error) {
+	fi, err := os.Stat(lib)
+	if err != nil {
+		return nil, err
+	}
+	gpu, err := device.Describe(proc.ctx.Ordinal())
+	if err != nil {
+		return nil, err
+	}
+	drv, err := device.DriverVersion()
+	if err != nil {
+		return nil, err
+	}
+	return []string{
+		fmt.Sprintf("lib %s %d %d", lib, fi.Size(), fi.ModTime().UnixNano()),
+		"host " + nvLibPath(),
+		fmt.Sprintf("nvshmem %d", nvVersion()),
+		fmt.Sprintf("sm %d.%d", gpu.Major, gpu.Minor),
+		fmt.Sprintf("driver %d", drv),
+	}, nil
 }
 
 // remoteAtomic runs an atomic on unmapped PE pe's word at off with
