@@ -1,6 +1,6 @@
-// bench.cu: the kernels of the GPU benchmarks (a program of their own,
-// kernels.Program; scripts/gpu-ptx.sh compiles it).
-#include "../kernels/symchan.cuh"
+// bench.cu: the kernels of the GPU benchmarks, compiled when a benchmark
+// first loads them (kernels.Compile).
+#include "symchan.cuh"
 
 typedef symchan_u64 u64;
 

@@ -2,23 +2,17 @@ package bench
 
 import (
 	_ "embed"
-	"testing"
 
 	"github.com/symchan/symchan/device"
-	"github.com/symchan/symchan/internal/testhelp"
 	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
-// The benchmarks' kernels, bench.cu, compiled by scripts/gpu-ptx.sh.
-var (
-	//go:embed bench.ptx
-	benchPTX string
-	//go:embed bench_nvshmem.ptx
-	benchNVSHMEMPTX string
-
-	benchKernels = kernels.Program{Name: "bench", PTX: benchPTX, NVSHMEMPTX: benchNVSHMEMPTX}
-)
+// The benchmarks' kernels, bench.cu, compiled when first loaded
+// (kernels.Compile), as a user's program compiles.
+//
+//go:embed bench.cu
+var benchSource string
 
 // Kernel names in bench.cu.
 const (
@@ -32,16 +26,13 @@ const (
 
 // benchKernel is kernel name of bench.cu, loaded on g.
 func benchKernel(g pgas.GPU, name string) (*device.Function, error) {
-	mod, err := g.Load(benchKernels)
+	p, err := kernels.Compile("bench.cu", benchSource, kernels.CompileOptions{})
+	if err != nil {
+		return nil, err
+	}
+	mod, err := g.Load(p)
 	if err != nil {
 		return nil, err
 	}
 	return mod.Function(name)
-}
-
-// The committed PTX comes from the committed bench.cu and header.
-func TestKernelsPTX(t *testing.T) {
-	src := []string{"../kernels/symchan.cuh", "bench.cu"}
-	testhelp.CheckPTX(t, "bench.ptx", benchKernels.PTX, src...)
-	testhelp.CheckPTX(t, "bench_nvshmem.ptx", benchKernels.NVSHMEMPTX, src...)
 }

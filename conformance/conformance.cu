@@ -1,6 +1,6 @@
-// conformance.cu: the kernels of the GPU tests (a program of their
-// own, kernels.Program; scripts/gpu-ptx.sh compiles it).
-#include "../kernels/symchan.cuh"
+// conformance.cu: the kernels of the GPU tests, compiled when the tests
+// first load them (kernels.Compile, conformance.Kernels).
+#include "symchan.cuh"
 
 typedef symchan_u64 u64;
 

@@ -8,18 +8,17 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
-// The GPU tests' kernels, conformance.cu, compiled by scripts/gpu-ptx.sh.
-var (
-	//go:embed conformance.ptx
-	conformancePTX string
-	//go:embed conformance_nvshmem.ptx
-	conformanceNVSHMEMPTX string
-)
+//go:embed conformance.cu
+var conformanceSource string
 
-// Kernels is the program of the GPU tests' kernels (conformance.cu),
-// which the tests load with pgas.GPU.Load; backends' own device tests may
-// load it too (test_waits, test_put_signal_variants, test_routines).
-var Kernels = kernels.Program{Name: "conformance", PTX: conformancePTX, NVSHMEMPTX: conformanceNVSHMEMPTX}
+// Kernels compiles the GPU tests' kernels (conformance.cu) with
+// kernels.Compile, as a user's program compiles: once a process, and from
+// the on-disk cache after the first run. The tests load the program with
+// pgas.GPU.Load; backends' own device tests may load it too (test_waits,
+// test_put_signal_variants, test_routines).
+func Kernels() (kernels.Program, error) {
+	return kernels.Compile("conformance.cu", conformanceSource, kernels.CompileOptions{})
+}
 
 // Kernel names in conformance.cu.
 const (
@@ -36,7 +35,11 @@ const (
 
 // kernelOf is the kernel name of Kernels, loaded on g.
 func kernelOf(g pgas.GPU, name string) (*device.Function, error) {
-	mod, err := g.Load(Kernels)
+	p, err := Kernels()
+	if err != nil {
+		return nil, err
+	}
+	mod, err := g.Load(p)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,7 @@
 // (atomics, host-side waits on GPU-resident words, the agent, copies, and
 // on the nvshmem backend the remote atomic). The kernels of the tests,
 // the benchmarks and the examples live beside them (conformance/,
-// bench/, examples/*), each a program of its own (kernels.Program). Every
+// bench/, examples/*), each compiled when it runs (kernels.Compile). Every
 // parameter is 8 bytes wide (pointers and 64-bit integers), as
 // device.Launch passes them. PTX: see symchan.ptx's first line for the
 // exact nvcc command (scripts/gpu-ptx.sh runs it).

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Regenerates the PTX of every kernel program (kernels.Program) from its
-# CUDA C with nvcc; runs on a GPU machine (nvcc is there, not here). Each
-# program compiles twice: plain (the cuda backend) and relocatable with
-# SYMCHAN_NVSHMEM against NVSHMEM's headers (NVSHMEM_HOME or the pip
-# package; the nvshmem backend links it with libnvshmem_device.a). The
-# first line of each PTX records its sources' sha256 (comments and layout
-# left out: scripts/ptx-sources-hash.py) and the command, and each
-# package's tests fail when the sources changed without regenerating
-# (internal/testhelp.CheckPTX).
+# Regenerates the runtime's PTX (kernels/symchan.cu: kernels.Runtime, the
+# one program whose PTX is committed, so that users without NVRTC can run)
+# with nvcc; runs on a GPU machine (nvcc is there, not here). It compiles
+# twice: plain (the cuda backend) and relocatable with SYMCHAN_NVSHMEM
+# against NVSHMEM's headers (NVSHMEM_HOME or the pip package; the nvshmem
+# backend links it with libnvshmem_device.a). The first line of each PTX
+# records its sources' sha256 (comments and layout left out:
+# scripts/ptx-sources-hash.py) and the command, and kernels' tests fail
+# when the sources changed without regenerating (internal/testhelp.CheckPTX).
+# The tests', benchmarks' and examples' kernels compile when they run
+# (kernels.Compile), as users' do.
 #
-#   scripts/gpu-ptx.sh [outdir]    # default: beside each source; with
-#                                  # outdir, all PTX files there (the
+#   scripts/gpu-ptx.sh [outdir]    # default: beside the source; with
+#                                  # outdir, the PTX files there (the
 #                                  # folder SYMCHAN_PTX_DIR names)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,11 +22,6 @@ nvh=${NVSHMEM_HOME:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem
 # program: its folder, its .cu, then the files it includes (hashed too).
 programs=(
 	"kernels symchan.cu symchan.cuh"
-	"conformance conformance.cu ../kernels/symchan.cuh"
-	"bench bench.cu ../kernels/symchan.cuh"
-	"examples/ring ring.cu ../../kernels/symchan.cuh"
-	"examples/jacobi jacobi.cu ../../kernels/symchan.cuh"
-	"examples/service/server service.cu ../../../kernels/symchan.cuh ../../jacobi/jacobi.cu"
 )
 # Every program's two variants compile at once, each into a file of its
 # own; the script fails if any of them did.

@@ -29,10 +29,12 @@
 # folder) every benchmark line goes to $OUT/bench.txt, led by the date,
 # machine, commit and command lines bench/results/ keeps, the logs to
 # $OUT/logs.tgz, and regenerated PTX to $OUT/ptx.tgz. A short table ends
-# the output. Where nvcc is there and kernels/ is beside .gpu/, every
-# program's PTX is regenerated first (scripts/gpu-ptx.sh) and used through
-# SYMCHAN_PTX_DIR, so kernel changes are tested before their PTX is
-# committed; SYMCHAN_EMBEDDED_PTX=1 keeps the PTX the binaries embed.
+# the output. Where nvcc is there and kernels/ is beside .gpu/, the
+# runtime's PTX is regenerated first (scripts/gpu-ptx.sh) and used through
+# SYMCHAN_PTX_DIR, so runtime kernel changes are tested before their PTX
+# is committed; SYMCHAN_EMBEDDED_PTX=1 keeps the PTX the binaries embed.
+# The tests', benchmarks' and examples' kernels compile as they run
+# (kernels.Compile, cached in ~/.cache/symchan/kernels).
 set -uo pipefail
 self=$(realpath "$0")
 cd "$(dirname "$0")"

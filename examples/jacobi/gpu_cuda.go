@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/examples/jacobi/jacobicu"
+	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
@@ -43,11 +45,15 @@ func sweepOnGPU(ctx context.Context, pe *pgas.PE, s *state, g pgas.GPU) error {
 		return err
 	}
 	defer st.Destroy()
-	mod, err := g.Load(jacobiKernels)
+	prog, err := kernels.Compile("jacobi.cu", jacobicu.Source, kernels.CompileOptions{})
 	if err != nil {
 		return err
 	}
-	initK, err := mod.Function(kernelInit)
+	mod, err := g.Load(prog)
+	if err != nil {
+		return err
+	}
+	initK, err := mod.Function(jacobicu.KernelInit)
 	if err != nil {
 		return err
 	}
@@ -56,9 +62,9 @@ func sweepOnGPU(ctx context.Context, pe *pgas.PE, s *state, g pgas.GPU) error {
 	if s.kernel == "vec4" && s.p.nx%4 != 0 {
 		return fmt.Errorf("jacobi: -kernel vec4 needs nx divisible by 4, not %d", s.p.nx)
 	}
-	name, cols := kernelSweep, s.p.nx-2
+	name, cols := jacobicu.KernelSweep, s.p.nx-2
 	if vec4 {
-		name, cols = kernelSweep4, s.p.nx/4
+		name, cols = jacobicu.KernelSweep4, s.p.nx/4
 	}
 	sweepK, err := mod.Function(name)
 	if err != nil {

@@ -14,15 +14,11 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
-// The ring's kernel actor, ring.cu, compiled by scripts/gpu-ptx.sh.
-var (
-	//go:embed ring.ptx
-	ringPTX string
-	//go:embed ring_nvshmem.ptx
-	ringNVSHMEMPTX string
-
-	ringKernels = kernels.Program{Name: "ring", PTX: ringPTX, NVSHMEMPTX: ringNVSHMEMPTX}
-)
+// The ring's kernel actor, ring.cu, compiled when first loaded
+// (kernels.Compile).
+//
+//go:embed ring.cu
+var ringSource string
 
 // Actor modes (-actors): which PEs run as kernels.
 const (
@@ -77,7 +73,11 @@ func newKernelPE(pe *pgas.PE, laps int) (*kernelPE, error) {
 		return nil, err
 	}
 	k := &kernelPE{pe: pe, ctx: g.Context(), laps: laps}
-	mod, err := g.Load(ringKernels)
+	prog, err := kernels.Compile("ring.cu", ringSource, kernels.CompileOptions{})
+	if err != nil {
+		return nil, err
+	}
+	mod, err := g.Load(prog)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
-// ring.cu: examples/ring's kernel actor (a program of its own,
-// kernels.Program; scripts/gpu-ptx.sh compiles it).
-#include "../../kernels/symchan.cuh"
+// ring.cu: examples/ring's kernel actor, compiled when the example loads
+// it (kernels.Compile).
+#include "symchan.cuh"
 
 typedef symchan_u64 u64;
 

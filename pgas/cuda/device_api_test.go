@@ -205,7 +205,11 @@ func TestDeviceRoutines(t *testing.T) {
 // conformanceKernel is kernel name of the conformance kit's program
 // (conformance.cu), loaded on g.
 func conformanceKernel(g pgas.GPU, name string) (*device.Function, error) {
-	mod, err := g.Load(conformance.Kernels)
+	prog, err := conformance.Kernels()
+	if err != nil {
+		return nil, err
+	}
+	mod, err := g.Load(prog)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/symchan/symchan/actors/service"
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/examples/jacobi/jacobicu"
 	"github.com/symchan/symchan/pgas"
 	_ "github.com/symchan/symchan/pgas/cuda"    // the GPU backends
 	_ "github.com/symchan/symchan/pgas/nvshmem" // register themselves
@@ -40,14 +41,18 @@ func gpuEngine(ctx context.Context, pe *pgas.PE, maxN int64) (service.Actor[Job,
 		return nil, err
 	}
 	s := &gpuSolver{g: g, id: int32(pe.ID())}
-	mod, err := g.Load(serviceKernels)
+	prog, err := serviceProgram()
 	if err != nil {
 		return nil, err
 	}
-	if s.init, err = mod.Function("jacobi_init"); err != nil {
+	mod, err := g.Load(prog)
+	if err != nil {
 		return nil, err
 	}
-	if s.swp, err = mod.Function("service_jacobi_sweep"); err != nil {
+	if s.init, err = mod.Function(jacobicu.KernelInit); err != nil {
+		return nil, err
+	}
+	if s.swp, err = mod.Function(kernelSweep); err != nil {
 		return nil, err
 	}
 	if s.st, err = g.Context().NewStream(); err != nil {

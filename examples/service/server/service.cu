@@ -1,7 +1,6 @@
-// service.cu: examples/service's kernels (a program of its own,
-// kernels.Program; scripts/gpu-ptx.sh compiles it), with examples/jacobi's
-// jacobi_init.
-#include "../../jacobi/jacobi.cu"
+// service.cu: examples/service's kernels, compiled after examples/jacobi's
+// jacobi.cu (which includes symchan.cuh and defines u64), whose
+// jacobi_init the service uses (kernels.Compile, serviceProgram).
 
 // service_jacobi_sweep does one Jacobi sweep of an n×n grid held by one GPU
 // (rows and columns 0 and n-1 fixed) from a to an: a thread per interior

@@ -1,7 +1,7 @@
-// jacobi.cu: examples/jacobi's GPU engine (a program of its own,
-// kernels.Program; scripts/gpu-ptx.sh compiles it). examples/service
-// includes it for jacobi_init.
-#include "../../kernels/symchan.cuh"
+// jacobi.cu: examples/jacobi's GPU engine, compiled when the example runs
+// (kernels.Compile). examples/service compiles it with its own kernels for
+// jacobi_init.
+#include "symchan.cuh"
 
 typedef symchan_u64 u64;
 
