@@ -10,7 +10,7 @@ for pkg in ./device ./pgas/internal/gpuop ./pgas/cuda ./pgas/nvshmem ./tests ./e
 	go test -c -tags cuda -ldflags='-s -w' -o ".gpu/$(basename "$pkg").test" "$pkg"
 done
 (cd bench && go test -c -tags cuda -ldflags='-s -w' -o ../.gpu/bench.test .) # a workspace of its own
-for ex in ring jacobi service devicering pipeline; do
+for ex in ring jacobi service devicering pipeline moe; do
 	go build -tags cuda -ldflags='-s -w' -o ".gpu/$ex" "./examples/$ex"
 done
 go build -ldflags='-s -w' -o .gpu/symrun ./cmd/symrun

@@ -145,12 +145,14 @@ if [ "$what" = verify ]; then
 	nvshmem_suites "suites-remote-${np}proc" 200 SYMCHAN_FORCE_REMOTE=1
 	step "jacobi-nvshmem-${np}proc" 120 ./symrun -n "$np" ./jacobi -backend nvshmem -nx 4096 -niter 300 -verify
 	step "devicering-nvshmem-${np}proc" 60 ./symrun -n "$np" ./devicering -backend nvshmem
+	step "moe-nvshmem-${np}proc" 90 ./symrun -n "$np" ./moe -backend nvshmem -iters 5
 	mps off
 	step service-gpu 120 ./server.test -test.v -test.count=1
 	step ring-cuda 60 env "${share[@]}" ./ring -backend cuda -pes "$np" -actors mixed -size 8,4K,1M -laps 20
 	step jacobi-cuda 120 env "${share[@]}" ./jacobi -backend cuda -pes "$np" -nx 4096 -niter 300 -verify
 	step devicering-cuda 60 env "${share[@]}" ./devicering -backend cuda -pes "$np"
 	step pipeline-cuda 60 env "${share[@]}" ./pipeline -backend cuda -pes 2
+	step moe-cuda 90 env "${share[@]}" ./moe -backend cuda -pes "$np" -iters 5
 fi
 
 if [ "$what" = bench ]; then
