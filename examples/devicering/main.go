@@ -34,6 +34,10 @@ import (
 //go:embed ring.cu
 var ringSource string
 
+// processStart is about when the process started: the start-up figure
+// counts from it.
+var processStart = time.Now()
+
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // run is the command with its arguments and output streams; it returns
@@ -51,6 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "devicering: -laps must be at least 1 and -pes not negative")
 		return 2
 	}
+	var loadTook, loadedAt time.Duration // PE 0's Load, and when it ended
 	var compiled struct {
 		once sync.Once
 		prog kernels.Program
@@ -75,9 +80,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if compiled.err != nil {
 			return compiled.err
 		}
+		t0 := time.Now()
 		mod, err := g.Load(compiled.prog)
 		if err != nil {
 			return err
+		}
+		if pe.ID() == 0 {
+			loadTook, loadedAt = time.Since(t0), time.Since(processStart)
 		}
 		value, err := pgas.AllocZeroed[uint64](ctx, pe, 1)
 		if err != nil {
@@ -94,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err := pe.Barrier(ctx); err != nil {
 			return err
 		}
-		t0 := time.Now()
+		t0 = time.Now()
 		if err := pgas.Launch(pe, mod, "ring", device.D1(1), device.D1(32), 0, g.HeapDescriptor(), value, sig, out, *laps); err != nil {
 			return err
 		}
@@ -116,8 +125,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if want := uint64(n * (n + 1) / 2 * *laps); got != want {
 			return fmt.Errorf("after %d laps of %d PEs PE 0 holds %d, want %d", *laps, n, got, want)
 		}
-		fmt.Fprintf(stdout, "devicering: %d PEs on the %s backend, %d laps, value %d as expected; compiled in %v; %.2f µs per hop (kernel launch included)\n",
-			n, pe.World().Config().Backend, *laps, got, compiled.took.Round(time.Millisecond), float64(took.Nanoseconds())/1e3/float64(n*(*laps)))
+		fmt.Fprintf(stdout, "devicering: %d PEs on the %s backend, %d laps, value %d as expected; compiled in %v, loaded in %v (%v after the process started); %.2f µs per hop (kernel launch included)\n",
+			n, pe.World().Config().Backend, *laps, got, compiled.took.Round(time.Millisecond), loadTook.Round(time.Millisecond),
+			loadedAt.Round(time.Millisecond), float64(took.Nanoseconds())/1e3/float64(n*(*laps)))
 		return nil
 	})
 	if err != nil {

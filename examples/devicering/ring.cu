@@ -5,21 +5,21 @@
 // the loop once the kernels run.
 #include "symchan.cuh"
 
-// ring runs laps laps on one thread. value, sig and out are this PE's
-// copies of symmetric arrays (pgas.Launch passes them so): value receives
-// the left neighbour's value, sig its lap, out is the source of this PE's
-// put (symmetric, as NVSHMEM's remote puts want their source).
-extern "C" __global__ void ring(const symchan_heap *h, unsigned long long *value, unsigned long long *sig,
-                                unsigned long long *out, int laps) {
+// ring runs laps laps on one thread, in NVSHMEM's terms (symchan_TYPE_…
+// for nvshmem_TYPE_…, h first). value, sig and out are this PE's copies
+// of symmetric arrays (pgas.Launch passes them so), the symmetric
+// addresses NVSHMEM's routines take: value receives the left neighbour's
+// value, sig its lap, out is the source of this PE's put (symmetric, as
+// NVSHMEM's remote puts want their source).
+extern "C" __global__ void ring(const symchan_heap *h, uint64_t *value, uint64_t *sig, uint64_t *out, int laps) {
 	if (blockIdx.x != 0 || threadIdx.x != 0) return;
-	int me = h->pe, right = (me + 1) % h->npes;
-	symchan_u64 voff = (symchan_u64)value - h->local, soff = (symchan_u64)sig - h->local;
+	int mype = symchan_my_pe(h), npes = symchan_n_pes(h), right = (mype + 1) % npes;
 	for (int lap = 1; lap <= laps; lap++) {
 		// PE 0 starts each lap with what came round on the last one.
-		symchan_u64 want = me == 0 ? (symchan_u64)(lap - 1) : (symchan_u64)lap;
+		uint64_t want = mype == 0 ? (uint64_t)(lap - 1) : (uint64_t)lap;
 		if (want > 0) symchan_wait_until(sig, SYMCHAN_CMP_GE, want);
-		*out = (want > 0 ? *value : 0) + me + 1;
-		symchan_put_signal(h, right, voff, out, 8, soff, lap, SYMCHAN_SIGNAL_SET);
+		*out = (want > 0 ? *value : 0) + mype + 1;
+		symchan_uint64_put_signal(h, value, out, 1, sig, lap, SYMCHAN_SIGNAL_SET, right);
 	}
-	if (me == 0) symchan_wait_until(sig, SYMCHAN_CMP_GE, laps); // the last lap came round
+	if (mype == 0) symchan_wait_until(sig, SYMCHAN_CMP_GE, laps); // the last lap came round
 }
