@@ -165,11 +165,49 @@ static __device__ __forceinline__ unsigned symchan_group_size(int scope) {
 	return scope == SYMCHAN_SCOPE_BLOCK ? symchan_block_size() : scope == SYMCHAN_SCOPE_WARP ? 32 : 1;
 }
 
+// symchan_group_pick returns thread 0's v to every thread of the group.
+// The block form waits first for every thread to have read the last
+// call's value.
+static __device__ __forceinline__ symchan_u64 symchan_group_pick(symchan_u64 v, int scope) {
+	if (scope == SYMCHAN_SCOPE_WARP)
+		return __shfl_sync(0xffffffffu, (unsigned long long)v, 0);
+	if (scope != SYMCHAN_SCOPE_BLOCK)
+		return v;
+	__shared__ symchan_u64 picked;
+	__syncthreads();
+	if (symchan_block_tid() == 0)
+		picked = v;
+	__syncthreads();
+	return picked;
+}
+
+// symchan_group_run returns to every thread of the group how many of its
+// first threads (by symchan_group_tid) have ok: the run of them before
+// the first without it.
+static __device__ __forceinline__ unsigned symchan_group_run(bool ok, int scope) {
+	if (scope == SYMCHAN_SCOPE_WARP) {
+		const unsigned ready = __ballot_sync(0xffffffffu, ok);
+		return ready == 0xffffffffu ? 32 : __ffs(~ready) - 1;
+	}
+	if (scope != SYMCHAN_SCOPE_BLOCK)
+		return ok ? 1 : 0;
+	__shared__ unsigned run;
+	__syncthreads();
+	if (symchan_block_tid() == 0)
+		run = symchan_block_size();
+	__syncthreads();
+	if (!ok)
+		atomicMin(&run, symchan_block_tid());
+	__syncthreads();
+	return run;
+}
+
 // SYMCHAN_GROUP_FORMS(ret, name, params, args...) declares the three forms
 // of a routine (symchan_name, symchan_name_warp, symchan_name_block), each
 // calling symchan_name_group(args..., its scope): the one way symchan.cuh
-// makes a routine's group forms. Routines whose group forms are different
-// algorithms (the mailboxes' receives) are written out instead.
+// makes a routine's group forms. A _group routine tells its forms apart
+// only through the symchan_group_ helpers (tid, size, sync, pick, run,
+// all, xor).
 #define SYMCHAN_GROUP_FORMS(ret, name, params, ...)                                                                                      \
 	static __device__ __forceinline__ ret symchan_##name params { return symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_THREAD); }      \
 	static __device__ __forceinline__ ret symchan_##name##_warp params { return symchan_##name##_group(__VA_ARGS__, SYMCHAN_SCOPE_WARP); } \
@@ -1701,10 +1739,10 @@ static __device__ void symchan_mailbox_put_slot(const symchan_heap *h, const sym
 }
 
 // symchan_mailbox_first_seq is the sequence number of a message's first
-// slot. With shared (thread or warp scope), thread 0 reserves all of the
-// message's slots (n bytes) at once with an atomic add on out->sent, so
-// that they are consecutive among the other senders' messages, and the
-// warp shares the result.
+// slot. With shared, thread 0 reserves all of the message's slots (n
+// bytes) at once with an atomic add on out->sent, so that they are
+// consecutive among the other senders' messages, and the group shares the
+// result.
 static __device__ __forceinline__ symchan_u64 symchan_mailbox_first_seq(const symchan_mailbox *mb, symchan_mbox_out *out, symchan_u64 n, bool shared,
                                                                        unsigned tid, int scope) {
 	if (!shared)
@@ -1714,9 +1752,7 @@ static __device__ __forceinline__ symchan_u64 symchan_mailbox_first_seq(const sy
 		const symchan_u64 cap = mb->slot_size - SYMCHAN_SLOT_HEADER, slots = n == 0 ? 1 : (n + cap - 1) / cap;
 		seq = atomicAdd((unsigned long long *)&out->sent, (unsigned long long)slots) + 1;
 	}
-	if (scope == SYMCHAN_SCOPE_WARP)
-		seq = __shfl_sync(0xffffffffu, seq, 0);
-	return seq;
+	return symchan_group_pick(seq, scope);
 }
 
 // symchan_mailbox_send_scoped sends n bytes to PE to as one message, in
@@ -1748,24 +1784,23 @@ static __device__ __forceinline__ int symchan_mailbox_send_group(const symchan_h
 SYMCHAN_GROUP_FORMS(int, mailbox_send, (const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data, symchan_u64 n),
                     h, mb, out, to, data, n)
 
-// symchan_mailbox_send_mp sends n bytes to PE to as symchan_mailbox_send
-// does, where any number of threads of this GPU send to to at once
-// through the same out ("many producers"): each message takes its slots
-// with one atomic add, so one sender's messages arrive in its order and
-// whole, interleaved with the others'. The _warp form sends with a whole
-// warp, each warp a sender. out must be memory all of them reach (global
-// memory, or shared memory when they are all in one block), and a
-// destination is sent to either with these routines or with the others,
-// not both at once; close it (symchan_mailbox_close) once they are done.
-static __device__ void symchan_mailbox_send_mp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data,
-                                               symchan_u64 n) {
-	symchan_mailbox_send_scoped(h, mb, out, to, data, n, true, SYMCHAN_SCOPE_THREAD);
+// symchan_mailbox_send_mp (_warp, _block) sends n bytes to PE to as
+// symchan_mailbox_send does, where any number of threads of this GPU send
+// to to at once through the same out ("many producers"): each message
+// takes its slots with one atomic add, so one sender's messages arrive in
+// its order and whole, interleaved with the others'. The group forms send
+// with a whole warp or block, each group a sender. out must be memory all
+// of them reach (global memory, or shared memory when they are all in one
+// block), and a destination is sent to either with these routines or with
+// the others, not both at once; close it (symchan_mailbox_close) once they
+// are done.
+static __device__ __forceinline__ void symchan_mailbox_send_mp_group(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to,
+                                                                    const void *data, symchan_u64 n, int scope) {
+	symchan_mailbox_send_scoped(h, mb, out, to, data, n, true, scope);
 }
-
-static __device__ void symchan_mailbox_send_mp_warp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to,
-                                                    const void *data, symchan_u64 n) {
-	symchan_mailbox_send_scoped(h, mb, out, to, data, n, true, SYMCHAN_SCOPE_WARP);
-}
+SYMCHAN_GROUP_FORMS(void, mailbox_send_mp,
+                    (const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_out *out, int to, const void *data, symchan_u64 n), h, mb, out,
+                    to, data, n)
 
 // symchan_mailbox_close sends the close marker to PE to (one thread):
 // the receiver learns it after this sender's last message.
@@ -1964,34 +1999,35 @@ static __device__ int symchan_mailbox_recv(const symchan_heap *h, const symchan_
 	return symchan_mailbox_take(h, mb, in, from, buf, cap, 0, 1, SYMCHAN_SCOPE_THREAD);
 }
 
-// symchan_mailbox_recv_any waits for the next message from any sender (fair
-// across senders, see symchan_mailbox_next_sender; *start starts at 0),
-// sets *from to its sender and takes it as symchan_mailbox_recv does. One
-// thread.
-static __device__ int symchan_mailbox_recv_any(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from, int *start,
-                                               void *buf, symchan_u64 cap) {
-	const int s = symchan_mailbox_next_sender(h, mb, in, start);
+// symchan_mailbox_pick_sender: thread 0 of the group picks the next
+// sender with a message due (fair across senders, see
+// symchan_mailbox_next_sender; *start starts at 0), and every thread gets
+// it, or what next_sender returned for none. *from is set to it (-1 for
+// none).
+static __device__ __forceinline__ int symchan_mailbox_pick_sender(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from,
+                                                                 int *start, int scope) {
+	const int s = (int)symchan_group_pick(symchan_group_tid(scope) == 0 ? (symchan_u64)(long long)symchan_mailbox_next_sender(h, mb, in, start) : 0,
+	                                      scope);
 	*from = s < 0 ? -1 : s;
-	if (s < 0)
-		return s;
-	return symchan_mailbox_take(h, mb, in, s, buf, cap, 0, 1, SYMCHAN_SCOPE_THREAD);
+	return s;
 }
 
-// symchan_mailbox_recv_any_warp is symchan_mailbox_recv_any for a whole
-// (full) warp: every lane calls it with the same arguments (in, *from,
-// *start and buf shared: the same pointers), lane 0 picks the sender, all
-// lanes copy, and every lane gets the result.
-static __device__ int symchan_mailbox_recv_any_warp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from, int *start,
-                                                    void *buf, symchan_u64 cap) {
-	int s = 0;
-	if ((threadIdx.x & 31) == 0)
-		s = symchan_mailbox_next_sender(h, mb, in, start);
-	s = __shfl_sync(0xffffffffu, s, 0);
-	*from = s < 0 ? -1 : s;
+// symchan_mailbox_recv_any (_warp, _block) waits for the next message
+// from any sender (symchan_mailbox_pick_sender), sets *from to its sender
+// and takes it as symchan_mailbox_recv does. The group forms take it with
+// a whole (full) warp or block: every thread calls them with the same
+// arguments (in, *from, *start and buf shared: the same pointers), thread
+// 0 picks the sender, all copy, and every thread gets the result.
+static __device__ __forceinline__ int symchan_mailbox_recv_any_group(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from,
+                                                                     int *start, void *buf, symchan_u64 cap, int scope) {
+	const int s = symchan_mailbox_pick_sender(h, mb, in, from, start, scope);
 	if (s < 0)
 		return s;
-	return symchan_mailbox_take(h, mb, in, s, buf, cap, threadIdx.x & 31, 32, SYMCHAN_SCOPE_WARP);
+	return symchan_mailbox_take(h, mb, in, s, buf, cap, symchan_group_tid(scope), symchan_group_size(scope), scope);
 }
+SYMCHAN_GROUP_FORMS(int, mailbox_recv_any,
+                    (const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from, int *start, void *buf, symchan_u64 cap), h,
+                    mb, in, from, start, buf, cap)
 
 // symchan_mailbox_probe: sender s's message seq0 + j (j ≥ 0) is ready and
 // whole in its slot: the slot's word reached that sequence number (the
@@ -2027,119 +2063,56 @@ static __device__ __forceinline__ void symchan_mailbox_retire_run(const symchan_
 	}
 }
 
-// symchan_mailbox_recv_many_warp: the whole (full) warp takes the next
-// ready messages of one sender at once, up to 32 (and k), picked as
-// symchan_mailbox_recv_any_warp picks one: lane j checks the sender's
-// slot j places ahead, and the ready run of single-slot messages is taken
-// with the lanes' loads in flight together, one message a lane, instead
-// of one after another. Lane j gets message j's bytes at buf + j·cap (up
-// to cap) and its length in *len (every lane passes its own len; buf,
+// symchan_mailbox_recv_many (_warp, _block): the group takes the next
+// ready messages of one sender at once, up to its size (32 for a warp,
+// blockDim for a block) and k, the sender picked as
+// symchan_mailbox_recv_any picks it: thread j checks the sender's slot j
+// places ahead, and the ready run of single-slot messages is taken with
+// the threads' loads in flight together, one message a thread, instead
+// of one after another. Thread j gets message j's bytes at buf + j·cap (up
+// to cap) and its length in *len (every thread passes its own len; buf,
 // *from and *start shared). A message of several slots, or a close
-// marker, at the head is taken alone, as symchan_mailbox_recv_any_warp
-// takes it, into lane 0's place. It returns the count, the same in every
-// lane, or what symchan_mailbox_take returns for a head taken alone that
-// is not a message (SYMCHAN_MBOX_CLOSED, …; *len then 0).
-static __device__ int symchan_mailbox_recv_many_warp(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from, int *start,
-                                                     void *buf, symchan_u64 cap, int *len) {
-	const unsigned lane = threadIdx.x & 31;
-	int s = 0;
-	if (lane == 0)
-		s = symchan_mailbox_next_sender(h, mb, in, start);
-	s = __shfl_sync(0xffffffffu, s, 0);
-	*from = s < 0 ? -1 : s;
+// marker, at the head is taken alone, as symchan_mailbox_recv_any takes
+// it, into thread 0's place. It returns the count, the same in every
+// thread, or what symchan_mailbox_take returns for a head taken alone
+// that is not a message (SYMCHAN_MBOX_CLOSED, …; *len then 0). With a
+// mailbox of as many slots per sender as the block has threads, or more,
+// one pass of the block form can take what a whole grid of sending warps
+// sent (see BenchmarkGPUActorMessageRate). Its registers with a caller's
+// exceed 64 a thread: a kernel that calls the block form with more than
+// 512 threads a block needs __launch_bounds__ (or its launch fails for
+// lack of registers).
+static __device__ __forceinline__ int symchan_mailbox_recv_many_group(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from,
+                                                                      int *start, void *buf, symchan_u64 cap, int *len, int scope) {
+	const unsigned tid = symchan_group_tid(scope);
+	const int s = symchan_mailbox_pick_sender(h, mb, in, from, start, scope);
 	*len = 0;
 	if (s < 0)
 		return s;
 	unsigned n = 0;
-	const bool ok = lane < mb->k &&
-	                symchan_mailbox_probe(h, mb, s, symchan_in_next(mb, in)[s] ? symchan_in_next(mb, in)[s] : 1, lane, (char *)buf + lane * cap, cap, &n);
-	const unsigned ready = __ballot_sync(0xffffffffu, ok);
-	const unsigned run = ready == 0xffffffffu ? 32 : __ffs(~ready) - 1; // lanes 0 … run-1 hold one
+	const bool ok = tid < mb->k &&
+	                symchan_mailbox_probe(h, mb, s, symchan_in_next(mb, in)[s] ? symchan_in_next(mb, in)[s] : 1, tid, (char *)buf + tid * cap, cap, &n);
+	const unsigned run = symchan_group_run(ok, scope); // threads 0 … run-1 hold one
 	if (run == 0) { // the head alone: several slots, or a marker
-		const int r = symchan_mailbox_take(h, mb, in, s, buf, cap, lane, 32, SYMCHAN_SCOPE_WARP);
+		const int r = symchan_mailbox_take(h, mb, in, s, buf, cap, tid, symchan_group_size(scope), scope);
 		if (r < 0)
 			return r;
-		if (lane == 0)
+		if (tid == 0)
 			*len = r;
 		return 1;
 	}
-	if (lane < run)
+	if (tid < run)
 		*len = (int)n;
-	__syncwarp();
-	if (lane == 0)
+	symchan_group_sync(scope);
+	if (tid == 0)
 		symchan_mailbox_retire_run(h, mb, in, s, run);
-	__syncwarp();
+	symchan_group_sync(scope);
 	return (int)run;
 }
-
-// symchan_mailbox_recv_many_block is symchan_mailbox_recv_many_warp for a
-// whole block: up to blockDim (and k) messages of one sender at once,
-// thread j's at buf + j·cap with its length in *len. With a mailbox of as
-// many slots per sender as the block has threads, or more, one pass can
-// take what a whole grid of sending warps sent (see
-// BenchmarkGPUActorMessageRate). Its registers with a caller's exceed 64
-// a thread: a kernel that calls it with more than 512 threads a block
-// needs __launch_bounds__ (or its launch fails for lack of registers).
-static __device__ int symchan_mailbox_recv_many_block(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from, int *start,
-                                                      void *buf, symchan_u64 cap, int *len) {
-	__shared__ int picked;
-	__shared__ unsigned run;
-	const unsigned tid = symchan_block_tid(), nth = symchan_block_size();
-	if (tid == 0) {
-		picked = symchan_mailbox_next_sender(h, mb, in, start);
-		run = nth < mb->k ? nth : mb->k;
-	}
-	__syncthreads();
-	const int s = picked;
-	*from = s < 0 ? -1 : s;
-	*len = 0;
-	if (s < 0) {
-		__syncthreads(); // picked is read by all before the next call sets it
-		return s;
-	}
-	unsigned n = 0;
-	if (tid < mb->k &&
-	    !symchan_mailbox_probe(h, mb, s, symchan_in_next(mb, in)[s] ? symchan_in_next(mb, in)[s] : 1, tid, (char *)buf + tid * cap, cap, &n))
-		atomicMin(&run, tid); // threads 0 … run-1 hold one
-	__syncthreads();
-	const unsigned r = run;
-	if (r == 0) { // the head alone: several slots, or a marker
-		const int t = symchan_mailbox_take(h, mb, in, s, buf, cap, tid, nth, SYMCHAN_SCOPE_BLOCK);
-		__syncthreads(); // picked and run are read by all before the next call sets them
-		if (t < 0)
-			return t;
-		if (tid == 0)
-			*len = t;
-		return 1;
-	}
-	if (tid < r)
-		*len = (int)n;
-	__syncthreads();
-	if (tid == 0)
-		symchan_mailbox_retire_run(h, mb, in, s, r);
-	__syncthreads();
-	return (int)r;
-}
-
-// symchan_mailbox_recv_any_block is symchan_mailbox_recv_any for a whole
-// block, as the warp form.
-static __device__ int symchan_mailbox_recv_any_block(const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from,
-                                                     int *start, void *buf, symchan_u64 cap) {
-	__shared__ int picked;
-	const unsigned tid = symchan_block_tid();
-	if (tid == 0)
-		picked = symchan_mailbox_next_sender(h, mb, in, start);
-	__syncthreads();
-	const int s = picked;
-	*from = s < 0 ? -1 : s;
-	if (s < 0) {
-		__syncthreads(); // picked is read by all before the next call sets it
-		return s;
-	}
-	const int r = symchan_mailbox_take(h, mb, in, s, buf, cap, tid, symchan_block_size(), SYMCHAN_SCOPE_BLOCK);
-	__syncthreads(); // picked is read by all before the next call sets it
-	return r;
-}
+SYMCHAN_GROUP_FORMS(int, mailbox_recv_many,
+                    (const symchan_heap *h, const symchan_mailbox *mb, symchan_mbox_in *in, int *from, int *start, void *buf, symchan_u64 cap,
+                     int *len),
+                    h, mb, in, from, start, buf, cap, len)
 
 // --- futures (the reply slots of package actors) -------------------------
 //
@@ -2259,53 +2232,36 @@ static __device__ __forceinline__ int symchan_actor_note(const symchan_heap *h, 
 	return r;
 }
 
-// symchan_actor_recv takes the next message from any sender into buf (cap
-// bytes), setting *from: it returns the message's length,
-// SYMCHAN_MBOX_CLOSED when a sender closed its side, SYMCHAN_ACTOR_STOP
-// when the actor must return, or a SYMCHAN_MBOX_ error. One thread; the
-// _warp and _block forms take it with the whole group (every thread calls
+// symchan_actor_recv (_warp, _block) takes the next message from any
+// sender into buf (cap bytes), setting *from: it returns the message's
+// length, SYMCHAN_MBOX_CLOSED when a sender closed its side,
+// SYMCHAN_ACTOR_STOP when the actor must return, or a SYMCHAN_MBOX_
+// error. The group forms take it with the whole group (every thread calls
 // them with the same arguments; *from and buf shared).
-static __device__ int symchan_actor_recv(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap) {
-	const int r = symchan_mailbox_recv_any(h, &a->mb, symchan_actor_in(a), from, &a->start, buf, cap);
-	return symchan_actor_note(h, a, *from, r, true);
-}
-
-static __device__ int symchan_actor_recv_warp(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap) {
-	const int r = symchan_mailbox_recv_any_warp(h, &a->mb, symchan_actor_in(a), from, &a->start, buf, cap);
+static __device__ __forceinline__ int symchan_actor_recv_group(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap,
+                                                               int scope) {
+	const int r = symchan_mailbox_recv_any_group(h, &a->mb, symchan_actor_in(a), from, &a->start, buf, cap, scope);
 	const int s = *from;
-	__syncwarp();
-	return symchan_actor_note(h, a, s, r, (threadIdx.x & 31) == 0);
+	symchan_group_sync(scope);
+	return symchan_actor_note(h, a, s, r, symchan_group_tid(scope) == 0);
 }
+SYMCHAN_GROUP_FORMS(int, actor_recv, (const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap), h, a, from, buf, cap)
 
-static __device__ int symchan_actor_recv_block(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap) {
-	const int r = symchan_mailbox_recv_any_block(h, &a->mb, symchan_actor_in(a), from, &a->start, buf, cap);
-	const int s = *from;
-	__syncthreads();
-	return symchan_actor_note(h, a, s, r, symchan_block_tid() == 0);
-}
-
-// symchan_actor_recv_many_warp takes the next ready messages of one
-// sender at once, up to 32, with the whole warp, as
-// symchan_mailbox_recv_many_warp does (lane j's message at buf + j·cap,
-// its length in *len): it returns the count, SYMCHAN_MBOX_CLOSED when a
+// symchan_actor_recv_many (_warp, _block) takes the next ready messages
+// of one sender at once, up to the group's size, as
+// symchan_mailbox_recv_many does (thread j's message at buf + j·cap, its
+// length in *len): it returns the count, SYMCHAN_MBOX_CLOSED when a
 // sender closed its side, SYMCHAN_ACTOR_STOP when the actor must return,
 // or a SYMCHAN_MBOX_ error.
-static __device__ int symchan_actor_recv_many_warp(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap, int *len) {
-	const int r = symchan_mailbox_recv_many_warp(h, &a->mb, symchan_actor_in(a), from, &a->start, buf, cap, len);
+static __device__ __forceinline__ int symchan_actor_recv_many_group(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap,
+                                                                    int *len, int scope) {
+	const int r = symchan_mailbox_recv_many_group(h, &a->mb, symchan_actor_in(a), from, &a->start, buf, cap, len, scope);
 	const int s = *from;
-	__syncwarp();
-	return symchan_actor_note(h, a, s, r, (threadIdx.x & 31) == 0);
+	symchan_group_sync(scope);
+	return symchan_actor_note(h, a, s, r, symchan_group_tid(scope) == 0);
 }
-
-// symchan_actor_recv_many_block is symchan_actor_recv_many_warp for a
-// whole block, as symchan_mailbox_recv_many_block: up to blockDim
-// messages at once.
-static __device__ int symchan_actor_recv_many_block(const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap, int *len) {
-	const int r = symchan_mailbox_recv_many_block(h, &a->mb, symchan_actor_in(a), from, &a->start, buf, cap, len);
-	const int s = *from;
-	__syncthreads();
-	return symchan_actor_note(h, a, s, r, symchan_block_tid() == 0);
-}
+SYMCHAN_GROUP_FORMS(int, actor_recv_many, (const symchan_heap *h, symchan_actor *a, int *from, void *buf, symchan_u64 cap, int *len), h, a, from,
+                    buf, cap, len)
 
 // symchan_actor_send (_warp, _block) sends n bytes to PE to (not the
 // actor's own PE), in the Go wire format; the group forms send with the
@@ -2316,17 +2272,15 @@ static __device__ __forceinline__ void symchan_actor_send_group(const symchan_he
 }
 SYMCHAN_GROUP_FORMS(void, actor_send, (const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n), h, a, to, data, n)
 
-// symchan_actor_send_mp and _mp_warp send as symchan_mailbox_send_mp and
-// _mp_warp do: any number of the actor's threads (or warps) send to PE to
-// at once. The actor's state must then be in global memory, or all the
+// symchan_actor_send_mp (_warp, _block) sends as symchan_mailbox_send_mp
+// does: any number of the actor's threads (or groups) send to PE to at
+// once. The actor's state must then be in global memory, or all the
 // senders in one block (see symchan_actor_enter).
-static __device__ void symchan_actor_send_mp(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
-	symchan_mailbox_send_mp(h, &a->mb, &symchan_actor_out(a)[to], to, data, n);
+static __device__ __forceinline__ void symchan_actor_send_mp_group(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n,
+                                                                  int scope) {
+	symchan_mailbox_send_mp_group(h, &a->mb, &symchan_actor_out(a)[to], to, data, n, scope);
 }
-
-static __device__ void symchan_actor_send_mp_warp(const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n) {
-	symchan_mailbox_send_mp_warp(h, &a->mb, &symchan_actor_out(a)[to], to, data, n);
-}
+SYMCHAN_GROUP_FORMS(void, actor_send_mp, (const symchan_heap *h, symchan_actor *a, int to, const void *data, symchan_u64 n), h, a, to, data, n)
 
 // symchan_actor_reply replies to a future (see symchan_reply).
 static __device__ int symchan_actor_reply(const symchan_heap *h, symchan_actor *a, symchan_reply_to to, const void *data, symchan_u64 n) {
