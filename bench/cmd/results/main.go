@@ -146,9 +146,14 @@ var (
 		about: "BenchmarkScale: Run of a function that returns at once (start-stop, median of 3); one Chan with the default options (64 lanes of 16 slots of 1 KiB): the symmetric heap it takes per PE (PE.HeapFree before and after) and its Go memory (the world's heap growth over P, GC-noisy); a Chan round trip between PEs 0 and 1 while the others wait on a Go channel; a world barrier; an AllToAll of 8 int64 per peer (medians of 5 repetitions, on PE 0). Every PE parks when it waits (pgas.BlockPark, what a world of more PEs than the VM's 2 cores does by default; a 2-PE world spins by default, 0.25 µs a round trip). Issue 47's targets: one Chan ≤ 1.5 MiB per PE at 4096 PEs; the round trip at 4096 PEs within 1.2× of 2 PEs'. The barrier's ⌈log₂ P⌉ rounds wait for the scheduler, and the AllToAll's P Gets and Puts per member (P² in all) are the host's algorithm."}
 )
 
+// How long a program with a user's kernel takes to start.
+var startup = table{title: "One H100: start-up of a program with a user's kernel, cold and warm cache", file: "2026-12-06-nvidia-h100-x1-startup.txt",
+	match: `^Startup/`, units: []string{"s-wall", "ms-compile", "ms-load", "ms-ready"},
+	about: "examples/devicering -laps 100 (kernels.Compile of ring.cu, then pgas.GPU.Load on every PE, then the ring): two PEs sharing the GPU on the cuda backend, two processes under MPS on the nvshmem backend. cold: an empty cache folder; warm: the cache the cold run left (two runs). wall: the whole command (symrun included); compile, load: PE 0's kernels.Compile and its GPU's Load (on nvshmem the variant's NVRTC compile and the link with NVSHMEM's device library, or the cached image); ready: from PE 0's process start to its program loaded (NVSHMEM's start and the runtime's load included). build=last: the commit before the cache of linked images and the start-up lines (it prints neither). Issue 49's targets: a warm start loads a program in at most 1 s per process on both backends; a cold start no slower than before."}
+
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, targetsFromGo, twoGPUFromGo, deviceVsNVSHMEM, checksRate, checksRing, blockingCUDA, blockingNVSHMEM, worldsOnStream, worldsDevice, perftestColl, twoGPUJacobi, serviceLoad, overloadRejected, overloadOK, scaleHost, scaleCUDA}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, targetsFromGo, twoGPUFromGo, deviceVsNVSHMEM, checksRate, checksRing, blockingCUDA, blockingNVSHMEM, worldsOnStream, worldsDevice, perftestColl, twoGPUJacobi, serviceLoad, overloadRejected, overloadOK, scaleHost, scaleCUDA, startup}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
