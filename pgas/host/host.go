@@ -336,12 +336,6 @@ type evaluator struct {
 	// active lists the words a status mask leaves in (see activeWords);
 	// nil without a mask: check every word.
 	active []int
-
-	// hint, when a large any-wait holds its partition's (see writeHint):
-	// its checks look at the hinted word, and at every word only when
-	// that one does not hold and every hintScanEvery checks.
-	hint   *writeHint
-	checks int
 }
 
 // activeLists recycles the evaluators' active lists.
@@ -426,9 +420,6 @@ func (e *evaluator) eval() (r driver.WaitResult, ok bool) {
 	}
 	if e.wide && req.Status == nil && req.Mode == driver.WaitSome && !req.Kind.Signed() {
 		return e.someWide()
-	}
-	if e.hint != nil {
-		return e.anyHinted()
 	}
 	if e.wide && req.Status == nil && req.Mode == driver.WaitAny && e.vals == nil {
 		return e.anyWide()
@@ -552,34 +543,6 @@ func (e *evaluator) anyWide() (driver.WaitResult, bool) {
 	return driver.WaitResult{N: driver.NoIndex}, false
 }
 
-// hintable reports whether e may hold its partition's write hint: an
-// any-wait of anyWide's kind over hintMin words or more.
-func (e *evaluator) hintable() bool {
-	req := e.req
-	return e.ready == nil && e.wide && req.Status == nil && req.Mode == driver.WaitAny && e.vals == nil && req.N >= hintMin
-}
-
-// anyHinted is anyWide for a wait that holds its partition's write hint:
-// the word the last write touched when one came since the last check,
-// every word when that one does not hold (an earlier write may have made
-// another hold) and every hintScanEvery checks (a word changed without a
-// hint).
-func (e *evaluator) anyHinted() (driver.WaitResult, bool) {
-	e.checks++
-	if at := e.hint.take(); at >= 0 {
-		if i := int((at - e.req.Off) / 8); i >= 0 && i < e.req.N {
-			if w, ok := e.sat(i); ok {
-				return driver.WaitResult{N: i, Word: w}, true
-			}
-		}
-		return e.anyWide()
-	}
-	if e.checks%hintScanEvery == 0 {
-		return e.anyWide()
-	}
-	return driver.WaitResult{N: driver.NoIndex}, false
-}
-
 // scanEQ returns the first i in [lo, hi) whose word equals v, else hi.
 func scanEQ(words []uint64, lo, hi int, v uint64) int {
 	w := words[lo:hi] // no bounds checks in the loop
@@ -669,15 +632,6 @@ func (h *hostTransport) block(ctx context.Context, pe int, abort <-chan struct{}
 	r, ok := e.eval()
 	if ok || e.req.Test {
 		return r, nil
-	}
-	if hint := &h.parks[pe].hint; e.hintable() && hint.hold(e.req.Off, e.req.Off+int64(e.req.N)*8) {
-		defer hint.release()
-		// A write between the look above and hold left no hint: look
-		// again, then at the hinted words.
-		if r, ok = e.eval(); ok {
-			return r, nil
-		}
-		e.hint = hint
 	}
 	if h.spin > 0 {
 		for range spinChecks {

@@ -25,7 +25,6 @@ type parker struct {
 
 	waiters atomic.Int32
 	lo, hi  atomic.Int64 // union of the listed waiters' ranges
-	hint    writeHint    // a large any-wait's: which word the last write touched
 	mu      sync.Mutex
 	list    []*waiter
 	// The parkers of a world lie side by side, and each PE's waits write
@@ -225,10 +224,8 @@ func (p *parker) update() {
 	p.waiters.Store(int32(len(p.list)))
 }
 
-// notify wakes the waiters on ranges overlapping [lo, hi), after leaving
-// the write's hint for a large any-wait.
+// notify wakes the waiters on ranges overlapping [lo, hi).
 func (p *parker) notify(lo, hi int64) {
-	p.hint.note(lo, hi)
 	if o := &p.owner; o.Armed() && lo < o.hi.Load() && o.lo.Load() < hi {
 		o.Ring()
 	}
