@@ -8,7 +8,8 @@ import (
 
 // On the host backend every shape's round trips check out: uneven
 // per-peer counts, a PE that receives nothing from some peer (few tokens,
-// many experts), a single PE, and topk equal to the world's experts.
+// many experts), a single PE, topk equal to the world's experts, and
+// tokens as wide as the metadata (whose layouts must not overlap).
 func TestMoERoundTrips(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -18,6 +19,7 @@ func TestMoERoundTrips(t *testing.T) {
 		{"sparse routes", []string{"-pes", "4", "-tokens", "1", "-hidden", "16", "-topk", "1", "-experts", "4"}},
 		{"one PE", []string{"-pes", "1", "-tokens", "8", "-hidden", "32", "-topk", "2", "-experts", "3"}},
 		{"every expert", []string{"-pes", "2", "-tokens", "5", "-hidden", "7", "-topk", "6", "-experts", "3"}},
+		{"two values a token", []string{"-pes", "3", "-tokens", "16", "-hidden", "2", "-topk", "3", "-experts", "2"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
