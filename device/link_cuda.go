@@ -29,8 +29,6 @@ static CUresult symchan_link(const char *ptx, size_t n, const char **libs, int n
 	cuLinkDestroy(st);
 	return r;
 }
-
-static CUresult symchan_load_image(CUmodule *mod, const void *image) { return cuModuleLoadData(mod, image); }
 */
 import "C"
 
@@ -88,18 +86,7 @@ func (c *Context) LoadLinked(image []byte, ptx string) (*Module, error) {
 	if len(image) == 0 {
 		return nil, fmt.Errorf("device: load a linked image on GPU %d: the image is empty", c.ordinal)
 	}
-	cimage := C.CBytes(image)
-	defer C.free(cimage)
-	m := &Module{ctx: c}
-	var raw C.CUmodule
-	if err := c.Do(func() error { return check("cuModuleLoadData", C.symchan_load_image(&raw, cimage)) }); err != nil {
-		return nil, fmt.Errorf("device: load a linked image on GPU %d: %w", c.ordinal, err)
-	}
-	m.m = raw
-	if err := c.Do(func() error { return m.resolve(ptxKernels(ptx)) }); err != nil {
-		return nil, fmt.Errorf("device: linked PTX on GPU %d: %w", c.ordinal, err)
-	}
-	return m, nil
+	return c.load("a linked image", string(image), ptx)
 }
 
 // Handle is the module's CUmodule, for libraries that initialise a

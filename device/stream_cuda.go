@@ -217,16 +217,20 @@ type Module struct {
 }
 
 // LoadModule JIT-compiles and loads PTX text, and resolves its kernels.
-func (c *Context) LoadModule(ptx string) (*Module, error) {
+func (c *Context) LoadModule(ptx string) (*Module, error) { return c.load("PTX", ptx, ptx) }
+
+// load loads data, PTX text or a linked image (what names it in errors),
+// into the context and resolves the kernels that ptx, its PTX, declares.
+func (c *Context) load(what, data, ptx string) (*Module, error) {
 	m := &Module{ctx: c}
 	err := c.Do(func() (err error) {
-		if m.m, err = moduleLoadData(ptx); err != nil {
+		if m.m, err = moduleLoadData(data); err != nil {
 			return err
 		}
 		return m.resolve(ptxKernels(ptx))
 	})
 	if err != nil {
-		return nil, fmt.Errorf("device: load PTX on GPU %d: %w", c.ordinal, err)
+		return nil, fmt.Errorf("device: load %s on GPU %d: %w", what, c.ordinal, err)
 	}
 	return m, nil
 }

@@ -135,7 +135,7 @@ func (t *Team) deviceCollective(ctx context.Context, c devColl, bad error) error
 	if bad != nil {
 		c = devColl{sk: c.sk, kind: collRefused, agree: true}
 	}
-	if w.sharedGPU {
+	if w.sharesGPU() {
 		if err := t.meetOnHost(ctx, c.sk, seq); err != nil {
 			return err
 		}
@@ -171,7 +171,7 @@ func (t *Team) deviceCollective(ctx context.Context, c devColl, bad error) error
 // returns an error where this member abandons it instead: its context
 // ended, the world failed, a member ended its part in the team.
 //
-// Worlds whose PEs share a GPU's context (World.sharedGPU) meet here
+// Worlds whose PEs share a GPU's context (World.sharesGPU) meet here
 // before they launch: a collective's kernel spins until every member's
 // kernel arrives, and on a shared context it would hold up another
 // member's work that has to finish before that member arrives (a

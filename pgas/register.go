@@ -134,7 +134,7 @@ func CanRegister(p *PE) bool { return p != nil && p.w.rt != nil }
 // on every PE: where one PE cannot allocate, every PE's call fails and
 // nothing stays allocated. The host backend answers errors.ErrUnsupported.
 func AllocRegistered[T any](ctx context.Context, p *PE, n int) (s Sym[T], release func(context.Context) error, err error) {
-	esize := int64(reflect.TypeFor[T]().Size())
+	esize := sizeOf[T]()
 	if !CanRegister(p) || n <= 0 || esize == 0 || int64(n) > math.MaxInt64/esize {
 		_, err := RegisterSymmetric[T](ctx, p, 0, n) // the same refusal on every PE
 		return Sym[T]{}, nil, err

@@ -55,11 +55,9 @@ type World struct {
 	nDone atomic.Int32
 	ev    atomic.Pointer[chan struct{}]
 
-	// ctxPEs is how many of this process's PEs run on each GPU context;
-	// sharedGPU: some share one, and blocking device collectives meet on
-	// the host first (meetOnHost).
-	ctxPEs    map[*device.Context]int
-	sharedGPU bool
+	// ctxPEs is how many of this process's PEs run on each GPU context
+	// (sharesGPU).
+	ctxPEs map[*device.Context]int
 
 	all   []int                // 0 … n-1: the world team's members
 	nodes map[int]*nodeMembers // by node: the node team's members
@@ -430,9 +428,6 @@ func (w *World) run(ctx context.Context, fn func(ctx context.Context, pe *PE) er
 	}
 
 	w.ctxPEs = contextPEs(pes)
-	for _, n := range w.ctxPEs {
-		w.sharedGPU = w.sharedGPU || n > 1
-	}
 
 	// A GPU's own waits (streams, kernels) end when a PE fails, once the
 	// PEs' context has ended (gctx: every failure cancels it) and
@@ -600,6 +595,18 @@ func oneWorldPerJob(name string, b driver.Backend) error {
 		return nil
 	}
 	return fmt.Errorf("pgas: symrun started this process as rank %d of %d, but the %s backend runs all its PEs in one process (each rank would open a world of its own): run it without symrun (%s sets its PE count), or use a backend whose PEs are processes (nvshmem); Config.ProcessLocal says such a world is meant", info.Rank, info.Size, name, EnvPEs)
+}
+
+// sharesGPU reports whether some of the world's PEs in this process share
+// a GPU context: their blocking device collectives meet on the host first
+// (meetOnHost).
+func (w *World) sharesGPU() bool {
+	for _, n := range w.ctxPEs {
+		if n > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // contextPEs counts pes by the GPU context they run on (none where they

@@ -156,7 +156,7 @@ func layer(ctx context.Context, pe *pgas.PE, p params) (time.Duration, error) {
 		}
 		ms[2*i], ms[2*i+1] = int64(c.token), int64(c.expert)
 	}
-	if err := firstErr(pgas.Put(pe, x.Slice(0, len(xs)), xs, me), pgas.Put(pe, meta.Slice(0, len(ms)), ms, me)); err != nil {
+	if err := errors.Join(pgas.Put(pe, x.Slice(0, len(xs)), xs, me), pgas.Put(pe, meta.Slice(0, len(ms)), ms, me)); err != nil {
 		return 0, err
 	}
 	// How many copies go to each PE, and (one AllToAll) how many come
@@ -195,7 +195,7 @@ func layer(ctx context.Context, pe *pgas.PE, p params) (time.Duration, error) {
 	}
 	tsc, tso, trc, tro, err1 := lay(p.hidden, 0)
 	msc, mso, mrc, mro, err2 := lay(2, 4)
-	if err := firstErr(err1, err2); err != nil {
+	if err := errors.Join(err1, err2); err != nil {
 		return 0, err
 	}
 	work, err := experts(pe)
@@ -204,7 +204,7 @@ func layer(ctx context.Context, pe *pgas.PE, p params) (time.Duration, error) {
 	}
 	round := func() error {
 		// Dispatch: the tokens and their metadata to the experts' PEs.
-		if err := firstErr(pgas.AllToAllV(ctx, world, recv, x, tsc, tso, trc, tro), pgas.AllToAllV(ctx, world, rmeta, meta, msc, mso, mrc, mro)); err != nil {
+		if err := errors.Join(pgas.AllToAllV(ctx, world, recv, x, tsc, tso, trc, tro), pgas.AllToAllV(ctx, world, rmeta, meta, msc, mso, mrc, mro)); err != nil {
 			return err
 		}
 		if err := work(ctx, recv, rmeta, y, received, p.hidden); err != nil {
@@ -282,7 +282,7 @@ func experts(pe *pgas.PE) (expertsFunc, error) {
 			xs, err1 := pgas.Local(pe, x)
 			ms, err2 := pgas.Local(pe, meta)
 			ys, err3 := pgas.Local(pe, y)
-			if err := firstErr(err1, err2, err3); err != nil {
+			if err := errors.Join(err1, err2, err3); err != nil {
 				return err
 			}
 			for i := range copies {
@@ -314,13 +314,4 @@ func experts(pe *pgas.PE) (expertsFunc, error) {
 		}
 		return g.Stream().Sync()
 	}, nil
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
