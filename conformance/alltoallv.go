@@ -10,13 +10,14 @@ import (
 	"github.com/symchan/symchan/pgas"
 )
 
-// AllToAllV on every backend: blocks of a size of their own for every
-// pair of members (zero for some), laid out by symmetric count and offset
-// arrays, land where each receiver said. Counts that differ between a
-// sender and its receiver fail every member with ErrCollectiveMismatch
-// naming the same pair, move no data and leave the team usable; a block
-// past one member's src fails that member with ErrBadSize and the others
-// with ErrBadArg.
+// AllToAllV on every backend, blocking and on a stream: blocks of a size
+// of their own for every pair of members (zero for some), laid out by
+// symmetric count and offset arrays, land where each receiver said.
+// Counts that differ between a sender and its receiver fail every member
+// with ErrCollectiveMismatch naming the same pair (the stream's: at its
+// Sync), move no data and leave the team usable; a block past one
+// member's src fails that member with ErrBadSize and the others with
+// ErrBadArg.
 func (ck *kit) testAllToAllV(t *testing.T) {
 	npes := ck.upToPEs(4)
 	ck.run(t, npes, func(ctx context.Context, pe *pgas.PE) error {
@@ -42,24 +43,36 @@ func (ck *kit) testAllToAllV(t *testing.T) {
 		val := func(q, k int) int64 { return int64(q)<<32 | int64(k) }
 		check(pgas.Put(pe, src, seq(room, func(k int) int64 { return val(me, k) }), me))
 		check(pe.Barrier(ctx))
+		verify := func(form string, out []int64) error {
+			for i := range npes {
+				var senderOff int
+				for j := range me {
+					senderOff += count(i, j)
+				}
+				for e := range count(i, me) {
+					if at := int(ro[i]) + e; out[at] != val(i, senderOff+e) {
+						return fmt.Errorf("%s: element %d of rank %d's block (dst[%d]) is %#x, want %#x", form, e, i, at, out[at], val(i, senderOff+e))
+					}
+				}
+			}
+			if rest := out[got:]; slices.ContainsFunc(rest, func(v int64) bool { return v != 0 }) {
+				return fmt.Errorf("%s wrote past the blocks it received", form)
+			}
+			return nil
+		}
 		if err := pgas.AllToAllV(ctx, world, dst, src, sendCounts, sendOffs, recvCounts, recvOffs); err != nil {
 			return fmt.Errorf("AllToAllV: %w", err)
 		}
-		out := read(pe, dst)
-		for i := range npes {
-			var senderOff int
-			for j := range me {
-				senderOff += count(i, j)
-			}
-			for e := range count(i, me) {
-				if at := int(ro[i]) + e; out[at] != val(i, senderOff+e) {
-					return fmt.Errorf("AllToAllV: element %d of rank %d's block (dst[%d]) is %#x, want %#x", e, i, at, out[at], val(i, senderOff+e))
-				}
-			}
+		check(verify("AllToAllV", read(pe, dst)))
+		// On a stream: the device's collective on a GPU stream, the
+		// blocking one on a host stream.
+		onStream := must(pgas.AllocZeroed[int64](ctx, pe, room))
+		st := must(pgas.NewStream(pe))
+		check(pgas.AllToAllVOnStream(st, world, onStream, src, sendCounts, sendOffs, recvCounts, recvOffs))
+		if err := st.Sync(ctx); err != nil {
+			return fmt.Errorf("AllToAllVOnStream: %w", err)
 		}
-		if rest := out[got:]; slices.ContainsFunc(rest, func(v int64) bool { return v != 0 }) {
-			return fmt.Errorf("AllToAllV wrote past the blocks it received")
-		}
+		check(verify("AllToAllVOnStream", read(pe, onStream)))
 
 		// Rank 1 expects one element more from rank 0 than rank 0 sends.
 		fresh := must(pgas.AllocZeroed[int64](ctx, pe, room))
@@ -78,6 +91,15 @@ func (ck *kit) testAllToAllV(t *testing.T) {
 			return errors.New("AllToAllV moved data although the counts differed")
 		}
 		check(world.Barrier(ctx)) // the team stays usable
+		check(pgas.AllToAllVOnStream(st, world, fresh, src, sendCounts, sendOffs, recvCounts, recvOffs))
+		if err := st.Sync(ctx); !errors.Is(err, pgas.ErrCollectiveMismatch) || !contains(err, "rank 0 (PE 0) sends rank 1 (PE 1)") {
+			return fmt.Errorf("AllToAllVOnStream with rank 1 expecting another count from rank 0: Sync: %v, want ErrCollectiveMismatch naming the pair", err)
+		}
+		if slices.ContainsFunc(read(pe, fresh), func(v int64) bool { return v != 0 }) {
+			return errors.New("AllToAllVOnStream moved data although the counts differed")
+		}
+		_ = st.Close(ctx) // its error is the Sync's
+		check(world.Barrier(ctx))
 		if me == 1 {
 			check(pgas.Put(pe, recvCounts, []int64{rc[0]}, me))
 		}

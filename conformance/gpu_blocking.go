@@ -10,15 +10,20 @@ import (
 
 // On a GPU backend a blocking collective runs the team's device collective
 // (one launch, waited for): so it meets the same collective enqueued on a
-// stream by another member. Each data-moving collective is called
-// blocking on PE 0 and on a stream (then synced) on the others, small
-// (one kernel) and large (open, data and close kernels), and every member
-// checks what landed; then many blocking collectives in a row, each
-// checked, walk the team's collective numbers.
+// stream by another member, where both take two phases (past the team's
+// small-message buffer: a small one on a stream takes one, a blocking one
+// two). Each data-moving collective is called blocking on PE 0 and on a
+// stream (then synced) on the others, in one kernel and large (open, data
+// and close kernels), and every member checks what landed; then many
+// collectives in a row, each checked, walk the team's collective numbers:
+// blocking everywhere, or small on a stream everywhere.
 func (ck *kit) testBlockingCollectivesOnDevice(t *testing.T) {
 	ck.needGPUs(t, 2)
 	npes := ck.upToPEs(4)
-	const small, large = 8, 40 << 10 // int64s: 320 KiB a member for the large ones (the split kernels)
+	// int64s: 20 KiB a member, past any small-message buffer (16 KiB at
+	// most) and within one kernel (below 128 KiB landing on a member at
+	// 4 PEs); 320 KiB a member for the large ones (the split kernels).
+	const small, large = 2560, 40 << 10
 	ck.run(t, npes, func(ctx context.Context, pe *pgas.PE) error {
 		me := pe.ID()
 		world := pe.TeamWorld()
@@ -93,7 +98,12 @@ func (ck *kit) testBlockingCollectivesOnDevice(t *testing.T) {
 				check(world.Sync(ctx))
 			case 2:
 				check(pgas.BarrierOnStream(st, world))
+				check(pgas.ReduceAllOnStream(st, world, pgas.ReduceSum, dst, src, 1)) // small: one phase
 				check(st.Sync(ctx))
+				check(pgas.Get(pe, got[:1], dst, me))
+				if want := int64(npes*round + npes*(npes-1)/2); got[0] != want {
+					return fmt.Errorf("round %d: sum on a stream %d, want %d", round, got[0], want)
+				}
 			default:
 				s := must(pgas.Alloc[int64](ctx, pe, 1))
 				check(pgas.Free(ctx, pe, s))

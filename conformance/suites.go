@@ -149,6 +149,8 @@ var gpuTests = []test{
 	{"StreamGraph", (*kit).testStreamGraph},
 	{"DeviceTeams", (*kit).testDeviceTeams},
 	{"DeviceArgumentsDiffer", (*kit).testDeviceArgumentsDiffer},
+	{"DeviceSmallCollectives", (*kit).testDeviceSmallCollectives},
+	{"DeviceAllToAllV", (*kit).testDeviceAllToAllV},
 	{"DeviceTerms", (*kit).testDeviceTerms},
 	{"DeviceTypedTerms", (*kit).testDeviceTypedTerms},
 	{"BlockingCollectivesOnDevice", (*kit).testBlockingCollectivesOnDevice},

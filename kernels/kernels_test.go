@@ -21,7 +21,7 @@ func TestPTXMatchesSources(t *testing.T) {
 }
 
 func TestPTXDefinesKernels(t *testing.T) {
-	for _, k := range []string{abi.Atomic, abi.Wait, abi.Agent, abi.Copy, abi.WaitOnStream, abi.PutSignalOnStream, abi.TeamStep} {
+	for _, k := range []string{abi.Atomic, abi.Wait, abi.Agent, abi.Copy, abi.WaitOnStream, abi.PutSignalOnStream, abi.TeamStep, abi.AllToAllVStep} {
 		if !strings.Contains(Runtime.PTX, ".entry "+k+"(") {
 			t.Errorf("symchan.ptx has no kernel %s", k)
 		}

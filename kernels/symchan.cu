@@ -303,6 +303,53 @@ static __device__ void reduce_any(const symchan_heap *h, symchan_team *t, int op
 	}
 }
 
+// elem_bytes is the size of an element of a reduction's type.
+static __device__ __forceinline__ u64 elem_bytes(int elem) {
+	switch (elem) {
+	case SYMCHAN_ELEM_I8:
+	case SYMCHAN_ELEM_U8: return 1;
+	case SYMCHAN_ELEM_I16:
+	case SYMCHAN_ELEM_U16: return 2;
+	case SYMCHAN_ELEM_I32:
+	case SYMCHAN_ELEM_U32:
+	case SYMCHAN_ELEM_F32: return 4;
+	}
+	return 8;
+}
+
+// small_fold folds a small reduction of the reduction's element type.
+static __device__ void small_fold(const symchan_heap *h, symchan_team *t, u64 buf, int op, int elem, u64 dest, u64 n, unsigned tid, unsigned nth) {
+	switch (elem) {
+	case SYMCHAN_ELEM_I8: symchan_small_fold<signed char>(h, t, buf, op, (signed char *)dest, n, tid, nth); break;
+	case SYMCHAN_ELEM_U8: symchan_small_fold<unsigned char>(h, t, buf, op, (unsigned char *)dest, n, tid, nth); break;
+	case SYMCHAN_ELEM_I16: symchan_small_fold<short>(h, t, buf, op, (short *)dest, n, tid, nth); break;
+	case SYMCHAN_ELEM_U16: symchan_small_fold<unsigned short>(h, t, buf, op, (unsigned short *)dest, n, tid, nth); break;
+	case SYMCHAN_ELEM_I32: symchan_small_fold<int>(h, t, buf, op, (int *)dest, n, tid, nth); break;
+	case SYMCHAN_ELEM_U32: symchan_small_fold<unsigned>(h, t, buf, op, (unsigned *)dest, n, tid, nth); break;
+	case SYMCHAN_ELEM_I64: symchan_small_fold<long long>(h, t, buf, op, (long long *)dest, n, tid, nth); break;
+	case SYMCHAN_ELEM_U64: symchan_small_fold<unsigned long long>(h, t, buf, op, (unsigned long long *)dest, n, tid, nth); break;
+	case SYMCHAN_ELEM_F32: symchan_small_fold<float>(h, t, buf, op, (float *)dest, n, tid, nth); break;
+	case SYMCHAN_ELEM_F64: symchan_small_fold<double>(h, t, buf, op, (double *)dest, n, tid, nth); break;
+	}
+}
+
+// small_step runs a small collective on a stream by the block, as
+// symchan.cuh's group forms do: push, the opening phase, then take (or
+// fold), or close where the members differed.
+static __device__ void small_step(const symchan_heap *h, symchan_team *t, u64 kind, int op, int elem, u64 dest, u64 source, u64 n, int root,
+                                  unsigned tid, unsigned nth) {
+	const u64 nb = kind == SYMCHAN_COLL_REDUCE ? n * elem_bytes(elem) : n, buf = symchan_small_buf(t);
+	symchan_small_push(h, t, buf, kind, (const void *)source, nb, root, tid, nth);
+	if (symchan_team_open(h, t, SYMCHAN_SCOPE_BLOCK, true, kind, n, kind == SYMCHAN_COLL_BROADCAST ? (u64)root : 0, (u64)op, (u64)elem)) {
+		symchan_team_close(h, t, SYMCHAN_SCOPE_BLOCK, false);
+		return;
+	}
+	if (kind == SYMCHAN_COLL_REDUCE)
+		small_fold(h, t, buf, op, elem, dest, n, tid, nth);
+	else
+		symchan_small_take(h, t, buf, kind, (void *)dest, n, tid, nth);
+}
+
 // team_close closes the collective unless seq (a blocking collective's
 // number, 0 for an *OnStream one) was abandoned by the host first
 // (pgas: Team.decideCancel): then the abandoning host ends the team's
@@ -347,9 +394,18 @@ extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 kind, u64
 			symchan_team_alone(h, t, SYMCHAN_SCOPE_BLOCK, true, kind);
 			return;
 		}
-		// A blocking barrier or sync (seq != 0) has two phases, as every
-		// blocking collective does: its host may abandon it between them
-		// (pgas: Team.decideCancel) and every member still fails alike.
+		// A small collective on a stream takes one phase (symchan.cuh:
+		// the small-message path), as in users' kernels. A blocking one
+		// (seq != 0), a blocking barrier or sync too, keeps two: its host
+		// may abandon it until the kernel decides, on its way to the
+		// second (pgas: Team.decideCancel), and completing needs every
+		// member's second phase, so every member still fails alike. A
+		// kernel that decided before its only phase would wait there,
+		// beyond its host's reach, for a member that may never come.
+		if (seq == 0 && part == PART_WHOLE && symchan_small_fits(t, kind, kind == SYMCHAN_COLL_REDUCE ? n * elem_bytes(elem) : n)) {
+			small_step(h, t, kind, op, elem, dest, source, n, (int)arg, tid, nth);
+			return;
+		}
 		if (symchan_team_open(h, t, SYMCHAN_SCOPE_BLOCK, true, kind, n, kind == SYMCHAN_COLL_BROADCAST ? arg : 0, (u64)op, (u64)elem)) {
 			if (part == PART_WHOLE)
 				team_close(h, t, seq);
@@ -364,6 +420,44 @@ extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 kind, u64
 	case SYMCHAN_COLL_ALLTOALL: symchan_alltoall_part(h, t, (void *)dest, (const void *)source, n, tid, nth); break;
 	case SYMCHAN_COLL_REDUCE: reduce_any(h, t, op, elem, dest, source, n, tid, nth); break;
 	}
+	if (part == PART_WHOLE)
+		team_close(h, t, seq);
+}
+
+// symchan_alltoallv_step runs a part of an AllToAllV (symchan.cuh's
+// symchan_alltoallvmem) on team t for pgas, as symchan_team_step runs the
+// other collectives: PART_WHOLE on one block, or PART_OPEN (the opening
+// and verdict phases), PART_DATA on a grid and PART_CLOSE. sc, so, rc
+// and ro are this PE's copies of the layout arrays, eb the element size,
+// dn and sn dest's and source's elements; part's high 32 bits are seq, as
+// symchan_team_step's.
+extern "C" __global__ void symchan_alltoallv_step(u64 heap_, u64 team_, u64 dest, u64 source, u64 sc, u64 so, u64 rc, u64 ro, u64 eb, u64 dn,
+                                                  u64 sn, u64 part_) {
+	const symchan_heap *h = (const symchan_heap *)heap_;
+	symchan_team *t = (symchan_team *)team_;
+	const u64 part = part_ & 0xffffffffu, seq = part_ >> 32;
+	unsigned tid = symchan_block_tid(), nth = symchan_block_size();
+	switch (part) {
+	case PART_CLOSE: team_close(h, t, seq); return;
+	case PART_DATA:
+		if (t->differed == t->phases) // the opening or the verdict phase found a mismatch
+			return;
+		tid += blockIdx.x * nth, nth *= gridDim.x;
+		break;
+	default: {
+		int err = symchan_team_open(h, t, SYMCHAN_SCOPE_BLOCK, true, SYMCHAN_COLL_ALLTOALLV, eb, 0, 0, 0);
+		if (!err)
+			err = symchan_alltoallv_agree(h, t, (const long long *)sc, (const long long *)so, (const long long *)rc, (const long long *)ro, eb, dn, sn,
+			                              SYMCHAN_SCOPE_BLOCK);
+		if (err || part == PART_OPEN) {
+			if (err && part == PART_WHOLE)
+				team_close(h, t, seq);
+			return;
+		}
+	}
+	}
+	symchan_alltoallv_part(h, t, (void *)dest, (const void *)source, (const long long *)sc, (const long long *)so, (const long long *)ro, eb, tid,
+	                       nth);
 	if (part == PART_WHOLE)
 		team_close(h, t, seq);
 }

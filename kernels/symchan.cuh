@@ -911,6 +911,8 @@ struct symchan_team {
 	symchan_u64 *notice;     // where the host learns of a mismatch without a read from the GPU (its phase; mapped host memory), or NULL
 	symchan_u64 abort;       // nonzero once a member abandoned a collective of the team (pgas's blocking collectives): every wait of the team ends
 	symchan_u64 ctl;         // seq<<2 | how the host's blocking collective seq was decided on this PE (SYMCHAN_CTL_*)
+	symchan_u64 small;       // heap offset of the team's small-message buffers, two of small_bytes by phase parity (the same on every member); 0: none
+	symchan_u64 small_bytes; // bytes of each
 };
 
 // How a blocking collective called from the host was decided on its PE
@@ -942,6 +944,7 @@ static __device__ __forceinline__ symchan_u64 symchan_team_decide(symchan_team *
 #define SYMCHAN_COLL_FCOLLECT 4
 #define SYMCHAN_COLL_ALLTOALL 5
 #define SYMCHAN_COLL_REDUCE 6
+#define SYMCHAN_COLL_ALLTOALLV 7
 // Kinds from 16 up are pgas's: host synchronisations that agree on the
 // device first, and a member whose arguments were invalid.
 
@@ -956,7 +959,7 @@ static __device__ __forceinline__ symchan_u64 symchan_team_decide(symchan_team *
 // Where the world's and the node's teams keep their struct in every
 // partition (pgas: the control slots of TeamWorld and TeamNode).
 #define SYMCHAN_TEAM_WORLD_OFF 832
-#define SYMCHAN_TEAM_NODE_OFF 1728
+#define SYMCHAN_TEAM_NODE_OFF 1792
 
 // symchan_team_world and symchan_team_node are NVSHMEM_TEAM_WORLD and
 // NVSHMEMX_TEAM_NODE: every PE, and the PEs on this PE's node.
@@ -1288,8 +1291,110 @@ static __device__ void symchan_reduce_part(const symchan_heap *h, const symchan_
 	}
 }
 
+// The small-message path: one phase where a collective otherwise takes
+// two. Where what lands on each member fits the team's small-message
+// buffer (symchan_small_fits), every member stores its part into the
+// buffers of the members (the buffer of the opening phase's parity)
+// before it opens the collective, so the opening phase's fence (or quiet)
+// publishes the data with the member's arrival; once every member has
+// arrived, each copies (or, for a reduction, folds in rank order) its own
+// buffer into dest, and the collective ends without a closing phase. The
+// opening phase still carries the arguments' signature, so members that
+// disagree (one on this path, another not) all see the mismatch there
+// and close as every collective does.
+//
+// Buffers by parity are safe to store into before the others arrive: a
+// member stores into a buffer of the parity of its phase p only after
+// every member arrived at phase p−1, and a member reads its buffer of
+// phase p−2 before it arrives at p−1. A phase's fence covers the data's
+// stores (the group's, before the phase's sync), so no flag rides in
+// the data, and there is no store to tear. A buffer belongs to the team
+// (pgas reserves it at the end of every member's heap, the same offset
+// everywhere); a team without one (small == 0) takes the two phases.
+
+// symchan_small_fits reports whether a collective of kind moving n bytes
+// from each member (a broadcast from its root alone) takes the
+// small-message path on t: what lands on each member (n, or size·n)
+// fits a buffer.
+static __device__ __forceinline__ bool symchan_small_fits(const symchan_team *t, symchan_u64 kind, symchan_u64 n) {
+	if (t->small == 0)
+		return false;
+	return kind == SYMCHAN_COLL_BROADCAST ? n <= t->small_bytes : n <= t->small_bytes / (symchan_u64)t->size;
+}
+
+// symchan_small_buf is the offset of t's buffer for the phase this PE
+// opens next.
+static __device__ __forceinline__ symchan_u64 symchan_small_buf(const symchan_team *t) {
+	return t->small + ((t->phases + 1) & 1) * t->small_bytes;
+}
+
+// symchan_small_push stores this member's part of a small collective of
+// kind into every member's buffer buf, by thread tid of nth: a broadcast's
+// root its n bytes at 0; an fcollect's and a reduction's member its n
+// bytes at rank·n; an alltoall's member its block for rank q (at source +
+// q·n) at rank·n on q. Members start at the next rank, so that they do
+// not all store to rank 0 first.
+static __device__ void symchan_small_push(const symchan_heap *h, const symchan_team *t, symchan_u64 buf, symchan_u64 kind, const void *source,
+                                          symchan_u64 n, int root, unsigned tid, unsigned nth) {
+	if (kind == SYMCHAN_COLL_BROADCAST && t->rank != root)
+		return;
+	const symchan_u64 at = buf + (kind == SYMCHAN_COLL_BROADCAST ? 0 : (symchan_u64)t->rank * n);
+	for (int i = 1; i <= t->size; i++) {
+		const int q = (t->rank + i) % t->size, pe = symchan_team_world_pe(t, q);
+		const char *src = (const char *)source + (kind == SYMCHAN_COLL_ALLTOALL ? (symchan_u64)q * n : 0);
+#ifdef SYMCHAN_NVSHMEM
+		if (symchan_bases(h)[pe] == 0) {
+			if (tid == 0)
+				nvshmem_putmem(symchan_sym(h, at), src, n, pe); // the opening phase's quiet completes it
+			continue;
+		}
+#endif
+		symchan_copy_part(symchan_ptr(h, pe, at), src, n, tid, nth);
+	}
+}
+
+// symchan_small_fold is a small reduction's step once every member has
+// arrived: element i of dest is element i of every member's part of buf
+// combined with op in rank order (every member gets the same bits).
+template <typename T>
+static __device__ void symchan_small_fold(const symchan_heap *h, const symchan_team *t, symchan_u64 buf, int op, T *dest, symchan_u64 nreduce,
+                                          unsigned tid, unsigned nth) {
+	const T *b = (const T *)symchan_sym(h, buf);
+	for (symchan_u64 i = tid; i < nreduce; i += nth) {
+		T acc = b[i];
+		for (int r = 1; r < t->size; r++)
+			acc = symchan_combine_any(op, acc, b[(symchan_u64)r * nreduce + i]);
+		dest[i] = acc;
+	}
+}
+
+// symchan_small_take is a small broadcast's, fcollect's or alltoall's
+// step once every member has arrived: this member's buffer into dest.
+static __device__ __forceinline__ void symchan_small_take(const symchan_heap *h, const symchan_team *t, symchan_u64 buf, symchan_u64 kind, void *dest,
+                                                          symchan_u64 n, unsigned tid, unsigned nth) {
+	symchan_copy_part(dest, symchan_sym(h, buf), kind == SYMCHAN_COLL_BROADCAST ? n : n * (symchan_u64)t->size, tid, nth);
+}
+
+// symchan_small_group runs a small collective of kind (not a reduction)
+// by the group: push, the opening phase, take. It returns as the
+// two-phase form does.
+static __device__ int symchan_small_group(const symchan_heap *h, symchan_team *t, symchan_u64 kind, void *dest, const void *source, symchan_u64 n,
+                                          int root, int scope) {
+	const unsigned tid = symchan_group_tid(scope), nth = symchan_group_size(scope);
+	const symchan_u64 buf = symchan_small_buf(t);
+	symchan_small_push(h, t, buf, kind, source, n, root, tid, nth);
+	const int err = symchan_team_open(h, t, scope, true, kind, n, kind == SYMCHAN_COLL_BROADCAST ? (symchan_u64)root : 0, 0, 0);
+	if (err) {
+		symchan_team_close(h, t, scope, false);
+		return err;
+	}
+	symchan_small_take(h, t, buf, kind, dest, n, tid, nth);
+	symchan_group_sync(scope);
+	return 0;
+}
+
 // The collectives in NVSHMEM's terms: a phase, the data step by the
-// group, a phase. n counts bytes for the _mem forms and elements for the
+// group, a phase (or, small, the small-message path's one). n counts bytes for the _mem forms and elements for the
 // reductions. Each returns 0, or SYMCHAN_ERR_MISMATCH when the members'
 // arguments differed (it then moved no data).
 
@@ -1297,6 +1402,8 @@ static __device__ void symchan_reduce_part(const symchan_heap *h, const symchan_
 // into dest on every member, root included.
 static __device__ int symchan_broadcastmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int root,
                                                  int scope) {
+	if (symchan_small_fits(t, SYMCHAN_COLL_BROADCAST, n))
+		return symchan_small_group(h, t, SYMCHAN_COLL_BROADCAST, dest, source, n, root, scope);
 	const int err = symchan_team_open(h, t, scope, true, SYMCHAN_COLL_BROADCAST, n, (symchan_u64)root, 0, 0);
 	if (!err)
 		symchan_team_pull(h, t, dest, source, n, root, symchan_group_tid(scope), symchan_group_size(scope));
@@ -1306,6 +1413,8 @@ static __device__ int symchan_broadcastmem_group(const symchan_heap *h, symchan_
 // nvshmem_fcollectmem (_warp, _block): n bytes of source on rank r land at
 // dest + r·n on every member.
 static __device__ int symchan_fcollectmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int scope) {
+	if (symchan_small_fits(t, SYMCHAN_COLL_FCOLLECT, n))
+		return symchan_small_group(h, t, SYMCHAN_COLL_FCOLLECT, dest, source, n, 0, scope);
 	const int err = symchan_team_open(h, t, scope, true, SYMCHAN_COLL_FCOLLECT, n, 0, 0, 0);
 	if (!err)
 		symchan_fcollect_part(h, t, dest, source, n, symchan_group_tid(scope), symchan_group_size(scope));
@@ -1315,6 +1424,8 @@ static __device__ int symchan_fcollectmem_group(const symchan_heap *h, symchan_t
 // nvshmem_alltoallmem (_warp, _block): the n bytes at source + q·n on rank
 // r land at dest + r·n on rank q.
 static __device__ int symchan_alltoallmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n, int scope) {
+	if (symchan_small_fits(t, SYMCHAN_COLL_ALLTOALL, n))
+		return symchan_small_group(h, t, SYMCHAN_COLL_ALLTOALL, dest, source, n, 0, scope);
 	const int err = symchan_team_open(h, t, scope, true, SYMCHAN_COLL_ALLTOALL, n, 0, 0, 0);
 	if (!err)
 		symchan_alltoall_part(h, t, dest, source, n, symchan_group_tid(scope), symchan_group_size(scope));
@@ -1364,7 +1475,21 @@ static __device__ __forceinline__ int symchan_elem_code(const double *) { return
 // every member.
 template <typename T>
 static __device__ int symchan_reduce_group(const symchan_heap *h, symchan_team *t, int op, T *dest, const T *source, symchan_u64 nreduce, int scope) {
-	const int err = symchan_team_open(h, t, scope, true, SYMCHAN_COLL_REDUCE, nreduce, 0, (symchan_u64)op, (symchan_u64)symchan_elem_code(source));
+	const symchan_u64 sig_elem = (symchan_u64)symchan_elem_code(source);
+	if (symchan_small_fits(t, SYMCHAN_COLL_REDUCE, nreduce * sizeof(T))) {
+		const unsigned tid = symchan_group_tid(scope), nth = symchan_group_size(scope);
+		const symchan_u64 buf = symchan_small_buf(t);
+		symchan_small_push(h, t, buf, SYMCHAN_COLL_REDUCE, source, nreduce * sizeof(T), 0, tid, nth);
+		const int err = symchan_team_open(h, t, scope, true, SYMCHAN_COLL_REDUCE, nreduce, 0, (symchan_u64)op, sig_elem);
+		if (err) {
+			symchan_team_close(h, t, scope, false);
+			return err;
+		}
+		symchan_small_fold<T>(h, t, buf, op, dest, nreduce, tid, nth);
+		symchan_group_sync(scope);
+		return 0;
+	}
+	const int err = symchan_team_open(h, t, scope, true, SYMCHAN_COLL_REDUCE, nreduce, 0, (symchan_u64)op, sig_elem);
 	if (!err)
 		symchan_reduce_part(h, t, op, dest, source, nreduce, symchan_group_tid(scope), symchan_group_size(scope));
 	symchan_team_close(h, t, scope, true); // NVSHMEM's puts to unmapped members complete
@@ -1375,6 +1500,114 @@ SYMCHAN_GROUP_FORMS(int, broadcastmem, (const symchan_heap *h, symchan_team *t, 
                     source, n, root)
 SYMCHAN_GROUP_FORMS(int, fcollectmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n), h, t, dest, source, n)
 SYMCHAN_GROUP_FORMS(int, alltoallmem, (const symchan_heap *h, symchan_team *t, void *dest, const void *source, symchan_u64 n), h, t, dest, source, n)
+
+// symchan_group_any is whether p holds on any thread of the group.
+static __device__ __forceinline__ bool symchan_group_any(int scope, bool p) {
+	if (scope == SYMCHAN_SCOPE_BLOCK)
+		return __syncthreads_or(p);
+	if (scope == SYMCHAN_SCOPE_WARP)
+		return __any_sync(0xffffffffu, p);
+	return p;
+}
+
+// AllToAllV (MPI's alltoallv, the token exchange of mixture-of-experts
+// routing; NVSHMEM has none): rank r sends send_counts[q] elements of
+// elem_bytes each, from source + send_offsets[q] elements, to rank q,
+// where they land at dest + recv_offsets[r] elements; q expects
+// recv_counts[r] of them. The four layout arrays are symmetric arrays of
+// at least size long longs (pgas.AllToAllV's), which every member may
+// read while the collective runs.
+//
+// Three phases: the opening one (its signature: the kind and elem_bytes),
+// one that carries each member's verdict on its counts (every receiver
+// compares each sender's send_counts[rank] with its recv_counts), then the
+// data, pulled by each receiver, and the closing one. Members that differ
+// in either phase move no data and return SYMCHAN_ERR_MISMATCH; where a
+// count differed, a receiver that saw it records in its struct the kind,
+// elem_bytes and, in the root's place, 1 + the first sender whose count
+// differs (pgas names the pair).
+
+// symchan_alltoallv_agree is the verdict phase, by the group: 0, or
+// SYMCHAN_ERR_MISMATCH (recorded) when some receiver's counts differ from
+// its senders', or SYMCHAN_ERR_ABORTED.
+//
+// With dest_n and src_n (elements; ~0 where unknown) a member also checks
+// that its own blocks fit its dest and source: one that does not carries
+// a verdict of its own, so no data moves, and records 1 in the operator's
+// place.
+static __device__ __forceinline__ bool symchan_block_fits(long long count, long long off, symchan_u64 n) {
+	return count >= 0 && off >= 0 && (symchan_u64)off <= n && (symchan_u64)count <= n - (symchan_u64)off;
+}
+static __device__ int symchan_alltoallv_agree(const symchan_heap *h, symchan_team *t, const long long *send_counts, const long long *send_offsets,
+                                              const long long *recv_counts, const long long *recv_offsets, symchan_u64 elem_bytes,
+                                              symchan_u64 dest_n, symchan_u64 src_n, int scope) {
+	const unsigned tid = symchan_group_tid(scope), nth = symchan_group_size(scope);
+	bool bad = false, unfit = false;
+	for (int r = tid; r < t->size; r += nth) {
+		bad = bad || symchan_team_load(h, t, send_counts, (symchan_u64)t->rank, r) != recv_counts[r];
+		unfit = unfit || !symchan_block_fits(send_counts[r], send_offsets[r], src_n) || !symchan_block_fits(recv_counts[r], recv_offsets[r], dest_n);
+	}
+	unfit = symchan_group_any(scope, unfit);
+	bad = symchan_group_any(scope, bad) || unfit;
+	// Agreeing receivers carry 1, one whose counts differ 2 + its rank:
+	// the members' signatures agree only where every receiver's counts
+	// do (a receiver that saw a difference knows it from its own).
+	int err = symchan_team_phase(h, t, scope, false, bad ? 2 + (unsigned)t->rank : 1);
+	if (err == 0 && bad) {
+		err = SYMCHAN_ERR_MISMATCH;
+		if (tid == 0)
+			t->differed = t->phases;
+	}
+	if (err == SYMCHAN_ERR_MISMATCH && tid == 0) {
+		symchan_u64 first = 0;
+		for (int r = 0; r < t->size && first == 0; r++)
+			if (symchan_team_load(h, t, send_counts, (symchan_u64)t->rank, r) != recv_counts[r])
+				first = (symchan_u64)r + 1;
+		t->args[0] = SYMCHAN_COLL_ALLTOALLV;
+		t->args[1] = elem_bytes;
+		t->args[2] = first;
+		t->args[3] = unfit;
+		t->args[4] = 0;
+		if (t->notice)
+			asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(t->notice), "l"(t->differed) : "memory");
+	}
+	return err;
+}
+
+// symchan_alltoallv_part is the data step by thread tid of nth: from every
+// sender r, its block for this member into dest + recv_offsets[r].
+static __device__ void symchan_alltoallv_part(const symchan_heap *h, const symchan_team *t, void *dest, const void *source,
+                                              const long long *send_counts, const long long *send_offsets, const long long *recv_offsets,
+                                              symchan_u64 elem_bytes, unsigned tid, unsigned nth) {
+	for (int i = 0; i < t->size; i++) {
+		const int r = (t->rank + i) % t->size; // not every receiver at rank 0 first
+		const long long c = symchan_team_load(h, t, send_counts, (symchan_u64)t->rank, r);
+		if (c <= 0)
+			continue;
+		const long long o = symchan_team_load(h, t, send_offsets, (symchan_u64)t->rank, r);
+		symchan_team_pull(h, t, (char *)dest + recv_offsets[r] * elem_bytes, (const char *)source + o * elem_bytes, (symchan_u64)c * elem_bytes, r,
+		                  tid, nth);
+	}
+}
+
+// symchan_alltoallvmem (_warp, _block): as above. It returns 0, or
+// SYMCHAN_ERR_MISMATCH when the members' element sizes or counts differ.
+static __device__ int symchan_alltoallvmem_group(const symchan_heap *h, symchan_team *t, void *dest, const void *source, const long long *send_counts,
+                                                 const long long *send_offsets, const long long *recv_counts, const long long *recv_offsets,
+                                                 symchan_u64 elem_bytes, int scope) {
+	int err = symchan_team_open(h, t, scope, true, SYMCHAN_COLL_ALLTOALLV, elem_bytes, 0, 0, 0);
+	if (!err)
+		err = symchan_alltoallv_agree(h, t, send_counts, send_offsets, recv_counts, recv_offsets, elem_bytes, ~0ull, ~0ull, scope);
+	if (!err)
+		symchan_alltoallv_part(h, t, dest, source, send_counts, send_offsets, recv_offsets, elem_bytes, symchan_group_tid(scope),
+		                       symchan_group_size(scope));
+	symchan_team_close(h, t, scope, false);
+	return err;
+}
+SYMCHAN_GROUP_FORMS(int, alltoallvmem,
+                    (const symchan_heap *h, symchan_team *t, void *dest, const void *source, const long long *send_counts, const long long *send_offsets,
+                     const long long *recv_counts, const long long *recv_offsets, symchan_u64 elem_bytes),
+                    h, t, dest, source, send_counts, send_offsets, recv_counts, recv_offsets, elem_bytes)
 
 // NVSHMEM's typed routines, nvshmem_TYPENAME_…, for its standard RMA
 // types: symchan_int_p(h, dest, value, pe), symchan_float_put_block(h,

@@ -2,7 +2,11 @@ package pgas
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/internal/abi"
 )
 
 // AllToAllV is AllToAll with a block of its own size for every pair of
@@ -19,20 +23,19 @@ import (
 // its src or dst) gets its error, and the others ErrBadArg; where a
 // sender's count for a receiver differs from the receiver's count for
 // it, every member gets ErrCollectiveMismatch naming the pair, and no
-// data moves. It moves its data from the host, a get per sender with a
-// block (after an agreement on the device on the GPU backends, as
-// Collect does), and then completes it on every member (a barrier).
+// data moves. On the GPU backends it runs the device's AllToAllV
+// (symchan.cuh's symchan_alltoallvmem: an opening phase, a phase that
+// carries every receiver's verdict on its counts, the data pulled by the
+// receivers, a closing phase) on the PE's collective stream and waits
+// for it, as the other blocking collectives do. On the host backend it
+// moves its data from the host, a get per sender with a block, and then
+// completes it on every member (a barrier).
 func AllToAllV[T any](ctx context.Context, t *Team, dst, src Sym[T], sendCounts, sendOffsets, recvCounts, recvOffsets Sym[int64]) error {
 	if err := t.check(); err != nil {
 		return err
 	}
 	p, n := t.pe, len(t.members)
-	bad := firstErr(t.checkSyms(dst.rec, src.rec, sendCounts.rec, sendOffsets.rec, recvCounts.rec, recvOffsets.rec),
-		needLen("alltoallv sendCounts", sendCounts.n, n), needLen("alltoallv sendOffsets", sendOffsets.n, n),
-		needLen("alltoallv recvCounts", recvCounts.n, n), needLen("alltoallv recvOffsets", recvOffsets.n, n))
-	if bad == nil && overlaps(dst, src) {
-		bad = fmt.Errorf("%w: alltoallv dst and src overlap", ErrBadArg)
-	}
+	bad := alltoallvShapes(t, dst, src, sendCounts, sendOffsets, recvCounts, recvOffsets)
 	// This member's layout: send counts and offsets, receive counts and
 	// offsets.
 	var lay [4][]int64
@@ -44,6 +47,15 @@ func AllToAllV[T any](ctx context.Context, t *Team, dst, src Sym[T], sendCounts,
 	sc, so, rc, ro := lay[0], lay[1], lay[2], lay[3]
 	if bad == nil {
 		bad = firstErr(blocksFit("send", sc, so, src.n), blocksFit("receive", rc, ro, dst.n))
+	}
+	if t.onGPU() {
+		var moved int64
+		for _, c := range rc {
+			moved += max(c, 0)
+		}
+		eb := sizeOf[T]()
+		v := &vLayout{arrays: [4]int64{sendCounts.off, sendOffsets.off, recvCounts.off, recvOffsets.off}, dstN: int64(dst.n), srcN: int64(src.n)}
+		return t.deviceCollective(ctx, devColl{sk: syncAllToAllV, kind: abi.CollAllToAllV, dst: dst.off, src: src.off, n: eb, moved: moved * eb, v: v}, bad)
 	}
 	if err := openElems[T](ctx, t, syncAllToAllV, bad); err != nil {
 		return err
@@ -120,4 +132,73 @@ func blocksFit(what string, counts, offs []int64, size int) error {
 		}
 	}
 	return nil
+}
+
+// alltoallvShapes checks an AllToAllV's arguments that need no reads: the
+// Syms (the team's world's, live), the layout arrays' lengths, and that
+// dst and src do not overlap.
+func alltoallvShapes[T any](t *Team, dst, src Sym[T], sendCounts, sendOffsets, recvCounts, recvOffsets Sym[int64]) error {
+	n := len(t.members)
+	bad := firstErr(t.checkSyms(dst.rec, src.rec, sendCounts.rec, sendOffsets.rec, recvCounts.rec, recvOffsets.rec),
+		needLen("alltoallv sendCounts", sendCounts.n, n), needLen("alltoallv sendOffsets", sendOffsets.n, n),
+		needLen("alltoallv recvCounts", recvCounts.n, n), needLen("alltoallv recvOffsets", recvOffsets.n, n))
+	if bad == nil && overlaps(dst, src) {
+		bad = fmt.Errorf("%w: alltoallv dst and src overlap", ErrBadArg)
+	}
+	return bad
+}
+
+// AllToAllVOnStream enqueues on s the AllToAllV of src into dst laid out
+// by the four arrays, as AllToAllV describes them. On a GPU stream the
+// stream reads the arrays when it runs the collective, so earlier work on
+// the stream (a kernel routing tokens) may write them; every member
+// checks there that its blocks fit its dst and src, and a member whose
+// blocks do not fit, or counts that differ between a sender and its
+// receiver, fail every member's Stream.Sync (ErrBadSize, or
+// ErrCollectiveMismatch naming the pair) and move no data. It runs as an
+// opening kernel (two phases), the data on a grid, and a closing kernel.
+// Elsewhere the host stream runs the blocking AllToAllV.
+func AllToAllVOnStream[T any](s *Stream, t *Team, dst, src Sym[T], sendCounts, sendOffsets, recvCounts, recvOffsets Sym[int64]) error {
+	if err := s.collectiveArgs(t, func() error { return alltoallvShapes(t, dst, src, sendCounts, sendOffsets, recvCounts, recvOffsets) }); err != nil {
+		return fmt.Errorf("AllToAllVOnStream: %w", err)
+	}
+	if s.ds == nil {
+		return s.host.enqueue(func(ctx context.Context) error {
+			return AllToAllV(ctx, t, dst, src, sendCounts, sendOffsets, recvCounts, recvOffsets)
+		})
+	}
+	g, err := s.p.GPU()
+	if err != nil {
+		return err
+	}
+	team, err := t.onDevice(g)
+	if err != nil {
+		return err
+	}
+	if err := s.ds.Quiet(); err != nil { // as Stream.collective
+		return err
+	}
+	s.watch(t)
+	v := &vLayout{arrays: [4]int64{sendCounts.off, sendOffsets.off, recvCounts.off, recvOffsets.off}, dstN: int64(dst.n), srcN: int64(src.n)}
+	return launchAllToAllV(s.Device(), g, s.p.id, team, dst.off, src.off, sizeOf[T](), v, gridBytes, 0)
+}
+
+// launchAllToAllV enqueues an AllToAllV on st: one block where fewer
+// than gridBytes land on this member, else an opening kernel, the data
+// on gridBlocks blocks and a closing kernel (pe: g's PE; seq as
+// Team.launchColl's).
+func launchAllToAllV(st *device.Stream, g GPU, pe int, team device.Ptr, dst, src, eb int64, v *vLayout, moved int64, seq uint64) error {
+	fn, err := g.Module().Function(abi.AllToAllVStep)
+	if err != nil {
+		return err
+	}
+	launch := func(blocks int, part uint64) error {
+		return st.Launch(fn, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team),
+			uint64(g.Addr(pe, dst)), uint64(g.Addr(pe, src)), uint64(g.Addr(pe, v.arrays[0])), uint64(g.Addr(pe, v.arrays[1])),
+			uint64(g.Addr(pe, v.arrays[2])), uint64(g.Addr(pe, v.arrays[3])), uint64(eb), uint64(v.dstN), uint64(v.srcN), part|seq<<32)
+	}
+	if moved < gridBytes {
+		return launch(1, partWhole)
+	}
+	return errors.Join(launch(1, partOpen), launch(gridBlocks, partData), launch(1, partClose))
 }

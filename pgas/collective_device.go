@@ -64,6 +64,16 @@ type devColl struct {
 	arg      uint64 // a broadcast's root, a reduction's op | elem<<8 (agree: the element type)
 	moved    int64  // bytes landing on each member
 	agree    bool   // PART_AGREE: the agreement alone
+	v        *vLayout
+}
+
+// vLayout is an AllToAllV's layout on the device (abi.AllToAllVStep's
+// arguments past the source): its four arrays (this PE's offsets: send
+// counts, send offsets, receive counts, receive offsets) and its dst's and
+// src's elements. A devColl with one is an AllToAllV, n its element size.
+type vLayout struct {
+	arrays     [4]int64
+	dstN, srcN int64
 }
 
 // Kinds of device collective that symchan.cuh leaves to pgas (from 16
@@ -253,6 +263,9 @@ func (t *Team) launchColl(c devColl, seq uint64) error {
 	team, err := t.onDevice(g)
 	if err != nil {
 		return err
+	}
+	if c.v != nil {
+		return launchAllToAllV(s.Device(), g, t.pe.id, team, c.dst, c.src, c.n, c.v, c.moved, seq)
 	}
 	fn, err := g.Module().Function(abi.TeamStep)
 	if err != nil {

@@ -47,7 +47,9 @@ type Config struct {
 	// PEs is the number of PEs; zero lets the backend choose (host: 8).
 	PEs int
 	// HeapSize is the symmetric heap size per PE in bytes. A small part of
-	// it (ControlBytes) is reserved for the runtime's own signal words.
+	// it (ControlBytes) is reserved for the runtime's own signal words, and
+	// on the GPU backends at most 1/64 of it (256 KiB at most) for the
+	// teams' small-message buffers (docs/design.md).
 	HeapSize int64
 	// Blocking says how a blocking wait on host memory passes the time
 	// (the host backend's waits, and the actors' receives and awaits

@@ -22,7 +22,7 @@ import (
 const (
 	allocDescOff  = 0   // 2 slots × 4 words: the last collective allocation request
 	teamSlotsOff  = 64  // MaxTeams slots of teamSlotBytes
-	teamSlotBytes = 896 // rounds, split scratch, verdict, arguments (teamsync.go), device struct (teamdevice.go)
+	teamSlotBytes = 960 // rounds, split scratch, verdict, arguments (teamsync.go), device struct (teamdevice.go)
 
 	// MaxTeams is how many teams a PE can be a member of at once,
 	// TeamWorld and TeamNode included; Destroy gives a team's slot back.
@@ -37,6 +37,37 @@ const (
 	worldTeamSlot = 0
 	nodeTeamSlot  = 1
 )
+
+// The teams' small-message buffers (symchan.cuh: the small-message
+// path). On the GPU backends each of the first smallSlots team slots
+// (the world's, the node's, the first teams split from them) owns two
+// buffers of smallBufBytes at the end of every partition, the same
+// offset on every PE, through which a device collective whose data fits
+// moves it with its opening phase (one phase instead of two). They take
+// at most 1/smallHeapShare of the heap; a buffer holds at most
+// smallMaxBytes (what lands on each member: a broadcast's bytes, an
+// fcollect's or alltoall's n × members), and none is smaller than
+// smallMinBytes: a heap too small for them, and a team in a later slot,
+// take two phases for every collective.
+const (
+	smallSlots     = 8
+	smallMaxBytes  = 16 << 10
+	smallMinBytes  = 256
+	smallHeapShare = 64
+)
+
+// smallBufBytes is the size of each small-message buffer in a heap of
+// size bytes: a power of two, or 0 for none.
+func smallBufBytes(size int64) int64 {
+	b := int64(smallMaxBytes)
+	for b >= smallMinBytes && 2*smallSlots*b > size/smallHeapShare {
+		b /= 2
+	}
+	if b < smallMinBytes {
+		return 0
+	}
+	return b
+}
 
 // minAlign is the smallest alignment of an allocation: every Sym can hold
 // 64-bit words (signals, atomics).

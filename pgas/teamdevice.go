@@ -52,14 +52,18 @@ func stridedOf(members []int) strided {
 
 // deviceImage is the struct as a new team starts it: rank and size, start
 // and stride as 32-bit halves (zero, size 0, when the members are not
-// strided), zero counters and mismatch record, and its notice word's
-// address.
+// strided), zero counters and mismatch record, its notice word's
+// address, and its slot's small-message buffers (heap.go).
 func (t *Team) deviceImage() (w [abi.SizeofTeam / 8]uint64) {
 	if t.shape.ok {
 		w[0] = uint64(uint32(int32(t.rank))) | uint64(uint32(len(t.members)))<<32
 		w[1] = uint64(uint32(t.shape.start)) | uint64(uint32(t.shape.stride))<<32
 	}
 	w[abi.OffsetofTeamNotice/8] = t.noticeAddr()
+	if pw := t.pe.w; pw.small > 0 && t.shape.ok && t.slot < smallSlots {
+		w[abi.OffsetofTeamSmall/8] = uint64(pw.smallOff + int64(t.slot)*2*pw.small)
+		w[abi.OffsetofTeamSmallBytes/8] = uint64(pw.small)
+	}
 	return w
 }
 
@@ -223,8 +227,15 @@ func (t *Team) deviceMismatch() error {
 	if refused >= 0 {
 		return fmt.Errorf("%w: %s: another member's arguments were invalid (PE %d's)", ErrBadArg, first, refused)
 	}
+	if first == syncAllToAllV && !mixed {
+		if err := alltoallvDiffer(t.members, all); err != nil {
+			return err
+		}
+	}
 	names := deviceArgNames // a copy: the array's
 	switch first {
+	case syncAllToAllV:
+		names[1] = "element bytes"
 	case syncReduce, syncCollect:
 	case syncAllToAll:
 		if mine[1] == hostKind(syncAllToAll) {
@@ -250,4 +261,27 @@ func (t *Team) deviceMismatch() error {
 		}
 	}
 	return &kindsDiffer{text: ErrCollectiveMismatch.Error() + tail, kinds: strings.Join(kinds, ", ")}
+}
+
+// alltoallvDiffer names what an AllToAllV's verdict phase found
+// (symchan.cuh's symchan_alltoallv_agree), from the members' records
+// (all, as deviceMismatch gathers them: kind, element bytes, 1 + the
+// first sender whose count differs, 1 where the member's blocks did not
+// fit): the first receiver that saw a sender's count differ, else the
+// first member whose blocks did not fit its dst or src; nil when neither
+// was recorded (the opening phase's arguments differed).
+func alltoallvDiffer(members []int, all [][]int64) error {
+	for j, a := range all {
+		if len(a) > 2 && a[2] > 0 && int(a[2]-1) < len(members) {
+			i := int(a[2] - 1)
+			return fmt.Errorf("%w: alltoallv on a GPU: rank %d (PE %d) sends rank %d (PE %d) another count than rank %d expects",
+				ErrCollectiveMismatch, i, members[i], j, members[j], j)
+		}
+	}
+	for j, a := range all {
+		if len(a) > 3 && a[3] != 0 {
+			return fmt.Errorf("%w: alltoallv on a GPU: rank %d (PE %d) has a block past its dst or src", ErrBadSize, j, members[j])
+		}
+	}
+	return nil
 }

@@ -156,3 +156,30 @@ func TestDescribeDiffer(t *testing.T) {
 		}
 	}
 }
+
+// The teams' small-message buffers: a power of two of at most
+// smallMaxBytes, all slots' pairs within 1/smallHeapShare of the heap,
+// none below smallMinBytes.
+func TestSmallBufBytes(t *testing.T) {
+	for _, tc := range []struct {
+		heap, want int64
+	}{
+		{minHeapSize, 0},
+		{128 << 10, 0},
+		{256 << 10, 256},
+		{1 << 20, 1 << 10},
+		{4 << 20, 4 << 10},
+		{16 << 20, 16 << 10},
+		{DefaultHeapSize, 16 << 10},
+		{1 << 40, 16 << 10},
+		{4<<20 - 1, 2 << 10},
+	} {
+		got := smallBufBytes(tc.heap)
+		if got != tc.want {
+			t.Errorf("smallBufBytes(%d) = %d, want %d", tc.heap, got, tc.want)
+		}
+		if got > 0 && 2*smallSlots*got > tc.heap/smallHeapShare {
+			t.Errorf("smallBufBytes(%d) = %d: the buffers take more than 1/%d of the heap", tc.heap, got, smallHeapShare)
+		}
+	}
+}

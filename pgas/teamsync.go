@@ -103,7 +103,7 @@ var collectives = [numSyncKinds]struct {
 	syncFCollect:  {"fcollect", abi.CollFCollect},
 	syncAllToAll:  {"alltoall", abi.CollAllToAll},
 	syncCollect:   {"collect", noDevice},
-	syncAllToAllV: {"alltoallv", noDevice},
+	syncAllToAllV: {"alltoallv", abi.CollAllToAllV},
 }
 
 // noDevice is the device code of a kind with no device form.

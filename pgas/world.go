@@ -36,6 +36,11 @@ type World struct {
 	// span is the end of the offsets a PE's routines may name: the
 	// heap's, or past it the registered buffers' where rt is set.
 	span int64
+	// small is the bytes of each of a team's two small-message buffers
+	// on a GPU world (heap.go: smallBufBytes), 0 without them; smallOff
+	// is where slot 0's lie, the allocator's end (the heap's, without
+	// them).
+	small, smallOff int64
 
 	failed chan struct{} // closed when a PE fails
 	// gpuAbort is why the GPU's own waits were ended (abortGPU); nil
@@ -376,6 +381,11 @@ func open(ctx context.Context, cfg Config) (*World, error) {
 	w.ct, _ = tr.(driver.ClaimTransport)
 	w.ut, _ = tr.(driver.UnorderedTransport)
 	w.span = tr.HeapSize()
+	w.smallOff = tr.HeapSize()
+	if _, ok := tr.(driver.GPUTransport); ok {
+		w.small = smallBufBytes(tr.HeapSize())
+		w.smallOff -= 2 * smallSlots * w.small
+	}
 	if rt, ok := tr.(driver.RegisterTransport); ok {
 		if lo, hi, _ := rt.RegisterSpan(); hi > lo { // else it cannot register here
 			w.rt, w.span = rt, hi
@@ -544,7 +554,7 @@ func rootFailure(e *PEError) (int, error) {
 
 func newPE(w *World, id int) *PE {
 	p := &PE{w: w, id: id, labels: pprof.Labels("pe", strconv.Itoa(id))}
-	p.heap.init(ControlBytes, w.tr.HeapSize())
+	p.heap.init(ControlBytes, w.smallOff)
 	node := w.nodes[w.tr.Node(id)]
 	p.world = newTeam(p, worldTeamSlot, w.all, strided{stride: 1, ok: true})
 	p.node = newTeam(p, nodeTeamSlot, node.ids, node.shape)

@@ -60,26 +60,28 @@ const (
 
 // Layout of struct symchan_team (symchan.cuh).
 const (
-	SizeofTeam           = 128
-	OffsetofTeamRank     = 0
-	OffsetofTeamSize     = 4
-	OffsetofTeamStart    = 8
-	OffsetofTeamStride   = 12
-	OffsetofTeamArrivals = 16
-	OffsetofTeamSeen     = 32
-	OffsetofTeamPhases   = 48
-	OffsetofTeamDiffered = 56
-	OffsetofTeamArgs     = 64
-	OffsetofTeamNotice   = 104
-	OffsetofTeamAbort    = 112
-	OffsetofTeamCtl      = 120
+	SizeofTeam             = 144
+	OffsetofTeamRank       = 0
+	OffsetofTeamSize       = 4
+	OffsetofTeamStart      = 8
+	OffsetofTeamStride     = 12
+	OffsetofTeamArrivals   = 16
+	OffsetofTeamSeen       = 32
+	OffsetofTeamPhases     = 48
+	OffsetofTeamDiffered   = 56
+	OffsetofTeamArgs       = 64
+	OffsetofTeamNotice     = 104
+	OffsetofTeamAbort      = 112
+	OffsetofTeamCtl        = 120
+	OffsetofTeamSmall      = 128
+	OffsetofTeamSmallBytes = 136
 )
 
 // TeamWorldOff is SYMCHAN_TEAM_WORLD_OFF of symchan.cuh.
 const TeamWorldOff = 832
 
 // TeamNodeOff is SYMCHAN_TEAM_NODE_OFF of symchan.cuh.
-const TeamNodeOff = 1728
+const TeamNodeOff = 1792
 
 // LocalPEs is SYMCHAN_LOCAL_PES of symchan.cuh.
 const LocalPEs = 64
@@ -107,6 +109,9 @@ const CollAllToAll = 5
 
 // CollReduce is SYMCHAN_COLL_REDUCE of symchan.cuh.
 const CollReduce = 6
+
+// CollAllToAllV is SYMCHAN_COLL_ALLTOALLV of symchan.cuh.
+const CollAllToAllV = 7
 
 // CtlClosing is SYMCHAN_CTL_CLOSING of symchan.cuh.
 const CtlClosing = 1

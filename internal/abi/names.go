@@ -28,4 +28,10 @@ const (
 	// grid, closing phase, or an agreement alone, in the low 32 bits; a
 	// blocking collective's number in the team in the high 32).
 	TeamStep = "symchan_team_step"
+	// AllToAllVStep runs a part of a team's AllToAllV (arguments: the
+	// heap descriptor, the team's struct, destination, source, the four
+	// layout arrays (send counts and offsets, receive counts and offsets),
+	// the element size, destination's and source's elements, and the part
+	// as TeamStep's).
+	AllToAllVStep = "symchan_alltoallv_step"
 )

@@ -106,12 +106,6 @@ var (
 		match: `^GPUCollective(Blocking|OnStreamSync|OnStreamEvents)/pes=4/op=[\w-]+/size=(0|8|4096|32768)$`, form: `^GPUCollective(\w+)/`, unit: "us/op",
 		ratio: [2]string{"OnStreamSync", "Blocking"}, more: [][2]string{{"OnStreamSync nvshmem", "Blocking"}, {"OnStreamEvents nvshmem", "Blocking"}},
 		about: "The same call: symrun -n 4 on the nvshmem backend against NVSHMEM's anchor at 4 processes."}
-	worldsOnStream = table{title: "Four H100s: team collectives on a stream at 2 and 4 PEs against NVSHMEM's (µs per collective)", file: "2026-11-28-nvidia-h100-x4-coll-worlds-cuda.txt",
-		match: `^GPUCollectiveOnStream/pes=\d+/op=[\w-]+/size=(0|8|4096|262144)$`, unit: "us/op", ratio: [2]string{"nvshmem", "symchan"},
-		about: "The world team on the cuda backend, a PE per GPU (pes=2: GPUs 0 and 1; pes=4: all four), against NVSHMEM's nvshmemx_*_on_stream at as many processes (bench/anchors/nvshmem_coll.cu under mpirun), one call (scripts/gpu-run.sh coll-worlds). k collectives queued, then one synchronisation; median of 5 repetitions after 2, over k. size: the bytes each member contributes. Ratio: symchan ÷ NVSHMEM."}
-	worldsDevice = table{title: "Four H100s: team collectives in a kernel at 2 and 4 PEs against NVSHMEM's (µs per collective)", file: worldsOnStream.file,
-		match: `^GPUCollectiveDevice/pes=\d+/op=[\w-]+/size=(0|8|4096|262144)$`, unit: "us/op", ratio: [2]string{"nvshmem", "symchan"},
-		about: "The same call: k of symchan.cuh's block collectives in one kernel of 256 threads against NVSHMEM's nvshmemx_*_block, collectively launched."}
 )
 
 // The collectives against NVIDIA's own perftests, same call.
@@ -119,6 +113,17 @@ var perftestColl = table{title: "Four H100s: collectives in a kernel and from Go
 	match: `^GPUCollective(Device|Blocking|OnStreamEvents)/pes=\d+/op=[\w-]+/size=(0|64|512)$`, form: `^GPUCollective(\w+)/`, unit: "us/op",
 	ratio: [2]string{"Device perftest", "Device"}, more: [][2]string{{"OnStreamEvents perftest", "Blocking"}},
 	about: "One call on four H100s (cuda backend, a PE per GPU; NVIDIA/nvshmem's perftests at tag v3.4.5-0, built with nvcc in the call by scripts/perftests.sh, as many processes as PEs under mpirun). Device: symchan.cuh's block collectives, k in one kernel of 256 threads (BenchmarkGPUCollectiveDevice), against the perftests' block-scope device collectives (perftest/device/coll: barrier_device, bcast and fcollect and alltoall of 32-bit elements, reductions as int32 and int64 sums beside symchan's float32 and float64 sums). Blocking: the collective called from Go, one launch and its wait (BenchmarkGPUCollectiveBlocking), against the perftests' host on-stream collectives (perftest/host/coll/*_on_stream: CUDA events around each call, then a synchronisation), and NVSHMEM's own anchor timed the same way (bench/anchors/nvshmem_coll.cu, OnStreamEvents nvshmem). size: bytes each member contributes (NVIDIA's fcollect and alltoall sizes, which count every member's block, divided by P; scripts/perftests.sh names). A perftest figure is one run of its default iterations, symchan's the median of 5 repetitions after 2. Targets: issue 48, small collectives in a kernel at NVSHMEM's latency; issue 47, Blocking ÷ NVSHMEM's on-stream call ≤ 1.5."}
+
+// The small-message path of the device collectives, one H100.
+var (
+	smallColl = table{title: "One H100: small collectives in a kernel and on a stream, one phase (new) against two (old), beside NVIDIA's perftests (µs per collective)", file: "2026-12-06-nvidia-h100-x1-small-collectives.txt",
+		match: `^GPUCollective(Device|OnStream)/pes=2/op=[\w-]+/size=(0|8|512|4096|32768)$`, form: `^GPUCollective(\w+)/`, unit: "us/op",
+		ratio: [2]string{"Device old", "Device new"}, more: [][2]string{{"Device perftest", "Device new"}, {"OnStream old", "OnStream new"}},
+		about: "One call on one H100. old, new: the build before the small-message path and this one, alternating (two runs of new, one of old: its second timed out), 2 PEs sharing the GPU on the cuda backend; Device: k of symchan.cuh's block collectives in one kernel of 256 threads, OnStream: k *OnStream calls and one Stream.Sync; median of 5 repetitions after 2, over k. perftest: NVIDIA's block-scope device collectives (perftests at v3.4.5-0, as in the four-H100 table) in the same call, but as two processes sharing the GPU under MPS (symchan's nvshmem backend in that layout: the next table). The small path (buffers of 16 KiB at this heap) covers sizes up to 16 KiB landing on a member; 32768 takes two phases in both builds. Issue 48's targets: small sizes within 1.0× NVIDIA's; no size above 4 KiB slower than the old build."}
+	smallCollMPS = table{title: "One H100, two nvshmem processes under MPS: small collectives in a kernel against NVIDIA's perftests (µs per collective)", file: "2026-12-06-nvidia-h100-x1-small-collectives-mps.txt",
+		match: `^GPUCollectiveDevice/pes=2/op=[\w-]+/size=(0|8|512|4096)$`, unit: "us/op", ratio: [2]string{"perftest", "symchan"},
+		about: "One call: NVIDIA's perftests (block scope) and symchan's BenchmarkGPUCollectiveDevice on the nvshmem backend (symrun -n 2), both as two processes sharing the GPU under MPS, one-phase small collectives. The old build in this layout, in another call beside the perftests again: bench/results/2026-12-06-nvidia-h100-x1-small-collectives-old-mps.txt."}
+)
 
 // Jacobi against NVIDIA's.
 var (
@@ -153,7 +158,7 @@ var startup = table{title: "One H100: start-up of a program with a user's kernel
 
 // targets are the files this program writes.
 var targets = []target{
-	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, targetsFromGo, twoGPUFromGo, deviceVsNVSHMEM, checksRate, checksRing, blockingCUDA, blockingNVSHMEM, worldsOnStream, worldsDevice, perftestColl, twoGPUJacobi, serviceLoad, overloadRejected, overloadOK, scaleHost, scaleCUDA, startup}},
+	{"RESULTS.md", "###", []table{hostRoundTrips, hostOneWay, targetsFromGo, twoGPUFromGo, deviceVsNVSHMEM, checksRate, checksRing, blockingCUDA, blockingNVSHMEM, perftestColl, smallColl, smallCollMPS, twoGPUJacobi, serviceLoad, overloadRejected, overloadOK, scaleHost, scaleCUDA, startup}},
 	{"../README.md", "####", []table{
 		{title: "Host backend, 2-core VM", file: hostRoundTrips.file, match: `^(ChanRoundTrip|FutureRoundTrip)$`, unit: "sec/op",
 			about: "A round trip, symchan beside its anchors in the same run (`bench/RESULTS.md` says what each anchor is)."},
