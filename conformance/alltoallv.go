@@ -23,20 +23,9 @@ func (ck *kit) testAllToAllV(t *testing.T) {
 	ck.run(t, npes, func(ctx context.Context, pe *pgas.PE) error {
 		me, world := pe.ID(), pe.TeamWorld()
 		count := func(i, j int) int { return (i*7 + j*3 + 1) % 5 }
-		var sc, so, rc, ro []int64
-		var sent, got int64
-		for j := range npes {
-			sc, so = append(sc, int64(count(me, j))), append(so, sent)
-			sent += int64(count(me, j))
-			rc, ro = append(rc, int64(count(j, me))), append(ro, got)
-			got += int64(count(j, me))
-		}
-		layout := func(v []int64) pgas.Sym[int64] {
-			s := must(pgas.AllocZeroed[int64](ctx, pe, npes))
-			check(pgas.Put(pe, s, v, me))
-			return s
-		}
-		sendCounts, sendOffs, recvCounts, recvOffs := layout(sc), layout(so), layout(rc), layout(ro)
+		l := newA2AVLayout(ctx, pe, count)
+		rc, ro, got := l.rc, l.ro, l.got
+		sendCounts, sendOffs, recvCounts, recvOffs := l.syms[0], l.syms[1], l.syms[2], l.syms[3]
 		const room = 5 * 64
 		src := must(pgas.AllocZeroed[int64](ctx, pe, room))
 		dst := must(pgas.AllocZeroed[int64](ctx, pe, room))
@@ -120,4 +109,33 @@ func (ck *kit) testAllToAllV(t *testing.T) {
 		}
 		return world.Barrier(ctx)
 	})
+}
+
+// a2avLayout is this PE's side of an AllToAllV in which member i sends
+// count(i, j) elements to member j, blocks packed in rank order on both
+// sides: its receive counts and offsets, the elements it receives, and
+// the four layout arrays (send counts, send offsets, receive counts,
+// receive offsets) as symmetric arrays.
+type a2avLayout struct {
+	rc, ro []int64
+	got    int64
+	syms   [4]pgas.Sym[int64]
+}
+
+func newA2AVLayout(ctx context.Context, pe *pgas.PE, count func(i, j int) int) a2avLayout {
+	me, npes := pe.ID(), pe.NumPEs()
+	var l a2avLayout
+	var sc, so []int64
+	var sent int64
+	for j := range npes {
+		sc, so = append(sc, int64(count(me, j))), append(so, sent)
+		sent += int64(count(me, j))
+		l.rc, l.ro = append(l.rc, int64(count(j, me))), append(l.ro, l.got)
+		l.got += int64(count(j, me))
+	}
+	for i, v := range [4][]int64{sc, so, l.rc, l.ro} {
+		l.syms[i] = must(pgas.AllocZeroed[int64](ctx, pe, npes))
+		check(pgas.Put(pe, l.syms[i], v, me))
+	}
+	return l
 }

@@ -44,20 +44,9 @@ func (ck *kit) testDeviceAllToAllV(t *testing.T) {
 		g := must(pe.GPU())
 		mod := must(g.Load(prog))
 		count := func(i, j int) int { return (i*5 + j*3 + 2) % 7 }
-		var sc, so, rc, ro []int64
-		var sent, got int64
-		for j := range npes {
-			sc, so = append(sc, int64(count(me, j))), append(so, sent)
-			sent += int64(count(me, j))
-			rc, ro = append(rc, int64(count(j, me))), append(ro, got)
-			got += int64(count(j, me))
-		}
-		layout := func(v []int64) pgas.Sym[int64] {
-			s := must(pgas.AllocZeroed[int64](ctx, pe, npes))
-			check(pgas.Put(pe, s, v, me))
-			return s
-		}
-		sendCounts, sendOffs, recvCounts, recvOffs := layout(sc), layout(so), layout(rc), layout(ro)
+		l := newA2AVLayout(ctx, pe, count)
+		rc, ro := l.rc, l.ro
+		sendCounts, sendOffs, recvCounts, recvOffs := l.syms[0], l.syms[1], l.syms[2], l.syms[3]
 		const room = 7 * 64
 		src := must(pgas.AllocZeroed[int64](ctx, pe, room))
 		res := must(pgas.AllocZeroed[int32](ctx, pe, 1))

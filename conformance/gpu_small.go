@@ -17,8 +17,8 @@ import (
 // team's small-message buffer, so the one-phase path and the two-phase
 // one alternate and reuse each other's phases (and the buffers' parities
 // follow every phase). errs[op] counts wrong elements, errs[4+op] the
-// calls that did not return 0.
-const smallSource = `#include "symchan.cuh"
+// calls that did not return 0. It follows mismatchSource (reduce_n).
+const smallSource = mismatchSource + `
 __device__ __forceinline__ long long v(int round, int op, int q, unsigned long long i) { return ((long long)(round * 4 + op) * 64 + q) * 100000 + (long long)i; }
 
 __device__ int run(const symchan_heap *h, symchan_team *t, int op, int form, long long *dst, const long long *src, unsigned long long n, int root) {
@@ -79,15 +79,6 @@ extern "C" __global__ void small_collectives(const symchan_heap *h, symchan_team
 				errs[4 + op]++;
 			__syncthreads();
 		}
-	}
-}
-
-extern "C" __global__ void reduce_n(const symchan_heap *h, symchan_team *t, long long *dst, const long long *src, unsigned long long n, int *res) {
-	const int r = symchan_int64_sum_reduce_block(h, t, dst, src, n);
-	const int b = symchan_barrier_block(h, t);
-	if (threadIdx.x == 0) {
-		res[0] = r;
-		res[1] = b;
 	}
 }
 `
