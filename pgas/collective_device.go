@@ -58,13 +58,13 @@ import (
 // devColl is one blocking collective as symchan_team_step runs it.
 type devColl struct {
 	sk       syncKind
-	kind     uint64 // abi.Coll*, hostKind or collRefused
-	dst, src int64  // this PE's offsets (agree: the root and the operator)
-	n        int64  // bytes, or a reduction's elements
-	arg      uint64 // a broadcast's root, a reduction's op | elem<<8 (agree: the element type)
-	moved    int64  // bytes landing on each member
-	agree    bool   // PART_AGREE: the agreement alone
-	v        *vLayout
+	kind     uint64   // abi.Coll*, hostKind or collRefused
+	dst, src int64    // this PE's offsets (agree: the root and the operator)
+	n        int64    // bytes, or a reduction's elements
+	arg      uint64   // a broadcast's root, a reduction's op | elem<<8 (agree: the element type)
+	moved    int64    // bytes landing on each member
+	agree    bool     // PART_AGREE: the agreement alone
+	v        *vLayout // an AllToAllV's layout (abi.AllToAllVStep runs it); nil for the others
 }
 
 // vLayout is an AllToAllV's layout on the device (abi.AllToAllVStep's
