@@ -183,3 +183,31 @@ func TestSmallBufBytes(t *testing.T) {
 		}
 	}
 }
+
+// A team's struct names its slot's small-message buffers on a world that
+// has them (the first smallSlots slots, strided teams), and none
+// elsewhere: a team in a later slot, an uneven team, a world without
+// buffers.
+func TestDeviceImageSmallBuffers(t *testing.T) {
+	const heapEnd, buf = 4 << 20, 4 << 10
+	gpuWorld := &World{small: buf, smallOff: heapEnd - 2*smallSlots*buf}
+	for _, tc := range []struct {
+		name       string
+		w          *World
+		slot       int
+		ok         bool
+		off, bytes uint64
+	}{
+		{"world team", gpuWorld, 0, true, heapEnd - 2*smallSlots*buf, buf},
+		{"last slot with buffers", gpuWorld, smallSlots - 1, true, heapEnd - 2*buf, buf},
+		{"first slot without", gpuWorld, smallSlots, true, 0, 0},
+		{"uneven members", gpuWorld, 2, false, 0, 0},
+		{"no buffers (host)", &World{smallOff: heapEnd}, 0, true, 0, 0},
+	} {
+		tm := &Team{pe: &PE{w: tc.w}, slot: tc.slot, members: []int{0, 1}, shape: strided{stride: 1, ok: tc.ok}}
+		img := tm.deviceImage()
+		if got := [2]uint64{img[abi.OffsetofTeamSmall/8], img[abi.OffsetofTeamSmallBytes/8]}; got != [2]uint64{tc.off, tc.bytes} {
+			t.Errorf("%s: small, small_bytes = %v, want %v", tc.name, got, [2]uint64{tc.off, tc.bytes})
+		}
+	}
+}
