@@ -2,7 +2,6 @@ package pgas
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/symchan/symchan/device"
@@ -54,7 +53,7 @@ func AllToAllV[T any](ctx context.Context, t *Team, dst, src Sym[T], sendCounts,
 			moved += max(c, 0)
 		}
 		eb := sizeOf[T]()
-		v := &vLayout{arrays: [4]int64{sendCounts.off, sendOffsets.off, recvCounts.off, recvOffsets.off}, dstN: int64(dst.n), srcN: int64(src.n)}
+		v := vLayoutOf(dst, src, sendCounts, sendOffsets, recvCounts, recvOffsets)
 		return t.deviceCollective(ctx, devColl{sk: syncAllToAllV, kind: abi.CollAllToAllV, dst: dst.off, src: src.off, n: eb, moved: moved * eb, v: v}, bad)
 	}
 	if err := openElems[T](ctx, t, syncAllToAllV, bad); err != nil {
@@ -92,8 +91,7 @@ func AllToAllV[T any](ctx context.Context, t *Team, dst, src Sym[T], sendCounts,
 	var differ error
 	if verdict != 0 {
 		i, j := int((verdict-1)/uint64(n)), int((verdict-1)%uint64(n))
-		differ = fmt.Errorf("%w: alltoallv: rank %d (PE %d) sends rank %d (PE %d) another count than rank %d expects",
-			ErrCollectiveMismatch, i, t.members[i], j, t.members[j], j)
+		differ = countsDiffer("", t.members, i, j)
 	} else {
 		var buf []T
 		for r, m := range t.members {
@@ -162,25 +160,26 @@ func AllToAllVOnStream[T any](s *Stream, t *Team, dst, src Sym[T], sendCounts, s
 	if err := s.collectiveArgs(t, func() error { return alltoallvShapes(t, dst, src, sendCounts, sendOffsets, recvCounts, recvOffsets) }); err != nil {
 		return fmt.Errorf("AllToAllVOnStream: %w", err)
 	}
-	if s.ds == nil {
-		return s.host.enqueue(func(ctx context.Context) error {
-			return AllToAllV(ctx, t, dst, src, sendCounts, sendOffsets, recvCounts, recvOffsets)
-		})
+	blocking := func(ctx context.Context) error {
+		return AllToAllV(ctx, t, dst, src, sendCounts, sendOffsets, recvCounts, recvOffsets)
 	}
-	g, err := s.p.GPU()
-	if err != nil {
-		return err
-	}
-	team, err := t.onDevice(g)
-	if err != nil {
-		return err
-	}
-	if err := s.ds.Quiet(); err != nil { // as Stream.collective
-		return err
-	}
-	s.watch(t)
-	v := &vLayout{arrays: [4]int64{sendCounts.off, sendOffsets.off, recvCounts.off, recvOffsets.off}, dstN: int64(dst.n), srcN: int64(src.n)}
-	return launchAllToAllV(s.Device(), g, s.p.id, team, dst.off, src.off, sizeOf[T](), v, gridBytes, 0)
+	return s.teamWork(t, true, blocking, func(g GPU, team device.Ptr) error {
+		v := vLayoutOf(dst, src, sendCounts, sendOffsets, recvCounts, recvOffsets)
+		return launchAllToAllV(s.Device(), g, s.p.id, team, dst.off, src.off, sizeOf[T](), v, gridBytes, 0)
+	})
+}
+
+// vLayoutOf is the device layout of an AllToAllV of src into dst laid out
+// by the four arrays.
+func vLayoutOf[T any](dst, src Sym[T], sendCounts, sendOffsets, recvCounts, recvOffsets Sym[int64]) *vLayout {
+	return &vLayout{arrays: [4]int64{sendCounts.off, sendOffsets.off, recvCounts.off, recvOffsets.off}, dstN: int64(dst.n), srcN: int64(src.n)}
+}
+
+// countsDiffer is the error of an AllToAllV whose rank i sends rank j
+// another count than j expects (where: "", or " on a GPU").
+func countsDiffer(where string, members []int, i, j int) error {
+	return fmt.Errorf("%w: alltoallv%s: rank %d (PE %d) sends rank %d (PE %d) another count than rank %d expects",
+		ErrCollectiveMismatch, where, i, members[i], j, members[j], j)
 }
 
 // launchAllToAllV enqueues an AllToAllV on st: one block where fewer
@@ -197,8 +196,5 @@ func launchAllToAllV(st *device.Stream, g GPU, pe int, team device.Ptr, dst, src
 			uint64(g.Addr(pe, dst)), uint64(g.Addr(pe, src)), uint64(g.Addr(pe, v.arrays[0])), uint64(g.Addr(pe, v.arrays[1])),
 			uint64(g.Addr(pe, v.arrays[2])), uint64(g.Addr(pe, v.arrays[3])), uint64(eb), uint64(v.dstN), uint64(v.srcN), part|seq<<32)
 	}
-	if moved < gridBytes {
-		return launch(1, partWhole)
-	}
-	return errors.Join(launch(1, partOpen), launch(gridBlocks, partData), launch(1, partClose))
+	return launchParts(moved, launch)
 }

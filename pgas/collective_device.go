@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/internal/abi"
 	"github.com/symchan/symchan/pgas/driver"
 )
@@ -267,26 +266,18 @@ func (t *Team) launchColl(c devColl, seq uint64) error {
 	if c.v != nil {
 		return launchAllToAllV(s.Device(), g, t.pe.id, team, c.dst, c.src, c.n, c.v, c.moved, seq)
 	}
-	fn, err := g.Module().Function(abi.TeamStep)
-	if err != nil {
-		return err
-	}
-	st := s.Device()
 	dst, src := uint64(c.dst), uint64(c.src)
 	if !c.agree {
 		dst, src = uint64(g.Addr(t.pe.id, c.dst)), uint64(g.Addr(t.pe.id, c.src))
 	}
-	launch := func(blocks int, part uint64) error {
-		return st.Launch(fn, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team), c.kind,
-			dst, src, uint64(c.n), c.arg, part|seq<<32)
+	launch, err := teamStepLauncher(s.Device(), g, team, c.kind, dst, src, uint64(c.n), c.arg, seq)
+	if err != nil {
+		return err
 	}
-	switch {
-	case c.agree:
+	if c.agree {
 		return launch(1, abi.PartAgree)
-	case c.moved < gridBytes:
-		return launch(1, partWhole)
 	}
-	return errors.Join(launch(1, partOpen), launch(gridBlocks, partData), launch(1, partClose))
+	return launchParts(c.moved, launch)
 }
 
 // awaitColl waits for collective seq of t, of kind sk, on the collective

@@ -2,6 +2,7 @@ package pgas
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/symchan/symchan/device"
@@ -148,6 +149,24 @@ func (s *Stream) collectiveArgs(t *Team, args func() error) error {
 // as abi.TeamStep takes them), moved bytes landing on each member; on
 // a host stream, blocking.
 func (s *Stream) collective(t *Team, kind uint64, dst, src, n int64, arg uint64, moved int64, blocking func(context.Context) error) error {
+	// A sync completes nothing; the others complete the stream's earlier
+	// puts first.
+	return s.teamWork(t, kind != abi.CollSync, blocking, func(g GPU, team device.Ptr) error {
+		launch, err := teamStepLauncher(s.Device(), g, team, kind, uint64(g.Addr(s.p.id, dst)), uint64(g.Addr(s.p.id, src)), uint64(n), arg, 0)
+		if err != nil {
+			return err
+		}
+		return launchParts(moved, launch)
+	})
+}
+
+// teamWork enqueues a checked collective of t on s: on a host stream,
+// blocking; on a GPU stream, launch's kernels, given the PE's GPU and
+// the address there of its copy of t's struct symchan_team, after s's
+// earlier puts through NVSHMEM complete where quiet (as before a
+// PutSignal's lone signal: the kernel's own quiet is not documented to
+// cover work enqueued before it started).
+func (s *Stream) teamWork(t *Team, quiet bool, blocking func(context.Context) error, launch func(g GPU, team device.Ptr) error) error {
 	if s.ds == nil {
 		return s.host.enqueue(blocking)
 	}
@@ -159,34 +178,39 @@ func (s *Stream) collective(t *Team, kind uint64, dst, src, n int64, arg uint64,
 	if err != nil {
 		return err
 	}
-	fn, err := g.Module().Function(abi.TeamStep) // resolved when the module loaded
-	if err != nil {
-		return err
-	}
-	// The stream's earlier puts through NVSHMEM complete first, as before
-	// a PutSignal's lone signal: the kernel's own quiet is not documented
-	// to cover work enqueued before it started.
-	if kind != abi.CollSync { // a sync completes nothing
+	if quiet {
 		if err := s.ds.Quiet(); err != nil {
 			return err
 		}
 	}
 	s.watch(t)
-	st := s.Device()
-	launch := func(blocks int, part uint64) error {
-		return st.Launch(fn, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team), kind,
-			uint64(g.Addr(s.p.id, dst)), uint64(g.Addr(s.p.id, src)), uint64(n), arg, part)
+	return launch(g, team)
+}
+
+// teamStepLauncher returns the launch on st of abi.TeamStep's parts
+// (blocks, part) of a collective of kind on the team whose struct is at
+// team: dst and src device addresses (an agreement's arguments in their
+// places), n and arg as TeamStep takes them, seq a blocking collective's
+// number (0 for an *OnStream one).
+func teamStepLauncher(st *device.Stream, g GPU, team device.Ptr, kind, dst, src, n, arg, seq uint64) (func(blocks int, part uint64) error, error) {
+	fn, err := g.Module().Function(abi.TeamStep) // resolved when the module loaded
+	if err != nil {
+		return nil, err
 	}
+	return func(blocks int, part uint64) error {
+		return st.Launch(fn, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team), kind, dst, src, n, arg,
+			part|seq<<32)
+	}, nil
+}
+
+// launchParts launches a collective moving moved bytes onto each member
+// by launch: whole on one block below gridBytes, else its opening phase,
+// its data on gridBlocks blocks and its closing phase.
+func launchParts(moved int64, launch func(blocks int, part uint64) error) error {
 	if moved < gridBytes {
 		return launch(1, partWhole)
 	}
-	if err := launch(1, partOpen); err != nil {
-		return err
-	}
-	if err := launch(gridBlocks, partData); err != nil {
-		return err
-	}
-	return launch(1, partClose)
+	return errors.Join(launch(1, partOpen), launch(gridBlocks, partData), launch(1, partClose))
 }
 
 // deviceElem is the element code the device gives Go's int, uint and

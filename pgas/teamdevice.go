@@ -273,9 +273,7 @@ func (t *Team) deviceMismatch() error {
 func alltoallvDiffer(members []int, all [][]int64) error {
 	for j, a := range all {
 		if len(a) > 2 && a[2] > 0 && int(a[2]-1) < len(members) {
-			i := int(a[2] - 1)
-			return fmt.Errorf("%w: alltoallv on a GPU: rank %d (PE %d) sends rank %d (PE %d) another count than rank %d expects",
-				ErrCollectiveMismatch, i, members[i], j, members[j], j)
+			return countsDiffer(" on a GPU", members, int(a[2]-1), j)
 		}
 	}
 	for j, a := range all {
