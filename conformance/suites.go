@@ -154,4 +154,5 @@ var gpuTests = []test{
 	{"DeviceTerms", (*kit).testDeviceTerms},
 	{"DeviceTypedTerms", (*kit).testDeviceTypedTerms},
 	{"BlockingCollectivesOnDevice", (*kit).testBlockingCollectivesOnDevice},
+	{"MixedFormsMismatch", (*kit).testMixedFormsMismatch},
 }

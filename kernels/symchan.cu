@@ -283,71 +283,41 @@ extern "C" __global__ void symchan_wait_on_stream(u64 sig, u64 cmp, u64 value, u
 #define PART_CLOSE 4
 #define PART_AGREE 5 // open with kind and arguments n, dest, source, arg (count, root, op, elem), then close: no data
 
-// Element types of a reduction (SYMCHAN_ELEM_*).
-template <typename T>
-static __device__ void reduce_step(const symchan_heap *h, symchan_team *t, int op, u64 dest, u64 source, u64 n, unsigned tid, unsigned nth) {
-	symchan_reduce_part<T>(h, t, op, (T *)dest, (const T *)source, n, tid, nth);
-}
-static __device__ void reduce_any(const symchan_heap *h, symchan_team *t, int op, int elem, u64 dest, u64 source, u64 n, unsigned tid, unsigned nth) {
+// with_elem calls f with a null pointer of the C type of a reduction's
+// element code (SYMCHAN_ELEM_*; Go's int, uint and uintptr come as the
+// sized codes): the one table of them here.
+template <typename F> static __device__ __forceinline__ void with_elem(int elem, F f) {
 	switch (elem) {
-	case SYMCHAN_ELEM_I8: reduce_step<signed char>(h, t, op, dest, source, n, tid, nth); break;
-	case SYMCHAN_ELEM_U8: reduce_step<unsigned char>(h, t, op, dest, source, n, tid, nth); break;
-	case SYMCHAN_ELEM_I16: reduce_step<short>(h, t, op, dest, source, n, tid, nth); break;
-	case SYMCHAN_ELEM_U16: reduce_step<unsigned short>(h, t, op, dest, source, n, tid, nth); break;
-	case SYMCHAN_ELEM_I32: reduce_step<int>(h, t, op, dest, source, n, tid, nth); break;
-	case SYMCHAN_ELEM_U32: reduce_step<unsigned>(h, t, op, dest, source, n, tid, nth); break;
-	case SYMCHAN_ELEM_I64: reduce_step<long long>(h, t, op, dest, source, n, tid, nth); break;
-	case SYMCHAN_ELEM_U64: reduce_step<unsigned long long>(h, t, op, dest, source, n, tid, nth); break;
-	case SYMCHAN_ELEM_F32: reduce_step<float>(h, t, op, dest, source, n, tid, nth); break;
-	case SYMCHAN_ELEM_F64: reduce_step<double>(h, t, op, dest, source, n, tid, nth); break;
+	case SYMCHAN_ELEM_I8: f((signed char *)0); break;
+	case SYMCHAN_ELEM_U8: f((unsigned char *)0); break;
+	case SYMCHAN_ELEM_I16: f((short *)0); break;
+	case SYMCHAN_ELEM_U16: f((unsigned short *)0); break;
+	case SYMCHAN_ELEM_I32: f((int *)0); break;
+	case SYMCHAN_ELEM_U32: f((unsigned *)0); break;
+	case SYMCHAN_ELEM_I64: f((long long *)0); break;
+	case SYMCHAN_ELEM_U64: f((unsigned long long *)0); break;
+	case SYMCHAN_ELEM_F32: f((float *)0); break;
+	case SYMCHAN_ELEM_F64: f((double *)0); break;
 	}
 }
 
 // elem_bytes is the size of an element of a reduction's type.
 static __device__ __forceinline__ u64 elem_bytes(int elem) {
-	switch (elem) {
-	case SYMCHAN_ELEM_I8:
-	case SYMCHAN_ELEM_U8: return 1;
-	case SYMCHAN_ELEM_I16:
-	case SYMCHAN_ELEM_U16: return 2;
-	case SYMCHAN_ELEM_I32:
-	case SYMCHAN_ELEM_U32:
-	case SYMCHAN_ELEM_F32: return 4;
-	}
-	return 8;
+	u64 b = 8;
+	with_elem(elem, [&](auto *z) { b = sizeof *z; });
+	return b;
 }
 
-// small_fold folds a small reduction of the reduction's element type.
-static __device__ void small_fold(const symchan_heap *h, symchan_team *t, u64 buf, int op, int elem, u64 dest, u64 n, unsigned tid, unsigned nth) {
-	switch (elem) {
-	case SYMCHAN_ELEM_I8: symchan_small_fold<signed char>(h, t, buf, op, (signed char *)dest, n, tid, nth); break;
-	case SYMCHAN_ELEM_U8: symchan_small_fold<unsigned char>(h, t, buf, op, (unsigned char *)dest, n, tid, nth); break;
-	case SYMCHAN_ELEM_I16: symchan_small_fold<short>(h, t, buf, op, (short *)dest, n, tid, nth); break;
-	case SYMCHAN_ELEM_U16: symchan_small_fold<unsigned short>(h, t, buf, op, (unsigned short *)dest, n, tid, nth); break;
-	case SYMCHAN_ELEM_I32: symchan_small_fold<int>(h, t, buf, op, (int *)dest, n, tid, nth); break;
-	case SYMCHAN_ELEM_U32: symchan_small_fold<unsigned>(h, t, buf, op, (unsigned *)dest, n, tid, nth); break;
-	case SYMCHAN_ELEM_I64: symchan_small_fold<long long>(h, t, buf, op, (long long *)dest, n, tid, nth); break;
-	case SYMCHAN_ELEM_U64: symchan_small_fold<unsigned long long>(h, t, buf, op, (unsigned long long *)dest, n, tid, nth); break;
-	case SYMCHAN_ELEM_F32: symchan_small_fold<float>(h, t, buf, op, (float *)dest, n, tid, nth); break;
-	case SYMCHAN_ELEM_F64: symchan_small_fold<double>(h, t, buf, op, (double *)dest, n, tid, nth); break;
-	}
-}
-
-// small_step runs a small collective on a stream by the block, as
-// symchan.cuh's group forms do: push, the opening phase, then take (or
-// fold), or close where the members differed.
-static __device__ void small_step(const symchan_heap *h, symchan_team *t, u64 kind, int op, int elem, u64 dest, u64 source, u64 n, int root,
-                                  unsigned tid, unsigned nth) {
-	const u64 nb = kind == SYMCHAN_COLL_REDUCE ? n * elem_bytes(elem) : n, buf = symchan_small_buf(t);
-	symchan_small_push(h, t, buf, kind, (const void *)source, nb, root, tid, nth);
-	if (symchan_team_open(h, t, SYMCHAN_SCOPE_BLOCK, true, kind, n, kind == SYMCHAN_COLL_BROADCAST ? (u64)root : 0, (u64)op, (u64)elem)) {
-		symchan_team_close(h, t, SYMCHAN_SCOPE_BLOCK, false);
-		return;
-	}
-	if (kind == SYMCHAN_COLL_REDUCE)
-		small_fold(h, t, buf, op, elem, dest, n, tid, nth);
-	else
-		symchan_small_take(h, t, buf, kind, (void *)dest, n, tid, nth);
+// small_step runs a small collective on a stream by the block
+// (symchan.cuh's symchan_small_run): n bytes, or a reduction's elements.
+static __device__ void small_step(const symchan_heap *h, symchan_team *t, u64 kind, int op, int elem, u64 dest, u64 source, u64 n, int root) {
+	const u64 nb = kind == SYMCHAN_COLL_REDUCE ? n * elem_bytes(elem) : n;
+	symchan_small_run(h, t, SYMCHAN_SCOPE_BLOCK, kind, (const void *)source, nb, n, root, (u64)op, (u64)elem, [&](u64 buf, unsigned tid, unsigned nth) {
+		if (kind == SYMCHAN_COLL_REDUCE)
+			with_elem(elem, [&](auto *z) { symchan_small_fold(h, t, buf, op, (decltype(z))dest, n, tid, nth); });
+		else
+			symchan_small_take(h, t, buf, kind, (void *)dest, n, tid, nth);
+	});
 }
 
 // team_close closes the collective unless seq (a blocking collective's
@@ -390,23 +360,28 @@ extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 kind, u64
 		tid += blockIdx.x * nth, nth *= gridDim.x;
 		break;
 	default:
-		if ((kind == SYMCHAN_COLL_BARRIER || kind == SYMCHAN_COLL_SYNC) && seq == 0) {
+		// A barrier, a sync and a small collective on a stream take one
+		// phase (symchan.cuh: the small-message path), as in users'
+		// kernels. A blocking one (seq != 0) keeps two: its host may
+		// abandon it until the kernel decides, on its way to the second
+		// (pgas: Team.decideCancel), and completing needs every member's
+		// second phase, so every member still fails alike. A kernel that
+		// decided before its only phase would wait there, beyond its
+		// host's reach, for a member that may never come. Its kind says
+		// so (SYMCHAN_COLL_BLOCKING), so that members that mix the forms
+		// fail alike.
+		const bool alone = kind == SYMCHAN_COLL_BARRIER || kind == SYMCHAN_COLL_SYNC;
+		const bool one = alone || symchan_small_fits(t, kind, kind == SYMCHAN_COLL_REDUCE ? n * elem_bytes(elem) : n);
+		if (seq == 0 && alone) {
 			symchan_team_alone(h, t, SYMCHAN_SCOPE_BLOCK, true, kind);
 			return;
 		}
-		// A small collective on a stream takes one phase (symchan.cuh:
-		// the small-message path), as in users' kernels. A blocking one
-		// (seq != 0), a blocking barrier or sync too, keeps two: its host
-		// may abandon it until the kernel decides, on its way to the
-		// second (pgas: Team.decideCancel), and completing needs every
-		// member's second phase, so every member still fails alike. A
-		// kernel that decided before its only phase would wait there,
-		// beyond its host's reach, for a member that may never come.
-		if (seq == 0 && part == PART_WHOLE && symchan_small_fits(t, kind, kind == SYMCHAN_COLL_REDUCE ? n * elem_bytes(elem) : n)) {
-			small_step(h, t, kind, op, elem, dest, source, n, (int)arg, tid, nth);
+		if (seq == 0 && one && part == PART_WHOLE) {
+			small_step(h, t, kind, op, elem, dest, source, n, (int)arg);
 			return;
 		}
-		if (symchan_team_open(h, t, SYMCHAN_SCOPE_BLOCK, true, kind, n, kind == SYMCHAN_COLL_BROADCAST ? arg : 0, (u64)op, (u64)elem)) {
+		const u64 sig_kind = seq != 0 && one ? kind | SYMCHAN_COLL_BLOCKING : kind;
+		if (symchan_team_open(h, t, SYMCHAN_SCOPE_BLOCK, true, sig_kind, n, kind == SYMCHAN_COLL_BROADCAST ? arg : 0, (u64)op, (u64)elem)) {
 			if (part == PART_WHOLE)
 				team_close(h, t, seq);
 			return;
@@ -418,7 +393,9 @@ extern "C" __global__ void symchan_team_step(u64 heap_, u64 team_, u64 kind, u64
 	case SYMCHAN_COLL_BROADCAST: symchan_team_pull(h, t, (void *)dest, (const void *)source, n, (int)arg, tid, nth); break;
 	case SYMCHAN_COLL_FCOLLECT: symchan_fcollect_part(h, t, (void *)dest, (const void *)source, n, tid, nth); break;
 	case SYMCHAN_COLL_ALLTOALL: symchan_alltoall_part(h, t, (void *)dest, (const void *)source, n, tid, nth); break;
-	case SYMCHAN_COLL_REDUCE: reduce_any(h, t, op, elem, dest, source, n, tid, nth); break;
+	case SYMCHAN_COLL_REDUCE:
+		with_elem(elem, [&](auto *z) { symchan_reduce_part(h, t, op, (decltype(z))dest, (decltype(z))source, n, tid, nth); });
+		break;
 	}
 	if (part == PART_WHOLE)
 		team_close(h, t, seq);

@@ -947,6 +947,14 @@ static __device__ __forceinline__ symchan_u64 symchan_team_decide(symchan_team *
 #define SYMCHAN_COLL_ALLTOALLV 7
 // Kinds from 16 up are pgas's: host synchronisations that agree on the
 // device first, and a member whose arguments were invalid.
+//
+// SYMCHAN_COLL_BLOCKING is or-ed into the kind of a collective called
+// blocking from Go (pgas: symchan.cu's symchan_team_step with a seq) that
+// a stream or a kernel runs in one phase: a barrier, a sync, a small
+// collective. The blocking one keeps two phases, so its signature differs
+// and a member that called the other form sees a mismatch on every member
+// instead of a team whose phases fall out of step.
+#define SYMCHAN_COLL_BLOCKING 256
 
 // SYMCHAN_ERR_MISMATCH is what a device collective returns when the
 // members' arguments differed (0 when they agreed); SYMCHAN_ERR_ABORTED
@@ -1375,22 +1383,35 @@ static __device__ __forceinline__ void symchan_small_take(const symchan_heap *h,
 	symchan_copy_part(dest, symchan_sym(h, buf), kind == SYMCHAN_COLL_BROADCAST ? n : n * (symchan_u64)t->size, tid, nth);
 }
 
-// symchan_small_group runs a small collective of kind (not a reduction)
-// by the group: push, the opening phase, take. It returns as the
-// two-phase form does.
-static __device__ int symchan_small_group(const symchan_heap *h, symchan_team *t, symchan_u64 kind, void *dest, const void *source, symchan_u64 n,
-                                          int root, int scope) {
+// symchan_small_run runs a small collective of kind by the group: this
+// member's part (nbytes) pushed, the opening phase with the collective's
+// signature (count, root, op and elem as symchan_team_open takes them),
+// then finish(buf, tid, nth), the take or the fold, where the members
+// agreed, else the closing phase. It returns as the two-phase form does.
+// Every small collective runs here: the group forms below and pgas's on a
+// stream (symchan.cu).
+template <typename Finish>
+static __device__ int symchan_small_run(const symchan_heap *h, symchan_team *t, int scope, symchan_u64 kind, const void *source, symchan_u64 nbytes,
+                                        symchan_u64 count, int root, symchan_u64 op, symchan_u64 elem, Finish finish) {
 	const unsigned tid = symchan_group_tid(scope), nth = symchan_group_size(scope);
 	const symchan_u64 buf = symchan_small_buf(t);
-	symchan_small_push(h, t, buf, kind, source, n, root, tid, nth);
-	const int err = symchan_team_open(h, t, scope, true, kind, n, kind == SYMCHAN_COLL_BROADCAST ? (symchan_u64)root : 0, 0, 0);
+	symchan_small_push(h, t, buf, kind, source, nbytes, root, tid, nth);
+	const int err = symchan_team_open(h, t, scope, true, kind, count, kind == SYMCHAN_COLL_BROADCAST ? (symchan_u64)root : 0, op, elem);
 	if (err) {
 		symchan_team_close(h, t, scope, false);
 		return err;
 	}
-	symchan_small_take(h, t, buf, kind, dest, n, tid, nth);
+	finish(buf, tid, nth);
 	symchan_group_sync(scope);
 	return 0;
+}
+
+// symchan_small_group runs a small broadcast, fcollect or alltoall of n
+// bytes by the group.
+static __device__ int symchan_small_group(const symchan_heap *h, symchan_team *t, symchan_u64 kind, void *dest, const void *source, symchan_u64 n,
+                                          int root, int scope) {
+	return symchan_small_run(h, t, scope, kind, source, n, n, root, 0, 0,
+	                         [&](symchan_u64 buf, unsigned tid, unsigned nth) { symchan_small_take(h, t, buf, kind, dest, n, tid, nth); });
 }
 
 // The collectives in NVSHMEM's terms: a phase, the data step by the
@@ -1476,19 +1497,9 @@ static __device__ __forceinline__ int symchan_elem_code(const double *) { return
 template <typename T>
 static __device__ int symchan_reduce_group(const symchan_heap *h, symchan_team *t, int op, T *dest, const T *source, symchan_u64 nreduce, int scope) {
 	const symchan_u64 sig_elem = (symchan_u64)symchan_elem_code(source);
-	if (symchan_small_fits(t, SYMCHAN_COLL_REDUCE, nreduce * sizeof(T))) {
-		const unsigned tid = symchan_group_tid(scope), nth = symchan_group_size(scope);
-		const symchan_u64 buf = symchan_small_buf(t);
-		symchan_small_push(h, t, buf, SYMCHAN_COLL_REDUCE, source, nreduce * sizeof(T), 0, tid, nth);
-		const int err = symchan_team_open(h, t, scope, true, SYMCHAN_COLL_REDUCE, nreduce, 0, (symchan_u64)op, sig_elem);
-		if (err) {
-			symchan_team_close(h, t, scope, false);
-			return err;
-		}
-		symchan_small_fold<T>(h, t, buf, op, dest, nreduce, tid, nth);
-		symchan_group_sync(scope);
-		return 0;
-	}
+	if (symchan_small_fits(t, SYMCHAN_COLL_REDUCE, nreduce * sizeof(T)))
+		return symchan_small_run(h, t, scope, SYMCHAN_COLL_REDUCE, source, nreduce * sizeof(T), nreduce, 0, (symchan_u64)op, sig_elem,
+		                         [&](symchan_u64 buf, unsigned tid, unsigned nth) { symchan_small_fold(h, t, buf, op, dest, nreduce, tid, nth); });
 	const int err = symchan_team_open(h, t, scope, true, SYMCHAN_COLL_REDUCE, nreduce, 0, (symchan_u64)op, sig_elem);
 	if (!err)
 		symchan_reduce_part(h, t, op, dest, source, nreduce, symchan_group_tid(scope), symchan_group_size(scope));

@@ -233,6 +233,13 @@ func showArg(name string, v int64) string {
 			return "none"
 		}
 		return ReduceOp(v).String()
+	case "form":
+		// A device collective's: blocking from Go, where the stream's and
+		// the kernel's forms take one phase (abi.CollBlocking).
+		if v != 0 {
+			return "blocking"
+		}
+		return "on a stream or in a kernel"
 	case "element type":
 		if v == 0 {
 			return "none"

@@ -8,8 +8,8 @@ import (
 )
 
 // The collectives table is complete: every kind has a name of its own,
-// and every device collective symchan.cuh defines (SYMCHAN_COLL_*) is the
-// device form of exactly one kind.
+// and every device collective symchan.cuh defines (SYMCHAN_COLL_*, but
+// the flag SYMCHAN_COLL_BLOCKING) is the device form of exactly one kind.
 func TestCollectivesTable(t *testing.T) {
 	names := map[string]bool{}
 	for k, c := range collectives {
@@ -28,6 +28,14 @@ func TestCollectivesTable(t *testing.T) {
 	}
 	for _, d := range defs {
 		code, _ := strconv.ParseUint(d[2], 10, 64)
+		if d[1] == "SYMCHAN_COLL_BLOCKING" {
+			// A flag or-ed into a kind: a bit of its own, above every
+			// kind's code and pgas's.
+			if code&(code-1) != 0 || code <= collRefused {
+				t.Errorf("%s = %d, want a power of two above %d", d[1], code, collRefused)
+			}
+			continue
+		}
 		var kinds []syncKind
 		for k, c := range collectives {
 			if c.device == code {

@@ -24,12 +24,12 @@ import (
 // (symchan.cuh), and Stream.Sync names the arguments and the members. A
 // GPU stream compares counts in bytes, but for a reduction's elements. A
 // collective on a stream and a blocking one on the same team are ordered
-// by the caller (Stream.Sync between them). A small collective on a
-// stream takes one phase on the device and a blocking one two (symchan.cu:
-// the blocking one's host may abandon it between them), so members that
-// mix the two forms of a collective must be past the team's small-message
-// buffer (docs/design.md); for a small one every member calls the same
-// form.
+// by the caller (Stream.Sync between them). A barrier, a sync and a small
+// collective on a stream take one phase on the device and a blocking one
+// two (symchan.cu: the blocking one's host may abandon it between them),
+// so members may mix the two forms of a collective only past the team's
+// small-message buffer (docs/design.md); mixed below it, every member
+// fails with ErrCollectiveMismatch naming the form.
 
 // Parts of a collective that abi.TeamStep runs: symchan.cu's PART_*,
 // generated into package kernels.

@@ -141,7 +141,9 @@ func (t *Team) onDevice(g GPU) (device.Ptr, error) {
 // A member whose device collective found the members' arguments differ
 // records them in its struct symchan_team (symchan.cuh): the phase that
 // opened the collective (differed), then its kind and arguments, as
-// deviceArgNames names them. Records are read after the collective has
+// deviceArgNames names them; the kind carries abi.CollBlocking where a
+// blocking call opened a collective that a stream or a kernel runs in one
+// phase, and deviceMismatch names that form after the arguments. Records are read after the collective has
 // closed, so every member's is written; a member that has since recorded
 // a later mismatch shows as unknown.
 var deviceArgNames = [...]string{"collective", "count", "root", "operator", "element type"}
@@ -211,7 +213,7 @@ func (t *Team) deviceMismatch() error {
 		if w[1] == collRefused && refused < 0 {
 			refused = m
 		}
-		k, ok := deviceKind(w[1])
+		k, ok := deviceKind(w[1] &^ abi.CollBlocking)
 		if !ok {
 			continue
 		}
@@ -223,6 +225,7 @@ func (t *Team) deviceMismatch() error {
 		for _, v := range w[2:] {
 			all[r] = append(all[r], int64(v))
 		}
+		all[r] = append(all[r], int64(w[1]&abi.CollBlocking)) // the form: after the arguments
 	}
 	if refused >= 0 {
 		return fmt.Errorf("%w: %s: another member's arguments were invalid (PE %d's)", ErrBadArg, first, refused)
@@ -246,11 +249,11 @@ func (t *Team) deviceMismatch() error {
 	default:
 		names[1] = "bytes" // a data-moving collective's count (as collArgs's)
 	}
-	n := len(names)
+	cols := append(names[:], "form")
 	if mixed {
-		n = 1 // different collectives: their arguments are not comparable
+		cols = cols[:1] // different collectives: their arguments are not comparable
 	}
-	tail := fmt.Sprintf(": %s on a GPU: the members' arguments differ: %s", first, describeDiffer(t.members, names[:n], all))
+	tail := fmt.Sprintf(": %s on a GPU: the members' arguments differ: %s", first, describeDiffer(t.members, cols, all))
 	if !mixed {
 		return fmt.Errorf("%w%s", ErrCollectiveMismatch, tail)
 	}

@@ -110,6 +110,10 @@ func TestTeamDeviceMismatch(t *testing.T) {
 				"barrier on a GPU: the members' arguments differ: which argument is not known: the arguments of PEs 0, 1 are unknown"}},
 		{"collective", [3][]uint64{record(3, abi.CollBarrier, 0, 0, 0, 0), record(3, abi.CollReduce, 8, 0, 1, 13), record(3, abi.CollBarrier, 0, 0, 0, 0)},
 			same("barrier on a GPU: the members' arguments differ: collective: barrier on PEs 0, 2; reduction on PE 1")},
+		{"form", [3][]uint64{record(4, abi.CollBroadcast|abi.CollBlocking, 64, 1, 0, 0), record(4, abi.CollBroadcast, 64, 1, 0, 0), record(4, abi.CollBroadcast, 64, 1, 0, 0)},
+			same("broadcast on a GPU: the members' arguments differ: form: blocking on PE 0; on a stream or in a kernel on PEs 1, 2")},
+		{"form and collective", [3][]uint64{record(6, abi.CollBarrier|abi.CollBlocking, 0, 0, 0, 0), record(6, abi.CollReduce, 8, 0, 1, 13), record(6, abi.CollBarrier, 0, 0, 0, 0)},
+			same("barrier on a GPU: the members' arguments differ: collective: barrier on PEs 0, 2; reduction on PE 1")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

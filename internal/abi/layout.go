@@ -113,6 +113,9 @@ const CollReduce = 6
 // CollAllToAllV is SYMCHAN_COLL_ALLTOALLV of symchan.cuh.
 const CollAllToAllV = 7
 
+// CollBlocking is SYMCHAN_COLL_BLOCKING of symchan.cuh.
+const CollBlocking = 256
+
 // CtlClosing is SYMCHAN_CTL_CLOSING of symchan.cuh.
 const CtlClosing = 1
 
