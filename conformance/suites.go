@@ -54,6 +54,7 @@ var pgasTests = []test{
 	{"SymToSymAndLookup", (*kit).testSymToSymAndLookup},
 	{"SymmetricSources", (*kit).testSymmetricSources},
 	{"StreamOrdered", (*kit).testStreamOrdered},
+	{"StreamPingPong", (*kit).testStreamPingPong},
 	{"StreamCollectives", (*kit).testStreamCollectives},
 	{"StreamCollectiveArgumentsDiffer", (*kit).testStreamCollectiveArgumentsDiffer},
 	{"RegisterSymmetric", (*kit).testRegisterSymmetric},

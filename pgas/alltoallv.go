@@ -154,7 +154,8 @@ func alltoallvShapes[T any](t *Team, dst, src Sym[T], sendCounts, sendOffsets, r
 // blocks do not fit, or counts that differ between a sender and its
 // receiver, fail every member's Stream.Sync (ErrBadSize, or
 // ErrCollectiveMismatch naming the pair) and move no data. It runs as an
-// opening kernel (two phases), the data on a grid, and a closing kernel.
+// opening kernel (two phases), the data on a grid, and a closing kernel
+// (one kernel where PEs share a GPU's context: launchParts).
 // Elsewhere the host stream runs the blocking AllToAllV.
 func AllToAllVOnStream[T any](s *Stream, t *Team, dst, src Sym[T], sendCounts, sendOffsets, recvCounts, recvOffsets Sym[int64]) error {
 	if err := s.collectiveArgs(t, func() error { return alltoallvShapes(t, dst, src, sendCounts, sendOffsets, recvCounts, recvOffsets) }); err != nil {
@@ -165,7 +166,7 @@ func AllToAllVOnStream[T any](s *Stream, t *Team, dst, src Sym[T], sendCounts, s
 	}
 	return s.teamWork(t, true, blocking, func(g GPU, team device.Ptr) error {
 		v := vLayoutOf(dst, src, sendCounts, sendOffsets, recvCounts, recvOffsets)
-		return launchAllToAllV(s.Device(), g, s.p.id, team, dst.off, src.off, sizeOf[T](), v, gridBytes, 0)
+		return launchAllToAllV(s.Device(), g, s.p, team, dst.off, src.off, sizeOf[T](), v, gridBytes, 0)
 	})
 }
 
@@ -184,17 +185,17 @@ func countsDiffer(where string, members []int, i, j int) error {
 
 // launchAllToAllV enqueues an AllToAllV on st: one block where fewer
 // than gridBytes land on this member, else an opening kernel, the data
-// on gridBlocks blocks and a closing kernel (pe: g's PE; seq as
-// Team.launchColl's).
-func launchAllToAllV(st *device.Stream, g GPU, pe int, team device.Ptr, dst, src, eb int64, v *vLayout, moved int64, seq uint64) error {
+// on gridBlocks blocks and a closing kernel (launchParts; p: g's PE; seq
+// as Team.launchColl's).
+func launchAllToAllV(st *device.Stream, g GPU, p *PE, team device.Ptr, dst, src, eb int64, v *vLayout, moved int64, seq uint64) error {
 	fn, err := g.Module().Function(abi.AllToAllVStep)
 	if err != nil {
 		return err
 	}
 	launch := func(blocks int, part uint64) error {
 		return st.Launch(fn, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team),
-			uint64(g.Addr(pe, dst)), uint64(g.Addr(pe, src)), uint64(g.Addr(pe, v.arrays[0])), uint64(g.Addr(pe, v.arrays[1])),
-			uint64(g.Addr(pe, v.arrays[2])), uint64(g.Addr(pe, v.arrays[3])), uint64(eb), uint64(v.dstN), uint64(v.srcN), part|seq<<32)
+			uint64(g.Addr(p.id, dst)), uint64(g.Addr(p.id, src)), uint64(g.Addr(p.id, v.arrays[0])), uint64(g.Addr(p.id, v.arrays[1])),
+			uint64(g.Addr(p.id, v.arrays[2])), uint64(g.Addr(p.id, v.arrays[3])), uint64(eb), uint64(v.dstN), uint64(v.srcN), part|seq<<32)
 	}
-	return launchParts(moved, launch)
+	return launchParts(p.w, moved, launch)
 }

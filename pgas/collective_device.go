@@ -264,7 +264,7 @@ func (t *Team) launchColl(c devColl, seq uint64) error {
 		return err
 	}
 	if c.v != nil {
-		return launchAllToAllV(s.Device(), g, t.pe.id, team, c.dst, c.src, c.n, c.v, c.moved, seq)
+		return launchAllToAllV(s.Device(), g, t.pe, team, c.dst, c.src, c.n, c.v, c.moved, seq)
 	}
 	dst, src := uint64(c.dst), uint64(c.src)
 	if !c.agree {
@@ -277,7 +277,7 @@ func (t *Team) launchColl(c devColl, seq uint64) error {
 	if c.agree {
 		return launch(1, abi.PartAgree)
 	}
-	return launchParts(c.moved, launch)
+	return launchParts(t.pe.w, c.moved, launch)
 }
 
 // awaitColl waits for collective seq of t, of kind sk, on the collective

@@ -3,8 +3,12 @@ package pgas
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/symchan/symchan/device"
 )
 
 // A host stream runs its routines in order: a wait holds the ones behind
@@ -71,5 +75,36 @@ func TestHostStreamOrderAndFailure(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A GPU collective's launch shape (launchParts): one kernel below
+// gridBytes landing on a member, or wherever PEs share a GPU's context,
+// else an opening kernel, the data on gridBlocks blocks and a closing
+// kernel.
+func TestLaunchParts(t *testing.T) {
+	// One context (device.Context may be of size zero without the cuda
+	// tag: two new ones need not differ).
+	one := new(device.Context)
+	for _, c := range []struct {
+		name   string
+		ctxPEs map[*device.Context]int
+		moved  int64
+		want   string
+	}{
+		{"small", map[*device.Context]int{one: 1}, gridBytes - 1, "1:whole"},
+		{"large", map[*device.Context]int{one: 1}, gridBytes, "1:open 64:data 1:close"},
+		{"large, a GPU shared", map[*device.Context]int{one: 2}, 1 << 30, "1:whole"},
+		{"host", nil, gridBytes, "1:open 64:data 1:close"},
+	} {
+		var got []string
+		names := map[uint64]string{partWhole: "whole", partOpen: "open", partData: "data", partClose: "close"}
+		err := launchParts(&World{ctxPEs: c.ctxPEs}, c.moved, func(blocks int, part uint64) error {
+			got = append(got, fmt.Sprintf("%d:%s", blocks, names[part]))
+			return nil
+		})
+		if s := strings.Join(got, " "); err != nil || s != c.want {
+			t.Errorf("%s: launched %q (%v), want %q", c.name, s, err, c.want)
+		}
 	}
 }

@@ -156,7 +156,7 @@ func (s *Stream) collective(t *Team, kind uint64, dst, src, n int64, arg uint64,
 		if err != nil {
 			return err
 		}
-		return launchParts(moved, launch)
+		return launchParts(s.p.w, moved, launch)
 	})
 }
 
@@ -203,11 +203,17 @@ func teamStepLauncher(st *device.Stream, g GPU, team device.Ptr, kind, dst, src,
 	}, nil
 }
 
-// launchParts launches a collective moving moved bytes onto each member
-// by launch: whole on one block below gridBytes, else its opening phase,
-// its data on gridBlocks blocks and its closing phase.
-func launchParts(moved int64, launch func(blocks int, part uint64) error) error {
-	if moved < gridBytes {
+// launchParts launches a collective of w's moving moved bytes onto each
+// member by launch: whole on one block below gridBytes, or wherever PEs
+// of w share a GPU's context, else its opening phase, its data on
+// gridBlocks blocks and its closing phase. Split, a member's data kernel
+// waits in its stream behind the opening kernel, which waits for the
+// other members; where their streams can share one of the context's
+// hardware queues, the waiting data kernel can hold back another
+// member's opening kernel queued behind it, for good (four PEs on one
+// H100 hung so in PGAS/AllToAllV's stream form).
+func launchParts(w *World, moved int64, launch func(blocks int, part uint64) error) error {
+	if moved < gridBytes || w.sharesGPU() {
 		return launch(1, partWhole)
 	}
 	return errors.Join(launch(1, partOpen), launch(gridBlocks, partData), launch(1, partClose))
