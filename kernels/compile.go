@@ -286,32 +286,43 @@ func (m *ptxMemo) do(key string, build func() (string, error)) (string, error) {
 	return c.ptx, c.err
 }
 
-// LinkedImage returns what link makes of ptx, p's code for a backend that
-// links it before loading (the nvshmem backend links it with NVSHMEM's
-// device library), through Compile's on-disk cache: p's
-// CompileOptions.CacheDir, or the default folder for Runtime. An image is
-// kept under a hash of ptx and identity, which names everything else it
-// depends on (the libraries' versions and files, the GPU's architecture,
-// the driver's version), so that a stale one cannot be used. A folder
-// that cannot be read or written costs a link, nothing more.
-func (p Program) LinkedImage(ptx string, identity []string, link func() ([]byte, error)) ([]byte, error) {
+// LinkedImage gives use what link makes of ptx, p's code for a backend
+// that links it before loading (the nvshmem backend links it with
+// NVSHMEM's device library and loads the image), through Compile's
+// on-disk cache: p's CompileOptions.CacheDir, or the default folder for
+// Runtime. An image is kept under a hash of ptx and identity, which names
+// everything else it depends on (the libraries' versions and files, the
+// GPU's architecture, the driver's version), so that a stale one cannot
+// be used, and only once use took it. A kept image that use refuses (a
+// file damaged since) is linked again, and the new one replaces it if use
+// takes that. A folder that cannot be read or written costs a link,
+// nothing more. It returns link's error, or use's last.
+func (p Program) LinkedImage(ptx string, identity []string, link func() ([]byte, error), use func(image []byte) error) error {
+	linkAndUse := func() ([]byte, error) {
+		b, err := link()
+		if err == nil {
+			err = use(b)
+		}
+		return b, err
+	}
 	dir, err := compiler{cache: p.cache}.cacheDir()
 	if err != nil || dir == "" {
-		return link()
+		_, err := linkAndUse()
+		return err
 	}
 	h := sha256.New()
 	for _, part := range append([]string{"linked", ptx}, identity...) {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
 	file := filepath.Join(dir, hex.EncodeToString(h.Sum(nil))+".cubin")
-	if b, err := os.ReadFile(file); err == nil && len(b) > 0 {
-		return b, nil
+	if b, err := os.ReadFile(file); err == nil && len(b) > 0 && use(b) == nil {
+		return nil
 	}
-	b, err := link()
+	b, err := linkAndUse()
 	if err == nil {
 		_ = writeAtomic(file, b)
 	}
-	return b, err
+	return err
 }
 
 // cacheDir is the cache's folder, made if need be; "" for none.

@@ -68,11 +68,12 @@ func linkWithNVSHMEM(p kernels.Program, ptx string) (*device.Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nvshmem backend: program %s: %w", p.Name, err)
 	}
-	image, err := p.LinkedImage(ptx, id, func() ([]byte, error) { return proc.ctx.Link(ptx, lib) })
-	if err != nil {
-		return nil, fmt.Errorf("nvshmem backend: program %s: %w", p.Name, err)
-	}
-	mod, err := proc.ctx.LoadLinked(image, ptx)
+	var mod *device.Module
+	err = p.LinkedImage(ptx, id, func() ([]byte, error) { return proc.ctx.Link(ptx, lib) }, func(image []byte) error {
+		m, err := proc.ctx.LoadLinked(image, ptx)
+		mod = m
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("nvshmem backend: program %s: %w", p.Name, err)
 	}
