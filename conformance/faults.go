@@ -7,16 +7,21 @@ import (
 	"math/rand/v2"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/symchan/symchan/actors"
+	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas"
 )
 
 // Randomized fault injection: many worlds of random programs (collectives,
 // allocations, frees, a Free racing peers' Puts, Chan rounds over lanes
-// claimed on first contact, and future rounds on 2-16 PEs), each with at most one random fault — a context
+// claimed on first contact, future rounds, collectives and signal rounds
+// on a stream, and on GPU backends a device collective in a user's kernel,
+// on 2-16 PEs), each with at most one random fault — a context
 // cancelled before or during a call, a PE that panics, returns early, or
 // closes its Chan and returns, an argument invalid on one member — checked
 // against the promises of pgas's and actors' Guarantees:
@@ -59,10 +64,14 @@ const (
 	fopFreeRacingPut
 	fopStreamReduce // ReduceAllOnStream, then Sync
 	fopStreamRound  // a signal to the right and a wait for the left's, on a stream, then Sync
-	numFaultOps
+	numHostFaultOps
+	// GPU backends' only (the world's program then draws from every op;
+	// a host world's draws stay what they were, so that seeds replay).
+	fopKernelReduce = numHostFaultOps // a user's kernel on the stream: a device reduction and a barrier (reduce_n), then Sync
+	numFaultOps     = fopKernelReduce + 1
 )
 
-var faultOpNames = [...]string{"barrier", "alloc", "free", "reduce", "fcollect", "alltoall", "collect", "broadcast", "chan round", "future round", "free racing puts", "stream reduce", "stream round"}
+var faultOpNames = [...]string{"barrier", "alloc", "free", "reduce", "fcollect", "alltoall", "collect", "broadcast", "chan round", "future round", "free racing puts", "stream reduce", "stream round", "kernel reduce"}
 
 func (o faultOp) String() string { return faultOpNames[o] }
 
@@ -75,7 +84,9 @@ func (o faultOp) collective() bool {
 
 // onStream reports whether o runs on the PE's Stream: its Sync ends with
 // the PE's context or a PE's failure, and a PE stops after it fails.
-func (o faultOp) onStream() bool { return o == fopStreamReduce || o == fopStreamRound }
+func (o faultOp) onStream() bool {
+	return o == fopStreamReduce || o == fopStreamRound || o == fopKernelReduce
+}
 
 type faultKind uint8
 
@@ -99,24 +110,31 @@ type faultWorld struct {
 	ops    []faultOp
 	sizes  []int // per op: the allocation's elements (alloc)
 	kind   faultKind
-	pe     int           // the PE the fault hits
-	step   int           // the op it hits
-	during time.Duration // faultCancelDuring's timeout
+	pe     int              // the PE the fault hits
+	step   int              // the op it hits
+	during time.Duration    // faultCancelDuring's timeout
+	prog   *kernels.Program // a GPU world's kernels (mismatchSource); nil elsewhere
 }
 
 func (w *faultWorld) String() string {
 	return fmt.Sprintf("seed %d: %d PEs, ops %v, fault %q on PE %d at op %d", w.seed, w.n, w.ops, faultKindNames[w.kind], w.pe, w.step)
 }
 
-func newFaultWorld(seed uint64, procs int) *faultWorld {
+// newFaultWorld makes the world of seed (procs: the test's processes;
+// prog: the kernels of a GPU world, nil elsewhere).
+func newFaultWorld(seed uint64, procs int, prog *kernels.Program) *faultWorld {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	w := &faultWorld{seed: seed, n: 2 + rng.IntN(15)}
+	w := &faultWorld{seed: seed, n: 2 + rng.IntN(15), prog: prog}
+	ops := numHostFaultOps
+	if prog != nil {
+		ops = numFaultOps
+	}
 	if procs > 1 {
 		w.n = procs
 	}
 	live := 0
 	for range 4 + rng.IntN(12) {
-		op := faultOp(rng.IntN(int(numFaultOps)))
+		op := faultOp(rng.IntN(int(ops)))
 		if op == fopFree && live == 0 {
 			op = fopAlloc
 		}
@@ -169,6 +187,8 @@ type faultPE struct {
 	sys     *actors.System
 	a, b    pgas.Sym[int64]  // the collectives' buffers: 8·n elements each
 	st      *pgas.Stream     // the stream ops' stream
+	mod     *device.Module   // a GPU world's kernels, loaded on the PE's GPU
+	res     pgas.Sym[int32]  // reduce_n's results
 	sig     pgas.Sym[uint64] // the stream rounds' word: the left adds 1 a round
 	rounds  uint64           // stream rounds so far
 	live    []pgas.Sym[int64]
@@ -201,22 +221,38 @@ func (ck *kit) testRandomFaults(t *testing.T) {
 	} else {
 		worlds = 1
 	}
-	t.Run("2-16", func(t *testing.T) { ck.faultWorlds(t, base, worlds, 0) })
+	t.Run("2-16", func(t *testing.T) { ck.faultWorlds(t, base, worlds, 0, ck.faultKernels(t)) })
 	if ck.LargeWorlds {
 		// Ten worlds of 512 PEs: the same programs and faults, in a
 		// world where a Chan's lanes are claimed among hundreds of PEs.
 		t.Run("512", func(t *testing.T) {
 			ck.needPEs(t, 512)
-			ck.faultWorlds(t, base, min(10, worlds), 512) // replayed with SYMCHAN_TEST_LARGE_WORLDS=1
+			ck.faultWorlds(t, base, min(10, worlds), 512, nil) // replayed with SYMCHAN_TEST_LARGE_WORLDS=1
 		})
 	}
 }
 
+// faultKernels is the fault worlds' kernels where the backend's PEs are
+// GPUs, else nil.
+func (ck *kit) faultKernels(t *testing.T) *kernels.Program {
+	var gpu atomic.Bool
+	ck.run(t, max(2, ck.procs()), func(ctx context.Context, pe *pgas.PE) error {
+		_, err := pe.GPU()
+		gpu.Store(err == nil)
+		return nil
+	})
+	if !gpu.Load() {
+		return nil
+	}
+	prog := compile(t, "mismatch.cu", mismatchSource)
+	return &prog
+}
+
 // faultWorlds runs worlds of the seeds from base on, of n PEs (0: the
-// seed's size).
-func (ck *kit) faultWorlds(t *testing.T, base uint64, worlds, n int) {
+// seed's size); prog as newFaultWorld takes it.
+func (ck *kit) faultWorlds(t *testing.T, base uint64, worlds, n int, prog *kernels.Program) {
 	for i := range worlds {
-		w := newFaultWorld(base+uint64(i), ck.procs())
+		w := newFaultWorld(base+uint64(i), ck.procs(), prog)
 		if n > 0 {
 			w.n, w.pe = n, w.pe*n/max(1, w.n) // the faulty PE, scaled
 		}
@@ -332,7 +368,20 @@ func (f *faultPE) setup(ctx context.Context) (err error) {
 	if f.st, err = pgas.NewStream(f.pe); err != nil {
 		return err
 	}
-	f.b, err = pgas.AllocZeroed[int64](ctx, f.pe, 8*n)
+	if f.b, err = pgas.AllocZeroed[int64](ctx, f.pe, 8*n); err != nil {
+		return err
+	}
+	if f.w.prog == nil {
+		return nil
+	}
+	g, err := f.pe.GPU()
+	if err != nil {
+		return err
+	}
+	if f.mod, err = g.Load(*f.w.prog); err != nil {
+		return err
+	}
+	f.res, err = pgas.AllocZeroed[int32](ctx, f.pe, 2)
 	return err
 }
 
@@ -508,6 +557,28 @@ func (f *faultPE) step(ctx context.Context, s int, op faultOp, badArg bool, bad 
 			return err
 		}
 		return f.st.Sync(ctx)
+	case fopKernelReduce:
+		// The invalid argument is another count on one member, which the
+		// device finds: every member's Sync fails alike.
+		count := 8
+		if badArg {
+			count = 4
+		}
+		g, err := pe.GPU()
+		if err != nil {
+			return err
+		}
+		check(pgas.Put(pe, f.res, []int32{-1, -1}, me))
+		if err := pgas.LaunchOnStream(f.st, f.mod, "reduce_n", device.D1(1), device.D1(64), 0, g.HeapDescriptor(), tm, f.a, f.b, count, f.res); err != nil {
+			return err
+		}
+		if err := f.st.Sync(ctx); err != nil {
+			return err
+		}
+		if got := read(pe, f.res); got[0] != 0 || got[1] != 0 {
+			bad("PE %d, op %d: the kernel's reduction and barrier returned %v after Sync succeeded, want [0 0]", me, s, got)
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown op %v", op)
 }
