@@ -433,8 +433,8 @@ extern "C" __global__ void symchan_alltoallv_step(u64 heap_, u64 team_, u64 dest
 		}
 	}
 	}
-	symchan_alltoallv_part(h, t, (void *)dest, (const void *)source, (const long long *)sc, (const long long *)so, (const long long *)ro, eb, tid,
-	                       nth);
+	symchan_alltoallv_part(h, t, (void *)dest, (const void *)source, (const long long *)rc, (const long long *)so, (const long long *)ro, eb, tid,
+	                       nth, SYMCHAN_SCOPE_BLOCK);
 	if (part == PART_WHOLE)
 		team_close(h, t, seq);
 }

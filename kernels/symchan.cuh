@@ -1585,19 +1585,25 @@ static __device__ int symchan_alltoallv_agree(const symchan_heap *h, symchan_tea
 	return err;
 }
 
-// symchan_alltoallv_part is the data step by thread tid of nth: from every
-// sender r, its block for this member into dest + recv_offsets[r].
+// symchan_alltoallv_part is the data step by thread tid of nth (of
+// groups of scope: a grid's blocks are groups of its own): from every
+// sender r, its block for this member into dest + recv_offsets[r]. The
+// count is this member's recv_counts[r], which the verdict phase found
+// equal to the sender's; the sender's offset is read once a group.
 static __device__ void symchan_alltoallv_part(const symchan_heap *h, const symchan_team *t, void *dest, const void *source,
-                                              const long long *send_counts, const long long *send_offsets, const long long *recv_offsets,
-                                              symchan_u64 elem_bytes, unsigned tid, unsigned nth) {
+                                              const long long *recv_counts, const long long *send_offsets, const long long *recv_offsets,
+                                              symchan_u64 elem_bytes, unsigned tid, unsigned nth, int scope) {
 	for (int i = 0; i < t->size; i++) {
 		const int r = (t->rank + i) % t->size; // not every receiver at rank 0 first
-		const long long c = symchan_team_load(h, t, send_counts, (symchan_u64)t->rank, r);
+		const long long c = recv_counts[r];
 		if (c <= 0)
 			continue;
-		const long long o = symchan_team_load(h, t, send_offsets, (symchan_u64)t->rank, r);
-		symchan_team_pull(h, t, (char *)dest + recv_offsets[r] * elem_bytes, (const char *)source + o * elem_bytes, (symchan_u64)c * elem_bytes, r,
-		                  tid, nth);
+		symchan_u64 o = 0;
+		if (symchan_group_tid(scope) == 0)
+			o = (symchan_u64)symchan_team_load(h, t, send_offsets, (symchan_u64)t->rank, r);
+		o = symchan_group_pick(o, scope);
+		symchan_team_pull(h, t, (char *)dest + recv_offsets[r] * elem_bytes, (const char *)source + (long long)o * elem_bytes,
+		                  (symchan_u64)c * elem_bytes, r, tid, nth);
 	}
 }
 
@@ -1610,8 +1616,8 @@ static __device__ int symchan_alltoallvmem_group(const symchan_heap *h, symchan_
 	if (!err)
 		err = symchan_alltoallv_agree(h, t, send_counts, send_offsets, recv_counts, recv_offsets, elem_bytes, ~0ull, ~0ull, scope);
 	if (!err)
-		symchan_alltoallv_part(h, t, dest, source, send_counts, send_offsets, recv_offsets, elem_bytes, symchan_group_tid(scope),
-		                       symchan_group_size(scope));
+		symchan_alltoallv_part(h, t, dest, source, recv_counts, send_offsets, recv_offsets, elem_bytes, symchan_group_tid(scope),
+		                       symchan_group_size(scope), scope);
 	symchan_team_close(h, t, scope, false);
 	return err;
 }
