@@ -92,6 +92,20 @@ func route(pe, t, topk, total int) []int {
 	return r.Perm(total)[:topk]
 }
 
+// mostReceived is the most copies any of n PEs receives for its experts
+// under route.
+func mostReceived(n int, p params) int {
+	got := make([]int, n)
+	for q := range n {
+		for t := range p.tokens {
+			for _, e := range route(q, t, p.topk, p.experts*n) {
+				got[e/p.experts]++
+			}
+		}
+	}
+	return slices.Max(got)
+}
+
 // tokenValue is value j of token t on PE pe in bf16: a nonzero value of
 // exponent near 1 (or zero, every 97th), so that an expert's scaling by
 // at most 8 stays exact.
@@ -133,15 +147,16 @@ func layer(ctx context.Context, pe *pgas.PE, p params) (time.Duration, error) {
 		}
 	}
 	sent := slices.Concat(byPE...)
-	// A PE receives at most every PE's every copy: the buffers are
-	// symmetric, so each is sized for that.
-	most := n * p.tokens * p.topk
+	// Every PE sends (and gets back) its tokens·topk copies; the experts'
+	// buffers hold the most any PE receives, which every PE works out
+	// from the routing alike (the buffers are symmetric).
+	copies, most := len(sent), mostReceived(n, p)
 	var x, recv, y, back pgas.Sym[uint16]
 	var meta, rmeta pgas.Sym[int64]
 	var counts, peerCounts, layout pgas.Sym[int64]
 	err := pgas.AllocAll(ctx, pe,
-		pgas.ArrayOf(&x, most*p.hidden), pgas.ArrayOf(&recv, most*p.hidden), pgas.ArrayOf(&y, most*p.hidden), pgas.ArrayOf(&back, most*p.hidden),
-		pgas.ArrayOf(&meta, 2*most), pgas.ArrayOf(&rmeta, 2*most),
+		pgas.ArrayOf(&x, copies*p.hidden), pgas.ArrayOf(&recv, most*p.hidden), pgas.ArrayOf(&y, most*p.hidden), pgas.ArrayOf(&back, copies*p.hidden),
+		pgas.ArrayOf(&meta, 2*copies), pgas.ArrayOf(&rmeta, 2*most),
 		pgas.ArrayOf(&counts, n), pgas.ArrayOf(&peerCounts, n), pgas.ArrayOf(&layout, 8*n))
 	if err != nil {
 		return 0, err

@@ -20,6 +20,10 @@ func TestMoERoundTrips(t *testing.T) {
 		{"one PE", []string{"-pes", "1", "-tokens", "8", "-hidden", "32", "-topk", "2", "-experts", "3"}},
 		{"every expert", []string{"-pes", "2", "-tokens", "5", "-hidden", "7", "-topk", "6", "-experts", "3"}},
 		{"two values a token", []string{"-pes", "3", "-tokens", "16", "-hidden", "2", "-topk", "3", "-experts", "2"}},
+		// The README's command: its default shape fits the default heap
+		// (the experts' buffers hold what the routing sends, not every
+		// PE's every copy).
+		{"the README's four PEs", []string{"-pes", "4", "-iters", "0"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
