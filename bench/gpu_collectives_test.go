@@ -55,39 +55,38 @@ func collIters(size int) int {
 	return min(200, max(4, (32<<20)/size))
 }
 
-// collSource is the device benchmark's kernel: iters of collective op,
-// by the group of scope (0 thread 0, 1 the first warp, 2 the block).
+// collSource is the device benchmark's kernels: iters of collective op
+// by a group, one kernel a scope (coll_loop_thread: thread 0,
+// coll_loop_warp: the first warp, coll_loop_block: the block). One kernel
+// holding every scope's forms behind a switch spilled registers (496
+// bytes of stack, 2.5 KiB of spill loads where a scope alone has none),
+// which slowed the block forms it measured.
 const collSource = `#include "symchan.cuh"
-#define COLL(name, ...)                                          \
-	do {                                                         \
-		if (scope == 2)                                          \
-			symchan_##name##_block(__VA_ARGS__);                 \
-		else if (scope == 1 && threadIdx.x < 32)                 \
-			symchan_##name##_warp(__VA_ARGS__);                  \
-		else if (scope == 0 && threadIdx.x == 0)                 \
-			symchan_##name(__VA_ARGS__);                         \
-	} while (0)
-extern "C" __global__ void coll_loop(const symchan_heap *h, symchan_team *t, int op, void *dst, void *src, unsigned long long size, int iters, int scope) {
-	for (int i = 0; i < iters; i++) {
-		switch (op) {
-		case 0: COLL(barrier, h, t); break;
-		case 1: COLL(broadcastmem, h, t, dst, src, size, 0); break;
-		case 2: COLL(float_sum_reduce, h, t, (float *)dst, (const float *)src, size / 4); break;
-		case 3: COLL(double_sum_reduce, h, t, (double *)dst, (const double *)src, size / 8); break;
-		case 4: COLL(fcollectmem, h, t, dst, src, size); break;
-		case 5: COLL(alltoallmem, h, t, dst, src, size); break;
-		}
+#define COLL_LOOP(scope, form, in)                                                                                                  \
+	extern "C" __global__ void coll_loop_##scope(const symchan_heap *h, symchan_team *t, int op, void *dst, void *src,             \
+	                                             unsigned long long size, int iters) {                                            \
+		if (!(in))                                                                                                                \
+			return;                                                                                                               \
+		for (int i = 0; i < iters; i++) {                                                                                         \
+			switch (op) {                                                                                                         \
+			case 0: symchan_barrier##form(h, t); break;                                                                           \
+			case 1: symchan_broadcastmem##form(h, t, dst, src, size, 0); break;                                                   \
+			case 2: symchan_float_sum_reduce##form(h, t, (float *)dst, (const float *)src, size / 4); break;                      \
+			case 3: symchan_double_sum_reduce##form(h, t, (double *)dst, (const double *)src, size / 8); break;                   \
+			case 4: symchan_fcollectmem##form(h, t, dst, src, size); break;                                                       \
+			case 5: symchan_alltoallmem##form(h, t, dst, src, size); break;                                                       \
+			}                                                                                                                     \
+		}                                                                                                                         \
 	}
-}
+COLL_LOOP(thread, , threadIdx.x == 0)
+COLL_LOOP(warp, _warp, threadIdx.x < 32)
+COLL_LOOP(block, _block, true)
 `
 
 // collScope is the group of the device benchmark's collectives; other
 // than block, the names say it (scope=warp, scope=thread), as NVIDIA's
 // perftests' rows do.
 var collScope = flag.String("coll.scope", "block", "group of BenchmarkGPUCollectiveDevice's collectives: block, warp or thread")
-
-// collScopes numbers the scopes as coll_loop takes them.
-var collScopes = map[string]int{"thread": 0, "warp": 1, "block": 2}
 
 func BenchmarkGPUCollectiveOnStream(b *testing.B) { collectiveBench(b, collOnStream) }
 func BenchmarkGPUCollectiveDevice(b *testing.B)   { collectiveBench(b, collInKernel) }
@@ -148,10 +147,10 @@ func collectiveBench(b *testing.B, form collForm) {
 // size for each member, and the reductions' float arrays.
 func collectiveWorld(b *testing.B, form collForm, npes int) {
 	inKernel := form == collInKernel
-	scope, ok := collScopes[*collScope]
-	if !ok {
+	if !slices.Contains([]string{"block", "warp", "thread"}, *collScope) {
 		b.Fatalf("-coll.scope %q: want block, warp or thread", *collScope)
 	}
+	loop := "coll_loop_" + *collScope
 	var prog kernels.Program
 	if inKernel {
 		var err error
@@ -259,8 +258,8 @@ func collectiveWorld(b *testing.B, form collForm, npes int) {
 						case 3:
 							s, d = f64src, f64dst
 						}
-						err = pgas.LaunchOnStream(st, mod, "coll_loop", device.D1(1), device.D1(collThreads), 0,
-							g.HeapDescriptor(), world, op, d, s, uint64(size), k, scope)
+						err = pgas.LaunchOnStream(st, mod, loop, device.D1(1), device.D1(collThreads), 0,
+							g.HeapDescriptor(), world, op, d, s, uint64(size), k)
 					} else {
 						for range k {
 							if err = enqueue(op, size); err != nil {
