@@ -568,14 +568,20 @@ func (f *faultPE) step(ctx context.Context, s int, op faultOp, badArg bool, bad 
 		if err != nil {
 			return err
 		}
-		check(pgas.Put(pe, f.res, []int32{-1, -1}, me))
+		if err := pgas.Put(pe, f.res, []int32{-1, -1}, me); err != nil {
+			return err
+		}
 		if err := pgas.LaunchOnStream(f.st, f.mod, "reduce_n", device.D1(1), device.D1(64), 0, g.HeapDescriptor(), tm, f.a, f.b, count, f.res); err != nil {
 			return err
 		}
 		if err := f.st.Sync(ctx); err != nil {
 			return err
 		}
-		if got := read(pe, f.res); got[0] != 0 || got[1] != 0 {
+		got := make([]int32, 2)
+		if err := pgas.Get(pe, got, f.res, me); err != nil {
+			return err
+		}
+		if got[0] != 0 || got[1] != 0 {
 			bad("PE %d, op %d: the kernel's reduction and barrier returned %v after Sync succeeded, want [0 0]", me, s, got)
 		}
 		return nil
