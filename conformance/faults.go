@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -235,13 +234,7 @@ func (ck *kit) testRandomFaults(t *testing.T) {
 // faultKernels is the fault worlds' kernels where the backend's PEs are
 // GPUs, else nil.
 func (ck *kit) faultKernels(t *testing.T) *kernels.Program {
-	var gpu atomic.Bool
-	ck.run(t, max(2, ck.procs()), func(ctx context.Context, pe *pgas.PE) error {
-		_, err := pe.GPU()
-		gpu.Store(err == nil)
-		return nil
-	})
-	if !gpu.Load() {
+	if ck.notGPUs(t, max(2, ck.procs())) != "" {
 		return nil
 	}
 	prog := compile(t, "mismatch.cu", mismatchSource)

@@ -17,8 +17,17 @@ import (
 func (ck *kit) needGPUs(t *testing.T, n int) {
 	t.Helper()
 	ck.needPEs(t, n)
+	if why := ck.notGPUs(t, n); why != "" {
+		t.Skip(why) // on the test's goroutine
+	}
+}
+
+// notGPUs runs a world of n PEs and says why they are not GPUs, "" where
+// every one is.
+func (ck *kit) notGPUs(t *testing.T, n int) string {
+	t.Helper()
 	var mu sync.Mutex
-	var why string // t.Skip must be called on the test's goroutine
+	var why string
 	ck.run(t, n, func(ctx context.Context, pe *pgas.PE) error {
 		_, err := pe.GPU()
 		if errors.Is(err, pgas.ErrNotGPU) {
@@ -31,9 +40,7 @@ func (ck *kit) needGPUs(t *testing.T, n int) {
 		}
 		return nil
 	})
-	if why != "" {
-		t.Skip(why)
-	}
+	return why
 }
 
 // Stream-ordered put-with-signal and wait, queued behind other work: PE 0

@@ -143,9 +143,9 @@ func (t *Team) onDevice(g GPU) (device.Ptr, error) {
 // opened the collective (differed), then its kind and arguments, as
 // deviceArgNames names them; the kind carries abi.CollBlocking where a
 // blocking call opened a collective that a stream or a kernel runs in one
-// phase, and deviceMismatch names that form after the arguments. Records are read after the collective has
-// closed, so every member's is written; a member that has since recorded
-// a later mismatch shows as unknown.
+// phase, and deviceMismatch names that form after the arguments. Records
+// are read after the collective has closed, so every member's is written;
+// a member that has since recorded a later mismatch shows as unknown.
 var deviceArgNames = [...]string{"collective", "count", "root", "operator", "element type"}
 
 // deviceKind is the collective of device kind k (abi.Coll* or

@@ -609,7 +609,8 @@ func oneWorldPerJob(name string, b driver.Backend) error {
 
 // sharesGPU reports whether some of the world's PEs in this process share
 // a GPU context: their blocking device collectives meet on the host first
-// (meetOnHost).
+// (meetOnHost), and every device collective runs as one kernel
+// (launchParts).
 func (w *World) sharesGPU() bool {
 	for _, n := range w.ctxPEs {
 		if n > 1 {
