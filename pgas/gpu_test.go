@@ -3,9 +3,12 @@ package pgas
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
 	"github.com/symchan/symchan/pgas/driver"
 	"github.com/symchan/symchan/pgas/host"
 )
@@ -27,6 +30,13 @@ func (fakeGPU) PutSignalOnStream(*device.Stream, int, int64, device.Ptr, int64, 
 }
 func (fakeGPU) SignalWaitOnStream(*device.Stream, int64, uint64) error { fakeCalls++; return nil }
 func (fakeGPU) Context() *device.Context                               { return nil } // no device memory: no notice words
+
+// errFakeLoad is what the fake GPU's Load answers, naming the program.
+var errFakeLoad = errors.New("fake GPU: Load")
+
+func (fakeGPU) Load(p kernels.Program) (*device.Module, error) {
+	return nil, fmt.Errorf("%w of %s", errFakeLoad, p.Name)
+}
 
 func (gpuBackend) Open(ctx context.Context, cfg driver.Config) (driver.Transport, error) {
 	tr, err := host.Backend{}.Open(ctx, cfg)
@@ -140,5 +150,31 @@ func TestLaunchArgsFit(t *testing.T) {
 				t.Errorf("argsFit(%v, %v) = %v, want ok %v (else ErrBadArg)", tc.sizes, tc.args, err, tc.ok)
 			}
 		})
+	}
+}
+
+// LoadSource fails with ErrNotGPU on the host backend, before compiling;
+// on a GPU backend it compiles the program and hands it to the GPU's Load
+// (without NVRTC here, Compile's error comes back instead).
+func TestLoadSource(t *testing.T) {
+	const src = `#include "symchan.cuh"
+extern "C" __global__ void k() {}
+`
+	for _, backend := range []string{"host", "test-gpu"} {
+		err := Run(context.Background(), Config{Backend: backend, PEs: 1, HeapSize: 1 << 20}, func(ctx context.Context, pe *PE) error {
+			_, err := LoadSource(pe, "k.cu", src, kernels.CompileOptions{CacheDir: "-"})
+			switch {
+			case backend == "host" && !errors.Is(err, ErrNotGPU):
+				t.Errorf("host: %v, want ErrNotGPU", err)
+			case backend == "test-gpu" && !errors.Is(err, errFakeLoad) && !strings.Contains(fmt.Sprint(err), "kernels: Compile k.cu"):
+				t.Errorf("test-gpu: %v, want the fake Load's error for k, or Compile's", err)
+			case backend == "test-gpu" && errors.Is(err, errFakeLoad) && !strings.HasSuffix(err.Error(), "of k"):
+				t.Errorf("test-gpu: %v: Load got another program than k", err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

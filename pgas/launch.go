@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/symchan/symchan/device"
+	"github.com/symchan/symchan/kernels"
 )
 
 // symArg is what Launch asks of a Sym of any element type.
@@ -51,6 +52,24 @@ func (s Sym[T]) symRef() (*allocRec, int64) { return s.rec, s.off }
 // run.
 func Launch(p *PE, m *device.Module, kernel string, grid, block device.Dim3, shared int, args ...any) error {
 	return launch(p, nil, false, m, kernel, grid, block, shared, args)
+}
+
+// LoadSource compiles src, a user's CUDA C program named name that
+// includes symchan.cuh (kernels.Compile with opts), and loads it on p's
+// GPU (GPU.Load): the module Launch takes, in one call instead of three
+// (the GPU, the compile, the load). It fails with ErrNotGPU, before
+// compiling, on a backend whose PEs are not GPUs, and otherwise with
+// Compile's or Load's error.
+func LoadSource(p *PE, name, src string, opts kernels.CompileOptions) (*device.Module, error) {
+	g, err := p.GPU()
+	if err != nil {
+		return nil, err
+	}
+	prog, err := kernels.Compile(name, src, opts)
+	if err != nil {
+		return nil, err
+	}
+	return g.Load(prog)
 }
 
 // LaunchOnStream is Launch on s, a Stream of p's on a GPU backend, rather
