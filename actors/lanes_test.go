@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/symchan/symchan/pgas"
 )
@@ -170,6 +171,43 @@ func TestMailboxLanesCloseWithoutSending(t *testing.T) {
 			}
 			if err := m.Close(ctx); !errors.Is(err, ErrClosed) {
 				return fmt.Errorf("Close twice: %v, want ErrClosed", err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("viaGet %v: %v", viaGet, err)
+		}
+	}
+}
+
+// A sender between the two writes of its close (its bit in closedBy set,
+// its close not yet counted on the control word) is still a writer: a
+// Recv that starts then waits for the count and ends with ErrClosed,
+// where it would end with ErrNoWriters had the bit taken the sender out
+// of its wait set.
+func TestMailboxRecvDuringHalfClose(t *testing.T) {
+	for _, viaGet := range []bool{false, true} {
+		half := make(chan struct{})
+		err := pgas.Run(context.Background(), pgas.Config{Backend: "host", PEs: 2, HeapSize: 1 << 20}, func(ctx context.Context, pe *pgas.PE) error {
+			m, err := mailboxIn(ctx, pe, viaGet, Lanes(1))
+			if err != nil {
+				return err
+			}
+			if pe.ID() == 1 {
+				// closeTo's two writes, with PE 0's Recv started between them.
+				if _, err := pgas.AtomicFetchOr(pe, m.closedBy.Index(0), 1<<1, 0); err != nil {
+					return err
+				}
+				close(half)
+				time.Sleep(20 * time.Millisecond)
+				return pgas.SignalOp(pe, m.ctlWord(), ctlClose, pgas.SignalAdd, 0)
+			}
+			if err := m.Close(ctx); err != nil { // PE 0 sends nothing to itself
+				return err
+			}
+			<-half
+			if _, err := m.Recv(ctx); !errors.Is(err, ErrClosed) {
+				return fmt.Errorf("Recv during a half-done close: %v, want ErrClosed", err)
 			}
 			return nil
 		})

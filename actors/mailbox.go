@@ -826,6 +826,19 @@ func (m *Mailbox) senders() ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A sender sets its bit before it counts its close on the control
+		// word: while more bits are set than closes were seen there, one
+		// of them has yet to write (or this PE to read) the control word,
+		// which wakes this wait. Until the count catches up, the bits say
+		// nothing: a sender left out of the wait set would end it with
+		// ErrNoWriters while its close is on its way.
+		set := 0
+		for _, b := range closedBy {
+			set += bits.OnesCount64(b)
+		}
+		if uint64(set) > in.ctl/ctlClose {
+			clear(closedBy)
+		}
 		for ln, snd := range in.sender {
 			if snd >= 0 && in.expect[ln*m.k] == ^uint64(0) {
 				closedBy[snd/64] |= 1 << (snd % 64)
