@@ -312,11 +312,7 @@ func experts(pe *pgas.PE) (expertsFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	prog, err := kernels.Compile("moe.cu", expertSource, kernels.CompileOptions{})
-	if err != nil {
-		return nil, err
-	}
-	mod, err := g.Load(prog)
+	mod, err := pgas.LoadSource(pe, "moe.cu", expertSource, kernels.CompileOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -73,11 +73,7 @@ func newKernelPE(pe *pgas.PE, laps int) (*kernelPE, error) {
 		return nil, err
 	}
 	k := &kernelPE{pe: pe, ctx: g.Context(), laps: laps}
-	prog, err := kernels.Compile("ring.cu", ringSource, kernels.CompileOptions{})
-	if err != nil {
-		return nil, err
-	}
-	mod, err := g.Load(prog)
+	mod, err := pgas.LoadSource(pe, "ring.cu", ringSource, kernels.CompileOptions{})
 	if err != nil {
 		return nil, err
 	}
