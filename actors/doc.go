@@ -74,7 +74,8 @@
 //   - Backpressure: a sender is held back by credits, never by overwriting.
 //   - Closing: Close closes the calling PE's sending side of a Mailbox or
 //     Chan towards every PE (a marker after its last message, or, towards
-//     a PE where it has no lane, one add on that inbox's control word). A PE's inbox
+//     a PE where it has no lane, its bit in that inbox's closed bits, then
+//     one add on its control word). A PE's inbox
 //     reports ErrClosed once every PE has closed its side and every message
 //     was received, like a Go channel after close and drain.
 //   - Finished senders: a blocking Recv ends with pgas.ErrNoWriters once
