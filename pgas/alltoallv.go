@@ -188,14 +188,11 @@ func countsDiffer(where string, members []int, i, j int) error {
 // on gridBlocks blocks and a closing kernel (launchParts; p: g's PE; seq
 // as Team.launchColl's).
 func launchAllToAllV(st *device.Stream, g GPU, p *PE, team device.Ptr, dst, src, eb int64, v *vLayout, moved int64, seq uint64) error {
-	fn, err := g.Module().Function(abi.AllToAllVStep)
+	at := func(off int64) uint64 { return uint64(g.Addr(p.id, off)) }
+	launch, err := stepLauncher(st, g, abi.AllToAllVStep, team, seq, at(dst), at(src), at(v.arrays[0]), at(v.arrays[1]), at(v.arrays[2]), at(v.arrays[3]),
+		uint64(eb), uint64(v.dstN), uint64(v.srcN))
 	if err != nil {
 		return err
-	}
-	launch := func(blocks int, part uint64) error {
-		return st.Launch(fn, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team),
-			uint64(g.Addr(p.id, dst)), uint64(g.Addr(p.id, src)), uint64(g.Addr(p.id, v.arrays[0])), uint64(g.Addr(p.id, v.arrays[1])),
-			uint64(g.Addr(p.id, v.arrays[2])), uint64(g.Addr(p.id, v.arrays[3])), uint64(eb), uint64(v.dstN), uint64(v.srcN), part|seq<<32)
 	}
 	return launchParts(p.w, moved, launch)
 }

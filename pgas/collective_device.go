@@ -270,7 +270,7 @@ func (t *Team) launchColl(c devColl, seq uint64) error {
 	if !c.agree {
 		dst, src = uint64(g.Addr(t.pe.id, c.dst)), uint64(g.Addr(t.pe.id, c.src))
 	}
-	launch, err := teamStepLauncher(s.Device(), g, team, c.kind, dst, src, uint64(c.n), c.arg, seq)
+	launch, err := stepLauncher(s.Device(), g, abi.TeamStep, team, seq, c.kind, dst, src, uint64(c.n), c.arg)
 	if err != nil {
 		return err
 	}

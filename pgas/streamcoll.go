@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/symchan/symchan/device"
 	"github.com/symchan/symchan/internal/abi"
@@ -152,7 +153,7 @@ func (s *Stream) collective(t *Team, kind uint64, dst, src, n int64, arg uint64,
 	// A sync completes nothing; the others complete the stream's earlier
 	// puts first.
 	return s.teamWork(t, kind != abi.CollSync, blocking, func(g GPU, team device.Ptr) error {
-		launch, err := teamStepLauncher(s.Device(), g, team, kind, uint64(g.Addr(s.p.id, dst)), uint64(g.Addr(s.p.id, src)), uint64(n), arg, 0)
+		launch, err := stepLauncher(s.Device(), g, abi.TeamStep, team, 0, kind, uint64(g.Addr(s.p.id, dst)), uint64(g.Addr(s.p.id, src)), uint64(n), arg)
 		if err != nil {
 			return err
 		}
@@ -187,19 +188,20 @@ func (s *Stream) teamWork(t *Team, quiet bool, blocking func(context.Context) er
 	return launch(g, team)
 }
 
-// teamStepLauncher returns the launch on st of abi.TeamStep's parts
-// (blocks, part) of a collective of kind on the team whose struct is at
-// team: dst and src device addresses (an agreement's arguments in their
-// places), n and arg as TeamStep takes them, seq a blocking collective's
-// number (0 for an *OnStream one).
-func teamStepLauncher(st *device.Stream, g GPU, team device.Ptr, kind, dst, src, n, arg, seq uint64) (func(blocks int, part uint64) error, error) {
-	fn, err := g.Module().Function(abi.TeamStep) // resolved when the module loaded
+// stepLauncher returns the launch on st of the parts (blocks, part) of
+// kernel, a runtime kernel that runs a team's collective in parts
+// (abi.TeamStep, abi.AllToAllVStep): its arguments are the heap
+// descriptor, the address of the team's struct (team), args, and last
+// the part, with seq (a blocking collective's number, 0 for an *OnStream
+// one) in its high 32 bits.
+func stepLauncher(st *device.Stream, g GPU, kernel string, team device.Ptr, seq uint64, args ...uint64) (func(blocks int, part uint64) error, error) {
+	fn, err := g.Module().Function(kernel) // resolved when the module loaded
 	if err != nil {
 		return nil, err
 	}
+	words := append([]uint64{uint64(g.HeapDescriptor()), uint64(team)}, args...)
 	return func(blocks int, part uint64) error {
-		return st.Launch(fn, device.D1(blocks), device.D1(stepThreads), 0, uint64(g.HeapDescriptor()), uint64(team), kind, dst, src, n, arg,
-			part|seq<<32)
+		return st.Launch(fn, device.D1(blocks), device.D1(stepThreads), 0, append(slices.Clip(words), part|seq<<32)...)
 	}, nil
 }
 
