@@ -92,15 +92,25 @@ func route(pe, t, topk, total int) []int {
 	return r.Perm(total)[:topk]
 }
 
-// mostReceived is the most copies any of n PEs receives for its experts
-// under route.
-func mostReceived(n int, p params) int {
-	got := make([]int, n)
-	for q := range n {
-		for t := range p.tokens {
-			for _, e := range route(q, t, p.topk, p.experts*n) {
-				got[e/p.experts]++
-			}
+// copiesOf is PE pe's copies under route, grouped by the PE of their
+// expert (of n): the order they leave in and come back in.
+func copiesOf(pe, n int, p params) [][]copyOf {
+	byPE := make([][]copyOf, n)
+	for t := range p.tokens {
+		for _, e := range route(pe, t, p.topk, p.experts*n) {
+			byPE[e/p.experts] = append(byPE[e/p.experts], copyOf{t, e})
+		}
+	}
+	return byPE
+}
+
+// mostReceived is the most copies any PE receives, given every PE's
+// copiesOf.
+func mostReceived(all [][][]copyOf) int {
+	got := make([]int, len(all))
+	for _, byPE := range all {
+		for j, cs := range byPE {
+			got[j] += len(cs)
 		}
 	}
 	return slices.Max(got)
@@ -137,20 +147,17 @@ type copyOf struct{ token, expert int }
 // ones, and returns their median.
 func layer(ctx context.Context, pe *pgas.PE, p params) (time.Duration, error) {
 	me, n := pe.ID(), pe.NumPEs()
-	total := p.experts * n
-	// This PE's copies, grouped by the PE of their expert: the order
-	// they leave in and come back in.
-	byPE := make([][]copyOf, n)
-	for t := range p.tokens {
-		for _, e := range route(me, t, p.topk, total) {
-			byPE[e/p.experts] = append(byPE[e/p.experts], copyOf{t, e})
-		}
+	// Every PE's routing, which every PE works out alike: this PE's
+	// copies, and the most any PE receives, which the experts' buffers
+	// hold (they are symmetric). Every PE sends (and gets back) its
+	// tokens·topk copies.
+	all := make([][][]copyOf, n)
+	for q := range n {
+		all[q] = copiesOf(q, n, p)
 	}
+	byPE := all[me]
 	sent := slices.Concat(byPE...)
-	// Every PE sends (and gets back) its tokens·topk copies; the experts'
-	// buffers hold the most any PE receives, which every PE works out
-	// from the routing alike (the buffers are symmetric).
-	copies, most := len(sent), mostReceived(n, p)
+	copies, most := len(sent), mostReceived(all)
 	var x, recv, y, back pgas.Sym[uint16]
 	var meta, rmeta pgas.Sym[int64]
 	var counts, peerCounts, layout pgas.Sym[int64]
