@@ -14,11 +14,12 @@ import (
 // (one launch, waited for): so it meets the same collective enqueued on a
 // stream by another member, where both take two phases (past the team's
 // small-message buffer: a small one on a stream takes one, a blocking one
-// two, and mixed they fail: testMixedFormsMismatch). Each data-moving collective is called blocking on PE 0 and on a
-// stream (then synced) on the others, in one kernel and large (open, data
-// and close kernels), and every member checks what landed; then many
-// collectives in a row, each checked, walk the team's collective numbers:
-// blocking everywhere, or small on a stream everywhere.
+// two, and mixed they fail: testMixedFormsMismatch). Each data-moving
+// collective is called blocking on PE 0 and on a stream (then synced) on
+// the others, in one kernel and large (open, data and close kernels), and
+// every member checks what landed; then many collectives in a row, each
+// checked, walk the team's collective numbers: blocking everywhere, or
+// small on a stream everywhere.
 func (ck *kit) testBlockingCollectivesOnDevice(t *testing.T) {
 	ck.needGPUs(t, 2)
 	npes := ck.upToPEs(4)
