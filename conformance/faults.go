@@ -187,6 +187,7 @@ type faultPE struct {
 	a, b    pgas.Sym[int64]  // the collectives' buffers: 8·n elements each
 	st      *pgas.Stream     // the stream ops' stream
 	mod     *device.Module   // a GPU world's kernels, loaded on the PE's GPU
+	heap    device.Ptr       // a GPU world's heap descriptor, reduce_n's first argument
 	res     pgas.Sym[int32]  // reduce_n's results
 	sig     pgas.Sym[uint64] // the stream rounds' word: the left adds 1 a round
 	rounds  uint64           // stream rounds so far
@@ -374,6 +375,7 @@ func (f *faultPE) setup(ctx context.Context) (err error) {
 	if f.mod, err = g.Load(*f.w.prog); err != nil {
 		return err
 	}
+	f.heap = g.HeapDescriptor()
 	f.res, err = pgas.AllocZeroed[int32](ctx, f.pe, 2)
 	return err
 }
@@ -557,14 +559,10 @@ func (f *faultPE) step(ctx context.Context, s int, op faultOp, badArg bool, bad 
 		if badArg {
 			count = 4
 		}
-		g, err := pe.GPU()
-		if err != nil {
-			return err
-		}
 		if err := pgas.Put(pe, f.res, []int32{-1, -1}, me); err != nil {
 			return err
 		}
-		if err := pgas.LaunchOnStream(f.st, f.mod, "reduce_n", device.D1(1), device.D1(64), 0, g.HeapDescriptor(), tm, f.a, f.b, count, f.res); err != nil {
+		if err := pgas.LaunchOnStream(f.st, f.mod, "reduce_n", device.D1(1), device.D1(64), 0, f.heap, tm, f.a, f.b, count, f.res); err != nil {
 			return err
 		}
 		if err := f.st.Sync(ctx); err != nil {
